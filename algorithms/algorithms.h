@@ -1,0 +1,79 @@
+/*
+ * The algorithm portfolio: one builder per algorithm, each a pure function
+ * from (P, rank, predicted PAP, tau, root) to a schedule (DESIGN.md §3-4).
+ * Builders never call MPI, never read clocks and never allocate outside the
+ * schedule, so every rank given the same inputs builds the same schedule.
+ */
+#ifndef PAT_ALGORITHMS_H
+#define PAT_ALGORITHMS_H
+
+#include <stdint.h>
+
+#include "../src/schedule.h"
+
+enum pat_alg_id {
+  PAT_ALG_NATIVE = 0, /* the MPI library's own MPI_Allgather (no schedule) */
+  PAT_ALG_RING,
+  PAT_ALG_NEX,
+  PAT_ALG_RDB,
+  PAT_ALG_BRUCK,
+  PAT_ALG_LNBC,
+  PAT_ALG_BDR,
+  PAT_ALG_BSLB,
+  PAT_ALG_ARD,
+  PAT_ALG_COUNT
+};
+#define PAT_ALG_AUTO (-2)    /* let the cost model choose per call */
+#define PAT_ALG_UNKNOWN (-1)
+
+typedef struct pat_build_args {
+  int P;                  /* processes in the communicator */
+  int self;               /* rank to build for, or PAT_ALL_RANKS */
+  const int64_t *arrival; /* predicted arrival of each rank (ns, common clock); NULL = balanced */
+  int64_t tau;            /* predicted time to move one block (ns); used by arrival-aware builders */
+  int root;               /* root of rooted algorithms (LNBC, BSLB) */
+} pat_build_args;
+
+typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
+
+#define PAT_ALGF_NATIVE 0x1u  /* runs PMPI_Allgather, has no schedule */
+#define PAT_ALGF_CLASSIC 0x2u /* schedule depends only on P (cacheable) */
+#define PAT_ALGF_ARRIVAL 0x4u /* schedule depends on the predicted PAP */
+#define PAT_ALGF_ROOTED 0x8u  /* has a root */
+
+typedef struct pat_alg_info {
+  const char *name;
+  pat_builder build; /* NULL for NATIVE */
+  unsigned flags;
+  const char *summary;
+} pat_alg_info;
+
+extern const pat_alg_info pat_algorithms[PAT_ALG_COUNT];
+
+/* Algorithm id for a name (case-insensitive), PAT_ALG_AUTO for "auto",
+ * PAT_ALG_UNKNOWN otherwise. */
+int pat_alg_by_name(const char *name);
+
+/* Comma-separated list of the valid names (for error messages). */
+const char *pat_alg_names(void);
+
+/* Build and finalize the schedule of algorithm `alg` into `out` (initialised
+ * here; free with pat_sched_free).  Returns PAT_OK or a PAT_E* code. */
+int pat_build(int alg, pat_sched *out, const pat_build_args *a);
+
+/* The builders */
+int pat_allgather_ring(pat_sched *s, const pat_build_args *a);
+int pat_allgather_nex(pat_sched *s, const pat_build_args *a);
+int pat_allgather_rdb(pat_sched *s, const pat_build_args *a);
+int pat_allgather_bruck(pat_sched *s, const pat_build_args *a);
+int pat_allgather_lnbc(pat_sched *s, const pat_build_args *a);
+int pat_allgather_bdr(pat_sched *s, const pat_build_args *a);
+int pat_allgather_bslb(pat_sched *s, const pat_build_args *a);
+int pat_allgather_ard(pat_sched *s, const pat_build_args *a);
+
+/* Shared by rooted algorithms: binomial broadcast, from `root`, of every block
+ * each receiver lacks (all but its own), starting at `first_step`.
+ * Returns the first step after it through *next_step. */
+int pat_bcast_binomial_rest(pat_sched *s, int P, int root, int first_step, int *next_step);
+
+#endif

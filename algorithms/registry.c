@@ -1,0 +1,40 @@
+/* The portfolio table: names, builders and properties of every algorithm. */
+#include <string.h>
+#include <strings.h>
+
+#include "algorithms.h"
+
+const pat_alg_info pat_algorithms[PAT_ALG_COUNT] = {
+    [PAT_ALG_NATIVE] = {"native", NULL, PAT_ALGF_NATIVE, "the MPI library's own MPI_Allgather"},
+    [PAT_ALG_RING] = {"ring", pat_allgather_ring, PAT_ALGF_CLASSIC, "parallel ring, P-1 steps"},
+    [PAT_ALG_NEX] = {"nex", pat_allgather_nex, PAT_ALGF_CLASSIC, "neighbour exchange, P/2 steps (ring for odd P)"},
+    [PAT_ALG_RDB] = {"rdb", pat_allgather_rdb, PAT_ALGF_CLASSIC, "recursive doubling, log2 P steps (+2 if P is not a power of 2)"},
+    [PAT_ALG_BRUCK] = {"bruck", pat_allgather_bruck, PAT_ALGF_CLASSIC, "Bruck dissemination, ceil(log2 P) steps"},
+    [PAT_ALG_LNBC] = {"lnbc", pat_allgather_lnbc, PAT_ALGF_CLASSIC | PAT_ALGF_ROOTED, "linear gather to the root + binomial broadcast"},
+    [PAT_ALG_BDR] = {"bdr", pat_allgather_bdr, PAT_ALGF_ARRIVAL, "background disseminated ring (Proficz 2021)"},
+    [PAT_ALG_BSLB] = {"bslb", pat_allgather_bslb, PAT_ALGF_ARRIVAL | PAT_ALGF_ROOTED, "arrival-sorted synchronized linear gather + broadcast (Proficz 2021)"},
+    [PAT_ALG_ARD] = {"ard", pat_allgather_ard, PAT_ALGF_ARRIVAL, "arrival-driven dissemination (libpat)"},
+};
+
+int pat_alg_by_name(const char *name) {
+  if (!name) return PAT_ALG_UNKNOWN;
+  if (strcasecmp(name, "auto") == 0) return PAT_ALG_AUTO;
+  for (int i = 0; i < PAT_ALG_COUNT; i++)
+    if (strcasecmp(name, pat_algorithms[i].name) == 0) return i;
+  return PAT_ALG_UNKNOWN;
+}
+
+const char *pat_alg_names(void) { return "native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, auto"; }
+
+int pat_build(int alg, pat_sched *out, const pat_build_args *a) {
+  if (alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build || a->P < 1) return PAT_EINVAL;
+  if (a->self != PAT_ALL_RANKS && (a->self < 0 || a->self >= a->P)) return PAT_EINVAL;
+  int rc = pat_sched_init(out, a->P, a->self);
+  if (rc) return rc;
+  out->alg = alg;
+  if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) out->flags |= PAT_SCHED_ARRIVAL;
+  rc = pat_algorithms[alg].build(out, a);
+  if (!rc) rc = pat_sched_finalize(out);
+  if (rc) pat_sched_free(out);
+  return rc;
+}

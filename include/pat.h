@@ -1,0 +1,89 @@
+/*
+ * libpat: MPI all-gather that stays fast when processes arrive at different
+ * times (imbalanced process arrival patterns).
+ *
+ * Typical use in an iterative code:
+ *
+ *   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+ *   PAT_Init();
+ *   for (...) {
+ *     PAT_ProcessingStart();
+ *     compute_first_half();
+ *     PAT_Edge(50.0);               // "half of the compute phase is done"
+ *     compute_second_half();
+ *     PAT_ProcessingEnd();
+ *     PAT_Allgather(mine, n, MPI_FLOAT, all, n, MPI_FLOAT, comm);
+ *   }
+ *   PAT_Finalize();
+ *   MPI_Finalize();
+ *
+ * Every function returns an MPI error code (MPI_SUCCESS on success) and never
+ * aborts on a user error; PAT_Error_string describes the last failure.
+ */
+#ifndef PAT_H
+#define PAT_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PAT_VERSION_MAJOR 0
+#define PAT_VERSION_MINOR 1
+#define PAT_VERSION_PATCH 0
+
+/* Start the runtime (after MPI_Init/MPI_Init_thread) and stop it (before
+ * MPI_Finalize).  Settings come from the environment (see README). */
+int PAT_Init(void);
+int PAT_Finalize(void);
+int PAT_Initialized(int *flag);
+
+/* Choose the all-gather algorithm for this process by name: "auto",
+ * "native", "ring", "nex", "rdb", "bruck", "lnbc", "bdr", "bslb", "ard".
+ * Overrides the PAT_ALG environment variable.  All ranks of a communicator
+ * must use the same algorithm. */
+int PAT_UseAlg(const char *name);
+
+/* Compute-phase instrumentation: mark the start of the compute phase, a
+ * progress milestone (0 < percent < 100) and its end.  The background thread
+ * predicts this process's arrival at the next all-gather from them. */
+int PAT_ProcessingStart(void);
+int PAT_Edge(double percent);
+int PAT_ProcessingEnd(void);
+
+/* MPI_Allgather, with identical semantics and arguments. */
+int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Number of algorithms and their names (index 0 .. PAT_AlgCount()-1). */
+int PAT_AlgCount(void);
+const char *PAT_AlgName(int index);
+
+/* Name of the algorithm the last PAT_Allgather of this process ran on comm
+ * (after "auto", the one it chose); "" before the first call. */
+const char *PAT_LastAlg(MPI_Comm comm);
+
+/* Text for an error code returned by a PAT function (the last failure's
+ * details when the code matches it). */
+const char *PAT_Error_string(int errorcode);
+
+/* Per-process statistics since PAT_Init. */
+typedef struct PAT_Stats {
+  long long calls;              /* PAT_Allgather calls */
+  long long calls_per_alg[16];  /* by algorithm index (PAT_AlgName) */
+  long long predicted_calls;    /* calls with a prediction of this rank's arrival */
+  double pred_abs_error_sum;    /* sum over those of |predicted - actual arrival| (s) */
+  double pred_abs_error_max;    /* largest such error (s) */
+  double exchange_wait_sum;     /* time the caller waited for the arrival exchange (s) */
+  double exchange_wait_max;
+  double bg_cpu_seconds;        /* CPU time used by the background thread */
+  double bg_wall_seconds;       /* wall time the background thread has existed */
+} PAT_Stats;
+int PAT_GetStats(PAT_Stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,157 @@
+/* Schedule storage: building, sorting, indexing.  See schedule.h. */
+#include "schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pat_sched_init(pat_sched *s, int P, int self) {
+  memset(s, 0, sizeof *s);
+  s->P = P;
+  s->self = self;
+  s->alg = -1;
+  return PAT_OK;
+}
+
+void pat_sched_free(pat_sched *s) {
+  free(s->ops);
+  free(s->rank_start);
+  memset(s, 0, sizeof *s);
+}
+
+void pat_sched_reset(pat_sched *s, int P, int self) {
+  pat_op *ops = s->ops;
+  size_t cap = s->cap;
+  free(s->rank_start);
+  memset(s, 0, sizeof *s);
+  s->ops = ops;
+  s->cap = cap;
+  s->P = P;
+  s->self = self;
+  s->alg = -1;
+}
+
+void pat_sched_rank_range(const pat_sched *s, int *lo, int *hi) {
+  if (s->self == PAT_ALL_RANKS) {
+    *lo = 0;
+    *hi = s->P;
+  } else {
+    *lo = s->self;
+    *hi = s->self + 1;
+  }
+}
+
+pat_span pat_blocks(int P, int first, int count) {
+  pat_span sp;
+  sp.first = (int32_t)(((first % P) + P) % P);
+  sp.count = count;
+  sp.lo = 0;
+  sp.hi = PAT_FRAC_ONE;
+  return sp;
+}
+
+pat_span pat_piece(int block, uint32_t lo, uint32_t hi) {
+  pat_span sp;
+  sp.first = block;
+  sp.count = 1;
+  sp.lo = lo;
+  sp.hi = hi;
+  return sp;
+}
+
+int pat_sched_add(pat_sched *s, int rank, int step, int kind, int peer,
+                  int nspans, const pat_span *spans, unsigned flags) {
+  if (!pat_sched_keeps(s, rank)) return PAT_OK;
+  if (nspans < 0 || nspans > PAT_MAX_SPANS) return PAT_EINVAL;
+  if (s->nops == s->cap) {
+    size_t ncap = s->cap ? 2 * s->cap : 64;
+    pat_op *n = realloc(s->ops, ncap * sizeof *n);
+    if (!n) return PAT_ENOMEM;
+    s->ops = n;
+    s->cap = ncap;
+  }
+  pat_op *op = &s->ops[s->nops++];
+  memset(op, 0, sizeof *op);
+  op->rank = rank;
+  op->step = step;
+  op->peer = peer;
+  op->kind = (uint8_t)kind;
+  op->nspans = (uint8_t)nspans;
+  op->flags = (uint16_t)flags;
+  for (int i = 0; i < nspans; i++) {
+    op->span[i] = spans[i];
+    if (spans[i].lo != 0 || spans[i].hi != PAT_FRAC_ONE) s->flags |= PAT_SCHED_PIECES;
+  }
+  if (step + 1 > s->nsteps) s->nsteps = step + 1;
+  s->finalized = 0;
+  return PAT_OK;
+}
+
+int pat_sched_transfer(pat_sched *s, int step, int from, int to, int nspans,
+                       const pat_span *spans, unsigned flags) {
+  int rc = pat_sched_add(s, from, step, PAT_OP_SEND, to, nspans, spans, flags);
+  if (rc) return rc;
+  return pat_sched_add(s, to, step, PAT_OP_RECV, from, nspans, spans, flags);
+}
+
+int pat_sched_signal(pat_sched *s, int step, int from, int to, unsigned flags) {
+  int rc = pat_sched_add(s, from, step, PAT_OP_SIGNAL_SEND, to, 0, NULL, flags);
+  if (rc) return rc;
+  return pat_sched_add(s, to, step, PAT_OP_SIGNAL_RECV, from, 0, NULL, flags);
+}
+
+static int op_order(const void *a, const void *b) {
+  const pat_op *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  if (x->step != y->step) return x->step < y->step ? -1 : 1;
+  /* receives are posted before sends within a step; otherwise keep order */
+  int kx = (x->kind == PAT_OP_RECV || x->kind == PAT_OP_SIGNAL_RECV) ? 0 : 1;
+  int ky = (y->kind == PAT_OP_RECV || y->kind == PAT_OP_SIGNAL_RECV) ? 0 : 1;
+  if (kx != ky) return kx - ky;
+  if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+  return (int)x->kind - (int)y->kind;
+}
+
+int pat_sched_finalize(pat_sched *s) {
+  /* Builders usually emit in (step, rank) or (rank, step) order; a full sort
+   * keeps the result independent of how a builder iterates. */
+  if (s->nops > 1) qsort(s->ops, s->nops, sizeof *s->ops, op_order);
+  free(s->rank_start);
+  s->rank_start = calloc((size_t)s->P + 1, sizeof *s->rank_start);
+  if (!s->rank_start) return PAT_ENOMEM;
+  for (size_t i = 0; i < s->nops; i++) s->rank_start[s->ops[i].rank + 1]++;
+  for (int r = 0; r < s->P; r++) s->rank_start[r + 1] += s->rank_start[r];
+  int maxstep = -1;
+  for (size_t i = 0; i < s->nops; i++)
+    if (s->ops[i].step > maxstep) maxstep = s->ops[i].step;
+  s->nsteps = maxstep + 1;
+  s->finalized = 1;
+  return PAT_OK;
+}
+
+int pat_sched_compact_steps(pat_sched *s) {
+  if (s->nsteps <= 0) return pat_sched_finalize(s);
+  int *map = calloc((size_t)s->nsteps, sizeof *map);
+  if (!map) return PAT_ENOMEM;
+  for (size_t i = 0; i < s->nops; i++) map[s->ops[i].step] = 1;
+  int next = 0;
+  for (int t = 0; t < s->nsteps; t++) map[t] = map[t] ? next++ : -1;
+  for (size_t i = 0; i < s->nops; i++) s->ops[i].step = map[s->ops[i].step];
+  free(map);
+  s->nsteps = next;
+  return pat_sched_finalize(s);
+}
+
+double pat_spans_blocks(int nspans, const pat_span *spans) {
+  double total = 0;
+  for (int i = 0; i < nspans; i++)
+    total += spans[i].count * ((double)(spans[i].hi - spans[i].lo) / PAT_FRAC_ONE);
+  return total;
+}
+
+int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b) {
+  for (int i = 0; i < nspans; i++) {
+    int off = ((b - spans[i].first) % P + P) % P;
+    if (off < spans[i].count) return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,145 @@
+/*
+ * The schedule: the one intermediate representation every all-gather
+ * algorithm produces (DESIGN.md §3).
+ *
+ * A schedule is a list of operations, each tagged with the rank that performs
+ * it and a step number.  Within a step a rank posts all its receives, then its
+ * sends, then waits for all of them; a send in step s is matched by exactly one
+ * receive in the same step s on the peer.  Because every rank walks its steps
+ * in order and pairs only ever match inside one step, a valid schedule cannot
+ * deadlock, whatever the arrival order.
+ *
+ * Data is named by blocks (block j is rank j's contribution), never by bytes or
+ * datatypes: the executor maps blocks to memory.  A span is a cyclic run of
+ * whole blocks, or a byte fraction of one block (a "piece", in units of
+ * 1/PAT_FRAC_ONE of the block), which lets an algorithm split a block.
+ *
+ * This file knows nothing about MPI, threads or clocks.
+ */
+#ifndef PAT_SCHEDULE_H
+#define PAT_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAT_ALL_RANKS (-1)
+#define PAT_FRAC_ONE 65536u /* a whole block, in piece units */
+#define PAT_MAX_SPANS 2
+
+enum pat_op_kind {
+  PAT_OP_SEND = 1,        /* send spans to peer */
+  PAT_OP_RECV = 2,        /* receive spans from peer */
+  PAT_OP_SIGNAL_SEND = 3, /* zero-byte control message to peer */
+  PAT_OP_SIGNAL_RECV = 4  /* zero-byte control message from peer */
+};
+
+/* Op flags: informational, for the viewer and the checker. */
+#define PAT_OPF_PRESTEP 0x1u /* part of an arrival-aware pre-step phase */
+
+typedef struct pat_span {
+  int32_t first; /* first block */
+  int32_t count; /* number of consecutive blocks, wrapping modulo P */
+  uint32_t lo;   /* piece of the block [lo, hi) in 1/PAT_FRAC_ONE units; */
+  uint32_t hi;   /* lo=0, hi=PAT_FRAC_ONE for whole blocks (count may be >1 only then) */
+} pat_span;
+
+typedef struct pat_op {
+  int32_t rank; /* who performs it */
+  int32_t step;
+  int32_t peer;
+  uint8_t kind;   /* enum pat_op_kind */
+  uint8_t nspans; /* 0 for signals */
+  uint16_t flags; /* PAT_OPF_* */
+  pat_span span[PAT_MAX_SPANS];
+} pat_op;
+
+/* Schedule flags */
+#define PAT_SCHED_MULTI_RECV 0x1u /* a rank may receive several messages in one step */
+#define PAT_SCHED_MULTI_SEND 0x2u /* a rank may send several messages in one step */
+#define PAT_SCHED_PIECES 0x4u     /* uses block pieces: must run on packed bytes */
+#define PAT_SCHED_ARRIVAL 0x8u    /* built from a predicted PAP (arrival-aware) */
+
+typedef struct pat_sched {
+  int P;          /* number of ranks */
+  int self;       /* the only rank whose ops are stored, or PAT_ALL_RANKS */
+  int nsteps;     /* 1 + the largest step number used */
+  int alg;        /* algorithm id that built it (enum pat_alg_id) */
+  unsigned flags; /* PAT_SCHED_* */
+  pat_op *ops;    /* after pat_sched_finalize: sorted by (rank, step, order added) */
+  size_t nops, cap;
+  size_t *rank_start; /* after finalize: ops of rank r are [rank_start[r], rank_start[r+1]) */
+  int finalized;
+} pat_sched;
+
+/* Start an empty schedule for P ranks that keeps only the ops of `self`
+ * (or of every rank with PAT_ALL_RANKS).  Returns 0 or PAT_ENOMEM. */
+int pat_sched_init(pat_sched *s, int P, int self);
+void pat_sched_free(pat_sched *s);
+void pat_sched_reset(pat_sched *s, int P, int self); /* keeps the memory */
+
+/* Does this schedule keep rank r's ops? */
+static inline int pat_sched_keeps(const pat_sched *s, int rank) {
+  return s->self == PAT_ALL_RANKS || s->self == rank;
+}
+
+/* The ranks whose ops a builder needs to emit: [*lo, *hi). */
+void pat_sched_rank_range(const pat_sched *s, int *lo, int *hi);
+
+/* Span constructors */
+pat_span pat_blocks(int P, int first, int count); /* first is taken modulo P */
+pat_span pat_piece(int block, uint32_t lo, uint32_t hi);
+
+/* Add one op (ops of ranks the schedule does not keep are dropped).
+ * Returns 0 or PAT_ENOMEM. */
+int pat_sched_add(pat_sched *s, int rank, int step, int kind, int peer,
+                  int nspans, const pat_span *spans, unsigned flags);
+
+/* The two halves of a transfer at once: `from` sends spans to `to` in `step`. */
+int pat_sched_transfer(pat_sched *s, int step, int from, int to, int nspans,
+                       const pat_span *spans, unsigned flags);
+int pat_sched_signal(pat_sched *s, int step, int from, int to, unsigned flags);
+
+/* Sort by (rank, step), compute nsteps and the rank index.  Must be called
+ * once after the last add. Returns 0 or PAT_ENOMEM. */
+int pat_sched_finalize(pat_sched *s);
+
+/* Ops of one rank (after finalize). */
+static inline const pat_op *pat_sched_rank_ops(const pat_sched *s, int rank, size_t *n) {
+  *n = s->rank_start[rank + 1] - s->rank_start[rank];
+  return s->ops + s->rank_start[rank];
+}
+
+/* Renumber steps so that no step is empty (keeps order).  Only for schedules
+ * holding every rank.  Call before finalize or after (it re-finalizes). */
+int pat_sched_compact_steps(pat_sched *s);
+
+/* Total number of blocks in a span list, counting a piece as a fraction. */
+double pat_spans_blocks(int nspans, const pat_span *spans);
+
+/* Does the span list include (any part of) block b? */
+int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b);
+
+/* ---- checking (tests, debugging) ---- */
+
+/* Rules beyond the basic ones (see pat_sched_check). */
+#define PAT_CHECK_ONE_RECV 0x1u /* at most one receive per rank per step */
+#define PAT_CHECK_ONE_SEND 0x2u /* at most one send per rank per step */
+
+/* Check a schedule that keeps every rank:
+ *  - spans are well formed, peers valid, nobody talks to itself;
+ *  - every send has exactly one matching receive (same spans) in the same step,
+ *    every signal likewise, and at most one message per direction per pair per step;
+ *  - nothing is sent before it is held (own block held from the start);
+ *  - every rank ends holding every byte of every block exactly once
+ *    (never receives its own block or a byte it already has);
+ *  - PAT_CHECK_ONE_RECV/SEND unless the schedule's MULTI flags allow more.
+ * Returns 0 if valid; otherwise nonzero with a description in err. */
+int pat_sched_check(const pat_sched *s, unsigned rules, char *err, size_t errlen);
+
+/* Error codes of the pure layers (schedule, algorithms, model). */
+#define PAT_OK 0
+#define PAT_ENOMEM 1
+#define PAT_EINVAL 2
+#define PAT_ENOTIMPL 3
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * Schedule validity checker: the properties that make a schedule safe to run
+ * (see pat_sched_check in schedule.h).  Used by the unit tests on every
+ * algorithm and by debug builds; it never touches MPI.
+ */
+#include "schedule.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The bytes of one block a rank holds: sorted, disjoint [lo, hi) intervals. */
+typedef struct held {
+  uint32_t n, cap;
+  uint32_t *iv; /* 2*n values */
+} held;
+
+static int held_covers(const held *h, uint32_t lo, uint32_t hi) {
+  for (uint32_t i = 0; i < h->n; i++)
+    if (h->iv[2 * i] <= lo && hi <= h->iv[2 * i + 1]) return 1;
+  return 0;
+}
+
+static int held_overlaps(const held *h, uint32_t lo, uint32_t hi) {
+  for (uint32_t i = 0; i < h->n; i++)
+    if (lo < h->iv[2 * i + 1] && h->iv[2 * i] < hi) return 1;
+  return 0;
+}
+
+/* Add a range that overlaps nothing held; merges touching neighbours. */
+static int held_add(held *h, uint32_t lo, uint32_t hi) {
+  if (h->n == h->cap) {
+    uint32_t ncap = h->cap ? 2 * h->cap : 2;
+    uint32_t *n = realloc(h->iv, 2 * (size_t)ncap * sizeof *n);
+    if (!n) return -1;
+    h->iv = n;
+    h->cap = ncap;
+  }
+  uint32_t pos = 0;
+  while (pos < h->n && h->iv[2 * pos] < lo) pos++;
+  memmove(&h->iv[2 * pos + 2], &h->iv[2 * pos], 2 * (size_t)(h->n - pos) * sizeof *h->iv);
+  h->iv[2 * pos] = lo;
+  h->iv[2 * pos + 1] = hi;
+  h->n++;
+  /* merge with the next and previous intervals when they touch */
+  if (pos + 1 < h->n && h->iv[2 * pos + 1] == h->iv[2 * pos + 2]) {
+    h->iv[2 * pos + 1] = h->iv[2 * pos + 3];
+    memmove(&h->iv[2 * pos + 2], &h->iv[2 * pos + 4], 2 * (size_t)(h->n - pos - 2) * sizeof *h->iv);
+    h->n--;
+  }
+  if (pos > 0 && h->iv[2 * pos - 1] == h->iv[2 * pos]) {
+    h->iv[2 * pos - 1] = h->iv[2 * pos + 1];
+    memmove(&h->iv[2 * pos], &h->iv[2 * pos + 2], 2 * (size_t)(h->n - pos - 1) * sizeof *h->iv);
+    h->n--;
+  }
+  return 0;
+}
+
+typedef struct msg {
+  int32_t step, from, to;
+  int32_t signal;
+  size_t op;
+} msg;
+
+static int msg_order(const void *a, const void *b) {
+  const msg *x = a, *y = b;
+  if (x->step != y->step) return x->step < y->step ? -1 : 1;
+  if (x->from != y->from) return x->from < y->from ? -1 : 1;
+  if (x->to != y->to) return x->to < y->to ? -1 : 1;
+  return x->signal - y->signal;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return 1;
+}
+
+static int is_send(int kind) { return kind == PAT_OP_SEND || kind == PAT_OP_SIGNAL_SEND; }
+static int is_signal(int kind) { return kind == PAT_OP_SIGNAL_SEND || kind == PAT_OP_SIGNAL_RECV; }
+
+static int spans_equal(const pat_op *a, const pat_op *b) {
+  if (a->nspans != b->nspans) return 0;
+  for (int i = 0; i < a->nspans; i++)
+    if (memcmp(&a->span[i], &b->span[i], sizeof a->span[i]) != 0) return 0;
+  return 1;
+}
+
+static int check_shape(const pat_sched *s, char *err, size_t errlen) {
+  for (size_t i = 0; i < s->nops; i++) {
+    const pat_op *op = &s->ops[i];
+    if (op->rank < 0 || op->rank >= s->P || op->peer < 0 || op->peer >= s->P)
+      return fail(err, errlen, "op %zu: rank %d or peer %d out of range", i, op->rank, op->peer);
+    if (op->peer == op->rank) return fail(err, errlen, "rank %d talks to itself in step %d", op->rank, op->step);
+    if (op->kind < PAT_OP_SEND || op->kind > PAT_OP_SIGNAL_RECV)
+      return fail(err, errlen, "op %zu: unknown kind %d", i, op->kind);
+    if (is_signal(op->kind) != (op->nspans == 0))
+      return fail(err, errlen, "rank %d step %d: a signal carries data or a transfer carries none", op->rank, op->step);
+    for (int k = 0; k < op->nspans; k++) {
+      const pat_span *sp = &op->span[k];
+      if (sp->first < 0 || sp->first >= s->P || sp->count < 1 || sp->count > s->P)
+        return fail(err, errlen, "rank %d step %d: bad span first=%d count=%d", op->rank, op->step, sp->first, sp->count);
+      if (sp->lo >= sp->hi || sp->hi > PAT_FRAC_ONE)
+        return fail(err, errlen, "rank %d step %d: bad piece [%u,%u)", op->rank, op->step, sp->lo, sp->hi);
+      if (sp->count > 1 && (sp->lo != 0 || sp->hi != PAT_FRAC_ONE))
+        return fail(err, errlen, "rank %d step %d: a piece spans several blocks", op->rank, op->step);
+    }
+  }
+  return 0;
+}
+
+static int check_matching(const pat_sched *s, unsigned rules, char *err, size_t errlen) {
+  msg *sends = malloc((s->nops + 1) * sizeof *sends);
+  msg *recvs = malloc((s->nops + 1) * sizeof *recvs);
+  if (!sends || !recvs) {
+    free(sends);
+    free(recvs);
+    return fail(err, errlen, "out of memory");
+  }
+  size_t ns = 0, nr = 0;
+  for (size_t i = 0; i < s->nops; i++) {
+    const pat_op *op = &s->ops[i];
+    msg m = {op->step, 0, 0, is_signal(op->kind), i};
+    if (is_send(op->kind)) {
+      m.from = op->rank;
+      m.to = op->peer;
+      sends[ns++] = m;
+    } else {
+      m.from = op->peer;
+      m.to = op->rank;
+      recvs[nr++] = m;
+    }
+  }
+  qsort(sends, ns, sizeof *sends, msg_order);
+  qsort(recvs, nr, sizeof *recvs, msg_order);
+  int bad = 0;
+  size_t i = 0, j = 0;
+  while (!bad && (i < ns || j < nr)) {
+    int c = (i < ns && j < nr) ? msg_order(&sends[i], &recvs[j]) : (i < ns ? -1 : 1);
+    if (c < 0) {
+      bad = fail(err, errlen, "step %d: %s from %d to %d has no matching receive", sends[i].step,
+                 sends[i].signal ? "signal" : "send", sends[i].from, sends[i].to);
+    } else if (c > 0) {
+      bad = fail(err, errlen, "step %d: receive by %d from %d has no matching send", recvs[j].step, recvs[j].to,
+                 recvs[j].from);
+    } else {
+      if (!spans_equal(&s->ops[sends[i].op], &s->ops[recvs[j].op]))
+        bad = fail(err, errlen, "step %d: send %d->%d and its receive name different data", sends[i].step,
+                   sends[i].from, sends[i].to);
+      else if ((i + 1 < ns && msg_order(&sends[i], &sends[i + 1]) == 0) ||
+               (j + 1 < nr && msg_order(&recvs[j], &recvs[j + 1]) == 0))
+        bad = fail(err, errlen, "step %d: more than one message %d->%d", sends[i].step, sends[i].from, sends[i].to);
+      i++;
+      j++;
+    }
+  }
+  /* per-rank, per-step data message counts */
+  for (int pass = 0; !bad && pass < 2; pass++) {
+    unsigned rule = pass == 0 ? PAT_CHECK_ONE_SEND : PAT_CHECK_ONE_RECV;
+    unsigned allow = pass == 0 ? PAT_SCHED_MULTI_SEND : PAT_SCHED_MULTI_RECV;
+    if (!(rules & rule) || (s->flags & allow)) continue;
+    msg *list = pass == 0 ? sends : recvs;
+    size_t n = pass == 0 ? ns : nr;
+    /* re-sort by (step, rank doing it) */
+    for (size_t k = 0; k < n; k++)
+      if (pass == 1) {
+        int32_t t = list[k].from;
+        list[k].from = list[k].to;
+        list[k].to = t;
+      }
+    qsort(list, n, sizeof *list, msg_order);
+    int32_t prev_step = -1, prev_rank = -1;
+    for (size_t k = 0; k < n && !bad; k++) {
+      if (list[k].signal) continue;
+      if (list[k].step == prev_step && list[k].from == prev_rank)
+        bad = fail(err, errlen, "step %d: rank %d %s more than one block message", list[k].step, list[k].from,
+                   pass == 0 ? "sends" : "receives");
+      prev_step = list[k].step;
+      prev_rank = list[k].from;
+    }
+  }
+  free(sends);
+  free(recvs);
+  return bad;
+}
+
+static int check_holdings(const pat_sched *s, char *err, size_t errlen) {
+  const int P = s->P;
+  held *h = calloc((size_t)P * P, sizeof *h);
+  size_t *by_step = malloc((s->nops + 1) * sizeof *by_step);
+  size_t *step_start = calloc((size_t)s->nsteps + 2, sizeof *step_start);
+  int bad = 0;
+  if (!h || !by_step || !step_start) {
+    bad = fail(err, errlen, "out of memory");
+    goto out;
+  }
+  for (int r = 0; r < P && !bad; r++)
+    if (held_add(&h[(size_t)r * P + r], 0, PAT_FRAC_ONE)) bad = fail(err, errlen, "out of memory");
+  /* counting sort of op indices by step */
+  for (size_t i = 0; i < s->nops; i++) step_start[s->ops[i].step + 1]++;
+  for (int t = 0; t < s->nsteps; t++) step_start[t + 1] += step_start[t];
+  {
+    size_t *fill = calloc((size_t)s->nsteps + 1, sizeof *fill);
+    if (!fill) {
+      bad = fail(err, errlen, "out of memory");
+      goto out;
+    }
+    for (size_t i = 0; i < s->nops; i++) {
+      int t = s->ops[i].step;
+      by_step[step_start[t] + fill[t]++] = i;
+    }
+    free(fill);
+  }
+  for (int t = 0; t < s->nsteps && !bad; t++) {
+    /* sends use what was held before the step began */
+    for (size_t k = step_start[t]; k < step_start[t + 1] && !bad; k++) {
+      const pat_op *op = &s->ops[by_step[k]];
+      if (op->kind != PAT_OP_SEND) continue;
+      for (int q = 0; q < op->nspans && !bad; q++) {
+        const pat_span *sp = &op->span[q];
+        for (int c = 0; c < sp->count && !bad; c++) {
+          int b = (sp->first + c) % P;
+          if (!held_covers(&h[(size_t)op->rank * P + b], sp->lo, sp->hi))
+            bad = fail(err, errlen, "step %d: rank %d sends block %d [%u,%u) before holding it", t, op->rank, b,
+                       sp->lo, sp->hi);
+        }
+      }
+    }
+    for (size_t k = step_start[t]; k < step_start[t + 1] && !bad; k++) {
+      const pat_op *op = &s->ops[by_step[k]];
+      if (op->kind != PAT_OP_RECV) continue;
+      for (int q = 0; q < op->nspans && !bad; q++) {
+        const pat_span *sp = &op->span[q];
+        for (int c = 0; c < sp->count && !bad; c++) {
+          int b = (sp->first + c) % P;
+          held *hb = &h[(size_t)op->rank * P + b];
+          if (held_overlaps(hb, sp->lo, sp->hi))
+            bad = fail(err, errlen, "step %d: rank %d receives block %d [%u,%u) it already has", t, op->rank, b,
+                       sp->lo, sp->hi);
+          else if (held_add(hb, sp->lo, sp->hi))
+            bad = fail(err, errlen, "out of memory");
+        }
+      }
+    }
+  }
+  for (int r = 0; r < P && !bad; r++)
+    for (int b = 0; b < P && !bad; b++)
+      if (!held_covers(&h[(size_t)r * P + b], 0, PAT_FRAC_ONE))
+        bad = fail(err, errlen, "rank %d ends without (all of) block %d", r, b);
+out:
+  if (h)
+    for (size_t i = 0; i < (size_t)P * P; i++) free(h[i].iv);
+  free(h);
+  free(by_step);
+  free(step_start);
+  return bad;
+}
+
+int pat_sched_check(const pat_sched *s, unsigned rules, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (s->self != PAT_ALL_RANKS) return fail(err, errlen, "checker needs a schedule of every rank");
+  if (!s->finalized) return fail(err, errlen, "schedule not finalized");
+  if (s->P < 1) return fail(err, errlen, "P=%d", s->P);
+  if (check_shape(s, err, errlen)) return 1;
+  if (check_matching(s, rules, err, errlen)) return 1;
+  return check_holdings(s, err, errlen);
+}
