@@ -1,0 +1,313 @@
+/* The schedule executor (see executor.h). */
+#include "executor.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tags only need to tell steps apart on the private communicator; MPI
+ * guarantees tags up to 32767. */
+#define PAT_TAG_MOD 32768
+
+int pat_type_is_dense(MPI_Datatype type, MPI_Aint *lb) {
+  int size;
+  MPI_Aint l, extent, tlb, textent;
+  if (MPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
+  MPI_Type_get_extent(type, &l, &extent);
+  MPI_Type_get_true_extent(type, &tlb, &textent);
+  *lb = tlb;
+  return (MPI_Aint)size == extent && extent == textent && tlb == l;
+}
+
+int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype) {
+  memset(b, 0, sizeof *b);
+  b->P = P;
+  b->self = self;
+  b->comm = comm;
+  b->recvbuf = recvbuf;
+  b->recvcount = recvcount;
+  b->recvtype = recvtype;
+  b->block_type = MPI_DATATYPE_NULL;
+  MPI_Aint lb, extent;
+  int rc = MPI_Type_get_extent(recvtype, &lb, &extent);
+  b->block_extent = extent * recvcount;
+  return rc;
+}
+
+void pat_buffers_release(pat_buffers *b) {
+  if (b->block_type != MPI_DATATYPE_NULL) MPI_Type_free(&b->block_type);
+  b->block_type = MPI_DATATYPE_NULL;
+}
+
+static void *block_addr(const pat_buffers *b, int block) {
+  return (char *)b->recvbuf + (MPI_Aint)block * b->block_extent;
+}
+
+/* Local copy of count x type at src into count' x type' at dst with the same
+ * type signature: memcpy when both are dense, pack/unpack otherwise. */
+static int local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int dcount, MPI_Datatype dtype,
+                      MPI_Comm comm) {
+  MPI_Aint slb, dlb;
+  int ssize, dsize;
+  MPI_Type_size(stype, &ssize);
+  MPI_Type_size(dtype, &dsize);
+  if ((long long)ssize * scount != (long long)dsize * dcount) return MPI_ERR_TRUNCATE;
+  if (pat_type_is_dense(stype, &slb) && pat_type_is_dense(dtype, &dlb)) {
+    memmove((char *)dst + dlb, (const char *)src + slb, (size_t)ssize * scount);
+    return MPI_SUCCESS;
+  }
+  int packsize, pos = 0, rc;
+  rc = MPI_Pack_size(scount, stype, comm, &packsize);
+  if (rc != MPI_SUCCESS) return rc;
+  char *tmp = malloc(packsize > 0 ? (size_t)packsize : 1);
+  if (!tmp) return MPI_ERR_NO_MEM;
+  rc = MPI_Pack(src, scount, stype, tmp, packsize, &pos, comm);
+  int upos = 0;
+  if (rc == MPI_SUCCESS) rc = MPI_Unpack(tmp, pos, &upos, dst, dcount, dtype, comm);
+  free(tmp);
+  return rc;
+}
+
+int pat_buffers_put_own(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
+  if (!b->packed) {
+    if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+    return local_copy(sendbuf, sendcount, sendtype, block_addr(b, b->self), b->recvcount, b->recvtype, b->comm);
+  }
+  const void *src = sendbuf == MPI_IN_PLACE ? block_addr(b, b->self) : sendbuf;
+  int count = sendbuf == MPI_IN_PLACE ? b->recvcount : sendcount;
+  MPI_Datatype type = sendbuf == MPI_IN_PLACE ? b->recvtype : sendtype;
+  char *dst = b->stage + (size_t)b->self * b->block_bytes;
+  MPI_Aint lb;
+  int size;
+  MPI_Type_size(type, &size);
+  if ((size_t)size * (size_t)count != b->block_bytes) return MPI_ERR_TRUNCATE;
+  if (pat_type_is_dense(type, &lb)) {
+    memcpy(dst, (const char *)src + lb, b->block_bytes);
+    return MPI_SUCCESS;
+  }
+  int pos = 0;
+  if (b->block_bytes > INT_MAX) return MPI_ERR_COUNT;
+  int rc = MPI_Pack(src, count, type, dst, (int)b->block_bytes, &pos, b->comm);
+  if (rc == MPI_SUCCESS && (size_t)pos != b->block_bytes) rc = MPI_ERR_TRUNCATE;
+  return rc;
+}
+
+int pat_buffers_unpack(pat_buffers *b, int skip_own) {
+  MPI_Aint lb;
+  int dense = pat_type_is_dense(b->recvtype, &lb);
+  for (int blk = 0; blk < b->P; blk++) {
+    if (skip_own && blk == b->self) continue;
+    const char *src = b->stage + (size_t)blk * b->block_bytes;
+    if (dense) {
+      memcpy((char *)block_addr(b, blk) + lb, src, b->block_bytes);
+      continue;
+    }
+    int pos = 0;
+    int rc = MPI_Unpack(src, (int)b->block_bytes, &pos, block_addr(b, blk), b->recvcount, b->recvtype, b->comm);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+/* A span as at most two runs of consecutive blocks that do not wrap. */
+typedef struct run {
+  int first, count;
+} run;
+
+static int span_runs(int P, const pat_span *sp, run *out) {
+  int end = sp->first + sp->count;
+  if (end <= P) {
+    out[0].first = sp->first;
+    out[0].count = sp->count;
+    return 1;
+  }
+  out[0].first = sp->first;
+  out[0].count = P - sp->first;
+  out[1].first = 0;
+  out[1].count = end - P;
+  return 2;
+}
+
+/* Buffer, count and datatype that describe an op's spans.  A temporary
+ * datatype, if one is needed, is returned in *tmp (else MPI_DATATYPE_NULL). */
+static int describe(pat_exec *e, const pat_op *op, void **addr, int *count, MPI_Datatype *type, MPI_Datatype *tmp) {
+  pat_buffers *b = e->buf;
+  *tmp = MPI_DATATYPE_NULL;
+  if (op->nspans == 0) { /* signal */
+    *addr = NULL;
+    *count = 0;
+    *type = MPI_BYTE;
+    return MPI_SUCCESS;
+  }
+  run runs[2 * PAT_MAX_SPANS];
+  MPI_Aint displ[2 * PAT_MAX_SPANS];
+  int lens[2 * PAT_MAX_SPANS], n = 0;
+
+  if (b->packed) {
+    size_t B = b->block_bytes;
+    for (int i = 0; i < op->nspans; i++) {
+      const pat_span *sp = &op->span[i];
+      if (sp->lo != 0 || sp->hi != PAT_FRAC_ONE) {
+        size_t lo = (size_t)((unsigned long long)B * sp->lo / PAT_FRAC_ONE);
+        size_t hi = (size_t)((unsigned long long)B * sp->hi / PAT_FRAC_ONE);
+        displ[n] = (MPI_Aint)((size_t)sp->first * B + lo);
+        if (hi - lo > INT_MAX) return MPI_ERR_COUNT;
+        lens[n++] = (int)(hi - lo);
+        continue;
+      }
+      int k = span_runs(e->P, sp, runs);
+      for (int j = 0; j < k; j++) {
+        if ((size_t)runs[j].count * B > INT_MAX) return MPI_ERR_COUNT;
+        displ[n] = (MPI_Aint)((size_t)runs[j].first * B);
+        lens[n++] = (int)((size_t)runs[j].count * B);
+      }
+    }
+    if (n == 1) {
+      *addr = b->stage + displ[0];
+      *count = lens[0];
+      *type = MPI_BYTE;
+      return MPI_SUCCESS;
+    }
+    int rc = MPI_Type_create_hindexed(n, lens, displ, MPI_BYTE, tmp);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(tmp);
+    *addr = b->stage;
+    *count = 1;
+    *type = *tmp;
+    return rc;
+  }
+
+  for (int i = 0; i < op->nspans; i++) {
+    if (op->span[i].lo != 0 || op->span[i].hi != PAT_FRAC_ONE) return MPI_ERR_INTERN; /* pieces need packed mode */
+    int k = span_runs(e->P, &op->span[i], runs);
+    for (int j = 0; j < k; j++) {
+      displ[n] = (MPI_Aint)runs[j].first * b->block_extent;
+      lens[n++] = runs[j].count;
+    }
+  }
+  if (n == 1 && (long long)lens[0] * b->recvcount <= INT_MAX) {
+    *addr = (char *)b->recvbuf + displ[0];
+    *count = lens[0] * b->recvcount;
+    *type = b->recvtype;
+    return MPI_SUCCESS;
+  }
+  if (b->block_type == MPI_DATATYPE_NULL) {
+    int rc = MPI_Type_contiguous(b->recvcount, b->recvtype, &b->block_type);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&b->block_type);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  int rc = MPI_Type_create_hindexed(n, lens, displ, b->block_type, tmp);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(tmp);
+  *addr = b->recvbuf;
+  *count = 1;
+  *type = *tmp;
+  return rc;
+}
+
+int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
+  memset(e, 0, sizeof *e);
+  e->ops = pat_sched_rank_ops(s, self, &e->nops);
+  e->P = s->P;
+  e->self = self;
+  e->buf = b;
+  int cur = 0;
+  for (size_t i = 0; i < e->nops; i++) {
+    cur = (i > 0 && e->ops[i].step == e->ops[i - 1].step) ? cur + 1 : 1;
+    if (cur > e->max_step_ops) e->max_step_ops = cur;
+  }
+  if (e->max_step_ops > 0) {
+    e->reqs = malloc((size_t)e->max_step_ops * sizeof *e->reqs);
+    e->types = malloc((size_t)e->max_step_ops * sizeof *e->types);
+    if (!e->reqs || !e->types) {
+      pat_exec_free(e);
+      return MPI_ERR_NO_MEM;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+static void free_step_types(pat_exec *e) {
+  for (int i = 0; i < e->ntypes; i++) MPI_Type_free(&e->types[i]);
+  e->ntypes = 0;
+}
+
+void pat_exec_free(pat_exec *e) {
+  free_step_types(e);
+  free(e->reqs);
+  free(e->types);
+  e->reqs = NULL;
+  e->types = NULL;
+}
+
+int pat_exec_next_needs_own(const pat_exec *e) {
+  if (e->next >= e->nops) return 0;
+  int step = e->ops[e->next].step;
+  for (size_t i = e->next; i < e->nops && e->ops[i].step == step; i++)
+    if (e->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(e->P, e->ops[i].nspans, e->ops[i].span, e->self))
+      return 1;
+  return 0;
+}
+
+int pat_exec_post(pat_exec *e) {
+  if (e->inflight) return MPI_ERR_INTERN;
+  if (e->next >= e->nops) return MPI_SUCCESS;
+  int step = e->ops[e->next].step;
+  int tag = step % PAT_TAG_MOD;
+  e->nreq = 0;
+  e->inflight = 1;
+  e->inflight_step = step;
+  for (; e->next < e->nops && e->ops[e->next].step == step; e->next++) {
+    const pat_op *op = &e->ops[e->next];
+    void *addr;
+    int count, rc;
+    MPI_Datatype type, tmp;
+    rc = describe(e, op, &addr, &count, &type, &tmp);
+    if (rc != MPI_SUCCESS) return rc;
+    if (tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = tmp;
+    MPI_Request *req = &e->reqs[e->nreq++];
+    if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV)
+      rc = MPI_Irecv(addr, count, type, op->peer, tag, e->buf->comm, req);
+    else
+      rc = MPI_Isend(addr, count, type, op->peer, tag, e->buf->comm, req);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int pat_exec_test(pat_exec *e, int *done) {
+  *done = 1;
+  if (!e->inflight) return MPI_SUCCESS;
+  int rc = MPI_Testall(e->nreq, e->reqs, done, MPI_STATUSES_IGNORE);
+  if (rc == MPI_SUCCESS && *done) {
+    e->inflight = 0;
+    free_step_types(e);
+  }
+  return rc;
+}
+
+int pat_exec_wait(pat_exec *e) {
+  if (!e->inflight) return MPI_SUCCESS;
+  int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
+  e->inflight = 0;
+  free_step_types(e);
+  return rc;
+}
+
+int pat_exec_cancel(pat_exec *e) {
+  if (!e->inflight) return MPI_SUCCESS;
+  for (int i = 0; i < e->nreq; i++)
+    if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
+  int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
+  e->inflight = 0;
+  free_step_types(e);
+  return rc;
+}
+
+int pat_exec_run(pat_exec *e) {
+  int rc = pat_exec_wait(e);
+  while (rc == MPI_SUCCESS && e->next < e->nops) {
+    rc = pat_exec_post(e);
+    if (rc == MPI_SUCCESS) rc = pat_exec_wait(e);
+  }
+  return rc;
+}

@@ -1,0 +1,66 @@
+#include "mpitest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct padded {
+  char c;
+  double d;
+  int i[2];
+} padded;
+
+int test_types_create(test_type *t) {
+  t[0] = (test_type){"MPI_FLOAT", MPI_FLOAT};
+  t[1] = (test_type){"MPI_DOUBLE", MPI_DOUBLE};
+  t[2] = (test_type){"MPI_BYTE", MPI_BYTE};
+  MPI_Datatype vec;
+  MPI_Type_vector(2, 1, 3, MPI_INT, &vec); /* two ints, two-int hole between them */
+  MPI_Type_commit(&vec);
+  t[3] = (test_type){"vector(2,1,3,INT)", vec};
+  int lens[3] = {1, 1, 2};
+  MPI_Aint displs[3] = {offsetof(padded, c), offsetof(padded, d), offsetof(padded, i)};
+  MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, st, sr;
+  MPI_Type_create_struct(3, lens, displs, types, &st);
+  MPI_Type_create_resized(st, 0, sizeof(padded), &sr);
+  MPI_Type_free(&st);
+  MPI_Type_commit(&sr);
+  t[4] = (test_type){"struct{char,double,int[2]}", sr};
+  return 5;
+}
+
+void test_types_free(test_type *t, int n) {
+  for (int i = 3; i < n; i++) MPI_Type_free(&t[i].type);
+}
+
+void fill_pattern(void *buf, size_t n, unsigned seed) {
+  unsigned char *p = buf;
+  unsigned x = seed * 2654435761u + 12345u;
+  for (size_t i = 0; i < n; i++) {
+    x = x * 1103515245u + 12345u;
+    p[i] = (unsigned char)(x >> 16);
+  }
+}
+
+long first_difference(const void *a, const void *b, size_t n) {
+  const unsigned char *x = a, *y = b;
+  if (memcmp(x, y, n) == 0) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (x[i] != y[i]) return (long)i;
+  return -1;
+}
+
+int report_failures(const char *what, long cases, long local_failures, MPI_Comm comm) {
+  /* a case fails if it fails on any rank; the rank with most failures bounds
+   * the number of failed cases from below */
+  long worst = 0, all_cases = 0;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Allreduce(&local_failures, &worst, 1, MPI_LONG, MPI_MAX, comm);
+  MPI_Allreduce(&cases, &all_cases, 1, MPI_LONG, MPI_MAX, comm);
+  if (rank == 0) {
+    printf("%s: %ld cases\n", what, all_cases);
+    printf("%ld passed, %ld failed\n", all_cases - worst, worst);
+    fflush(stdout);
+  }
+  return worst ? 1 : 0;
+}

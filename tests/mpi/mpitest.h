@@ -1,0 +1,28 @@
+/* Helpers shared by the MPI tests: datatypes of the correctness matrix,
+ * deterministic fill patterns, and failure counting across ranks. */
+#ifndef PAT_MPITEST_H
+#define PAT_MPITEST_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef struct test_type {
+  const char *name;
+  MPI_Datatype type; /* committed */
+} test_type;
+
+/* The five datatypes of the matrix: float, double, byte, a strided vector
+ * (holes between elements) and a padded struct. */
+int test_types_create(test_type *types);
+void test_types_free(test_type *types, int n);
+
+/* Fill n bytes with a pattern that depends on (seed, offset). */
+void fill_pattern(void *buf, size_t n, unsigned seed);
+
+/* First differing byte or -1. */
+long first_difference(const void *a, const void *b, size_t n);
+
+/* Sum of local failures over comm, printed by rank 0 as the closing line. */
+int report_failures(const char *what, long cases, long local_failures, MPI_Comm comm);
+
+#endif

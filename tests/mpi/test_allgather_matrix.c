@@ -1,0 +1,131 @@
+/*
+ * The correctness matrix: every algorithm named on the command line x
+ * per-rank counts {0, 1, 7, 1000, 131072} x datatypes {float, double, byte,
+ * strided vector, padded struct} x {normal, MPI_IN_PLACE} x communicators
+ * {world, split with reversed ranks, split into two halves}; plus send and
+ * receive types that differ but have the same signature (also differing
+ * between ranks).  Each result is compared byte by byte, holes included,
+ * with the MPI library's own all-gather (PMPI_Allgather).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+#include "pat.h"
+
+static const int counts[] = {0, 1, 7, 1000, 131072};
+#define NCOUNTS (int)(sizeof counts / sizeof counts[0])
+
+static long failures, cases;
+static int world_rank;
+
+static void check_case(const char *alg, const char *cname, MPI_Comm comm, const test_type *t, int count,
+                       int in_place) {
+  int P, rank;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Aint lb, extent;
+  MPI_Type_get_extent(t->type, &lb, &extent);
+  size_t block = (size_t)count * (size_t)extent, total = block * (size_t)P + 64;
+  unsigned seed = (unsigned)(rank * 7919 + count * 31 + in_place);
+  char *sendbuf = malloc(block + 1), *ours = malloc(total), *ref = malloc(total);
+  fill_pattern(sendbuf, block, seed);
+  memset(ours, 0xA5, total);
+  memset(ref, 0xA5, total);
+  if (in_place) {
+    memcpy(ours + rank * block, sendbuf, block);
+    memcpy(ref + rank * block, sendbuf, block);
+  }
+  const void *sb = in_place ? MPI_IN_PLACE : sendbuf;
+  PMPI_Allgather(sb, count, t->type, ref, count, t->type, comm);
+  int rc = PAT_Allgather(sb, count, t->type, ours, count, t->type, comm);
+  cases++;
+  long diff = first_difference(ours, ref, total);
+  if (rc != MPI_SUCCESS || diff >= 0) {
+    failures++;
+    if (failures <= 10)
+      fprintf(stderr, "FAIL world rank %d: alg=%s comm=%s P=%d type=%s count=%d in_place=%d rc=%d (%s) byte %ld\n",
+              world_rank, alg, cname, P, t->name, count, in_place, rc, PAT_Error_string(rc), diff);
+  }
+  free(sendbuf);
+  free(ours);
+  free(ref);
+}
+
+/* Send 2c ints, receive c pairs of ints; odd ranks use the types the other
+ * way round, so even the receive types differ between ranks. */
+static void check_mixed_types(const char *alg, MPI_Comm comm, int count) {
+  int P, rank;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  size_t block = (size_t)count * 2 * sizeof(int), total = block * P;
+  int *sendbuf = malloc(block + 4), *ours = malloc(total + 4), *ref = malloc(total + 4);
+  fill_pattern(sendbuf, block, (unsigned)rank + 99);
+  memset(ours, 0, total);
+  memset(ref, 0, total);
+  PMPI_Allgather(sendbuf, 2 * count, MPI_INT, ref, 2 * count, MPI_INT, comm);
+  int rc;
+  if (rank % 2 == 0)
+    rc = PAT_Allgather(sendbuf, 2 * count, MPI_INT, ours, count, pair, comm);
+  else
+    rc = PAT_Allgather(sendbuf, count, pair, ours, 2 * count, MPI_INT, comm);
+  cases++;
+  long diff = first_difference(ours, ref, total);
+  if (rc != MPI_SUCCESS || diff >= 0) {
+    failures++;
+    fprintf(stderr, "FAIL world rank %d: alg=%s mixed types count=%d rc=%d byte %ld\n", world_rank, alg, count, rc,
+            diff);
+  }
+  free(sendbuf);
+  free(ours);
+  free(ref);
+  MPI_Type_free(&pair);
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (PAT_Init() != MPI_SUCCESS) {
+    fprintf(stderr, "PAT_Init failed\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  test_type types[5];
+  int ntypes = test_types_create(types);
+  MPI_Comm reversed, half;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, P - world_rank, &reversed);
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &half);
+  struct {
+    const char *name;
+    MPI_Comm comm;
+  } comms[] = {{"world", MPI_COMM_WORLD}, {"reversed", reversed}, {"half", half}};
+
+  for (int a = 1; a < argc; a++) {
+    const char *alg = argv[a];
+    if (PAT_UseAlg(alg) != MPI_SUCCESS) {
+      fprintf(stderr, "unknown algorithm %s\n", alg);
+      failures++;
+      continue;
+    }
+    for (size_t c = 0; c < sizeof comms / sizeof comms[0]; c++)
+      for (int ti = 0; ti < ntypes; ti++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+          for (int ip = 0; ip < 2; ip++) check_case(alg, comms[c].name, comms[c].comm, &types[ti], counts[ci], ip);
+    for (int ci = 0; ci < NCOUNTS; ci++) check_mixed_types(alg, reversed, counts[ci]);
+  }
+  char what[64];
+  snprintf(what, sizeof what, "allgather matrix, P=%d", P);
+  int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
+  MPI_Comm_free(&reversed);
+  MPI_Comm_free(&half);
+  test_types_free(types, ntypes);
+  PAT_Finalize();
+  MPI_Finalize();
+  return bad;
+}
