@@ -229,6 +229,29 @@ int main(void) {
     CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "step mismatch accepted (engine %d)", eng);
   }
   pat_sched_free(&s);
+  /* two sends facing each other, no receives */
+  pat_span b1 = pat_blocks(2, 1, 1);
+  pat_sched_init(&s, 2, PAT_ALL_RANKS);
+  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 1, 1, &b0, 0);
+  pat_sched_add(&s, 1, 0, PAT_OP_SEND, 0, 1, &b1, 0);
+  pat_sched_finalize(&s);
+  for (int eng = PAT_ENGINE_AUTO; eng <= PAT_ENGINE_EVENT; eng++) {
+    mp.engine = eng;
+    CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "send facing send accepted (engine %d)", eng);
+  }
+  pat_sched_free(&s);
+  /* a receive naming another sender than the one that sends */
+  pat_sched_init(&s, 3, PAT_ALL_RANKS);
+  pat_span c0 = pat_blocks(3, 0, 1), c2 = pat_blocks(3, 2, 1);
+  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 1, 1, &c0, 0);
+  pat_sched_add(&s, 1, 0, PAT_OP_RECV, 2, 1, &c2, 0);
+  pat_sched_add(&s, 2, 1, PAT_OP_SEND, 1, 1, &c2, 0);
+  pat_sched_finalize(&s);
+  for (int eng = PAT_ENGINE_AUTO; eng <= PAT_ENGINE_EVENT; eng++) {
+    mp.engine = eng;
+    CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "wrong sender accepted (engine %d)", eng);
+  }
+  pat_sched_free(&s);
   pat_sched_init(&s, 2, 0); /* one rank only */
   pat_sched_finalize(&s);
   CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "single-rank schedule accepted");
