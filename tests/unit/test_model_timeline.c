@@ -243,9 +243,9 @@ int main(void) {
   /* a receive naming another sender than the one that sends */
   pat_sched_init(&s, 3, PAT_ALL_RANKS);
   pat_span c0 = pat_blocks(3, 0, 1), c2 = pat_blocks(3, 2, 1);
-  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 1, 1, &c0, 0);
-  pat_sched_add(&s, 1, 0, PAT_OP_RECV, 2, 1, &c2, 0);
-  pat_sched_add(&s, 2, 1, PAT_OP_SEND, 1, 1, &c2, 0);
+  pat_sched_add(&s, 0, 0, PAT_OP_RECV, 1, 1, &c2, 0); /* rank 0 expects rank 1 ... */
+  pat_sched_add(&s, 2, 0, PAT_OP_SEND, 0, 1, &c2, 0); /* ... but rank 2 sends */
+  pat_sched_add(&s, 1, 1, PAT_OP_SEND, 0, 1, &c0, 0);
   pat_sched_finalize(&s);
   for (int eng = PAT_ENGINE_AUTO; eng <= PAT_ENGINE_EVENT; eng++) {
     mp.engine = eng;
