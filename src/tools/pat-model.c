@@ -353,6 +353,36 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
            fmt_time(best[3], b[4], 32), g && pat_prog_is_uniform(g) ? "  (closed form)" : "");
     pat_prog_free(g);
   }
+  /* arrival-aware algorithms: built per call from the predicted pattern */
+  int64_t tau_ns = pat_quantise_ns(tau);
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || !(o->algs & (1u << alg))) continue;
+    pat_build_args one = {P, 0, a, tau_ns, 0};
+    pat_sched s1;
+    double t0 = now();
+    int rc = pat_build(alg, &s1, &one);
+    double tone = now() - t0;
+    if (rc) {
+      printf("%-6s builder failed (%d%s)\n", pat_algorithms[alg].name, rc, rc == PAT_ENOTIMPL ? ": not implemented" : "");
+      continue;
+    }
+    pat_sched_free(&s1);
+    pat_build_args all = {P, PAT_ALL_RANKS, a, tau_ns, 0};
+    pat_sched sa;
+    t0 = now();
+    rc = pat_build(alg, &sa, &all);
+    double tall = now() - t0;
+    pat_model_result res;
+    memset(&res, 0, sizeof res);
+    t0 = now();
+    if (!rc) rc = pat_model_replay(&sa, ad, mp, block, &res);
+    double trep = now() - t0;
+    char b[3][32];
+    printf("%-6s %10zu build one rank %s, all ranks %s, replay %s (engine %s)%s\n", pat_algorithms[alg].name,
+           rc ? (size_t)0 : sa.nops, fmt_time(tone, b[0], 32), fmt_time(tall, b[1], 32), fmt_time(trep, b[2], 32),
+           res.engine == PAT_ENGINE_FAST ? "fast" : "event", rc ? " FAILED" : "");
+    if (!rc) pat_sched_free(&sa);
+  }
   pat_select_cache c;
   pat_select_cache_init(&c);
   double t0 = now();

@@ -267,6 +267,21 @@ int main(void) {
   CHECK(pat_model_replay(&s, &one, &mp, 2.0, &res) == PAT_OK && fone == 5 && res.ebar == 0, "P=1");
   pat_sched_free(&s);
 
+  /* ---- Proficz 2021, Fig. 4(a): RING, P = 4, process 0 late by 2 tau:
+   * processes 1-3 spend 5 tau, process 0 spends 3 tau ---- */
+  {
+    pat_model_params unit;
+    pat_model_params_init(&unit, 1.0, 0.0); /* tau = 1 */
+    pat_build_args args = {4, PAT_ALL_RANKS, NULL, 0, 0};
+    CHECK(pat_build(PAT_ALG_RING, &s, &args) == PAT_OK, "ring");
+    double a4[4] = {2, 0, 0, 0}, e4[4];
+    res = (pat_model_result){0};
+    res.e = e4;
+    CHECK(pat_model_replay(&s, a4, &unit, 1.0, &res) == PAT_OK, "replay");
+    CHECK(e4[0] == 3 && e4[1] == 5 && e4[2] == 5 && e4[3] == 5, "ring e = %g %g %g %g", e4[0], e4[1], e4[2], e4[3]);
+    pat_sched_free(&s);
+  }
+
   /* ---- 5. lower bound ---- */
   double lb[8], bl[8];
   double z[4] = {0, 0, 0, 0};
