@@ -195,24 +195,38 @@ int main(int argc, char **argv) {
   FILE *f = fopen(in, "r");
   if (!f) die("cannot open ", in);
   static double bytes[PAT_ALG_COUNT][MAXPTS], T[PAT_ALG_COUNT][MAXPTS];
-  int n[PAT_ALG_COUNT] = {0}, lineno = 0;
-  char line[512];
+  int n[PAT_ALG_COUNT] = {0}, lineno = 0, ndata = 0, skipped_native = 0;
+  char line[512], comments[200] = "";
   while (fgets(line, sizeof line, f)) {
     lineno++;
     char *p = line;
     while (isspace((unsigned char)*p)) p++;
-    if (!*p || *p == '#') continue;
+    if (*p == '#') { /* how the times were made: carried into the model's "made" line */
+      p++;
+      while (isspace((unsigned char)*p)) p++;
+      p[strcspn(p, "\r\n")] = '\0';
+      size_t used = strlen(comments);
+      if (*p && used + strlen(p) + 3 < sizeof comments)
+        snprintf(comments + used, sizeof comments - used, "%s%s", used ? "; " : "", p);
+      continue;
+    }
+    if (!*p) continue;
     char name[32];
     double b, t;
     if (sscanf(p, "%31[^,],%lf,%lf", name, &b, &t) != 3) {
-      if (lineno == 1) continue; /* header */
+      if (!ndata) continue; /* the header line */
       fprintf(stderr, "pat-fit: %s:%d: expected alg,block_bytes,seconds\n", in, lineno);
       return 2;
     }
+    ndata++;
     int alg = pat_alg_by_name(name);
-    if (alg < 0 || !pat_algorithms[alg].build) {
-      fprintf(stderr, "pat-fit: %s:%d: no schedule for algorithm \"%s\"\n", in, lineno, name);
+    if (alg < 0) {
+      fprintf(stderr, "pat-fit: %s:%d: unknown algorithm \"%s\"\n", in, lineno, name);
       return 2;
+    }
+    if (!pat_algorithms[alg].build) {
+      if (!skipped_native++) fprintf(stderr, "pat-fit: %s has no schedule to replay: its times are ignored\n", name);
+      continue;
     }
     if (n[alg] == MAXPTS) die("too many points for ", name);
     bytes[alg][n[alg]] = b;
@@ -222,8 +236,9 @@ int main(int argc, char **argv) {
   pat_model_params mp;
   pat_model_params_init(&mp, 0, 0);
   mp.dflt.set = 0;
-  snprintf(mp.made, sizeof mp.made, "pat-fit from %s: P=%d, metric %s%s%s", in, P,
-           metric == PAT_FIT_EBAR ? "ebar" : "runtime", made ? "; " : "", made ? made : "");
+  snprintf(mp.made, sizeof mp.made, "pat-fit from %s: P=%d, metric %s%s%s%s%s", in, P,
+           metric == PAT_FIT_EBAR ? "ebar" : "runtime", made ? "; " : "", made ? made : "", comments[0] ? "; " : "",
+           comments);
   int want = dflt ? pat_alg_by_name(dflt) : PAT_ALG_RING, first = -1, failed = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!n[alg]) continue;
