@@ -123,6 +123,22 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
   return n;
 }
 
+/* Ops of the whole schedule of an arrival-aware algorithm, estimated from
+ * one one-rank build: P times the ops of the rank half-way round from the
+ * root (a typical rank; a root's ops say little about the others').  The
+ * inputs are the exchanged ones, so every rank estimates alike.  0 if the
+ * builder fails. */
+static size_t estimate_ops(int alg, int root, const pat_select_in *in, int64_t tau_ns, int *rc) {
+  const int P = in->P;
+  pat_build_args args = {P, (root + P / 2) % P, in->arrival_ns, tau_ns, root};
+  pat_sched s;
+  *rc = pat_build(alg, &s, &args);
+  if (*rc) return 0;
+  size_t est = s.nops * (size_t)P;
+  pat_sched_free(&s);
+  return est;
+}
+
 int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out) {
   if (!in || !out || in->P < 1 || !in->arrival_ns || !in->mp || !(in->block_bytes >= 0)) return PAT_EINVAL;
   const int P = in->P;
@@ -139,7 +155,7 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
   out->balanced = out->omega_ns < out->tau_ns;
   for (int i = 0; i < PAT_ALG_COUNT; i++) {
     out->ebar_ns[i] = INT64_MAX;
-    out->status[i] = -1;
+    out->status[i] = PAT_SELECT_SKIPPED;
     out->root_of[i] = 0;
   }
   int lnbc_root = in->lnbc_root >= 0 && in->lnbc_root < P ? in->lnbc_root : 0;
@@ -147,6 +163,7 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
   if (nroots > 64) nroots = 64;
   int roots[64];
   int64_t best = INT64_MAX;
+  const size_t budget = in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
   /* pass 0 applies the balanced rule; pass 1 (only if pass 0 found nothing)
    * lets arrival-aware algorithms compete on a balanced pattern */
   for (int pass = 0; pass < 2 && out->alg == PAT_ALG_UNKNOWN; pass++) {
@@ -161,6 +178,16 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
       roots[0] = 0;
       if (alg == PAT_ALG_LNBC) roots[0] = lnbc_root;
       if ((fl & PAT_ALGF_ROOTED) && arrival) n = earliest(P, in->arrival_ns, nroots, roots);
+      if (arrival && budget != SIZE_MAX) {
+        int rc;
+        int64_t tau_ns = pat_quantise_ns(pat_model_tau(in->mp, alg, in->block_bytes));
+        size_t est = estimate_ops(alg, roots[0], in, tau_ns, &rc);
+        if (rc == PAT_ENOMEM) return rc;
+        if (rc || est > budget) {
+          out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
+          continue;
+        }
+      }
       for (int k = 0; k < n; k++) {
         pat_model_result res;
         memset(&res, 0, sizeof res);

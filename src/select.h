@@ -14,7 +14,12 @@
  *    classic one is allowed);
  *  - NATIVE has no schedule, so it is never predicted; it is chosen only
  *    when nothing else is allowed;
- *  - an algorithm whose builder fails (e.g. PAT_ENOTIMPL) is skipped.
+ *  - an algorithm whose builder fails (e.g. PAT_ENOTIMPL) is skipped;
+ *  - an arrival-aware schedule is built for every rank and replayed, which
+ *    costs 60-120 ns per op: one estimated (from a one-rank build) to exceed
+ *    the per-call budget (arrival_max_ops) is not considered.  BDR has
+ *    ~2 P^2 ops, so with the default budget it competes up to P ~ 90; beyond,
+ *    it needs a predictor that exploits its structure.
  *
  * Speed: classic schedules depend only on P, so they are compiled once per P
  * into replay programs (model_prog.h) kept in a cache, and evaluated in
@@ -69,7 +74,17 @@ typedef struct pat_select_in {
   unsigned allowed;           /* bit (1u << alg) per candidate algorithm; 0: all */
   int lnbc_root;              /* root of LNBC */
   int bslb_roots;             /* BSLB: try this many earliest arrivals as root (<= 1: the earliest) */
+  size_t arrival_max_ops;     /* per-call budget: an arrival-aware schedule estimated larger than this
+                                 (ops, all ranks) is not considered; 0: PAT_SELECT_ARRIVAL_MAX_OPS,
+                                 SIZE_MAX: no limit */
 } pat_select_in;
+
+/* About 1 ms of building and replaying on a 2020s core (~60 ns per op):
+ * BDR up to P ~ 90, BSLB at any P up to 4096. */
+#define PAT_SELECT_ARRIVAL_MAX_OPS 16384
+
+#define PAT_SELECT_SKIPPED (-1)     /* status: not considered (not allowed, NATIVE, balanced pattern) */
+#define PAT_SELECT_OVER_BUDGET (-2) /* status: arrival-aware schedule over the per-call budget */
 
 typedef struct pat_select_out {
   int alg;                         /* the choice (PAT_ALG_UNKNOWN if none) */
@@ -78,7 +93,7 @@ typedef struct pat_select_out {
   int64_t omega_ns, tau_ns;
   int64_t ebar_ns[PAT_ALG_COUNT];  /* predicted ē (quantised), INT64_MAX if not predicted */
   int root_of[PAT_ALG_COUNT];      /* root used for each rooted algorithm */
-  int status[PAT_ALG_COUNT];       /* PAT_OK predicted; -1 not considered; else the error */
+  int status[PAT_ALG_COUNT];       /* PAT_OK predicted; PAT_SELECT_SKIPPED / _OVER_BUDGET; else the error */
 } pat_select_out;
 
 /* Choose.  Returns PAT_OK, or PAT_EINVAL (bad input, or nothing allowed can

@@ -223,7 +223,8 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
     make_pap(o, tau, rep, csv, a);
     int root = 0;
     if (alg == PAT_ALG_BSLB) { /* as the selection does: the earliest (of K) */
-      pat_select_in in = {P, a, bg, block, mp, 1u << PAT_ALG_BSLB, 0, o->bslb_roots};
+      pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = bg, .block_bytes = block, .mp = mp,
+                          .allowed = 1u << PAT_ALG_BSLB, .bslb_roots = o->bslb_roots};
       pat_select_out so;
       if (pat_select(cache, &in, &so) == PAT_OK && so.status[PAT_ALG_BSLB] == PAT_OK) root = so.root_of[PAT_ALG_BSLB];
     }
@@ -388,7 +389,8 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
   double t0 = now();
   pat_select_prepare(&c, P, o->algs, 0, 0);
   double tprep = now() - t0;
-  pat_select_in in = {P, a, PAT_NO_TIME, block, mp, o->algs, 0, o->bslb_roots};
+  pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = block, .mp = mp,
+                      .allowed = o->algs, .bslb_roots = o->bslb_roots};
   pat_select_out so;
   double best = 1e9, worst = 0, sum = 0;
   for (int k = 0; k < 200; k++) {
@@ -406,9 +408,10 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && (o->algs & (1u << alg)))
       printf("  %s: %s\n", pat_algorithms[alg].name,
-             so.status[alg] == PAT_OK ? "predicted (schedule built and replayed per call)"
-             : so.status[alg] == -1   ? "not considered"
-                                      : "skipped (builder failed)");
+             so.status[alg] == PAT_OK                   ? "predicted (schedule built and replayed per call)"
+             : so.status[alg] == PAT_SELECT_SKIPPED     ? "not considered"
+             : so.status[alg] == PAT_SELECT_OVER_BUDGET ? "not considered: schedule over the per-call budget"
+                                                        : "skipped (builder failed)");
   pat_select_cache_free(&c);
   free(a);
   free(ad);
@@ -623,8 +626,13 @@ int main(int argc, char **argv) {
     if (o.reps == 1 || o.pap != PAP_UNIFORM) {
       int64_t *a = malloc((size_t)o.P * sizeof *a);
       make_pap(&o, tau, 0, csv, a);
-      pat_select_in in = {o.P, a, o.have_bg ? (int64_t)llround(o.bg_start * 1e9) : PAT_NO_TIME, block, &mp, o.algs, 0,
-                          o.bslb_roots};
+      pat_select_in in = {.P = o.P,
+                          .arrival_ns = a,
+                          .bg_start_ns = o.have_bg ? (int64_t)llround(o.bg_start * 1e9) : PAT_NO_TIME,
+                          .block_bytes = block,
+                          .mp = &mp,
+                          .allowed = o.algs,
+                          .bslb_roots = o.bslb_roots};
       pat_select_out so;
       if (pat_select(&cache, &in, &so) == PAT_OK)
         printf("# auto would choose: %s%s\n", so.alg >= 0 ? pat_algorithms[so.alg].name : "none",

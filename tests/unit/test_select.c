@@ -134,7 +134,8 @@ int main(void) {
     int P = 2 + (int)(rnd64() % 60);
     int64_t spread = trial % 4 == 0 ? 0 : (int64_t)(rnd64() % 100000000);
     for (int i = 0; i < P; i++) a[i] = 1700000000000000000ll + (spread ? (int64_t)(rnd64() % (uint64_t)spread) : 0);
-    pat_select_in in = {P, a, PAT_NO_TIME, (double)(4 * (1 + rnd64() % 100000)), &mp, 0, 0, 3};
+    pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME,
+                        .block_bytes = (double)(4 * (1 + rnd64() % 100000)), .mp = &mp, .bslb_roots = 3};
     pat_select_out ref, o;
     pat_select_cache c0;
     pat_select_cache_init(&c0);
@@ -164,7 +165,7 @@ int main(void) {
     double bb = (double)(4 * (1 + rnd64() % 100000));
     int64_t tau = pat_quantise_ns(5e-5 + 8e-9 * bb);
     for (int i = 0; i < P; i++) a[i] = 5000000 + (int64_t)(rnd64() % (uint64_t)tau); /* omega < tau */
-    pat_select_in in = {P, a, PAT_NO_TIME, bb, &mp, 0, 0, 1};
+    pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = bb, .mp = &mp};
     pat_select_out o;
     CHECK(pat_select(&cache, &in, &o) == PAT_OK, "select");
     CHECK(o.balanced && o.tau_ns == tau, "balanced, tau %lld vs %lld", (long long)o.tau_ns, (long long)tau);
@@ -176,8 +177,33 @@ int main(void) {
     a[P - 1] += 100 * tau;
     CHECK(pat_select(&cache, &in, &o) == PAT_OK && !o.balanced, "select imbalanced");
     CHECK(o.status[PAT_ALG_BDR] != -1, "BDR not tried on an imbalanced pattern");
-    CHECK(o.status[PAT_ALG_BDR] == PAT_OK || o.status[PAT_ALG_BDR] == PAT_ENOTIMPL, "BDR status %d",
+    CHECK(o.status[PAT_ALG_BDR] == PAT_OK || o.status[PAT_ALG_BDR] == PAT_ENOTIMPL ||
+              o.status[PAT_ALG_BDR] == PAT_SELECT_OVER_BUDGET,
+          "BDR status %d", o.status[PAT_ALG_BDR]);
+  }
+
+  /* ---- the per-call budget for arrival-aware schedules ---- */
+  pat_sched probe;
+  int have_bdr = pat_build(PAT_ALG_BDR, &probe, &(pat_build_args){4, 0, NULL, 0, 0}) == PAT_OK;
+  if (have_bdr) pat_sched_free(&probe);
+  if (have_bdr) {
+    int P = 200;
+    double bb = 40000;
+    int64_t tau = pat_quantise_ns(5e-5 + 8e-9 * bb);
+    for (int i = 0; i < P; i++) a[i] = (int64_t)(rnd64() % (uint64_t)(50 * tau));
+    pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = bb, .mp = &mp};
+    pat_select_out o;
+    CHECK(pat_select(&cache, &in, &o) == PAT_OK, "select P=200");
+    CHECK(o.status[PAT_ALG_BDR] == PAT_SELECT_OVER_BUDGET, "BDR at P=200 is over the default budget (%d)",
           o.status[PAT_ALG_BDR]);
+    CHECK(o.status[PAT_ALG_BSLB] == PAT_OK, "BSLB at P=200 is within the budget (%d)", o.status[PAT_ALG_BSLB]);
+    in.arrival_max_ops = SIZE_MAX;
+    CHECK(pat_select(&cache, &in, &o) == PAT_OK && o.status[PAT_ALG_BDR] == PAT_OK, "no budget: BDR predicted");
+    pat_model_result r;
+    memset(&r, 0, sizeof r);
+    CHECK(pat_predict(&cache, PAT_ALG_BDR, 0, P, a, PAT_NO_TIME, bb, &mp, &r) == PAT_OK &&
+              pat_quantise_ns(r.ebar) == o.ebar_ns[PAT_ALG_BDR],
+          "the selection's BDR prediction is the replay's");
   }
 
   /* ---- 4. ties: at P=2 ring, nex, rdb and bruck are one exchange ---- */
@@ -185,7 +211,7 @@ int main(void) {
     pat_model_params one;
     pat_model_params_init(&one, 5e-5, 8e-9);
     int64_t two[2] = {0, 0};
-    pat_select_in in = {2, two, PAT_NO_TIME, 1000, &one, 0, 0, 1};
+    pat_select_in in = {.P = 2, .arrival_ns = two, .bg_start_ns = PAT_NO_TIME, .block_bytes = 1000, .mp = &one};
     pat_select_out o;
     CHECK(pat_select(&cache, &in, &o) == PAT_OK, "select");
     CHECK(o.alg == PAT_ALG_RING, "tie goes to the lowest id, got %s", pat_algorithms[o.alg].name);
