@@ -116,7 +116,7 @@ int main(void) {
   const int aware[] = {PAT_ALG_BDR, PAT_ALG_BSLB, PAT_ALG_ARD};
   int aware_cases = 0;
   for (int trial = 0; trial < 300; trial++) {
-    int P = 2 + (int)rnd(40), alg = aware[trial % 3];
+    int P = 2 + (int)rnd(38), alg = aware[trial % 3];
     int64_t ans[42], tau = 1000000;
     for (int i = 0; i < P; i++) {
       ans[i] = (int64_t)rnd(20) * tau / 2;
