@@ -55,7 +55,9 @@ void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s) {
   s->agreed_bytes = x->all[0].block_bytes;
   s->setting = x->all[0].setting;
   s->min_arrival = s->max_arrival = x->all[0].arrival_ns;
+  s->complete_ns = x->all[0].contributed_ns;
   for (int i = 1; i < x->P; i++) {
+    if (x->all[i].contributed_ns > s->complete_ns) s->complete_ns = x->all[i].contributed_ns;
     if (x->all[i].block_bytes != s->agreed_bytes) s->agreed_bytes = 0;
     if (x->all[i].setting != s->setting) s->setting = PAT_ALG_UNKNOWN;
     if (x->all[i].arrival_ns < s->min_arrival) s->min_arrival = x->all[i].arrival_ns;

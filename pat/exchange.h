@@ -26,6 +26,7 @@ enum pat_xrec_kind {
 typedef struct pat_xrec {
   int64_t arrival_ns;  /* predicted (or actual) arrival, common clock */
   int64_t block_bytes; /* bytes per block of the expected call; 0 = unknown */
+  int64_t contributed_ns; /* when the rank contributed, common clock */
   int32_t setting;     /* algorithm setting when contributing (id or PAT_ALG_AUTO) */
   int32_t kind;        /* enum pat_xrec_kind */
 } pat_xrec;
@@ -55,6 +56,7 @@ typedef struct pat_xsummary {
   int64_t agreed_bytes; /* common block size if all records agree, else 0 */
   int setting;          /* common setting if all agree, else PAT_ALG_UNKNOWN */
   int64_t min_arrival, max_arrival;
+  int64_t complete_ns; /* the last contribution: background work cannot start earlier */
 } pat_xsummary;
 void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s);
 

@@ -196,15 +196,14 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int as_expected = sum.setting == setting && sum.agreed_bytes == c.bytes;
     if (cs->plan.decided && !(as_expected && cs->plan.setting == setting && cs->plan.bytes == c.bytes))
       pat_plan_drop(cs);
-    if (!cs->plan.decided) pat_plan_decide(cs, setting, c.bytes, !as_expected);
+    if (!cs->plan.decided) pat_plan_decide(cs, setting, c.bytes, sum.complete_ns, !as_expected);
     alg = cs->plan.alg;
     rc = run_alg(cs, alg, &c, &bg_steps, &fg_steps);
     pat_plan_drop(cs);
     pat_exchange_consume(&cs->x);
   } else {
-    int root;
-    alg = cs->P > 1 ? pat_choose(cs->P, NULL, c.bytes, setting, &root) : PAT_ALG_RING;
-    if (setting == PAT_ALG_NATIVE) alg = PAT_ALG_NATIVE;
+    /* a fixed classic setting, or a single process */
+    alg = cs->P > 1 && setting >= 0 ? setting : PAT_ALG_RING;
     rc = run_alg(cs, alg, &c, &bg_steps, &fg_steps);
   }
   int64_t exit_ns = pat_clock_global_ns();

@@ -48,7 +48,7 @@ static void progress_comm(pat_comm_state *cs, int *busy) {
     pat_exchange_summary(&cs->x, &sum);
     /* plan ahead only when every rank expects the same call */
     if (sum.agreed_bytes <= 0 || sum.setting == PAT_ALG_UNKNOWN) return;
-    pat_plan_decide(cs, sum.setting, sum.agreed_bytes, 0);
+    pat_plan_decide(cs, sum.setting, sum.agreed_bytes, sum.complete_ns, 0);
     if (!(pat_algorithms[cs->plan.alg].flags & PAT_ALGF_ARRIVAL)) return;
     if (pat_plan_prepare_exec(cs) != MPI_SUCCESS) return; /* the foreground will report it */
   }

@@ -23,7 +23,7 @@ static void unlink_state(pat_comm_state *cs) {
  * has not contributed yet.  (Collective, like freeing the communicator.) */
 static void start_closing_exchange(pat_comm_state *cs) {
   if (cs->P < 2 || cs->x.state != PAT_X_IDLE || cs->ctrl == MPI_COMM_NULL) return;
-  pat_xrec none = {0, 0, PAT_ALG_UNKNOWN, PAT_XREC_NONE};
+  pat_xrec none = {0, 0, 0, PAT_ALG_UNKNOWN, PAT_XREC_NONE};
   pat_exchange_start(&cs->x, cs->ctrl, &none);
 }
 
@@ -39,6 +39,8 @@ static void destroy_state(pat_comm_state *cs) {
       free(cs->classic[a]);
     }
   free(cs->plan.arrival);
+  free(cs->node);
+  pat_select_cache_free(&cs->select);
   pat_exchange_free(&cs->x);
   if (cs->data != MPI_COMM_NULL) MPI_Comm_free(&cs->data);
   if (cs->data_aa != MPI_COMM_NULL) MPI_Comm_free(&cs->data_aa);
@@ -57,6 +59,19 @@ int pat_comm_delete_fn(MPI_Comm comm, int keyval, void *value, void *extra) {
   unlink_state(cs);
   destroy_state(cs);
   return MPI_SUCCESS;
+}
+
+/* node[r] = the lowest rank of comm sharing memory with rank r */
+static int node_map(MPI_Comm comm, int rank, int P, int **out) {
+  MPI_Comm shared;
+  int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+  if (rc != MPI_SUCCESS) return rc;
+  int leader = rank;
+  MPI_Bcast(&leader, 1, MPI_INT, 0, shared); /* key = rank: shared rank 0 is the lowest */
+  MPI_Comm_free(&shared);
+  *out = malloc((size_t)P * sizeof **out);
+  if (!*out) return MPI_ERR_NO_MEM;
+  return MPI_Allgather(&leader, 1, MPI_INT, *out, 1, MPI_INT, comm);
 }
 
 static int dup_private(MPI_Comm comm, MPI_Comm *out) {
@@ -80,12 +95,14 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   cs->data = cs->data_aa = cs->ctrl = MPI_COMM_NULL;
   cs->last_alg = -1;
   pthread_mutex_init(&cs->lock, NULL);
+  pat_select_cache_init(&cs->select);
   MPI_Comm_size(comm, &cs->P);
   MPI_Comm_rank(comm, &cs->rank);
   rc = pat_exchange_init(&cs->x, cs->P);
   if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->data);
   if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->data_aa);
   if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->ctrl);
+  if (rc == MPI_SUCCESS) rc = node_map(cs->ctrl, cs->rank, cs->P, &cs->node);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, pat_rt.keyval, cs);
   if (rc != MPI_SUCCESS) {
     destroy_state(cs);

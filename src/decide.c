@@ -1,22 +1,42 @@
 /*
  * Which algorithm a call runs.  A fixed setting is obeyed; "auto" asks the
- * cost model (selection).  Inputs are the exchanged, quantised arrivals and
- * parameters every rank shares, so every rank decides the same.
+ * cost model (select.h) to predict every algorithm's mean elapsed time for
+ * the exchanged arrivals and takes the smallest.  Inputs are the exchanged,
+ * quantised arrivals and the model rank 0 broadcast, so every rank decides
+ * the same.
  */
-#include <math.h>
-
 #include "runtime.h"
 
-int64_t pat_tau_ns(int64_t bytes) {
-  int64_t tau = (int64_t)llround((pat_rt.alpha + pat_rt.beta * (double)bytes) * 1e9);
+int64_t pat_tau_ns(int alg, int64_t bytes) {
+  int64_t tau = pat_quantise_ns(pat_model_tau(&pat_rt.model, alg, (double)bytes));
   return tau > 0 ? tau : 1;
 }
 
-int pat_choose(int P, const int64_t *arrival, int64_t bytes, int setting, int *root) {
-  (void)arrival;
+static int uses_intra(const pat_model_params *mp) {
+  if (mp->dflt.has_intra) return 1;
+  for (int a = 0; a < PAT_ALG_COUNT; a++)
+    if (mp->alg[a].set && mp->alg[a].has_intra) return 1;
+  return 0;
+}
+
+int pat_choose(pat_comm_state *cs, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns, int setting,
+               int *root) {
   *root = 0;
-  if (setting >= 0) return setting;
-  /* provisional rule until the cost model selects: logarithmic for small
-   * vectors, ring for large ones */
-  return bytes * P < 65536 ? PAT_ALG_BRUCK : PAT_ALG_RING;
+  if (setting >= 0) return setting; /* fixed: BSLB's root stays 0, as in the paper */
+  if (!arrival || cs->P < 2) return PAT_ALG_RING;
+  pat_model_params mp = pat_rt.model;
+  mp.node = uses_intra(&mp) ? cs->node : NULL;
+  pat_select_in in = {0};
+  in.P = cs->P;
+  in.arrival_ns = arrival;
+  in.bg_start_ns = bg_start_ns;
+  in.block_bytes = (double)bytes;
+  in.mp = &mp;
+  in.allowed = 0;     /* every algorithm with a schedule */
+  in.lnbc_root = 0;   /* LNBC's schedules are cached for root 0 */
+  in.bslb_roots = 1;  /* BSLB rooted at the earliest predicted arrival */
+  pat_select_out out;
+  if (pat_select(&cs->select, &in, &out) != PAT_OK || out.alg < 0) return PAT_ALG_RING;
+  *root = out.root;
+  return out.alg;
 }

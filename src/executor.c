@@ -2,12 +2,48 @@
 #include "executor.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Tags tell steps (and plans, through the salt) apart on the private
- * communicator; MPI guarantees tags up to 32767. */
-#define PAT_TAG_STEPS (32768 / PAT_TAG_SALTS)
+/* Tags tell steps and plan generations apart on the private communicator;
+ * MPI guarantees tags up to 32767, Open MPI offers far more. */
+static int tag_span = 32768 / PAT_TAG_GENS;
+
+/* PAT_TRACE=1 prints every message the executor posts, cancels or drains
+ * (for debugging a schedule on a real machine). */
+static int trace_on(void) {
+  static int trace = -1;
+  if (trace < 0) trace = getenv("PAT_TRACE") && atoi(getenv("PAT_TRACE")) > 0;
+  return trace;
+}
+
+void pat_exec_set_tag_ub(int tag_ub) {
+  long long span = ((long long)tag_ub + 1) / PAT_TAG_GENS;
+  tag_span = span >= 1024 ? (int)(span > (1 << 24) ? (1 << 24) : span) : 32768 / PAT_TAG_GENS;
+}
+
+int pat_tag_generation(int tag) { return tag / tag_span; }
+
+int pat_drain_stale(MPI_Comm comm, int gen_a, int gen_b) {
+  int discarded = 0;
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &st) != MPI_SUCCESS || !flag) break;
+    int gen = pat_tag_generation(st.MPI_TAG);
+    if (gen == gen_a || gen == gen_b) break; /* a message of the current exchange: leave it */
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    char *junk = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (!junk) break;
+    MPI_Recv(junk, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE);
+    if (trace_on()) { int wr; MPI_Comm_rank(MPI_COMM_WORLD, &wr); fprintf(stderr, "TRACE w%d comm %p DRAIN src %d tag %d bytes %d (keeping %d, %d)\n", wr, (void*)comm, st.MPI_SOURCE, st.MPI_TAG, bytes, gen_a, gen_b); }
+    free(junk);
+    discarded++;
+  }
+  return discarded;
+}
 
 int pat_type_is_dense(MPI_Datatype type, MPI_Aint *lb) {
   int size;
@@ -252,7 +288,7 @@ int pat_exec_post(pat_exec *e) {
   if (e->inflight) return MPI_ERR_INTERN;
   if (e->next >= e->nops) return MPI_SUCCESS;
   int step = e->ops[e->next].step;
-  int tag = (step % PAT_TAG_STEPS) * PAT_TAG_SALTS + e->tag_salt;
+  int tag = e->tag_gen * tag_span + step % tag_span;
   e->nreq = 0;
   e->inflight = 1;
   e->inflight_step = step;
@@ -265,6 +301,11 @@ int pat_exec_post(pat_exec *e) {
     if (rc != MPI_SUCCESS) return rc;
     if (tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = tmp;
     MPI_Request *req = &e->reqs[e->nreq++];
+    if (trace_on()) {
+      int wr; MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+      fprintf(stderr, "TRACE w%d comm %p %s peer %d tag %d gen %d step %d count %d\n", wr, (void*)e->buf->comm,
+              (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV) ? "RECV" : "SEND", op->peer, tag, e->tag_gen, step, count);
+    }
     if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV)
       rc = MPI_Irecv(addr, count, type, op->peer, tag, e->buf->comm, req);
     else
@@ -297,6 +338,7 @@ int pat_exec_wait(pat_exec *e) {
 
 int pat_exec_cancel(pat_exec *e) {
   if (!e->inflight) return MPI_SUCCESS;
+  if (trace_on()) { int wr; MPI_Comm_rank(MPI_COMM_WORLD, &wr); fprintf(stderr, "TRACE w%d comm %p CANCEL gen %d step %d\n", wr, (void*)e->buf->comm, e->tag_gen, e->inflight_step); }
   for (int i = 0; i < e->nreq; i++)
     if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
   int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);

@@ -48,11 +48,23 @@ typedef struct pat_exec {
   MPI_Request *reqs;
   MPI_Datatype *types; /* temporary datatypes of the posted step */
   int nreq, ntypes, max_step_ops;
-  int tag_salt;        /* 0..3, keeps the messages of different plans apart */
+  int tag_gen;         /* 0 .. PAT_TAG_GENS-1: keeps the messages of different plans apart */
   long long steps_done;
 } pat_exec;
 
-#define PAT_TAG_SALTS 4
+/* Tags: generation * span + step % span, with span = (tag upper bound + 1)
+ * / PAT_TAG_GENS, so plans of different generations never share a tag. */
+#define PAT_TAG_GENS 32
+void pat_exec_set_tag_ub(int tag_ub);
+int pat_tag_generation(int tag);
+
+/* Receive and discard the messages waiting on comm that belong to an earlier
+ * exchange than the one whose generations are gen_a and gen_b (its plan and
+ * its replanned plan; a faster rank may already be sending either): leftovers
+ * of a plan that was dropped after some rank had sent a background message
+ * (e.g. a BSLB signal).  Stops at the first message of the current exchange.
+ * Returns the number discarded. */
+int pat_drain_stale(MPI_Comm comm, int gen_a, int gen_b);
 
 /* Prepare to run `self`'s ops of schedule s (finalized) on buffers b.
  * Returns MPI_SUCCESS or an MPI error code. */

@@ -1,12 +1,18 @@
 /*
- * Network parameters (alpha, beta) used for tau and, until a calibrated
- * model is loaded, by the cost model: a quick ping-pong between world ranks
- * 0 and 1 at PAT_Init, broadcast from rank 0 so that every rank holds
- * bit-identical values.
+ * The cost model's parameters, identical on every rank.
+ *
+ * PAT_MODEL=path: rank 0 reads the model file (made by pat-calibrate and
+ * pat-fit), and broadcasts its text; every rank parses the same text, so
+ * every rank holds bit-identical parameters.  Without it: a quick ping-pong
+ * between world ranks 0 and 1 at PAT_Init gives one (alpha, beta) pair,
+ * broadcast from rank 0, used for every algorithm.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clock.h"
+#include "fit.h"
 #include "runtime.h"
 
 #define SMALL 8
@@ -32,12 +38,9 @@ static double pingpong(MPI_Comm comm, int rank, char *buf, int bytes) {
   return best;
 }
 
-int pat_netparams_init(void) {
-  int P, rank;
-  MPI_Comm_size(pat_rt.world, &P);
-  MPI_Comm_rank(pat_rt.world, &rank);
-  double ab[2] = {1e-6, 1.0 / 1e9}; /* used on a single process: 1 us, 1 GB/s */
-  pat_rt.params_source = "default (single process)";
+static int estimate(int P, int rank) {
+  double ab[2] = {1e-6, 1.0 / 1e9}; /* a single process: 1 us, 1 GB/s */
+  snprintf(pat_rt.model_source, sizeof pat_rt.model_source, "default (single process)");
   if (P > 1) {
     if (rank < 2) {
       char *buf = calloc(1, LARGE);
@@ -53,9 +56,49 @@ int pat_netparams_init(void) {
     }
     int rc = MPI_Bcast(ab, 2, MPI_DOUBLE, 0, pat_rt.world);
     if (rc != MPI_SUCCESS) return rc;
-    pat_rt.params_source = "ping-pong estimate at PAT_Init (ranks 0-1)";
+    snprintf(pat_rt.model_source, sizeof pat_rt.model_source,
+             "built-in estimate: ping-pong of world ranks 0 and 1 at PAT_Init");
   }
   pat_rt.alpha = ab[0];
   pat_rt.beta = ab[1];
+  pat_model_params_init(&pat_rt.model, ab[0], ab[1]);
   return MPI_SUCCESS;
+}
+
+/* Rank 0 reads the file; everyone parses the text it broadcasts. */
+static int load(const char *path, int rank) {
+  char err[512] = "";
+  char *text = NULL;
+  long len = -1;
+  if (rank == 0) {
+    pat_model_params mp;
+    if (pat_model_read(path, &mp, err, sizeof err) == PAT_OK && (text = pat_model_format(&mp)))
+      len = (long)strlen(text) + 1;
+  }
+  MPI_Bcast(&len, 1, MPI_LONG, 0, pat_rt.world);
+  if (len < 0) {
+    MPI_Bcast(err, sizeof err, MPI_CHAR, 0, pat_rt.world);
+    if (rank == 0) fprintf(stderr, "libpat: PAT_MODEL=%s: %s\n", path, err);
+    return pat_fail(MPI_ERR_ARG, "PAT_MODEL=%s: %s", path, err);
+  }
+  if (rank != 0 && !(text = malloc((size_t)len))) return MPI_ERR_NO_MEM;
+  MPI_Bcast(text, (int)len, MPI_CHAR, 0, pat_rt.world);
+  pat_model_params mp;
+  int rc = pat_model_parse(text, path, &mp, err, sizeof err);
+  free(text);
+  if (rc != PAT_OK) return pat_fail(MPI_ERR_ARG, "PAT_MODEL=%s: %s", path, err);
+  pat_rt.model = mp;
+  snprintf(pat_rt.model_source, sizeof pat_rt.model_source, "model file %s (%s)", path,
+           mp.made[0] ? mp.made : "no 'made' line");
+  return MPI_SUCCESS;
+}
+
+int pat_netparams_init(void) {
+  int P, rank;
+  MPI_Comm_size(pat_rt.world, &P);
+  MPI_Comm_rank(pat_rt.world, &rank);
+  int rc = estimate(P, rank);
+  const char *path = getenv("PAT_MODEL");
+  if (rc == MPI_SUCCESS && path && *path) rc = load(path, rank);
+  return rc;
 }

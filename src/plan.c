@@ -8,15 +8,15 @@
 
 #include "runtime.h"
 
-void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int replanned) {
+void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_start_ns, int replanned) {
   pat_plan *p = &cs->plan;
   if (!p->arrival) p->arrival = malloc((size_t)cs->P * sizeof *p->arrival);
   for (int i = 0; i < cs->P; i++) p->arrival[i] = cs->x.all[i].arrival_ns;
   p->setting = setting;
   p->bytes = bytes;
   p->replanned = replanned;
-  p->tau_ns = pat_tau_ns(bytes);
-  p->alg = pat_choose(cs->P, p->arrival, bytes, setting, &p->root);
+  p->alg = pat_choose(cs, p->arrival, bytes, bg_start_ns, setting, &p->root);
+  p->tau_ns = pat_tau_ns(p->alg, bytes); /* the tau the selection built this algorithm with */
   p->decided = 1;
   cs->last_plan_hash = pat_plan_digest(cs);
 }
@@ -47,9 +47,13 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
     pat_sched_free(&p->sched);
     return pat_fail(rc, "cannot prepare the executor");
   }
-  /* consecutive exchanges and replanned calls never share tags, so a stale
-   * background receive can never catch another plan's message */
-  p->exec.tag_salt = (int)(cs->x.seq % 2) * 2 + (p->replanned ? 1 : 0);
+  /* Plans of the last PAT_TAG_GENS/2 exchanges, replanned or not, never
+   * share tags, so a stale background receive can never catch another plan's
+   * message, and a stale message (a dropped plan's background signal) can
+   * never satisfy this plan's receive; leftovers are drained here. */
+  int exchange_gen = (int)(cs->x.seq % (PAT_TAG_GENS / 2)) * 2;
+  p->exec.tag_gen = exchange_gen + (p->replanned ? 1 : 0);
+  pat_drain_stale(cs->data_aa, exchange_gen, exchange_gen + 1);
   p->has_exec = 1;
   return MPI_SUCCESS;
 }

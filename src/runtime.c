@@ -47,6 +47,9 @@ int PAT_Init(void) {
   MPI_Comm_set_errhandler(pat_rt.world, MPI_ERRORS_RETURN);
   MPI_Comm_rank(pat_rt.world, &pat_rt.world_rank);
   pat_clock_setup(pat_rt.world_rank);
+  int *tag_ub, found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+  pat_exec_set_tag_ub(found ? *tag_ub : 32767);
   rc = pat_clock_sync(pat_rt.world, env_int("PAT_CLOCK_SAMPLES", 20));
   if (rc == MPI_SUCCESS) rc = pat_netparams_init();
   if (rc == MPI_SUCCESS)

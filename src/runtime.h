@@ -12,8 +12,10 @@
 #include "algorithms.h"
 #include "exchange.h"
 #include "executor.h"
+#include "model.h"
 #include "pat.h"
 #include "predict.h"
+#include "select.h"
 
 /* What a call will do, decided from the exchanged records; for arrival-aware
  * algorithms also the schedule and its (possibly started) execution. */
@@ -51,6 +53,8 @@ typedef struct pat_comm_state {
   long long calls;
   pat_exchange x;
   pat_plan plan;
+  pat_select_cache select; /* compiled classic schedules for the cost model */
+  int *node;                /* node id of every rank (ranks sharing memory share it) */
   pat_site sites[PAT_SITES];
   int nsites, last_site;
   int64_t last_exit_ns; /* common clock */
@@ -72,9 +76,10 @@ typedef struct pat_runtime {
   pat_comm_state *comms;
   pat_comm_state *current; /* communicator of the last call: where PAT_Edge predictions go */
   PAT_Stats stats;
-  /* network parameters for tau and the model (identical on every rank) */
-  double alpha, beta;
-  const char *params_source;
+  /* the cost model (identical on every rank: rank 0 reads or measures, then broadcasts) */
+  double alpha, beta;       /* the quick ping-pong estimate */
+  pat_model_params model;
+  char model_source[512];
   /* compute-phase instrumentation */
   int instrumented;      /* PAT_ProcessingStart was ever called */
   int phase_active;
@@ -105,7 +110,7 @@ int pat_setting_needs_exchange(int setting);
 int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind);
 
 /* Plans (plan.c); cs->lock held. */
-void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int replanned);
+void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_start_ns, int replanned);
 int pat_plan_prepare_exec(pat_comm_state *cs);
 int pat_plan_progress(pat_comm_state *cs, int *busy);
 void pat_plan_drop(pat_comm_state *cs);
@@ -117,10 +122,11 @@ void pat_background_wake(void);
 
 /* Choice of algorithm for a PAP (decide.c): identical on every rank for
  * identical inputs. */
-int pat_choose(int P, const int64_t *arrival, int64_t bytes, int setting, int *root);
-int64_t pat_tau_ns(int64_t bytes);
+int pat_choose(pat_comm_state *cs, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns, int setting,
+               int *root);
+int64_t pat_tau_ns(int alg, int64_t bytes);
 
-/* Network parameters (netparams.c). */
+/* The cost model's parameters (netparams.c): PAT_MODEL file or estimate. */
 int pat_netparams_init(void);
 
 /* Test hooks (debug.c).  A prediction hook replaces every arrival a rank

@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
   char where[256] = "unknown";
   if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) hwloc_bitmap_list_snprintf(where, sizeof where, set);
   hwloc_bitmap_free(set);
-  char line[512];
+  char line[600];
   snprintf(line, sizeof line, "  rank %d: host %s, node rank %d of %d, cpus %s, clock offset %+.3f us (rtt %.1f us)",
            rank, host, node_rank, node_size, where, 1e-3 * (double)pat_clock_offset_ns(),
            1e-3 * (double)pat_clock_best_rtt_ns());
@@ -84,8 +84,15 @@ int main(int argc, char **argv) {
     printf("  PAT_THREAD=%s\n", env_or("PAT_THREAD", "(unset: 1)"));
     printf("  PAT_VERBOSE=%s\n", env_or("PAT_VERBOSE", "(unset: 0)"));
     printf("  PAT_CLOCK_SAMPLES=%s\n", env_or("PAT_CLOCK_SAMPLES", "(unset: 20)"));
-    printf("\nnetwork parameters: alpha %.3f us, beta %.4f ns/byte (%.2f GB/s) - %s\n", pat_rt.alpha * 1e6,
-           pat_rt.beta * 1e9, 1e-9 / pat_rt.beta, pat_rt.params_source);
+    printf("  PAT_MODEL=%s\n", env_or("PAT_MODEL", "(unset: built-in estimate)"));
+    printf("\ncost model: %s\n", pat_rt.model_source);
+    printf("  default: alpha %.3f us, beta %.4f ns/byte (%.2f GB/s)\n", pat_rt.model.dflt.inter.alpha * 1e6,
+           pat_rt.model.dflt.inter.beta * 1e9, 1e-9 / pat_rt.model.dflt.inter.beta);
+    for (int i = 0; i < PAT_ALG_COUNT; i++)
+      if (pat_rt.model.alg[i].set)
+        printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name,
+               pat_rt.model.alg[i].inter.alpha * 1e6, pat_rt.model.alg[i].inter.beta * 1e9,
+               pat_rt.model.alg[i].has_intra ? " (+ intra-node pair)" : "");
     printf("\n");
     print_topology(topo);
     printf("job: %d ranks on %d node(s)\n", P, nodes);
