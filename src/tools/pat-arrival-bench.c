@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
       }
       sum_lb += pat_lower_bound(P, arr, tau, NULL);
       for (int k = 0; k < nalg; k++) {
-        pat_build_args ba = {P, PAT_ALL_RANKS, arr_ns, tau_ns, 0};
+        pat_build_args ba = {P, PAT_ALL_RANKS, arr_ns, tau_ns, 0, (int64_t)llround(alpha * 1e9)};
         pat_sched s;
         if (pat_build(algs[k], &s, &ba) != PAT_OK) {
           fprintf(stderr, "build of %s failed at P=%d\n", pat_algorithms[algs[k]].name, P);
@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
              pat_algorithms[ba_].name, best_classic / best_arrival);
     for (int k = 0; k < nalg && build; k++) {
       if (!(pat_algorithms[algs[k]].flags & PAT_ALGF_ARRIVAL)) continue;
-      pat_build_args ba = {P, PAT_ALL_RANKS, arr_ns, tau_ns, 0};
+      pat_build_args ba = {P, PAT_ALL_RANKS, arr_ns, tau_ns, 0, (int64_t)llround(alpha * 1e9)};
       pat_sched s;
       double t0 = now();
       int reps = 0;

@@ -177,7 +177,7 @@ int main(int argc, char **argv) {
   }
   for (int r = 0; r < P; r++) arr_ns[r] = (int64_t)llround(arr[r] * TAU_NS);
 
-  pat_build_args ba = {P, PAT_ALL_RANKS, arrivals || random_w >= 0 ? arr_ns : NULL, TAU_NS, root};
+  pat_build_args ba = {P, PAT_ALL_RANKS, arrivals || random_w >= 0 ? arr_ns : NULL, TAU_NS, root, 0};
   pat_sched s, ring;
   int rc = pat_build(alg, &s, &ba);
   if (rc) {
