@@ -18,6 +18,7 @@ int pat_setting_needs_exchange(int setting) {
 
 int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind) {
   if (cs->x.state != PAT_X_IDLE || cs->P < 2) return MPI_SUCCESS;
+  if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->rank, cs->P, cs->x.seq, arrival_ns);
   pat_xrec rec = {arrival_ns, block_bytes, pat_rt.alg, kind};
   return pat_exchange_start(&cs->x, cs->ctrl, &rec);
 }

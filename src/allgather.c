@@ -73,7 +73,7 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
 
 /* The planned arrival-aware schedule: packed on the plan's stage, where the
  * background thread may already have received (and forwarded) blocks. */
-static int run_planned(pat_comm_state *cs, const call_args *c) {
+static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_steps, long long *fg_steps) {
   int rc = pat_plan_prepare_exec(cs);
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers *b = &cs->plan.buf;
@@ -83,19 +83,22 @@ static int run_planned(pat_comm_state *cs, const call_args *c) {
   MPI_Aint lb, extent;
   MPI_Type_get_extent(c->recvtype, &lb, &extent);
   b->block_extent = extent * c->recvcount;
+  *bg_steps = cs->plan.exec.steps_done;
   rc = pat_buffers_put_own(b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS) rc = pat_exec_run(&cs->plan.exec);
   if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(b, c->sendbuf == MPI_IN_PLACE);
+  *fg_steps = cs->plan.exec.steps_done - *bg_steps;
   return rc;
 }
 
-static int run_alg(pat_comm_state *cs, int alg, const call_args *c) {
+static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *bg_steps, long long *fg_steps) {
+  *bg_steps = *fg_steps = 0;
   if (alg == PAT_ALG_NATIVE) {
     int rc = PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm);
     return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
   }
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
-  if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) return run_planned(cs, c);
+  if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) return run_planned(cs, c, bg_steps, fg_steps);
   return run_classic(cs, alg, c);
 }
 
@@ -133,9 +136,12 @@ static void contribute_from_history(pat_comm_state *cs) {
   pat_background_wake();
 }
 
-static void account(pat_comm_state *cs, int alg, double wait_s, int predicted, double pred_err_s) {
+static void account(pat_comm_state *cs, int alg, double wait_s, int predicted, double pred_err_s, long long bg_steps,
+                    long long fg_steps) {
   pthread_mutex_lock(&pat_rt.lock);
   pat_rt.stats.calls++;
+  pat_rt.stats.bg_steps += bg_steps;
+  pat_rt.stats.fg_steps += fg_steps;
   if (alg >= 0 && alg < (int)(sizeof pat_rt.stats.calls_per_alg / sizeof pat_rt.stats.calls_per_alg[0]))
     pat_rt.stats.calls_per_alg[alg]++;
   pat_rt.stats.exchange_wait_sum += wait_s;
@@ -168,6 +174,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   pthread_mutex_lock(&cs->lock);
   int setting = pat_rt.alg, alg, predicted = 0;
   double wait_s = 0, pred_err_s = 0;
+  long long bg_steps = 0, fg_steps = 0;
   if (cs->P > 1 && pat_setting_needs_exchange(setting)) {
     rc = pat_contribute(cs, arrival, c.bytes, PAT_XREC_ACTUAL);
     int64_t t0 = pat_clock_local_ns();
@@ -191,14 +198,14 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
       pat_plan_drop(cs);
     if (!cs->plan.decided) pat_plan_decide(cs, setting, c.bytes, !as_expected);
     alg = cs->plan.alg;
-    rc = run_alg(cs, alg, &c);
+    rc = run_alg(cs, alg, &c, &bg_steps, &fg_steps);
     pat_plan_drop(cs);
     pat_exchange_consume(&cs->x);
   } else {
     int root;
     alg = cs->P > 1 ? pat_choose(cs->P, NULL, c.bytes, setting, &root) : PAT_ALG_RING;
     if (setting == PAT_ALG_NATIVE) alg = PAT_ALG_NATIVE;
-    rc = run_alg(cs, alg, &c);
+    rc = run_alg(cs, alg, &c, &bg_steps, &fg_steps);
   }
   int64_t exit_ns = pat_clock_global_ns();
   update_history(cs, &c, arrival, exit_ns);
@@ -208,6 +215,6 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
       pat_setting_needs_exchange(setting))
     contribute_from_history(cs);
   pthread_mutex_unlock(&cs->lock);
-  account(cs, alg, wait_s, predicted, pred_err_s);
+  account(cs, alg, wait_s, predicted, pred_err_s, bg_steps, fg_steps);
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: %s failed", pat_algorithms[alg].name);
 }

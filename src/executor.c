@@ -280,6 +280,7 @@ int pat_exec_test(pat_exec *e, int *done) {
   int rc = MPI_Testall(e->nreq, e->reqs, done, MPI_STATUSES_IGNORE);
   if (rc == MPI_SUCCESS && *done) {
     e->inflight = 0;
+    e->steps_done++;
     free_step_types(e);
   }
   return rc;
@@ -289,6 +290,7 @@ int pat_exec_wait(pat_exec *e) {
   if (!e->inflight) return MPI_SUCCESS;
   int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
   e->inflight = 0;
+  e->steps_done++;
   free_step_types(e);
   return rc;
 }

@@ -62,6 +62,7 @@ size_t pat_replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int pe
 typedef struct gent { /* a transfer waiting on a contended port */
   double ready, cost, blocks;
   int peer;
+  uint64_t h_owner, h_peer; /* op signatures (see op_hash) */
 } gent;
 
 typedef struct fgroup {
@@ -70,36 +71,44 @@ typedef struct fgroup {
 } fgroup;
 
 typedef struct frank {
-  size_t pos, end, rend; /* current step's ops [pos, end); this rank's ops end at rend */
-  int step;              /* step being run; -1 before the first; INT32_MAX when finished */
-  int remaining;         /* ops of the step not yet done */
-  int nsend, nrecv;      /* send-class and receive-class ops in the step */
+  size_t end, rend;  /* the next step starts at end; this rank's ops end at rend */
+  int step;          /* step being run; -1 before the first; INT32_MAX when finished */
+  int remaining;     /* ops of the step not yet done */
+  int nsend, nrecv;  /* send-class and receive-class ops in the step */
   int fg;
   double entry, stepmax;
-  fgroup gs, gr; /* this step's transfers queued on the send / receive port */
+  uint64_t sig, got; /* signatures of the step's ops, and of the ops matched so far */
+  fgroup gs, gr;     /* this step's transfers queued on the send / receive port */
 } frank;
 
-/* Ranks whose step is done wait in a FIFO ring of P slots (a rank is in it
- * at most once); their next ops are prefetched when they join it. */
+/* Ranks whose step is done wait on a stack (a rank is on it at most once). */
 typedef struct fast {
   pat_replay *R;
   frank *rk;
-  int *q;
-  int head, count;
+  int *stack, sp;
+  int bad;                       /* an op was matched with one its partner does not have */
+  int uniform_pair, eager_on;    /* one (alpha, beta) for every pair; eager threshold set */
+  double memo_blocks, memo_cost; /* the last cost computed */
 } fast;
 
-static void f_queue(fast *F, int r) {
-  frank *x = &F->rk[r];
-  if (x->end < x->rend) __builtin_prefetch(&F->R->s->ops[x->end]);
-  int P = F->R->P, slot = F->head + F->count;
-  F->q[slot >= P ? slot - P : slot] = r;
-  F->count++;
+/* The second rank to enter a step matches its op with the first rank's
+ * without looking it up: each op carries a signature hash(kind, peer), and a
+ * step may only end when the signatures of the ops matched on a rank add up
+ * to those of the ops it has.  (The event engine looks every match up.) */
+static inline uint64_t op_hash(int kind, int peer) {
+  uint64_t z = (((uint64_t)(uint32_t)peer << 3) | (unsigned)kind) * 0x9e3779b97f4a7c15ull;
+  return z ^ (z >> 29);
 }
+static inline int peer_kind(int kind) { return kind & 1 ? kind + 1 : kind - 1; } /* SEND<->RECV, SIGNAL_* */
 
-static void f_done(fast *F, int r, double end) {
+static inline void f_done(fast *F, int r, double end, uint64_t h) {
   frank *x = &F->rk[r];
   if (end > x->stepmax) x->stepmax = end;
-  if (--x->remaining == 0) f_queue(F, r);
+  x->got += h;
+  if (--x->remaining == 0) {
+    if (x->got != x->sig) F->bad = 1;
+    F->stack[F->sp++] = r;
+  }
 }
 
 static int gent_cmp(const void *pa, const void *pb) {
@@ -114,13 +123,14 @@ static void f_resolve(fast *F, int owner, fgroup *g, int owner_sends) {
   qsort(g->v, (size_t)g->n, sizeof *g->v, gent_cmp);
   double free_at = -INFINITY;
   for (int i = 0; i < g->n; i++) {
-    double start = g->v[i].ready > free_at ? g->v[i].ready : free_at;
-    double end = start + g->v[i].cost;
+    const gent *e = &g->v[i];
+    double start = e->ready > free_at ? e->ready : free_at;
+    double end = start + e->cost;
     free_at = end;
-    int from = owner_sends ? owner : g->v[i].peer, to = owner_sends ? g->v[i].peer : owner;
-    pat_replay_trace(R, F->rk[owner].step, from, to, 0, g->v[i].blocks, g->v[i].ready, start, end);
-    f_done(F, owner, end);
-    f_done(F, g->v[i].peer, end);
+    int from = owner_sends ? owner : e->peer, to = owner_sends ? e->peer : owner;
+    pat_replay_trace(R, F->rk[owner].step, from, to, 0, e->blocks, e->ready, start, end);
+    f_done(F, owner, end, e->h_owner);
+    f_done(F, e->peer, end, e->h_peer);
   }
   g->n = 0;
 }
@@ -136,39 +146,40 @@ static int g_push(fgroup *g, int need, gent e) {
   return PAT_OK;
 }
 
-/* Both ends of the transfer described by op `o` of rank r (peer p) are in the step. */
+/* Both ends of the transfer of op `o` (rank r, peer p) are in the step. */
 static int f_pair(fast *F, int r, const pat_op *o, int p) {
   pat_replay *R = F->R;
   frank *x = &F->rk[r], *y = &F->rk[p];
-  size_t m = pat_replay_find(R->s->ops, y->pos, y->end, !pat_is_send(o->kind), r);
-  if (m == (size_t)-1) return PAT_EINVAL;
-  const pat_op *q = &R->s->ops[m];
-  int sendkind = pat_is_send(o->kind) ? o->kind : q->kind;
-  int recvkind = pat_is_send(o->kind) ? q->kind : o->kind;
-  if (!((sendkind == PAT_OP_SEND && recvkind == PAT_OP_RECV) ||
-        (sendkind == PAT_OP_SIGNAL_SEND && recvkind == PAT_OP_SIGNAL_RECV)))
-    return PAT_EINVAL;
-  int from = pat_is_send(o->kind) ? r : p, to = from == r ? p : r;
-  frank *snd = &F->rk[from], *rcv = &F->rk[to];
-  double blocks = pat_model_op_blocks(o);
-  if (pat_replay_eager(R, blocks)) return PAT_MODEL_FALLBACK;
-  double cost = pat_model_cost(pat_replay_pair(R, from, to), R->block_bytes, blocks);
+  const int kind = o->kind, sends = kind & 1;
+  const int from = sends ? r : p, to = sends ? p : r;
+  double blocks = o->nspans == 1 && o->span[0].lo == 0 && o->span[0].hi == PAT_FRAC_ONE ? (double)o->span[0].count
+                                                                                          : pat_model_op_blocks(o);
+  if (F->eager_on && pat_replay_eager(R, blocks)) return PAT_MODEL_FALLBACK;
+  double cost;
+  if (F->uniform_pair && blocks == F->memo_blocks) { /* most transfers repeat the previous size */
+    cost = F->memo_cost;
+  } else {
+    cost = pat_model_cost(pat_replay_pair(R, from, to), R->block_bytes, blocks);
+    F->memo_blocks = blocks;
+    F->memo_cost = cost;
+  }
   double ready = x->entry > y->entry ? x->entry : y->entry;
+  uint64_t hx = op_hash(kind, p), hy = op_hash(peer_kind(kind), r);
   R->transfers++;
-  int cs = snd->nsend > 1, cr = rcv->nrecv > 1;
+  int cs = F->rk[from].nsend > 1, cr = F->rk[to].nrecv > 1;
   if (!cs && !cr) {
     double end = ready + cost;
-    pat_replay_trace(R, x->step, from, to, 0, blocks, ready, ready, end);
-    f_done(F, r, end);
-    f_done(F, p, end);
+    if (R->mp->trace) pat_replay_trace(R, x->step, from, to, 0, blocks, ready, ready, end);
+    f_done(F, r, end, hx);
+    f_done(F, p, end, hy);
     return PAT_OK;
   }
-  if (cs && cr) return PAT_MODEL_FALLBACK; /* queued on two busy ports: order is global */
+  if (cs && cr) return PAT_MODEL_FALLBACK; /* queued on two busy ports: the order is global */
   int owner = cs ? from : to;
   frank *ow = &F->rk[owner];
   fgroup *g = cs ? &ow->gs : &ow->gr;
   int need = cs ? ow->nsend : ow->nrecv;
-  gent e = {ready, cost, blocks, cs ? to : from};
+  gent e = {ready, cost, blocks, owner == r ? p : r, owner == r ? hx : hy, owner == r ? hy : hx};
   if (g_push(g, need, e)) return PAT_ENOMEM;
   if (g->n == need) f_resolve(F, owner, g, cs);
   return PAT_OK;
@@ -179,27 +190,34 @@ static int f_advance(fast *F, int r) {
   pat_replay *R = F->R;
   frank *x = &F->rk[r];
   const pat_op *ops = R->s->ops;
+  const unsigned P = (unsigned)R->P;
   double prev = x->step < 0 ? -INFINITY : x->stepmax;
   if (x->end == x->rend) {
     R->fin[r] = prev > R->a[r] ? prev : R->a[r];
     x->step = INT32_MAX;
     return PAT_OK;
   }
-  size_t pos = x->end, end = pos;
-  int t = ops[pos].step, ns = 0, nr = 0;
-  for (; end < x->rend && ops[end].step == t; end++) {
+  const size_t pos = x->end;
+  size_t end = pos;
+  const int t = ops[pos].step;
+  int ns = 0, nr = 0;
+  uint64_t sig = 0;
+  do {
     const pat_op *o = &ops[end];
-    if (o->peer < 0 || o->peer >= R->P || o->peer == r) return PAT_EINVAL;
-    if (pat_is_send(o->kind)) {
+    const unsigned peer = (unsigned)o->peer, kind = o->kind;
+    if (peer >= P || peer == (unsigned)r || kind - 1u > 3u) return PAT_EINVAL;
+    sig += op_hash((int)kind, (int)peer);
+    if (kind & 1) {
       ns++;
-      if (!x->fg && o->kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r)) {
+      if (!x->fg && kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r)) {
         x->fg = 1;
         R->fg[r] = t;
       }
     } else {
       nr++;
     }
-  }
+    end++;
+  } while (end < x->rend && ops[end].step == t);
   /* keep this rank's next ops coming into the cache: ranks advance in an
    * interleaved order, too many streams for the hardware prefetcher */
   const char *ahead = (const char *)&ops[end] + 256;
@@ -208,20 +226,21 @@ static int f_advance(fast *F, int r) {
     __builtin_prefetch(ahead + 64);
   }
   double floor = pat_replay_floor(R, r, x->fg);
-  x->pos = pos;
   x->end = end;
   x->step = t;
   x->nsend = ns;
   x->nrecv = nr;
   x->remaining = (int)(end - pos);
+  x->sig = sig;
+  x->got = 0;
   x->entry = prev > floor ? prev : floor;
   x->stepmax = -INFINITY;
   for (size_t i = pos; i < end; i++) {
-    int p = ops[i].peer;
-    if (F->rk[p].step == t) {
+    int p = ops[i].peer, ps = F->rk[p].step;
+    if (ps == t) {
       int rc = f_pair(F, r, &ops[i], p);
       if (rc) return rc;
-    } else if (F->rk[p].step > t) {
+    } else if (ps > t) {
       return PAT_EINVAL; /* the partner went past this step without us */
     }
   }
@@ -230,21 +249,20 @@ static int f_advance(fast *F, int r) {
 
 int pat_replay_fast(pat_replay *R) {
   const int P = R->P;
-  fast F = {R, calloc((size_t)P, sizeof(frank)), malloc((size_t)P * sizeof(int)), 0, 0};
+  fast F = {R, calloc((size_t)P, sizeof(frank)), malloc((size_t)P * sizeof(int)), 0, 0,
+            !(R->mp->node && R->lm->has_intra), R->mp->eager_bytes > 0, NAN, 0};
   int rc = PAT_OK;
-  if (!F.rk || !F.q) rc = PAT_ENOMEM;
-  for (int r = 0; r < P && !rc; r++) {
+  if (!F.rk || !F.stack) rc = PAT_ENOMEM;
+  for (int r = P - 1; r >= 0 && !rc; r--) {
     frank *x = &F.rk[r];
     x->step = -1;
-    x->pos = x->end = R->s->rank_start[r];
+    x->end = R->s->rank_start[r];
     x->rend = R->s->rank_start[r + 1];
-    f_queue(&F, r);
+    F.stack[F.sp++] = r;
   }
-  while (!rc && F.count > 0) {
-    F.count--;
-    int slot = F.head + F.count;
-    int r = F.q[slot >= P ? slot - P : slot];
-    rc = f_advance(&F, r);
+  while (!rc && F.sp > 0) {
+    rc = f_advance(&F, F.stack[--F.sp]);
+    if (F.bad && !rc) rc = PAT_EINVAL;
   }
   for (int r = 0; r < P && !rc; r++)
     if (F.rk[r].step != INT32_MAX) rc = PAT_EINVAL; /* stuck: an op without its partner */
@@ -254,7 +272,7 @@ int pat_replay_fast(pat_replay *R) {
       free(F.rk[r].gr.v);
     }
   free(F.rk);
-  free(F.q);
+  free(F.stack);
   return rc;
 }
 

@@ -18,6 +18,7 @@ void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int replann
   p->tau_ns = pat_tau_ns(bytes);
   p->alg = pat_choose(cs->P, p->arrival, bytes, setting, &p->root);
   p->decided = 1;
+  cs->last_plan_hash = pat_plan_digest(cs);
 }
 
 int pat_plan_prepare_exec(pat_comm_state *cs) {

@@ -55,6 +55,7 @@ typedef struct pat_comm_state {
   int nsites, last_site;
   int64_t last_exit_ns; /* common clock */
   int64_t last_bytes;
+  uint64_t last_plan_hash; /* digest of the last decision's inputs and outputs (tests) */
   struct pat_comm_state *next;
 } pat_comm_state;
 
@@ -121,6 +122,12 @@ int64_t pat_tau_ns(int64_t bytes);
 
 /* Network parameters (netparams.c). */
 int pat_netparams_init(void);
+
+/* Test hooks (debug.c).  A prediction hook replaces every arrival a rank
+ * contributes, so tests can feed deliberately wrong predictions. */
+extern int64_t (*pat_test_prediction_hook)(int rank, int P, int64_t seq, int64_t predicted);
+uint64_t pat_plan_digest(const pat_comm_state *cs);
+int pat_debug_last_plan(MPI_Comm comm, uint64_t *digest, int *alg, int64_t *arrivals);
 
 /* Thread placement (bind.c). */
 int pat_bind_background_thread(void);

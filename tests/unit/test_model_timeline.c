@@ -229,6 +229,29 @@ int main(void) {
     CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "step mismatch accepted (engine %d)", eng);
   }
   pat_sched_free(&s);
+  /* two sends facing each other, no receives */
+  pat_span b1 = pat_blocks(2, 1, 1);
+  pat_sched_init(&s, 2, PAT_ALL_RANKS);
+  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 1, 1, &b0, 0);
+  pat_sched_add(&s, 1, 0, PAT_OP_SEND, 0, 1, &b1, 0);
+  pat_sched_finalize(&s);
+  for (int eng = PAT_ENGINE_AUTO; eng <= PAT_ENGINE_EVENT; eng++) {
+    mp.engine = eng;
+    CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "send facing send accepted (engine %d)", eng);
+  }
+  pat_sched_free(&s);
+  /* a receive naming another sender than the one that sends */
+  pat_sched_init(&s, 3, PAT_ALL_RANKS);
+  pat_span c0 = pat_blocks(3, 0, 1), c2 = pat_blocks(3, 2, 1);
+  pat_sched_add(&s, 0, 0, PAT_OP_RECV, 1, 1, &c2, 0); /* rank 0 expects rank 1 ... */
+  pat_sched_add(&s, 2, 0, PAT_OP_SEND, 0, 1, &c2, 0); /* ... but rank 2 sends */
+  pat_sched_add(&s, 1, 1, PAT_OP_SEND, 0, 1, &c0, 0);
+  pat_sched_finalize(&s);
+  for (int eng = PAT_ENGINE_AUTO; eng <= PAT_ENGINE_EVENT; eng++) {
+    mp.engine = eng;
+    CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "wrong sender accepted (engine %d)", eng);
+  }
+  pat_sched_free(&s);
   pat_sched_init(&s, 2, 0); /* one rank only */
   pat_sched_finalize(&s);
   CHECK(pat_model_replay(&s, NULL, &mp, 2.0, &res) == PAT_EINVAL, "single-rank schedule accepted");
@@ -243,6 +266,21 @@ int main(void) {
   res.f = &fone;
   CHECK(pat_model_replay(&s, &one, &mp, 2.0, &res) == PAT_OK && fone == 5 && res.ebar == 0, "P=1");
   pat_sched_free(&s);
+
+  /* ---- Proficz 2021, Fig. 4(a): RING, P = 4, process 0 late by 2 tau:
+   * processes 1-3 spend 5 tau, process 0 spends 3 tau ---- */
+  {
+    pat_model_params unit;
+    pat_model_params_init(&unit, 1.0, 0.0); /* tau = 1 */
+    pat_build_args args = {4, PAT_ALL_RANKS, NULL, 0, 0};
+    CHECK(pat_build(PAT_ALG_RING, &s, &args) == PAT_OK, "ring");
+    double a4[4] = {2, 0, 0, 0}, e4[4];
+    res = (pat_model_result){0};
+    res.e = e4;
+    CHECK(pat_model_replay(&s, a4, &unit, 1.0, &res) == PAT_OK, "replay");
+    CHECK(e4[0] == 3 && e4[1] == 5 && e4[2] == 5 && e4[3] == 5, "ring e = %g %g %g %g", e4[0], e4[1], e4[2], e4[3]);
+    pat_sched_free(&s);
+  }
 
   /* ---- 5. lower bound ---- */
   double lb[8], bl[8];
