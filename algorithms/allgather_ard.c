@@ -315,19 +315,22 @@ static int ard_run(pat_sched *s, const pat_build_args *a, pat_ard_timing *clock,
    * time; q pieces double q times as often but each costs a latency alpha).
    * q minimises the predicted end game: each rank's share of what is still
    * owed, with alpha per piece, plus the pipeline of the last block (its q
-   * pieces leave L one after the other, then double for D - 1 steps):
-   *   owed/P * (q*alpha + (tau - alpha)) + (D - 1 + q - 1) * (alpha + (tau - alpha)/q).
+   * pieces leave L one per step, the last one then doubles for D - 1 more):
+   *   owed/P * (q*alpha + (tau - alpha)) + (D + q - 1) * (alpha + (tau - alpha)/q).
    * More than 2*D*P block transfers still owed: bandwidth-bound, q = 1. */
   int64_t owed = P - 1; /* L's block */
   for (int b = 0; b < L; b++) owed += P - A.cnt[b];
   int q = 1;
   if (D > 1 && owed <= 2 * (int64_t)D * P && a->tau > 0) {
+    /* compare the costs exactly: cost(k) = N(k) / (P k), so cost(k) < cost(j)
+     * iff N(k) j < N(j) k; ties keep the fewer pieces */
     const int64_t al = a->alpha < 0 ? 0 : (a->alpha < a->tau ? a->alpha : a->tau), tb = a->tau - al;
-    int64_t best = INT64_MAX;
+    __int128 bestn = 0;
     for (int k = 1; k <= ARD_QMAX; k++) {
-      int64_t piece = al + tb / k, c = owed * (k * al + tb) / P + (D - 1 + k - 1) * piece;
-      if (c < best) {
-        best = c;
+      __int128 per = (__int128)k * al + tb; /* k times one piece's cost */
+      __int128 nk = (__int128)owed * per * k + (__int128)P * (D + k - 1) * per;
+      if (k == 1 || nk * q < bestn * k) {
+        bestn = nk;
         q = k;
       }
     }
