@@ -30,10 +30,6 @@
 
 #include "algorithms.h"
 
-static inline int keeps2(const pat_sched *s, int a, int b) {
-  return s->self == PAT_ALL_RANKS || s->self == a || s->self == b;
-}
-
 int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   if (P < 2) return PAT_OK;
@@ -72,6 +68,7 @@ int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
   int c = 0;   /* compacted step number */
   int e = P;   /* pa[e..P-1] are open */
   int nopen = 0, ndead = 0;
+  const int self = s->self;
   for (int64_t st = 0; st < S;) {
     while (e > 0 && ps[pa[e - 1]] >= S - st) {
       int r = pa[--e];
@@ -83,13 +80,15 @@ int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
       int r = ov[i], to = ot[i];
       if (r < 0 || stamp[to] == c) continue;
       stamp[to] = c;
-      if (keeps2(s, r, to)) {
+      if (self == PAT_ALL_RANKS || self == r || self == to) {
         pat_span own = pat_blocks(P, r, 1);
         if (pat_sched_transfer(s, c, r, to, 1, &own, PAT_OPF_PRESTEP)) goto nomem;
       }
       sent++;
-      ot[i] = to - 1 < 0 ? P - 1 : to - 1;
-      if (++prev[r] == P - 1) { /* saturated */
+      to = to - 1 < 0 ? P - 1 : to - 1;
+      ot[i] = to;
+      if (to == r) { /* sent to every other rank: saturated */
+        prev[r] = P - 1;
         ov[i] = -1;
         ndead++;
       }
@@ -113,6 +112,9 @@ int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
       break;
     }
   }
+  /* prevSent from where each sender's receiver pointer stopped */
+  for (int i = 0; i < nopen; i++)
+    if (ov[i] >= 0) prev[ov[i]] = ((ov[i] - 1 - ot[i]) % P + P) % P;
 
   /* Ring pass, skipping blocks the pre-steps delivered. */
   {
