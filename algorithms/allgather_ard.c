@@ -6,35 +6,39 @@
  * Each step every rank sends at most one message and receives at most one;
  * a rank may forward anything it held when the step began -- a rank still
  * computing relays from its background thread -- but sends its own block
- * only from the step containing its predicted arrival on.  Whatever is still
- * missing somewhere is served rarest first (fewest holders; ties: earlier
- * owner, then piece), each item to as many receivers as it has free holders;
- * senders are taken earliest-arrival first; receivers in cyclic arrival
- * order from a start that advances by ~0.618 P each step, so the rank that
- * has waited longest is soon first in line (a fixed order -- e.g. earliest
- * arrival first -- starves the late ranks, whose backlog then delays the end
- * of the call; see the measurements in tests and the report).
+ * only from the step containing its predicted arrival on (its ops before
+ * that are exactly its background part under the executor's rule).
+ * Whatever is still missing somewhere is served rarest first (fewest
+ * holders; ties: the item that reached that count first), each item to as
+ * many receivers as it has free holders; senders are taken earliest arrival
+ * first; receivers in cyclic arrival order from a start that advances by
+ * ~0.618 P each step, so whichever rank has waited longest is soon first in
+ * line.  (A fixed receiver order -- earliest arrival first -- starves the late
+ * ranks; their backlog then delays the end: in the model at P = 8 and 48,
+ * 1.38x and 1.23x the lower bound instead of 1.23x and 1.12x.)
  *
  * The clock (pat_ard_clock): steps 0 .. E-1 are slots of tau from the
- * earliest predicted arrival, moving whole blocks; E = max(0, slot(L) - D),
- * D = ceil(log2 P), is where the end game begins.  From E on, steps are
- * slots of tau/q and everything still missing -- the blocks of the last
- * arrivals, L's included, and what is left of the others -- moves as q pieces
- * per block.  A new block then spreads by doubling at q times the pace, and
- * L's block is scattered piece by piece to different ranks, which exchange
- * the pieces among themselves: after the last arrival the call needs about
- * (q - 1 + log2 P)/q + 1 block times instead of log2 P.  q = min(8, D), or 1
- * (no pieces) when more than 2*D*P block transfers are still owed at E
- * (bandwidth-bound: pieces would only add messages).
+ * earliest predicted arrival and move whole blocks; E = max(0, slot(L) - D),
+ * D = ceil(log2 P), starts the end game.  From E on, steps are slots of
+ * tau/q and every block not yet everywhere -- those of the last arrivals,
+ * L's included, and what is left of the others -- moves as q pieces.  A new
+ * block then doubles its holders q times per block time, and L's block
+ * leaves L piece by piece to different ranks, which exchange the pieces: the
+ * call ends about (D + q - 1)/q + 1 block times after the last arrival
+ * instead of D + 1.  q (1..8) minimises the predicted end game from tau and
+ * alpha (pat_build_args.alpha): each rank's share of what is still owed, at
+ * one alpha per piece, plus the last block's pipeline; q = 1 when more than
+ * 2*D*P block transfers are still owed at E (bandwidth-bound).
  *
  * arrival == NULL or tau <= 0: every block is released in step 0.
  *
- * Cost (Hockney, block of m bytes): with a wide PAP, about
- *   beta*m*(2 + (log2 P - 1)/q) + alpha*(q + log2 P)   after the last arrival;
- * flat PAP: ~ (P - 1 + log2 P) * (alpha + beta*m).
- * Building: every rank simulates the whole greedy (bit sets of holders, one
- * pass over the items in flight per step) and keeps its own ops:
- * O(steps * items in flight * P/64 + transfers).
+ * Cost (Hockney, block of m bytes): after the last arrival, once the blocks
+ * released earlier are everywhere, about
+ *   (D + q - 1) * (alpha + beta*m/q) + owed/P * (q*alpha + beta*m);
+ * with a flat PAP it is a gossip of P blocks: at least (P - 1)(alpha + beta*m).
+ * Building: every rank simulates the whole greedy (bit sets of holders, the
+ * items in flight in lists by holder count) and keeps its own ops:
+ * O(transfers + steps * items visited * P/64).
  */
 #include <stdlib.h>
 #include <string.h>
