@@ -184,7 +184,7 @@ int main(void) {
 
   /* ---- the per-call budget for arrival-aware schedules ---- */
   pat_sched probe;
-  int have_bdr = pat_build(PAT_ALG_BDR, &probe, &(pat_build_args){4, 0, NULL, 0, 0}) == PAT_OK;
+  int have_bdr = pat_build(PAT_ALG_BDR, &probe, &(pat_build_args){4, 0, NULL, 0, 0, 0}) == PAT_OK;
   if (have_bdr) pat_sched_free(&probe);
   if (have_bdr) {
     int P = 200;
