@@ -34,6 +34,8 @@ typedef struct pat_build_args {
   const int64_t *arrival; /* predicted arrival of each rank (ns, common clock); NULL = balanced */
   int64_t tau;            /* predicted time to move one block (ns); used by arrival-aware builders */
   int root;               /* root of rooted algorithms (LNBC, BSLB) */
+  int64_t alpha;          /* predicted latency of one message (ns), part of tau; 0 if negligible
+                             or unknown.  ARD sizes its pieces with it. */
 } pat_build_args;
 
 typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
@@ -88,6 +90,16 @@ int pat_arrival_order(int P, const int64_t *arrival, int latest_first, int *orde
  * step before its slot. */
 #define PAT_MAX_ARRIVAL_SLOT (1 << 24)
 void pat_arrival_slots(int P, const int64_t *arrival, int64_t tau, int32_t *slot);
+
+/* ARD's clock (see allgather_ard.c): steps before switch_step are slots of
+ * tau from the earliest predicted arrival; from switch_step on, slots of
+ * tau/q.  release[r] is the first step in which rank r may send its own
+ * block: the one containing its predicted arrival.  For tests and tools. */
+typedef struct pat_ard_clock {
+  int32_t switch_step;
+  int q;
+} pat_ard_timing;
+int pat_ard_clock(const pat_build_args *a, pat_ard_timing *clock, int32_t *release);
 
 /* Shared by rooted algorithms: binomial broadcast, from `root`, of every block
  * each receiver lacks (all but its own), starting at `first_step`.

@@ -30,10 +30,6 @@
 
 #include "algorithms.h"
 
-static inline int keeps2(const pat_sched *s, int a, int b) {
-  return s->self == PAT_ALL_RANKS || s->self == a || s->self == b;
-}
-
 int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   if (P < 2) return PAT_OK;
@@ -41,9 +37,10 @@ int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
   int *pa = malloc((size_t)P * sizeof *pa);
   int *prev = calloc((size_t)P, sizeof *prev);    /* prevSent */
   int *stamp = malloc((size_t)P * sizeof *stamp); /* compacted step of rank's last pre-step receive */
-  int *next = malloc((size_t)P * sizeof *next);   /* list of open, unsaturated senders */
+  int *ov = malloc((size_t)P * sizeof *ov);       /* open senders, fastest first */
+  int *ot = malloc((size_t)P * sizeof *ot);       /* their next receivers */
   int64_t *ps = malloc((size_t)P * sizeof *ps);   /* psNo */
-  if (!pa || !prev || !stamp || !next || !ps) goto out;
+  if (!pa || !prev || !stamp || !ov || !ot || !ps) goto out;
 
   /* pre-step counts */
   int64_t S = 0;
@@ -63,38 +60,48 @@ int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
   for (int q = 0; q < P; q++) stamp[q] = -1;
 
   /* Greedy pre-step pass.  The senders open in step s are a suffix of pa
-   * (psNo is nondecreasing along pa); they are kept in a linked list in pa
-   * order, newly opened (slower) ones in front, saturated ones dropped.
+   * (psNo is nondecreasing along pa).  They are kept fastest first in
+   * ov[0..nopen) -- newly opened (slower) ones appended -- with their current
+   * receiver in ot[], and visited from the end, i.e. from the slowest.
+   * Saturated senders are marked dead (-1) and compacted away now and then.
    * A step in which nobody can send is empty: skip to the next opening. */
   int c = 0;   /* compacted step number */
   int e = P;   /* pa[e..P-1] are open */
-  int head = -1;
+  int nopen = 0, ndead = 0;
+  const int self = s->self;
   for (int64_t st = 0; st < S;) {
-    int newhead = head;
-    int first_new = e;
-    while (e > 0 && ps[pa[e - 1]] >= S - st) e--;
-    for (int i = first_new - 1; i >= e; i--) { /* prepend pa[e..first_new-1], keeping pa order */
-      next[pa[i]] = newhead;
-      newhead = pa[i];
+    while (e > 0 && ps[pa[e - 1]] >= S - st) {
+      int r = pa[--e];
+      ov[nopen] = r;
+      ot[nopen++] = r - 1 < 0 ? P - 1 : r - 1;
     }
-    head = newhead;
-    int sent = 0, *link = &head;
-    for (int r = head; r >= 0; r = next[r]) {
-      int to = r - 1 - prev[r];
-      if (to < 0) to += P;
-      if (stamp[to] != c) {
-        stamp[to] = c;
-        if (keeps2(s, r, to)) {
-          pat_span own = pat_blocks(P, r, 1);
-          if (pat_sched_transfer(s, c, r, to, 1, &own, PAT_OPF_PRESTEP)) goto nomem;
-        }
-        sent++;
-        if (++prev[r] == P - 1) { /* saturated: unlink */
-          *link = next[r];
-          continue;
-        }
+    int sent = 0;
+    for (int i = nopen - 1; i >= 0; i--) {
+      int r = ov[i], to = ot[i];
+      if (r < 0 || stamp[to] == c) continue;
+      stamp[to] = c;
+      if (self == PAT_ALL_RANKS || self == r || self == to) {
+        pat_span own = pat_blocks(P, r, 1);
+        if (pat_sched_transfer(s, c, r, to, 1, &own, PAT_OPF_PRESTEP)) goto nomem;
       }
-      link = &next[r];
+      sent++;
+      to = to - 1 < 0 ? P - 1 : to - 1;
+      ot[i] = to;
+      if (to == r) { /* sent to every other rank: saturated */
+        prev[r] = P - 1;
+        ov[i] = -1;
+        ndead++;
+      }
+    }
+    if (2 * ndead > nopen) { /* compact, keeping the order */
+      int k = 0;
+      for (int i = 0; i < nopen; i++)
+        if (ov[i] >= 0) {
+          ov[k] = ov[i];
+          ot[k++] = ot[i];
+        }
+      nopen = k;
+      ndead = 0;
     }
     if (sent) {
       c++;
@@ -105,6 +112,9 @@ int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
       break;
     }
   }
+  /* prevSent from where each sender's receiver pointer stopped */
+  for (int i = 0; i < nopen; i++)
+    if (ov[i] >= 0) prev[ov[i]] = ((ov[i] - 1 - ot[i]) % P + P) % P;
 
   /* Ring pass, skipping blocks the pre-steps delivered. */
   {
@@ -137,7 +147,8 @@ out:
   free(pa);
   free(prev);
   free(stamp);
-  free(next);
+  free(ov);
+  free(ot);
   free(ps);
   return rc;
 }

@@ -143,7 +143,7 @@ int pat_comm_classic(pat_comm_state *cs, int alg, const pat_sched **out) {
   if (!cs->classic[alg]) {
     pat_sched *s = malloc(sizeof *s);
     if (!s) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
-    pat_build_args args = {cs->P, cs->rank, NULL, 1, 0};
+    pat_build_args args = {cs->P, cs->rank, NULL, 1, 0, 0};
     int rc = pat_build(alg, s, &args);
     if (rc != PAT_OK) {
       free(s);

@@ -71,6 +71,38 @@ static int msg_order(const void *a, const void *b) {
   return x->signal - y->signal;
 }
 
+/* Sort messages by (step, from, to, signal): an LSD radix sort (stable
+ * counting passes), O(n + P + nsteps); qsort when the step range is much
+ * larger than the message count or memory is short. */
+static void msg_sort(msg *a, size_t n, int P, int nsteps) {
+  if (n < 2) return;
+  size_t range = (size_t)(nsteps > P ? nsteps : P) + 2;
+  msg *tmp = range <= 4 * n + 4096 ? malloc(n * sizeof *tmp) : NULL;
+  size_t *cnt = tmp ? malloc(range * sizeof *cnt) : NULL;
+  if (!tmp || !cnt) {
+    free(tmp);
+    free(cnt);
+    qsort(a, n, sizeof *a, msg_order);
+    return;
+  }
+  msg *src = a, *dst = tmp;
+  for (int pass = 0; pass < 4; pass++) { /* least significant key first */
+    size_t keys = pass == 0 ? 2 : pass == 3 ? (size_t)nsteps : (size_t)P;
+    memset(cnt, 0, (keys + 1) * sizeof *cnt);
+#define KEY(m) ((size_t)(pass == 0 ? (m).signal : pass == 1 ? (m).to : pass == 2 ? (m).from : (m).step))
+    for (size_t i = 0; i < n; i++) cnt[KEY(src[i]) + 1]++;
+    for (size_t k = 1; k <= keys; k++) cnt[k] += cnt[k - 1];
+    for (size_t i = 0; i < n; i++) dst[cnt[KEY(src[i])]++] = src[i];
+#undef KEY
+    msg *t = src;
+    src = dst;
+    dst = t;
+  }
+  /* four passes: the result is back in a */
+  free(tmp);
+  free(cnt);
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, ...) {
   if (err && errlen) {
     va_list ap;
@@ -136,8 +168,8 @@ static int check_matching(const pat_sched *s, unsigned rules, char *err, size_t 
       recvs[nr++] = m;
     }
   }
-  qsort(sends, ns, sizeof *sends, msg_order);
-  qsort(recvs, nr, sizeof *recvs, msg_order);
+  msg_sort(sends, ns, s->P, s->nsteps);
+  msg_sort(recvs, nr, s->P, s->nsteps);
   int bad = 0;
   size_t i = 0, j = 0;
   while (!bad && (i < ns || j < nr)) {
@@ -173,7 +205,7 @@ static int check_matching(const pat_sched *s, unsigned rules, char *err, size_t 
         list[k].from = list[k].to;
         list[k].to = t;
       }
-    qsort(list, n, sizeof *list, msg_order);
+    msg_sort(list, n, s->P, s->nsteps);
     int32_t prev_step = -1, prev_rank = -1;
     for (size_t k = 0; k < n && !bad; k++) {
       if (list[k].signal) continue;

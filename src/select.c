@@ -94,7 +94,8 @@ int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *ar
   }
   if (rc == PAT_MODEL_FALLBACK) {
     pat_sched s;
-    pat_build_args args = {P, PAT_ALL_RANKS, arrival_ns, pat_quantise_ns(pat_model_tau(&m, alg, block_bytes)), root};
+    pat_build_args args = {P, PAT_ALL_RANKS, arrival_ns, pat_quantise_ns(pat_model_tau(&m, alg, block_bytes)), root,
+                           pat_quantise_ns(pat_model_link(&m, alg)->inter.alpha)};
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
       rc = pat_model_replay(&s, a, &m, block_bytes, out);
@@ -130,7 +131,8 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
  * builder fails. */
 static size_t estimate_ops(int alg, int root, const pat_select_in *in, int64_t tau_ns, int *rc) {
   const int P = in->P;
-  pat_build_args args = {P, (root + P / 2) % P, in->arrival_ns, tau_ns, root};
+  pat_build_args args = {P, (root + P / 2) % P, in->arrival_ns, tau_ns, root,
+                         pat_quantise_ns(pat_model_link(in->mp, alg)->inter.alpha)};
   pat_sched s;
   *rc = pat_build(alg, &s, &args);
   if (*rc) return 0;

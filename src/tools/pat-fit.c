@@ -94,7 +94,7 @@ static int synthetic(int P, double alpha, double beta, double noise, const char 
     int alg = algs[k];
     /* each algorithm its own parameters, as on a real machine */
     double a = alpha * (1 + 0.15 * k), b = beta * (1 - 0.07 * k);
-    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0};
+    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0};
     pat_sched s;
     if (pat_build(alg, &s, &args)) die("cannot build ", pat_algorithms[alg].name);
     pat_model_params truth;

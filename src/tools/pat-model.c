@@ -308,7 +308,7 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
   }
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!(pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) || !(o->algs & (1u << alg))) continue;
-    pat_build_args args = {P, PAT_ALL_RANKS, a, 0, 0};
+    pat_build_args args = {P, PAT_ALL_RANKS, a, 0, 0, 0};
     pat_sched sc;
     double t0 = now();
     int rc = pat_build(alg, &sc, &args);
@@ -358,7 +358,7 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
   int64_t tau_ns = pat_quantise_ns(tau);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || !(o->algs & (1u << alg))) continue;
-    pat_build_args one = {P, 0, a, tau_ns, 0};
+    pat_build_args one = {P, 0, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
     pat_sched s1;
     double t0 = now();
     int rc = pat_build(alg, &s1, &one);
@@ -368,7 +368,7 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
       continue;
     }
     pat_sched_free(&s1);
-    pat_build_args all = {P, PAT_ALL_RANKS, a, tau_ns, 0};
+    pat_build_args all = {P, PAT_ALL_RANKS, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
     pat_sched sa;
     t0 = now();
     rc = pat_build(alg, &sa, &all);

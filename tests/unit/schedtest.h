@@ -8,10 +8,11 @@
 #include "algorithms.h"
 
 /* Build alg for every rank into *all (finalized) and check it with `rules`;
- * then, if `slices`, build for each rank alone and compare.  Returns 0 when
- * all is well, else 1 with a message in err. */
-static int sched_build_checked(int alg, pat_build_args args, unsigned rules, int slices, pat_sched *all, char *err,
-                               size_t errlen) {
+ * then build for ranks alone and compare with their slices: every rank if
+ * `slices` is 1, else the ranks r0 and r1 (-1: none).  Returns 0 when all is
+ * well, else 1 with a message in err. */
+static inline int sched_build_checked2(int alg, pat_build_args args, unsigned rules, int slices, int r0, int r1,
+                                pat_sched *all, char *err, size_t errlen) {
   args.self = PAT_ALL_RANKS;
   int rc = pat_build(alg, all, &args);
   if (rc) {
@@ -19,7 +20,8 @@ static int sched_build_checked(int alg, pat_build_args args, unsigned rules, int
     return 1;
   }
   if (pat_sched_check(all, rules, err, errlen)) return 1;
-  for (int r = 0; slices && r < args.P; r++) {
+  for (int r = 0; r < args.P; r++) {
+    if (!slices && r != r0 && r != r1) continue;
     pat_sched one;
     args.self = r;
     if ((rc = pat_build(alg, &one, &args))) {
@@ -36,5 +38,10 @@ static int sched_build_checked(int alg, pat_build_args args, unsigned rules, int
     }
   }
   return 0;
+}
+
+static inline int sched_build_checked(int alg, pat_build_args args, unsigned rules, int slices, pat_sched *all, char *err,
+                               size_t errlen) {
+  return sched_build_checked2(alg, args, rules, slices, -1, -1, all, err, errlen);
 }
 #endif

@@ -19,10 +19,16 @@ int main(void) {
     int P = 2 + n % 47;
     int64_t tau;
     const char *shape = pap_random(P, arrival, &tau);
-    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0};
+    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0};
     pat_sched all;
     /* per-rank slices on every 4th PAP keep the test quick; the rest get the full check */
-    int bad = sched_build_checked(PAT_ALG_BDR, args, rules, n % 4 == 0, &all, err, sizeof err);
+    /* per-rank builds: two ranks of every PAP (the last arriver and a random
+     * one), every rank of every 16th */
+    int latest_rank = 0;
+    for (int r = 1; r < P; r++)
+      if (arrival[r] >= arrival[latest_rank]) latest_rank = r;
+    int bad = sched_build_checked2(PAT_ALG_BDR, args, rules, n % 16 == 0, latest_rank, (int)pap_below(P), &all, err,
+                                   sizeof err);
     CHECK(!bad, "PAP %d (%s, P=%d): %s", n, shape, P, err);
     if (bad) continue;
     int64_t amax = arrival[0], amin = arrival[0];
@@ -54,7 +60,7 @@ int main(void) {
   for (int P = 1; P <= 33; P += 4) {
     for (int v = 0; v < 2; v++) {
       for (int r = 0; r < P; r++) arrival[r] = 12345;
-      pat_build_args args = {P, PAT_ALL_RANKS, v ? arrival : NULL, 1000, 0};
+      pat_build_args args = {P, PAT_ALL_RANKS, v ? arrival : NULL, 1000, 0, 0};
       pat_sched b, ring;
       CHECK(pat_build(PAT_ALG_BDR, &b, &args) == PAT_OK && pat_build(PAT_ALG_RING, &ring, &args) == PAT_OK, "build");
       CHECK(b.nops == ring.nops && (b.nops == 0 || memcmp(b.ops, ring.ops, b.nops * sizeof *b.ops) == 0),
