@@ -24,7 +24,9 @@ void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_
 int pat_plan_prepare_exec(pat_comm_state *cs) {
   pat_plan *p = &cs->plan;
   if (p->has_exec) return MPI_SUCCESS;
-  pat_build_args args = {cs->P, cs->rank, p->arrival, p->tau_ns, p->root, pat_tau_ns(0) /* alpha */};
+  /* alpha as the selection passed it, so the schedule run is the one predicted */
+  int64_t alpha = pat_quantise_ns(pat_model_link(&pat_rt.model, p->alg)->inter.alpha);
+  pat_build_args args = {cs->P, cs->rank, p->arrival, p->tau_ns, p->root, alpha};
   int rc = pat_build(p->alg, &p->sched, &args);
   if (rc != PAT_OK)
     return pat_fail(rc == PAT_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_UNSUPPORTED_OPERATION,

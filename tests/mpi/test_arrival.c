@@ -4,7 +4,7 @@
  * liveness (no edges, a very late rank, many back-to-back calls, finalize
  * right after a call).
  *
- * usage: test_arrival predict|clock|agree|live
+ * usage: test_arrival predict|clock|agree|live|churn
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +169,29 @@ static void test_live(void) {
            st.bg_cpu_seconds, st.bg_wall_seconds);
 }
 
+/* Churn: the algorithm setting and the call size change often and at random
+ * (identically on every rank), so background plans are made for calls that
+ * never come and must be dropped, with early background messages (BSLB
+ * signals) left behind; every result is checked. */
+static void test_churn(void) {
+  const char *algs[] = {"bdr", "bslb", "ard", "auto", "ring", "auto"};
+  const int sizes[] = {1, 7, 1000, 3000, 20000};
+  unsigned shared = 77;
+  srand(5 + rank);
+  for (int it = 0; it < 400; it++) {
+    if (rand_r(&shared) % 3 == 0) PAT_UseAlg(algs[rand_r(&shared) % 6]);
+    int n = sizes[rand_r(&shared) % 5];
+    if (rand() % 2) {
+      PAT_ProcessingStart();
+      sleep_ms(rand() % 3);
+      PAT_Edge(50);
+      sleep_ms(rand() % 3);
+      PAT_ProcessingEnd();
+    }
+    gather_checked(MPI_COMM_WORLD, n, it);
+  }
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -179,6 +202,7 @@ int main(int argc, char **argv) {
   if (!strcmp(what, "predict")) test_predict();
   else if (!strcmp(what, "clock")) test_clock();
   else if (!strcmp(what, "agree")) test_agree();
+  else if (!strcmp(what, "churn")) test_churn();
   else test_live();
   EXPECT(PAT_Finalize() == MPI_SUCCESS, "PAT_Finalize");
   char title[64];
