@@ -14,6 +14,12 @@
  *             with the ideal (P-1)*tau, tau = block * 8 / rate (target <= 2),
  *             and with (P-1)*(alpha + tau).
  *
+ *  gather     (only with --gather) incast: ranks 1..P-1 send one block each
+ *             to rank 0 at once, as a linear gather does; all of it has to
+ *             come through rank 0's one downlink, so the ideal is again
+ *             (P-1)*tau.  No target; it shows whether the link queues drop
+ *             (a drop that ends in a TCP timeout costs 200 ms or more).
+ *
  * The configured rate comes from --rate or from PAT_CLUSTER_RATE_BITS, which
  * pat-cluster run exports.  Exit status: 0 when every check holds (or with
  * --no-check), 1 when a check fails, 2 on bad usage.
@@ -30,7 +36,7 @@
 typedef struct options {
   double rate_bits;   /* configured link rate, bit/s; 0 = unknown */
   const char *rate_from;
-  int do_pingpong, do_ring, check;
+  int do_pingpong, do_ring, do_gather, check;
   size_t size;        /* ping-pong message bytes */
   int pp_iters, pp_warmup;
   size_t block;       /* ring block bytes */
@@ -40,7 +46,8 @@ typedef struct options {
 
 static void usage(FILE *f) {
   fprintf(f,
-    "usage: netcheck [--pingpong] [--ring] [options]   (default: both)\n"
+    "usage: netcheck [--pingpong] [--ring] [--gather] [options]\n"
+    "  (default: --pingpong --ring)\n"
     "  --rate R            configured link rate: 1gbit, 500mbit, 1e9 (bit/s);\n"
     "                      default: $PAT_CLUSTER_RATE_BITS (set by pat-cluster run)\n"
     "  --size B            ping-pong message size (default 1M; suffixes K M G = 2^10..)\n"
@@ -49,6 +56,7 @@ static void usage(FILE *f) {
     "  --block B           ring block size per rank (default 512K)\n"
     "  --ring-iters N      ring all-gathers measured (default 10)\n"
     "  --ring-warmup N     ring all-gathers not measured (default 2)\n"
+    "                      (--gather uses --block, --ring-iters, --ring-warmup too)\n"
     "  --min-pp-ratio X    ping-pong check: achieved/configured >= X (default 0.85)\n"
     "  --max-pp-ratio X    ping-pong check: achieved/configured <= X (default 1.10;\n"
     "                      catches a link that is not rate-limited)\n"
@@ -105,6 +113,7 @@ static int parse_args(int argc, char **argv, options *o) {
 #define NEEDV() do { if (!v) { fprintf(stderr, "netcheck: %s needs a value\n", a); return -1; } i++; } while (0)
     if (!strcmp(a, "--pingpong")) o->do_pingpong = 1;
     else if (!strcmp(a, "--ring")) o->do_ring = 1;
+    else if (!strcmp(a, "--gather")) o->do_gather = 1;
     else if (!strcmp(a, "--no-check")) o->check = 0;
     else if (!strcmp(a, "--rate")) { NEEDV(); o->rate_bits = parse_rate(v); o->rate_from = "--rate";
       if (o->rate_bits <= 0) { fprintf(stderr, "netcheck: bad rate '%s'\n", v); return -1; } }
@@ -125,7 +134,7 @@ static int parse_args(int argc, char **argv, options *o) {
     return -1;
 #undef NEEDV
   }
-  if (!o->do_pingpong && !o->do_ring) o->do_pingpong = o->do_ring = 1;
+  if (!o->do_pingpong && !o->do_ring && !o->do_gather) o->do_pingpong = o->do_ring = 1;
   if (o->rate_bits <= 0) {
     const char *env = getenv("PAT_CLUSTER_RATE_BITS");
     if (env && (o->rate_bits = parse_rate(env)) > 0) o->rate_from = "PAT_CLUSTER_RATE_BITS";
@@ -280,6 +289,45 @@ static int run_ring(const options *o, int rank, int p, double alpha) {
   return ok;
 }
 
+/* Linear gather to rank 0, every sender at once (incast); report only. */
+static void run_gather(const options *o, int rank, int p) {
+  if (p < 2) return;
+  unsigned char *buf = malloc(o->block * (size_t)p);
+  memset(buf, rank, o->block * (size_t)p);
+  int n = o->ring_warmup + o->ring_iters;
+  double *t = calloc(n, sizeof *t);
+  MPI_Request *req = calloc(p, sizeof *req);
+  for (int it = 0; it < n; it++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (rank == 0) {
+      for (int j = 1; j < p; j++)
+        MPI_Irecv(buf + (size_t)j * o->block, (int)o->block, MPI_BYTE, j, 9, MPI_COMM_WORLD, &req[j - 1]);
+      MPI_Waitall(p - 1, req, MPI_STATUSES_IGNORE);
+    } else {
+      MPI_Send(buf, (int)o->block, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+    }
+    double dt = MPI_Wtime() - t0;
+    MPI_Allreduce(&dt, &t[it], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  if (rank == 0) {
+    double *m = t + o->ring_warmup, sum = 0, mx = 0;
+    int k = o->ring_iters;
+    for (int i = 0; i < k; i++) { sum += m[i]; if (m[i] > mx) mx = m[i]; }
+    double mean = sum / k, med = median(m, k);
+    printf("gather: P=%d block=%zu B iters=%d time_mean=%.3f ms time_median=%.3f ms time_max=%.3f ms\n",
+           p, o->block, k, mean * 1e3, med * 1e3, mx * 1e3);
+    if (o->rate_bits > 0) {
+      double ideal = (p - 1) * (o->block * 8.0 / o->rate_bits);
+      printf("gather: ideal (P-1)tau=%.3f ms mean/ideal=%.3f median/ideal=%.3f max/ideal=%.3f (report only)\n",
+             ideal * 1e3, mean / ideal, med / ideal, mx / ideal);
+    }
+  }
+  free(req);
+  free(t);
+  free(buf);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, p;
@@ -319,6 +367,8 @@ int main(int argc, char **argv) {
   if (o.do_pingpong) ok &= run_pingpong(&o, rank, p, &alpha);
   if (rank == 0) fflush(stdout);
   if (o.do_ring) ok &= run_ring(&o, rank, p, alpha);
+  if (rank == 0) fflush(stdout);
+  if (o.do_gather) run_gather(&o, rank, p);
   if (rank == 0) {
     printf("netcheck: %s\n", ok ? "all checks PASS" : "some check FAILED");
     fflush(stdout);
