@@ -194,11 +194,12 @@ static int run_pingpong(const options *o, int rank, int size, double *alpha_out)
     for (int i = 0; i < o->pp_iters; i++) total += rtt[i];
     double rate = 2.0 * o->size * 8 * o->pp_iters / total;
     double med = median(rtt, o->pp_iters);
-    double best = rtt[0];
+    double best = rtt[0], worst = rtt[o->pp_iters - 1];
     printf("latency: 8 B ping-pong, %d round trips: one-way alpha (median rtt/2) = %.1f us\n",
            nlat, alpha * 1e6);
-    printf("pingpong: size=%zu B iters=%d rtt_mean=%.3f ms rtt_median=%.3f ms rtt_min=%.3f ms\n",
-           o->size, o->pp_iters, total / o->pp_iters * 1e3, med * 1e3, best * 1e3);
+    printf("pingpong: size=%zu B iters=%d rtt_mean=%.3f ms rtt_median=%.3f ms rtt_min=%.3f ms"
+           " rtt_max=%.3f ms\n", o->size, o->pp_iters, total / o->pp_iters * 1e3, med * 1e3,
+           best * 1e3, worst * 1e3);
     printf("pingpong: rate_mean=%.1f Mbit/s rate_median=%.1f Mbit/s rate_best=%.1f Mbit/s\n",
            rate / 1e6, 2.0 * o->size * 8 / med / 1e6, 2.0 * o->size * 8 / best / 1e6);
     if (o->rate_bits > 0) {
