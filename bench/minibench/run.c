@@ -1,0 +1,248 @@
+/*
+ * One algorithm's run: warm-up, optional flat run (for r'), measured
+ * iterations.  Each iteration follows Listing 4 of Proficz 2021:
+ *
+ *   fresh data; delay d_i = U[0, maxDelay] from (seed, rank, iteration);
+ *   barrier; barrier; PAT_ProcessingStart; compute base + d_i/2;
+ *   PAT_Edge(50); compute base + d_i/2; PAT_ProcessingEnd;
+ *   a_i = now; PAT_Allgather; f_i = now;   (rank 0's clock)
+ *   check every element; gather (a_i, f_i, errors, algorithm) to rank 0.
+ *
+ * The algorithm runs on its own duplicate of MPI_COMM_WORLD, so a failed
+ * algorithm leaves nothing behind for the next one, and libpat's
+ * per-communicator state (history, cached schedules) starts fresh.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mb.h"
+
+#define TAG_MSG 903
+
+/* iteration numbers of the three phases: disjoint streams of data and delays */
+#define STREAM_MEASURED 0LL
+#define STREAM_WARMUP (1LL << 40)
+#define STREAM_FLAT (2LL << 40)
+
+typedef struct mb_ctx {
+  const mb_opts *o;
+  const mb_setup *s;
+  int rank, P;
+  MPI_Comm comm; /* the algorithm's communicator */
+  float *send, *recv;
+  double *rows; /* rank 0: 4 values per rank */
+  double *a;    /* rank 0: arrivals of one iteration */
+  mb_result *res;
+  FILE *trace; /* rank 0: per-iteration rows, or NULL */
+} mb_ctx;
+
+typedef struct mb_series {
+  int n;
+  double *ebar, *r, *omega, *elb;
+} mb_series;
+
+static int alg_index(const char *name) {
+  for (int i = 0; i < PAT_AlgCount() && i < MB_MAX_ALGS; i++)
+    if (strcasecmp(name, PAT_AlgName(i)) == 0) return i;
+  return -1;
+}
+
+/* Agree on failure: every rank learns whether some rank's call failed, and
+ * rank 0 gets the lowest failing rank's message. */
+static int agree_failure(mb_ctx *c, int rc) {
+  int mine = rc == MPI_SUCCESS ? c->P : c->rank, first;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == c->P) return 0;
+  char msg[MB_MSG - 24] = "";
+  if (c->rank == first) snprintf(msg, sizeof msg, "%s", PAT_Error_string(rc));
+  if (first != 0) {
+    if (c->rank == first) MPI_Send(msg, (int)sizeof msg, MPI_CHAR, 0, TAG_MSG, MPI_COMM_WORLD);
+    if (c->rank == 0) MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, first, TAG_MSG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  if (c->rank == 0) {
+    msg[sizeof msg - 1] = '\0';
+    for (char *p = msg; *p; p++)
+      if (*p == '"' || *p == '\n' || *p == '\r') *p = '\'';
+    snprintf(c->res->message, sizeof c->res->message, "rank %d: %s", first, msg);
+  }
+  return 1;
+}
+
+/* One iteration; returns 1 if the call failed on some rank. */
+static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
+  const mb_opts *o = c->o;
+  const mb_setup *s = c->s;
+  mb_fill(c->send, s->count, o->seed, iter, c->rank);
+  memset(c->recv, 0xFF, sizeof(float) * (size_t)s->n); /* NaN poison: a missing block is an error */
+  double delay = delayed ? mb_uniform(o->seed, c->rank, iter) * s->max_delay_s : 0.0;
+  double half = 1e-3 * o->base_ms + 0.5 * delay;
+
+  MPI_Barrier(MPI_COMM_WORLD); /* double barrier, as in the paper */
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = mb_local_now(&s->clock);
+  PAT_ProcessingStart();
+  mb_compute_until(&s->clock, t0 + half, o->busy);
+  PAT_Edge(50.0);
+  mb_compute_until(&s->clock, t0 + 2 * half, o->busy);
+  PAT_ProcessingEnd();
+  double a = mb_global_now(&s->clock);
+  int rc = PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
+  double f = mb_global_now(&s->clock);
+
+  double row[4] = {a, f, 0, alg_index(PAT_LastAlg(c->comm))};
+  if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
+  if (agree_failure(c, rc)) {
+    if (c->rank == 0) c->res->failed_calls++;
+    return 1;
+  }
+  MPI_Gather(row, 4, MPI_DOUBLE, c->rows, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (c->rank != 0) return 0;
+
+  double sum_e = 0, min_a = INFINITY, max_a = -INFINITY, max_f = -INFINITY;
+  int mine = (int)c->rows[3], differ = 0;
+  for (int i = 0; i < c->P; i++) {
+    const double *r = &c->rows[4 * i];
+    c->a[i] = r[0];
+    sum_e += r[1] - r[0];
+    if (r[0] < min_a) min_a = r[0];
+    if (r[0] > max_a) max_a = r[0];
+    if (r[1] > max_f) max_f = r[1];
+    c->res->errors += (long long)r[2];
+    differ |= (int)r[3] != mine;
+  }
+  if (c->trace) {
+    const char *phase = iter >= STREAM_FLAT ? "flat" : iter >= STREAM_WARMUP ? "warmup" : "measured";
+    long long k = iter % STREAM_WARMUP;
+    for (int i = 0; i < c->P; i++) {
+      double d = delayed ? mb_uniform(o->seed, i, iter) * s->max_delay_s : 0.0;
+      fprintf(c->trace, "%s,%s,%lld,%d,%.3f,%.3f,%.3f,%.0f\n", c->res->alg, phase, k, i, 1e3 * d,
+              1e6 * (c->rows[4 * i] - min_a), 1e6 * (c->rows[4 * i + 1] - min_a), c->rows[4 * i + 2]);
+    }
+  }
+  c->res->disagree += differ; /* ranks must agree on the algorithm (warm-up and flat runs too) */
+  if (out) {
+    int k = out->n++;
+    out->ebar[k] = sum_e / c->P;
+    out->r[k] = max_f - min_a;
+    out->omega[k] = max_a - min_a;
+    out->elb[k] = mb_lower_bound(c->a, c->P, s->tau);
+  }
+  return 0;
+}
+
+static int series_alloc(mb_series *s, int n) {
+  s->n = 0;
+  s->ebar = calloc((size_t)n + 1, sizeof(double));
+  s->r = calloc((size_t)n + 1, sizeof(double));
+  s->omega = calloc((size_t)n + 1, sizeof(double));
+  s->elb = calloc((size_t)n + 1, sizeof(double));
+  return s->ebar && s->r && s->omega && s->elb ? 0 : -1;
+}
+
+static void series_free(mb_series *s) {
+  free(s->ebar);
+  free(s->r);
+  free(s->omega);
+  free(s->elb);
+}
+
+static double mean(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += x[i];
+  return n > 0 ? s / n : NAN;
+}
+
+static void stats_delta(mb_ctx *c, const PAT_Stats *st0, const PAT_Stats *st1) {
+  long long li[2] = {st1->calls - st0->calls, st1->predicted_calls - st0->predicted_calls}, lo[2];
+  double ds[3] = {st1->pred_abs_error_sum - st0->pred_abs_error_sum,
+                  st1->exchange_wait_sum - st0->exchange_wait_sum, st1->bg_cpu_seconds - st0->bg_cpu_seconds};
+  double dm[2] = {st1->pred_abs_error_max, st1->exchange_wait_max}, so[3], mo[2];
+  MPI_Reduce(li, lo, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(ds, so, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(dm, mo, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (c->rank != 0) return;
+  mb_result *r = c->res;
+  r->calls = lo[0];
+  r->pred_calls = lo[1];
+  r->pred_err_sum = so[0];
+  r->xwait_sum = so[1];
+  r->bg_cpu = so[2];
+  r->pred_err_max = mo[0];
+  r->xwait_max = mo[1];
+}
+
+void mb_run_alg(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv, mb_result *res) {
+  mb_ctx c = {o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, NULL};
+  MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+  if (c.rank == 0 && o->trace) {
+    c.trace = fopen(o->trace, "a");
+    if (c.trace && ftell(c.trace) == 0) fprintf(c.trace, "alg,phase,iter,rank,delay_ms,a_us,f_us,errors\n");
+    if (!c.trace) fprintf(stderr, "pat-minibench: cannot open %s; no trace\n", o->trace);
+  }
+  memset(res, 0, sizeof *res);
+  snprintf(res->alg, sizeof res->alg, "%s", alg);
+  res->status = "ok";
+  res->ebar = res->ebar_sd = res->ebar_ci = res->ebar_min = res->ebar_max = res->ebar_flat = NAN;
+  res->r = res->r_flat = res->omega = res->omega_max = res->elb = res->absorption = NAN;
+
+  int flat_n = o->flat_iters >= 0 ? o->flat_iters : (s->max_delay_s > 0 ? (o->iters / 4 > 5 ? o->iters / 4 : 5) : 0);
+  mb_series main_s = {0}, flat_s = {0};
+  if (c.rank == 0) {
+    c.rows = malloc(sizeof(double) * 4 * (size_t)c.P);
+    c.a = malloc(sizeof(double) * (size_t)c.P);
+    if (!c.rows || !c.a || series_alloc(&main_s, o->iters) || series_alloc(&flat_s, flat_n)) {
+      fprintf(stderr, "pat-minibench: out of memory\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  }
+
+  MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+  MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
+  PAT_Stats st0, st1;
+  PAT_GetStats(&st0);
+  int failed = agree_failure(&c, PAT_UseAlg(alg));
+
+  for (int k = 0; k < o->warmup && !failed; k++) failed = iteration(&c, STREAM_WARMUP + k, 1, NULL);
+  for (int k = 0; k < flat_n && !failed; k++) failed = iteration(&c, STREAM_FLAT + k, 0, &flat_s);
+  for (int k = 0; k < o->iters && !failed; k++) {
+    failed = iteration(&c, STREAM_MEASURED + k, 1, &main_s);
+    if (failed || c.rank != 0) continue;
+    int idx = alg_index(PAT_LastAlg(c.comm));
+    if (idx >= 0) res->chosen[idx]++;
+    else res->chosen_other++;
+  }
+  PAT_GetStats(&st1);
+  stats_delta(&c, &st0, &st1);
+  MPI_Comm_free(&c.comm);
+
+  if (c.rank == 0) {
+    res->iters = main_s.n;
+    res->flat_iters = flat_s.n;
+    if (main_s.n > 0) {
+      double lo, hi;
+      mb_describe(main_s.ebar, main_s.n, &res->ebar, &res->ebar_sd, &res->ebar_min, &res->ebar_max);
+      res->ebar_ci = main_s.n > 1 ? mb_t975(main_s.n - 1) * res->ebar_sd / sqrt((double)main_s.n) : NAN;
+      res->r = mean(main_s.r, main_s.n);
+      mb_describe(main_s.omega, main_s.n, &res->omega, &lo, &lo, &hi);
+      res->omega_max = hi;
+      res->elb = mean(main_s.elb, main_s.n);
+      if (flat_s.n > 0) {
+        res->r_flat = mean(flat_s.r, flat_s.n);
+        res->ebar_flat = mean(flat_s.ebar, flat_s.n);
+      } else if (s->max_delay_s == 0 && o->flat_iters != 0) {
+        res->r_flat = res->r; /* the run itself is flat */
+        res->ebar_flat = res->ebar;
+      }
+      res->absorption = res->r_flat - res->r + res->omega; /* NaN when r' is unknown */
+    }
+    if (failed) res->status = "failed";
+    else if (res->errors > 0) res->status = "errors";
+    if (c.trace) fclose(c.trace);
+    free(c.rows);
+    free(c.a);
+    series_free(&main_s);
+    series_free(&flat_s);
+  }
+}
