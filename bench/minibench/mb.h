@@ -36,6 +36,7 @@ typedef struct mb_opts {
   double tau_us;          /* --tau-us: use this tau instead of measuring (<= 0: measure) */
   int tau_reps;           /* ping-pongs for tau */
   double skew_us;         /* --inject-skew-us: rank r's clock runs r*skew ahead (testing) */
+  int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
   int nalgs;
   char algs[MB_MAX_ALGS][MB_NAME];
 } mb_opts;
@@ -75,6 +76,8 @@ double mb_uniform(unsigned long long seed, int rank, long long iter);
 double mb_t975(int df);
 /* Mean, sample standard deviation, min and max of x[0..n). */
 void mb_describe(const double *x, int n, double *mean, double *sd, double *min, double *max);
+/* Median of x[0..n) (x is left unchanged). */
+double mb_median(const double *x, int n);
 /* Lower bound on the mean elapsed time for arrivals a[0..P) (DESIGN.md §1):
  * rank i receives the P-1 other blocks through one port, block j no earlier
  * than a[j], each taking tau; e_i >= max(0, makespan - a[i]). */
@@ -87,7 +90,7 @@ typedef struct mb_result {
   char message[MB_MSG];
   int iters;            /* measured iterations completed */
   int flat_iters;       /* iterations of the flat run (0: r' taken from the run itself) */
-  double ebar, ebar_sd, ebar_ci, ebar_min, ebar_max, ebar_flat;
+  double ebar, ebar_sd, ebar_ci, ebar_min, ebar_max, ebar_median, ebar_flat;
   double r, r_flat, omega, omega_max, elb, absorption;
   long long errors;     /* wrong elements summed over ranks and iterations */
   long long failed_calls;

@@ -34,6 +34,8 @@ void mb_usage(FILE *out) {
           "  --tau-reps k        ping-pongs for measuring tau (default 10)\n"
           "  --inject-skew-us s  testing: rank r's clock reads r*s us ahead (the offset\n"
           "                      estimate must remove it)\n"
+          "  --inject-error      testing: after every call the last rank changes one received\n"
+          "                      element, which the correctness check must count\n"
           "  --strict            exit with status 2 when an algorithm failed\n"
           "An algorithm whose call returns an error is reported (status 'failed', with the\n"
           "library's message) and the run continues with the next one.\n"
@@ -142,6 +144,10 @@ int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen
     if (!strcmp(name, "-h") || !strcmp(name, "--help")) return 1;
     if (!strcmp(name, "--quiet")) {
       o->quiet = 1;
+      continue;
+    }
+    if (!strcmp(name, "--inject-error")) {
+      o->inject_error = 1;
       continue;
     }
     if (!strcmp(name, "--strict")) {

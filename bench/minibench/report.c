@@ -7,7 +7,7 @@
 static const char *const columns =
     "timestamp,label,host,P,N_requested,N,count_per_rank,block_bytes,alg,status,iters,warmup,flat_iters,"
     "compute,base_ms,max_delay_ms,max_delay_tau,seed,tau_us,ebar_us,ebar_sd_us,ebar_ci95_us,ebar_min_us,"
-    "ebar_max_us,ebar_flat_us,r_us,r_flat_us,omega_us,omega_max_us,omega_over_tau,absorption_us,elb_us,"
+    "ebar_max_us,ebar_median_us,ebar_flat_us,r_us,r_flat_us,omega_us,omega_max_us,omega_over_tau,absorption_us,elb_us,"
     "ebar_over_elb,errors,failed_calls,chosen,alg_disagree,clock_offset_max_us,clock_rtt_min_us,thread_level,"
     "calls,pred_calls,pred_err_mean_us,pred_err_max_us,xwait_mean_us,xwait_max_us,bg_cpu_s,message";
 
@@ -147,6 +147,7 @@ int mb_write_csv(const mb_opts *o, const mb_setup *s, const mb_result *res, int 
     us(f, r->ebar_ci);
     us(f, r->ebar_min);
     us(f, r->ebar_max);
+    us(f, r->ebar_median);
     us(f, r->ebar_flat);
     us(f, r->r);
     us(f, r->r_flat);

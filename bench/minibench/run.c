@@ -92,6 +92,7 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   double f = mb_global_now(&s->clock);
 
   double row[4] = {a, f, 0, alg_index(PAT_LastAlg(c->comm))};
+  if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
   if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
   if (agree_failure(c, rc)) {
     if (c->rank == 0) c->res->failed_calls++;
@@ -184,7 +185,7 @@ void mb_run_alg(const mb_opts *o, const mb_setup *s, const char *alg, float *sen
   memset(res, 0, sizeof *res);
   snprintf(res->alg, sizeof res->alg, "%s", alg);
   res->status = "ok";
-  res->ebar = res->ebar_sd = res->ebar_ci = res->ebar_min = res->ebar_max = res->ebar_flat = NAN;
+  res->ebar = res->ebar_sd = res->ebar_ci = res->ebar_min = res->ebar_max = res->ebar_median = res->ebar_flat = NAN;
   res->r = res->r_flat = res->omega = res->omega_max = res->elb = res->absorption = NAN;
 
   int flat_n = o->flat_iters >= 0 ? o->flat_iters : (s->max_delay_s > 0 ? (o->iters / 4 > 5 ? o->iters / 4 : 5) : 0);
@@ -223,6 +224,7 @@ void mb_run_alg(const mb_opts *o, const mb_setup *s, const char *alg, float *sen
     if (main_s.n > 0) {
       double lo, hi;
       mb_describe(main_s.ebar, main_s.n, &res->ebar, &res->ebar_sd, &res->ebar_min, &res->ebar_max);
+      res->ebar_median = mb_median(main_s.ebar, main_s.n);
       res->ebar_ci = main_s.n > 1 ? mb_t975(main_s.n - 1) * res->ebar_sd / sqrt((double)main_s.n) : NAN;
       res->r = mean(main_s.r, main_s.n);
       mb_describe(main_s.omega, main_s.n, &res->omega, &lo, &lo, &hi);

@@ -35,6 +35,17 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+double mb_median(const double *x, int n) {
+  if (n < 1) return NAN;
+  double *y = malloc(sizeof(double) * (size_t)n);
+  if (!y) return NAN;
+  for (int i = 0; i < n; i++) y[i] = x[i];
+  qsort(y, (size_t)n, sizeof(double), cmp_double);
+  double m = n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+  free(y);
+  return m;
+}
+
 double mb_lower_bound(const double *a, int P, double tau) {
   if (P < 2) return 0;
   double *sorted = malloc(sizeof(double) * (size_t)P);
