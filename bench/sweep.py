@@ -252,7 +252,7 @@ def main(argv=None):
             args.bench, "-N", str(N), "--max-delay", "%g" % d, "--delay-unit", args.delay_unit,
             "--alg", ",".join(alg_list), "--iters", str(args.iters), "--warmup", str(args.warmup),
             "--base-ms", "%g" % args.base_ms, "--compute", args.compute, "--seed", str(args.seed),
-            "--csv", csv_path, "--label", args.label, "--quiet"]
+            "--csv", csv_path, "--label", args.label]
         if flat is not None:
             cmd += ["--flat-iters", str(flat)]
         return cmd + shlex.split(args.bench_args)

@@ -13,7 +13,11 @@
 
 #include "mb.h"
 
-void mb_run_alg(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv, mb_result *res);
+static void progress(const mb_opts *o, int rank, const mb_result *r) {
+  if (rank != 0 || o->quiet) return;
+  if (!strcmp(r->status, "failed")) fprintf(stderr, "[pat-minibench] %s: FAILED: %s\n", r->alg, r->message);
+  else fprintf(stderr, "[pat-minibench] %s: ebar %.1f us, %lld errors\n", r->alg, 1e6 * r->ebar, r->errors);
+}
 
 static int finish(int code) {
   int up = 0;
@@ -84,17 +88,38 @@ int main(int argc, char **argv) {
   }
   if (rank == 0 && !o.quiet) mb_print_header(&o, &s);
 
-  for (int i = 0; i < o.nalgs; i++) {
-    if (rank == 0 && !o.quiet) {
-      fprintf(stderr, "[pat-minibench] %s ...", o.algs[i]);
-      fflush(stderr);
-    }
-    mb_run_alg(&o, &s, o.algs[i], send, recv, &res[i]);
-    if (rank == 0 && !o.quiet) {
-      if (!strcmp(res[i].status, "failed")) fprintf(stderr, " FAILED: %s\n", res[i].message);
-      else fprintf(stderr, " ebar %.1f us, %lld errors\n", 1e6 * res[i].ebar, res[i].errors);
-    }
+  if (rank == 0 && o.trace) {
+    s.trace = fopen(o.trace, "a");
+    if (s.trace && ftell(s.trace) == 0) fprintf(s.trace, "alg,phase,iter,rank,delay_ms,a_us,f_us,errors\n");
+    if (!s.trace) fprintf(stderr, "pat-minibench: cannot open %s; no trace\n", o.trace);
   }
+  int flat_n = mb_flat_iters(&o, &s);
+  if (o.blocked) {
+    for (int i = 0; i < o.nalgs; i++) {
+      mb_run *run = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i]);
+      for (int k = 0; k < o.warmup; k++) mb_run_step(run, MB_WARMUP, k);
+      for (int k = 0; k < flat_n; k++) mb_run_step(run, MB_FLAT, k);
+      for (int k = 0; k < o.iters; k++) mb_run_step(run, MB_MEASURED, k);
+      mb_run_end(run);
+      progress(&o, rank, &res[i]);
+    }
+  } else {
+    mb_run **runs = calloc((size_t)o.nalgs, sizeof *runs);
+    if (!runs) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int i = 0; i < o.nalgs; i++) runs[i] = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i]);
+    for (int k = 0; k < o.warmup; k++)
+      for (int i = 0; i < o.nalgs; i++) mb_run_step(runs[i], MB_WARMUP, k);
+    for (int k = 0; k < flat_n; k++)
+      for (int i = 0; i < o.nalgs; i++) mb_run_step(runs[i], MB_FLAT, k);
+    for (int k = 0; k < o.iters; k++)
+      for (int i = 0; i < o.nalgs; i++) mb_run_step(runs[i], MB_MEASURED, k);
+    for (int i = 0; i < o.nalgs; i++) {
+      mb_run_end(runs[i]);
+      progress(&o, rank, &res[i]);
+    }
+    free(runs);
+  }
+  if (s.trace) fclose(s.trace);
 
   int code = 0;
   if (rank == 0) {

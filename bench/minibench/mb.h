@@ -36,6 +36,7 @@ typedef struct mb_opts {
   double tau_us;          /* --tau-us: use this tau instead of measuring (<= 0: measure) */
   int tau_reps;           /* ping-pongs for tau */
   double skew_us;         /* --inject-skew-us: rank r's clock runs r*skew ahead (testing) */
+  int blocked;            /* --order blocked: one algorithm after the other (else interleaved) */
   int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
   int nalgs;
   char algs[MB_MAX_ALGS][MB_NAME];
@@ -109,7 +110,20 @@ typedef struct mb_setup {
   double tau, max_delay_s;
   mb_clock clock;
   char host[128], timestamp[32];
+  FILE *trace; /* rank 0: --trace file, or NULL */
 } mb_setup;
+
+/* ---- runs: begin (collective: duplicates the communicator), steps, end --- */
+typedef enum { MB_WARMUP, MB_FLAT, MB_MEASURED } mb_phase;
+typedef struct mb_run mb_run;
+/* iterations of the flat run for these options */
+int mb_flat_iters(const mb_opts *o, const mb_setup *s);
+mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
+                     mb_result *res);
+/* Iteration k of a phase; returns 1 once the algorithm has failed (then a no-op). */
+int mb_run_step(mb_run *run, mb_phase phase, int k);
+/* Reduce and summarise into the result (rank 0), free the run. */
+void mb_run_end(mb_run *run);
 
 /* ---- report ------------------------------------------------------------ */
 void mb_print_header(const mb_opts *o, const mb_setup *s);

@@ -22,6 +22,9 @@ void mb_usage(FILE *out) {
           "  --alg list          comma list of algorithms (names of PAT_AlgName, auto, native) or\n"
           "                      'all' (every algorithm, then auto); default all.  Every algorithm\n"
           "                      sees the same data and the same delay sequence.\n"
+          "  --order interleaved|blocked  interleaved (default): iteration k of every algorithm,\n"
+          "                      then k+1, so all see the same minutes of machine load;\n"
+          "                      blocked: all iterations of one algorithm, then the next\n"
           "  --compute sleep|busy  how compute is emulated (default sleep, as in the paper)\n"
           "  --base-ms t         constant part of each compute half (default 100): each half lasts\n"
           "                      base + delay/2, as in the paper's Listing 4\n"
@@ -175,6 +178,10 @@ int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen
     else if (!strcmp(name, "--compute")) {
       if (!strcmp(val, "sleep")) o->busy = 0;
       else if (!strcmp(val, "busy")) o->busy = 1;
+      else bad = 1;
+    } else if (!strcmp(name, "--order")) {
+      if (!strcmp(val, "interleaved")) o->blocked = 0;
+      else if (!strcmp(val, "blocked")) o->blocked = 1;
       else bad = 1;
     } else if (!strcmp(name, "--base-ms")) bad = parse_double(val, &o->base_ms) || !(o->base_ms >= 0);
     else if (!strcmp(name, "--seed")) {

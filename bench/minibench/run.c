@@ -155,96 +155,118 @@ static double mean(const double *x, int n) {
   return n > 0 ? s / n : NAN;
 }
 
-static void stats_delta(mb_ctx *c, const PAT_Stats *st0, const PAT_Stats *st1) {
-  long long li[2] = {st1->calls - st0->calls, st1->predicted_calls - st0->predicted_calls}, lo[2];
-  double ds[3] = {st1->pred_abs_error_sum - st0->pred_abs_error_sum,
-                  st1->exchange_wait_sum - st0->exchange_wait_sum, st1->bg_cpu_seconds - st0->bg_cpu_seconds};
-  double dm[2] = {st1->pred_abs_error_max, st1->exchange_wait_max}, so[3], mo[2];
-  MPI_Reduce(li, lo, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(ds, so, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(dm, mo, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (c->rank != 0) return;
-  mb_result *r = c->res;
-  r->calls = lo[0];
-  r->pred_calls = lo[1];
-  r->pred_err_sum = so[0];
-  r->xwait_sum = so[1];
-  r->bg_cpu = so[2];
-  r->pred_err_max = mo[0];
-  r->xwait_max = mo[1];
+/* One algorithm's run in progress. */
+struct mb_run {
+  mb_ctx c;
+  mb_series measured, flat;
+  int flat_n, failed;
+  /* this rank's PAT_Stats differences, accumulated around its own calls */
+  long long calls, pred_calls;
+  double pred_err_sum, xwait_sum, bg_cpu;
+};
+
+int mb_flat_iters(const mb_opts *o, const mb_setup *s) {
+  if (o->flat_iters >= 0) return o->flat_iters;
+  return s->max_delay_s > 0 ? (o->iters / 4 > 5 ? o->iters / 4 : 5) : 0;
 }
 
-void mb_run_alg(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv, mb_result *res) {
-  mb_ctx c = {o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, NULL};
-  MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-  if (c.rank == 0 && o->trace) {
-    c.trace = fopen(o->trace, "a");
-    if (c.trace && ftell(c.trace) == 0) fprintf(c.trace, "alg,phase,iter,rank,delay_ms,a_us,f_us,errors\n");
-    if (!c.trace) fprintf(stderr, "pat-minibench: cannot open %s; no trace\n", o->trace);
-  }
+mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
+                     mb_result *res) {
+  mb_run *run = calloc(1, sizeof *run);
+  if (!run) MPI_Abort(MPI_COMM_WORLD, 3);
+  mb_ctx *c = &run->c;
+  *c = (mb_ctx){o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, s->trace};
+  MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
   memset(res, 0, sizeof *res);
   snprintf(res->alg, sizeof res->alg, "%s", alg);
   res->status = "ok";
   res->ebar = res->ebar_sd = res->ebar_ci = res->ebar_min = res->ebar_max = res->ebar_median = res->ebar_flat = NAN;
   res->r = res->r_flat = res->omega = res->omega_max = res->elb = res->absorption = NAN;
-
-  int flat_n = o->flat_iters >= 0 ? o->flat_iters : (s->max_delay_s > 0 ? (o->iters / 4 > 5 ? o->iters / 4 : 5) : 0);
-  mb_series main_s = {0}, flat_s = {0};
-  if (c.rank == 0) {
-    c.rows = malloc(sizeof(double) * 4 * (size_t)c.P);
-    c.a = malloc(sizeof(double) * (size_t)c.P);
-    if (!c.rows || !c.a || series_alloc(&main_s, o->iters) || series_alloc(&flat_s, flat_n)) {
+  run->flat_n = mb_flat_iters(o, s);
+  if (c->rank == 0) {
+    c->rows = malloc(sizeof(double) * 4 * (size_t)c->P);
+    c->a = malloc(sizeof(double) * (size_t)c->P);
+    if (!c->rows || !c->a || series_alloc(&run->measured, o->iters) || series_alloc(&run->flat, run->flat_n)) {
       fprintf(stderr, "pat-minibench: out of memory\n");
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
   }
+  MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
+  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  run->failed = agree_failure(c, PAT_UseAlg(alg));
+  return run;
+}
 
-  MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
-  MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
+int mb_run_step(mb_run *run, mb_phase phase, int k) {
+  mb_ctx *c = &run->c;
+  if (run->failed) return 1;
+  PAT_UseAlg(c->res->alg); /* accepted in mb_run_begin; other runs may be interleaved */
   PAT_Stats st0, st1;
   PAT_GetStats(&st0);
-  int failed = agree_failure(&c, PAT_UseAlg(alg));
-
-  for (int k = 0; k < o->warmup && !failed; k++) failed = iteration(&c, STREAM_WARMUP + k, 1, NULL);
-  for (int k = 0; k < flat_n && !failed; k++) failed = iteration(&c, STREAM_FLAT + k, 0, &flat_s);
-  for (int k = 0; k < o->iters && !failed; k++) {
-    failed = iteration(&c, STREAM_MEASURED + k, 1, &main_s);
-    if (failed || c.rank != 0) continue;
-    int idx = alg_index(PAT_LastAlg(c.comm));
-    if (idx >= 0) res->chosen[idx]++;
-    else res->chosen_other++;
-  }
+  if (phase == MB_WARMUP) run->failed = iteration(c, STREAM_WARMUP + k, 1, NULL);
+  else if (phase == MB_FLAT) run->failed = iteration(c, STREAM_FLAT + k, 0, &run->flat);
+  else run->failed = iteration(c, STREAM_MEASURED + k, 1, &run->measured);
   PAT_GetStats(&st1);
-  stats_delta(&c, &st0, &st1);
-  MPI_Comm_free(&c.comm);
+  run->calls += st1.calls - st0.calls;
+  run->pred_calls += st1.predicted_calls - st0.predicted_calls;
+  run->pred_err_sum += st1.pred_abs_error_sum - st0.pred_abs_error_sum;
+  run->xwait_sum += st1.exchange_wait_sum - st0.exchange_wait_sum;
+  run->bg_cpu += st1.bg_cpu_seconds - st0.bg_cpu_seconds;
+  if (phase == MB_MEASURED && !run->failed && c->rank == 0) {
+    int idx = alg_index(PAT_LastAlg(c->comm));
+    if (idx >= 0) c->res->chosen[idx]++;
+    else c->res->chosen_other++;
+  }
+  return run->failed;
+}
 
-  if (c.rank == 0) {
-    res->iters = main_s.n;
-    res->flat_iters = flat_s.n;
-    if (main_s.n > 0) {
-      double lo, hi;
-      mb_describe(main_s.ebar, main_s.n, &res->ebar, &res->ebar_sd, &res->ebar_min, &res->ebar_max);
-      res->ebar_median = mb_median(main_s.ebar, main_s.n);
-      res->ebar_ci = main_s.n > 1 ? mb_t975(main_s.n - 1) * res->ebar_sd / sqrt((double)main_s.n) : NAN;
-      res->r = mean(main_s.r, main_s.n);
-      mb_describe(main_s.omega, main_s.n, &res->omega, &lo, &lo, &hi);
+void mb_run_end(mb_run *run) {
+  mb_ctx *c = &run->c;
+  mb_result *res = c->res;
+  PAT_Stats now;
+  PAT_GetStats(&now);
+  long long li[2] = {run->calls, run->pred_calls}, lo[2];
+  double ds[3] = {run->pred_err_sum, run->xwait_sum, run->bg_cpu}, so[3];
+  double dm[2] = {now.pred_abs_error_max, now.exchange_wait_max}, mo[2];
+  MPI_Reduce(li, lo, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(ds, so, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(dm, mo, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Comm_free(&c->comm);
+  if (c->rank == 0) {
+    const mb_series *m = &run->measured, *f = &run->flat;
+    res->calls = lo[0];
+    res->pred_calls = lo[1];
+    res->pred_err_sum = so[0];
+    res->xwait_sum = so[1];
+    res->bg_cpu = so[2];
+    res->pred_err_max = mo[0];
+    res->xwait_max = mo[1];
+    res->iters = m->n;
+    res->flat_iters = f->n;
+    if (m->n > 0) {
+      double lo_, hi;
+      mb_describe(m->ebar, m->n, &res->ebar, &res->ebar_sd, &res->ebar_min, &res->ebar_max);
+      res->ebar_median = mb_median(m->ebar, m->n);
+      res->ebar_ci = m->n > 1 ? mb_t975(m->n - 1) * res->ebar_sd / sqrt((double)m->n) : NAN;
+      res->r = mean(m->r, m->n);
+      mb_describe(m->omega, m->n, &res->omega, &lo_, &lo_, &hi);
       res->omega_max = hi;
-      res->elb = mean(main_s.elb, main_s.n);
-      if (flat_s.n > 0) {
-        res->r_flat = mean(flat_s.r, flat_s.n);
-        res->ebar_flat = mean(flat_s.ebar, flat_s.n);
-      } else if (s->max_delay_s == 0 && o->flat_iters != 0) {
+      res->elb = mean(m->elb, m->n);
+      if (f->n > 0) {
+        res->r_flat = mean(f->r, f->n);
+        res->ebar_flat = mean(f->ebar, f->n);
+      } else if (c->s->max_delay_s == 0 && c->o->flat_iters != 0) {
         res->r_flat = res->r; /* the run itself is flat */
         res->ebar_flat = res->ebar;
       }
       res->absorption = res->r_flat - res->r + res->omega; /* NaN when r' is unknown */
     }
-    if (failed) res->status = "failed";
+    if (run->failed) res->status = "failed";
     else if (res->errors > 0) res->status = "errors";
-    if (c.trace) fclose(c.trace);
-    free(c.rows);
-    free(c.a);
-    series_free(&main_s);
-    series_free(&flat_s);
+    free(c->rows);
+    free(c->a);
+    series_free(&run->measured);
+    series_free(&run->flat);
   }
+  free(run);
 }
