@@ -177,6 +177,41 @@ def full_table(rows):
     return "\n".join(lines) + "\n"
 
 
+def relative_table(rows, ref="native"):
+    """Every algorithm's ebar relative to `ref` in the same cell: mean (median).
+    Returns text, or "" when `ref` has no usable row."""
+    by_cell = cells(rows)
+    algs = sorted({a for v in by_cell.values() for a in v}, key=alg_key)
+    head = ["P", "N", "maxDelay"] + algs
+    out = []
+    for key in sorted(by_cell, key=lambda k: (k[0], k[1], k[3], k[2] if k[2] is not None else -1)):
+        cell = by_cell[key]
+        base = cell.get(ref)
+        if not base or not usable(base):
+            continue
+        b_mean, b_med = fnum(base["ebar_us"]), fnum(base.get("ebar_median_us"))
+        line = [str(key[0]), human_count(key[1]), fmt_delay(key[2], key[3])]
+        for a in algs:
+            r = cell.get(a)
+            if r is None or not usable(r):
+                line.append("" if r is None else (r.get("status") or "?"))
+                continue
+            m, md = fnum(r["ebar_us"]), fnum(r.get("ebar_median_us"))
+            text = "%.2f" % (m / b_mean) if b_mean else "?"
+            if md is not None and b_med:
+                text += " (%.2f)" % (md / b_med)
+            line.append(text)
+        out.append(line)
+    if not out:
+        return ""
+    widths = [max(len(x[i]) for x in [head] + out) for i in range(len(head))]
+    lines = ["ebar relative to %s in the same cell: mean ratio (median ratio); < 1 is faster" % ref.upper(), ""]
+    lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for line in out:
+        lines.append("  ".join(c.rjust(w) for c, w in zip(line, widths)))
+    return "\n".join(lines) + "\n"
+
+
 # ---- plots ---------------------------------------------------------------
 
 def _series(rows, fixed, xfield, errorbars):
@@ -291,7 +326,8 @@ def main(argv):
         return 0 if len(argv) == 2 else 2
     d = argv[1]
     rows = read_rows(os.path.join(d, "results.csv"))
-    text = paper_table(rows) + "\n" + full_table(rows)
+    rel = relative_table(rows)
+    text = paper_table(rows) + "\n" + full_table(rows) + ("\n" + rel if rel else "")
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(text)
     print(text)

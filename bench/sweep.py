@@ -313,6 +313,9 @@ def main(argv=None):
 
     table = pat_results.paper_table(all_rows)
     full = pat_results.full_table(all_rows)
+    rel = pat_results.relative_table(all_rows)
+    if rel:
+        full += "\n" + rel
     with open(os.path.join(out, "table.txt"), "w") as f:
         f.write(table + "\n" + full)
     made, reason = ([], "plots disabled (--no-plots)") if args.no_plots else pat_results.plots(
