@@ -212,6 +212,17 @@ def relative_table(rows, ref="native"):
     return "\n".join(lines) + "\n"
 
 
+def overload_note(rows, limit_us=1000.0):
+    """A warning when compute phases ended late (CPU contention), else ""."""
+    late = [r for r in rows if usable(r) and (fnum(r.get("compute_late_us")) or 0) > limit_us]
+    if not late:
+        return ""
+    worst = max(fnum(r["compute_late_us"]) for r in late)
+    return ("WARNING: %d of %d rows ran with compute phases ending more than %.0f us late on average "
+            "(worst %.0f us): the machine was overloaded, times are inflated and noisy "
+            "(column compute_late_us)" % (len(late), sum(1 for r in rows if usable(r)), limit_us, worst))
+
+
 # ---- plots ---------------------------------------------------------------
 
 def _series(rows, fixed, xfield, errorbars):
@@ -327,7 +338,9 @@ def main(argv):
     d = argv[1]
     rows = read_rows(os.path.join(d, "results.csv"))
     rel = relative_table(rows)
-    text = paper_table(rows) + "\n" + full_table(rows) + ("\n" + rel if rel else "")
+    note = overload_note(rows)
+    text = paper_table(rows) + "\n" + full_table(rows) + ("\n" + rel if rel else "") + (
+        "\n" + note + "\n" if note else "")
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(text)
     print(text)

@@ -192,7 +192,7 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="output folder (default bench/results/<date>-<label>/)")
     ap.add_argument("--label", default="sweep")
     ap.add_argument("--timeout", type=float, default=None,
-                    help="seconds per launch (default: 3x the estimate + 60)")
+                    help="seconds per launch (default: 10x the estimate + 120)")
     ap.add_argument("--errorbars", choices=("sd", "ci"), default="sd",
                     help="plot error bars: +-sigma over iterations (sd) or the 95%% CI")
     ap.add_argument("--no-plots", action="store_true")
@@ -284,7 +284,7 @@ def main(argv=None):
         prog.show(what)
         csv_path = os.path.join(raw, "%s.csv" % launch)
         log_path = os.path.join(raw, "%s.log" % launch)
-        timeout = args.timeout or (3 * cost + 60)
+        timeout = args.timeout or (10 * cost + 120)
         code, why = run_launch(bench_cmd(P, N, d, algs, csv_path), log_path, timeout, env)
         rows = read_csv(csv_path)
         have = {r.get("alg") for r in rows}
@@ -292,7 +292,7 @@ def main(argv=None):
         # retry what the launch did not report, one algorithm at a time
         for a in missing:
             one = os.path.join(raw, "%s-%s.csv" % (launch, a))
-            c1, why1 = run_launch(bench_cmd(P, N, d, [a], one), log_path, args.timeout or (3 * cost / len(algs) + 60),
+            c1, why1 = run_launch(bench_cmd(P, N, d, [a], one), log_path, args.timeout or (10 * cost / len(algs) + 120),
                                   env)
             got = [r for r in read_csv(one) if r.get("alg") == a]
             if got:
@@ -347,6 +347,9 @@ def main(argv=None):
             f.write("\nPlots:\n\n" + "".join("- plots/%s\n" % os.path.basename(p) for p in made))
         if reason:
             f.write("\n%s\n" % reason)
+        note = pat_results.overload_note(all_rows)
+        if note:
+            f.write("\n**%s**\n" % note)
 
     print(table)
     print(full)
@@ -360,6 +363,9 @@ def main(argv=None):
     bad = [r for r in all_rows if r.get("status") != "ok"]
     if bad:
         print("  %d row(s) not ok (failed/crashed/timeout/errors): see table.txt" % len(bad))
+    late = pat_results.overload_note(all_rows)
+    if late:
+        print("  " + late)
     wrong = [r for r in all_rows if r.get("status") == "errors"]
     return 1 if wrong else 0
 

@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
 
   if (rank == 0 && o.trace) {
     s.trace = fopen(o.trace, "a");
-    if (s.trace && ftell(s.trace) == 0) fprintf(s.trace, "alg,phase,iter,rank,delay_ms,a_us,f_us,errors\n");
+    if (s.trace && ftell(s.trace) == 0) fprintf(s.trace, "alg,phase,iter,rank,delay_ms,a_us,f_us,errors,late_us\n");
     if (!s.trace) fprintf(stderr, "pat-minibench: cannot open %s; no trace\n", o.trace);
   }
   int flat_n = mb_flat_iters(&o, &s);

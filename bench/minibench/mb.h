@@ -93,6 +93,7 @@ typedef struct mb_result {
   int flat_iters;       /* iterations of the flat run (0: r' taken from the run itself) */
   double ebar, ebar_sd, ebar_ci, ebar_min, ebar_max, ebar_median, ebar_flat;
   double r, r_flat, omega, omega_max, elb, absorption;
+  double late, late_max; /* compute phase ended after its deadline by (mean over ranks, mean / max) */
   long long errors;     /* wrong elements summed over ranks and iterations */
   long long failed_calls;
   long long chosen[MB_MAX_ALGS]; /* iterations whose PAT_LastAlg was each algorithm index */

@@ -8,7 +8,7 @@ static const char *const columns =
     "timestamp,label,host,P,N_requested,N,count_per_rank,block_bytes,alg,status,iters,warmup,flat_iters,"
     "compute,base_ms,max_delay_ms,max_delay_tau,seed,tau_us,ebar_us,ebar_sd_us,ebar_ci95_us,ebar_min_us,"
     "ebar_max_us,ebar_median_us,ebar_flat_us,r_us,r_flat_us,omega_us,omega_max_us,omega_over_tau,absorption_us,elb_us,"
-    "ebar_over_elb,errors,failed_calls,chosen,alg_disagree,clock_offset_max_us,clock_rtt_min_us,thread_level,"
+    "ebar_over_elb,compute_late_us,compute_late_max_us,errors,failed_calls,chosen,alg_disagree,clock_offset_max_us,clock_rtt_min_us,thread_level,"
     "calls,pred_calls,pred_err_mean_us,pred_err_max_us,xwait_mean_us,xwait_max_us,bg_cpu_s,message";
 
 const char *mb_csv_header(void) { return columns; }
@@ -80,6 +80,10 @@ void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res,
       printf("%s: FAILED after %d measured iterations: %s\n", r->alg, r->iters, r->message);
     if (r->errors > 0)
       printf("%s: WRONG RESULTS: %lld elements differ from the expected values\n", r->alg, r->errors);
+    if (isfinite(r->late) && (r->late > 1e-3 || r->late > 0.1 * r->ebar))
+      printf("%s: WARNING: the compute phase ended %.0f us late on average (max %.0f us): the CPUs are\n"
+             "  oversubscribed or busy with other work; times are inflated and noisy\n",
+             r->alg, 1e6 * r->late, 1e6 * r->late_max);
     if (r->disagree > 0)
       printf("%s: ranks reported different algorithms (PAT_LastAlg) in %d iterations\n", r->alg, r->disagree);
     if (r->pred_calls > 0 || r->xwait_sum > 0 || r->bg_cpu > 0) {
@@ -158,6 +162,8 @@ int mb_write_csv(const mb_opts *o, const mb_setup *s, const mb_result *res, int 
     us(f, r->absorption);
     us(f, r->elb);
     num(f, ratio(r->ebar, r->elb));
+    us(f, r->late);
+    us(f, r->late_max);
     fprintf(f, ",%lld,%lld,%s,%d", r->errors, r->failed_calls, chosen, r->disagree);
     us(f, s->clock.max_offset);
     us(f, s->clock.min_rtt);

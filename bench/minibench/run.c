@@ -20,6 +20,7 @@
 #include "mb.h"
 
 #define TAG_MSG 903
+#define NROW 5 /* per rank and iteration: a, f, wrong elements, algorithm, compute lateness */
 
 /* iteration numbers of the three phases: disjoint streams of data and delays */
 #define STREAM_MEASURED 0LL
@@ -40,7 +41,8 @@ typedef struct mb_ctx {
 
 typedef struct mb_series {
   int n;
-  double *ebar, *r, *omega, *elb;
+  double *ebar, *r, *omega, *elb, *late;
+  double late_max;
 } mb_series;
 
 static int alg_index(const char *name) {
@@ -86,25 +88,26 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   mb_compute_until(&s->clock, t0 + half, o->busy);
   PAT_Edge(50.0);
   mb_compute_until(&s->clock, t0 + 2 * half, o->busy);
+  double late = mb_local_now(&s->clock) - (t0 + 2 * half); /* > 0: woke up late (CPU contention) */
   PAT_ProcessingEnd();
   double a = mb_global_now(&s->clock);
   int rc = PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
   double f = mb_global_now(&s->clock);
 
-  double row[4] = {a, f, 0, alg_index(PAT_LastAlg(c->comm))};
+  double row[NROW] = {a, f, 0, alg_index(PAT_LastAlg(c->comm)), late};
   if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
   if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
   if (agree_failure(c, rc)) {
     if (c->rank == 0) c->res->failed_calls++;
     return 1;
   }
-  MPI_Gather(row, 4, MPI_DOUBLE, c->rows, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather(row, NROW, MPI_DOUBLE, c->rows, NROW, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (c->rank != 0) return 0;
 
-  double sum_e = 0, min_a = INFINITY, max_a = -INFINITY, max_f = -INFINITY;
+  double sum_e = 0, min_a = INFINITY, max_a = -INFINITY, max_f = -INFINITY, sum_late = 0, max_late = 0;
   int mine = (int)c->rows[3], differ = 0;
   for (int i = 0; i < c->P; i++) {
-    const double *r = &c->rows[4 * i];
+    const double *r = &c->rows[NROW * i];
     c->a[i] = r[0];
     sum_e += r[1] - r[0];
     if (r[0] < min_a) min_a = r[0];
@@ -112,14 +115,17 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     if (r[1] > max_f) max_f = r[1];
     c->res->errors += (long long)r[2];
     differ |= (int)r[3] != mine;
+    sum_late += r[4];
+    if (r[4] > max_late) max_late = r[4];
   }
   if (c->trace) {
     const char *phase = iter >= STREAM_FLAT ? "flat" : iter >= STREAM_WARMUP ? "warmup" : "measured";
     long long k = iter % STREAM_WARMUP;
     for (int i = 0; i < c->P; i++) {
       double d = delayed ? mb_uniform(o->seed, i, iter) * s->max_delay_s : 0.0;
-      fprintf(c->trace, "%s,%s,%lld,%d,%.3f,%.3f,%.3f,%.0f\n", c->res->alg, phase, k, i, 1e3 * d,
-              1e6 * (c->rows[4 * i] - min_a), 1e6 * (c->rows[4 * i + 1] - min_a), c->rows[4 * i + 2]);
+      fprintf(c->trace, "%s,%s,%lld,%d,%.3f,%.3f,%.3f,%.0f,%.3f\n", c->res->alg, phase, k, i, 1e3 * d,
+              1e6 * (c->rows[NROW * i] - min_a), 1e6 * (c->rows[NROW * i + 1] - min_a), c->rows[NROW * i + 2],
+              1e6 * c->rows[NROW * i + 4]);
     }
   }
   c->res->disagree += differ; /* ranks must agree on the algorithm (warm-up and flat runs too) */
@@ -129,6 +135,8 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     out->r[k] = max_f - min_a;
     out->omega[k] = max_a - min_a;
     out->elb[k] = mb_lower_bound(c->a, c->P, s->tau);
+    out->late[k] = sum_late / c->P;
+    if (max_late > out->late_max) out->late_max = max_late;
   }
   return 0;
 }
@@ -139,7 +147,9 @@ static int series_alloc(mb_series *s, int n) {
   s->r = calloc((size_t)n + 1, sizeof(double));
   s->omega = calloc((size_t)n + 1, sizeof(double));
   s->elb = calloc((size_t)n + 1, sizeof(double));
-  return s->ebar && s->r && s->omega && s->elb ? 0 : -1;
+  s->late = calloc((size_t)n + 1, sizeof(double));
+  s->late_max = 0;
+  return s->ebar && s->r && s->omega && s->elb && s->late ? 0 : -1;
 }
 
 static void series_free(mb_series *s) {
@@ -147,6 +157,7 @@ static void series_free(mb_series *s) {
   free(s->r);
   free(s->omega);
   free(s->elb);
+  free(s->late);
 }
 
 static double mean(const double *x, int n) {
@@ -181,10 +192,10 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
   snprintf(res->alg, sizeof res->alg, "%s", alg);
   res->status = "ok";
   res->ebar = res->ebar_sd = res->ebar_ci = res->ebar_min = res->ebar_max = res->ebar_median = res->ebar_flat = NAN;
-  res->r = res->r_flat = res->omega = res->omega_max = res->elb = res->absorption = NAN;
+  res->r = res->r_flat = res->omega = res->omega_max = res->elb = res->absorption = res->late = res->late_max = NAN;
   run->flat_n = mb_flat_iters(o, s);
   if (c->rank == 0) {
-    c->rows = malloc(sizeof(double) * 4 * (size_t)c->P);
+    c->rows = malloc(sizeof(double) * NROW * (size_t)c->P);
     c->a = malloc(sizeof(double) * (size_t)c->P);
     if (!c->rows || !c->a || series_alloc(&run->measured, o->iters) || series_alloc(&run->flat, run->flat_n)) {
       fprintf(stderr, "pat-minibench: out of memory\n");
@@ -252,6 +263,8 @@ void mb_run_end(mb_run *run) {
       mb_describe(m->omega, m->n, &res->omega, &lo_, &lo_, &hi);
       res->omega_max = hi;
       res->elb = mean(m->elb, m->n);
+      res->late = mean(m->late, m->n);
+      res->late_max = m->late_max;
       if (f->n > 0) {
         res->r_flat = mean(f->r, f->n);
         res->ebar_flat = mean(f->ebar, f->n);
