@@ -1,8 +1,10 @@
 /*
  * The algorithm portfolio: one builder per algorithm, each a pure function
  * from (P, rank, predicted PAP, tau, root) to a schedule (DESIGN.md §3-4).
- * Builders never call MPI, never read clocks and never allocate outside the
- * schedule, so every rank given the same inputs builds the same schedule.
+ * Builders never call MPI, never read clocks and keep no memory beyond the
+ * call (scratch arrays are freed before they return); they use only integer
+ * arithmetic on the inputs, so every rank given the same inputs builds the
+ * same schedule.
  */
 #ifndef PAT_ALGORITHMS_H
 #define PAT_ALGORITHMS_H
@@ -70,6 +72,22 @@ int pat_allgather_lnbc(pat_sched *s, const pat_build_args *a);
 int pat_allgather_bdr(pat_sched *s, const pat_build_args *a);
 int pat_allgather_bslb(pat_sched *s, const pat_build_args *a);
 int pat_allgather_ard(pat_sched *s, const pat_build_args *a);
+
+/* Shared by the arrival-aware builders (algorithms/arrival.c). */
+
+/* Ranks sorted by predicted arrival into order[0..P-1]: earliest first
+ * (latest first if `latest_first`); equal arrivals by ascending rank either
+ * way.  arrival == NULL: every rank arrives together (rank order).
+ * Returns PAT_OK or PAT_ENOMEM. */
+int pat_arrival_order(int P, const int64_t *arrival, int latest_first, int *order);
+
+/* Predicted arrival slot of every rank, in units of tau from the earliest
+ * arrival: slot[r] = floor((a_r - min a) / tau), clamped to
+ * PAT_MAX_ARRIVAL_SLOT.  All 0 when arrival == NULL or tau <= 0 (balanced).
+ * ARD numbers its steps in these slots: a rank's own block is never sent in a
+ * step before its slot. */
+#define PAT_MAX_ARRIVAL_SLOT (1 << 24)
+void pat_arrival_slots(int P, const int64_t *arrival, int64_t tau, int32_t *slot);
 
 /* Shared by rooted algorithms: binomial broadcast, from `root`, of every block
  * each receiver lacks (all but its own), starting at `first_step`.

@@ -77,6 +77,8 @@ typedef struct PAT_Stats {
   double pred_abs_error_max;    /* largest such error (s) */
   double exchange_wait_sum;     /* time the caller waited for the arrival exchange (s) */
   double exchange_wait_max;
+  long long bg_steps;           /* schedule steps the background thread completed */
+  long long fg_steps;           /* schedule steps completed in PAT_Allgather itself */
   double bg_cpu_seconds;        /* CPU time used by the background thread */
   double bg_wall_seconds;       /* wall time the background thread has existed */
 } PAT_Stats;

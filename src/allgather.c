@@ -1,10 +1,12 @@
 /*
- * PAT_Allgather: argument checking, then the algorithm's schedule run by the
- * executor (or the MPI library's own all-gather for NATIVE).
+ * PAT_Allgather: argument checking; the arrival exchange and the plan when
+ * the setting needs them; then the chosen algorithm's schedule run by the
+ * executor (or the MPI library's own all-gather for NATIVE); finally the call
+ * site's history, which predicts the next arrival.
  */
 #include <stdlib.h>
 
-#include "executor.h"
+#include "clock.h"
 #include "runtime.h"
 
 /* Does a (NULL) buffer point at real data?  MPI_BOTTOM with absolute
@@ -40,38 +42,125 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   return MPI_SUCCESS;
 }
 
-/* Run a schedule for this call: typed on the user's buffer, or packed on a
- * staging buffer when the schedule works on bytes. */
-static int run_schedule(pat_comm_state *cs, const pat_sched *s, const void *sendbuf, int sendcount,
-                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                        long long bytes) {
+typedef struct call_args {
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void *recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  MPI_Comm comm;
+  long long bytes;
+} call_args;
+
+/* A classic schedule, typed on the user's buffer. */
+static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
+  const pat_sched *s;
+  int rc = pat_comm_classic(cs, alg, &s);
+  if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
   pat_exec e;
-  int rc = pat_buffers_typed(&b, cs->data, cs->P, cs->rank, recvbuf, recvcount, recvtype);
-  if (rc != MPI_SUCCESS) return rc;
-  if (s->flags & (PAT_SCHED_PIECES | PAT_SCHED_ARRIVAL)) {
-    b.packed = 1;
-    b.block_bytes = (size_t)bytes;
-    b.stage = malloc((size_t)bytes * (size_t)cs->P);
-    if (!b.stage) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: cannot allocate %lld bytes", bytes * cs->P);
-  }
-  rc = pat_buffers_put_own(&b, sendbuf, sendcount, sendtype);
-  if (rc == MPI_SUCCESS) rc = pat_exec_init(&e, s, cs->rank, &b);
-  if (rc == MPI_SUCCESS) {
-    rc = pat_exec_run(&e);
+  rc = pat_buffers_typed(&b, cs->data, cs->P, cs->rank, c->recvbuf, c->recvcount, c->recvtype);
+  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
+  if (rc == MPI_SUCCESS && s->nops > 0) {
+    rc = pat_exec_init(&e, s, cs->rank, &b);
+    if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
     pat_exec_free(&e);
   }
-  if (rc == MPI_SUCCESS && b.packed) rc = pat_buffers_unpack(&b, sendbuf == MPI_IN_PLACE);
-  free(b.stage);
   pat_buffers_release(&b);
   return rc;
+}
+
+/* The planned arrival-aware schedule: packed on the plan's stage, where the
+ * background thread may already have received (and forwarded) blocks. */
+static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_steps, long long *fg_steps) {
+  int rc = pat_plan_prepare_exec(cs);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_buffers *b = &cs->plan.buf;
+  b->recvbuf = c->recvbuf;
+  b->recvcount = c->recvcount;
+  b->recvtype = c->recvtype;
+  MPI_Aint lb, extent;
+  MPI_Type_get_extent(c->recvtype, &lb, &extent);
+  b->block_extent = extent * c->recvcount;
+  *bg_steps = cs->plan.exec.steps_done;
+  rc = pat_buffers_put_own(b, c->sendbuf, c->sendcount, c->sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_exec_run(&cs->plan.exec);
+  if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(b, c->sendbuf == MPI_IN_PLACE);
+  *fg_steps = cs->plan.exec.steps_done - *bg_steps;
+  return rc;
+}
+
+static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *bg_steps, long long *fg_steps) {
+  *bg_steps = *fg_steps = 0;
+  if (alg == PAT_ALG_NATIVE) {
+    int rc = PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm);
+    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
+  }
+  if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
+  if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) return run_planned(cs, c, bg_steps, fg_steps);
+  return run_classic(cs, alg, c);
+}
+
+static int find_site(pat_comm_state *cs, int count, MPI_Datatype type) {
+  for (int i = 0; i < cs->nsites; i++)
+    if (cs->sites[i].count == count && cs->sites[i].type == type) return i;
+  int i = cs->nsites < PAT_SITES ? cs->nsites++ : (cs->last_site + 1) % PAT_SITES; /* evict round-robin */
+  cs->sites[i].count = count;
+  cs->sites[i].type = type;
+  cs->sites[i].successor = -1;
+  pat_gap_init(&cs->sites[i].gaps);
+  return i;
+}
+
+/* Learn from this call's gap, and predict the next call (site and gap). */
+static void update_history(pat_comm_state *cs, const call_args *c, int64_t arrival, int64_t exit_ns) {
+  int site = find_site(cs, c->recvcount, c->recvtype);
+  if (cs->calls > 0) {
+    pat_gap_add(&cs->sites[site].gaps, arrival - cs->last_exit_ns);
+    cs->sites[cs->last_site].successor = site;
+  }
+  cs->last_site = site;
+  cs->last_exit_ns = exit_ns;
+  cs->last_bytes = c->bytes;
+}
+
+static void contribute_from_history(pat_comm_state *cs) {
+  const pat_site *site = &cs->sites[cs->last_site];
+  int next = site->successor >= 0 ? site->successor : cs->last_site;
+  int64_t gap;
+  if (!pat_gap_predict(&cs->sites[next].gaps, &gap)) return;
+  int size = 0;
+  MPI_Type_size(cs->sites[next].type, &size);
+  pat_contribute(cs, cs->last_exit_ns + gap, (int64_t)size * cs->sites[next].count, PAT_XREC_HISTORY);
+  pat_background_wake();
+}
+
+static void account(pat_comm_state *cs, int alg, double wait_s, int predicted, double pred_err_s, long long bg_steps,
+                    long long fg_steps) {
+  pthread_mutex_lock(&pat_rt.lock);
+  pat_rt.stats.calls++;
+  pat_rt.stats.bg_steps += bg_steps;
+  pat_rt.stats.fg_steps += fg_steps;
+  if (alg >= 0 && alg < (int)(sizeof pat_rt.stats.calls_per_alg / sizeof pat_rt.stats.calls_per_alg[0]))
+    pat_rt.stats.calls_per_alg[alg]++;
+  pat_rt.stats.exchange_wait_sum += wait_s;
+  if (wait_s > pat_rt.stats.exchange_wait_max) pat_rt.stats.exchange_wait_max = wait_s;
+  if (predicted) {
+    pat_rt.stats.predicted_calls++;
+    pat_rt.stats.pred_abs_error_sum += pred_err_s;
+    if (pred_err_s > pat_rt.stats.pred_abs_error_max) pat_rt.stats.pred_abs_error_max = pred_err_s;
+  }
+  pat_rt.current = cs;
+  pthread_mutex_unlock(&pat_rt.lock);
 }
 
 int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
   if (!pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgather: call PAT_Init first");
-  long long bytes = 0;
-  int rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &bytes);
+  int64_t arrival = pat_clock_global_ns();
+  call_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0};
+  int rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &c.bytes);
   if (rc != MPI_SUCCESS) return rc;
   int inter = 0;
   rc = MPI_Comm_test_inter(comm, &inter);
@@ -82,36 +171,50 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   pat_comm_state *cs;
   rc = pat_comm_get(comm, &cs);
   if (rc != MPI_SUCCESS) return rc;
-  int alg = pat_rt.alg == PAT_ALG_AUTO ? PAT_ALG_NATIVE : pat_rt.alg;
+  pthread_mutex_lock(&cs->lock);
+  int setting = pat_rt.alg, alg, predicted = 0;
+  double wait_s = 0, pred_err_s = 0;
+  long long bg_steps = 0, fg_steps = 0;
+  if (cs->P > 1 && pat_setting_needs_exchange(setting)) {
+    rc = pat_contribute(cs, arrival, c.bytes, PAT_XREC_ACTUAL);
+    int64_t t0 = pat_clock_local_ns();
+    if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
+    wait_s = (double)(pat_clock_local_ns() - t0) * 1e-9;
+    if (rc != MPI_SUCCESS) {
+      pthread_mutex_unlock(&cs->lock);
+      return pat_fail(rc, "PAT_Allgather: arrival exchange failed");
+    }
+    if (cs->x.mine.kind != PAT_XREC_ACTUAL) {
+      predicted = 1;
+      pred_err_s = (double)llabs(cs->x.mine.arrival_ns - arrival) * 1e-9;
+    }
+    /* A plan made in the background stands only if it was made for exactly
+     * this call; every rank sees the same records and the same call, so all
+     * of them keep it or all of them replan. */
+    pat_xsummary sum;
+    pat_exchange_summary(&cs->x, &sum);
+    int as_expected = sum.setting == setting && sum.agreed_bytes == c.bytes;
+    if (cs->plan.decided && !(as_expected && cs->plan.setting == setting && cs->plan.bytes == c.bytes))
+      pat_plan_drop(cs);
+    if (!cs->plan.decided) pat_plan_decide(cs, setting, c.bytes, !as_expected);
+    alg = cs->plan.alg;
+    rc = run_alg(cs, alg, &c, &bg_steps, &fg_steps);
+    pat_plan_drop(cs);
+    pat_exchange_consume(&cs->x);
+  } else {
+    int root;
+    alg = cs->P > 1 ? pat_choose(cs->P, NULL, c.bytes, setting, &root) : PAT_ALG_RING;
+    if (setting == PAT_ALG_NATIVE) alg = PAT_ALG_NATIVE;
+    rc = run_alg(cs, alg, &c, &bg_steps, &fg_steps);
+  }
+  int64_t exit_ns = pat_clock_global_ns();
+  update_history(cs, &c, arrival, exit_ns);
   cs->last_alg = alg;
   cs->calls++;
-  pthread_mutex_lock(&pat_rt.lock);
-  pat_rt.stats.calls++;
-  pat_rt.stats.calls_per_alg[alg]++;
-  pthread_mutex_unlock(&pat_rt.lock);
-
-  if (alg == PAT_ALG_NATIVE) {
-    rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
-  }
-  if (bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
-
-  const pat_sched *s;
-  pat_sched own;
-  int built = 0;
-  if (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) {
-    rc = pat_comm_classic(cs, alg, &s);
-    if (rc != MPI_SUCCESS) return rc;
-  } else {
-    pat_build_args args = {cs->P, cs->rank, NULL, 1, 0};
-    int brc = pat_build(alg, &own, &args);
-    if (brc != PAT_OK)
-      return pat_fail(brc == PAT_ENOTIMPL ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_ERR_INTERN,
-                      "PAT_Allgather: cannot build the %s schedule", pat_algorithms[alg].name);
-    s = &own;
-    built = 1;
-  }
-  rc = run_schedule(cs, s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, bytes);
-  if (built) pat_sched_free(&own);
+  if (rc == MPI_SUCCESS && pat_rt.background && !pat_rt.instrumented && cs->P > 1 &&
+      pat_setting_needs_exchange(setting))
+    contribute_from_history(cs);
+  pthread_mutex_unlock(&cs->lock);
+  account(cs, alg, wait_s, predicted, pred_err_s, bg_steps, fg_steps);
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: %s failed", pat_algorithms[alg].name);
 }

@@ -14,17 +14,36 @@ static void unlink_state(pat_comm_state *cs) {
       *p = cs->next;
       break;
     }
+  if (pat_rt.current == cs) pat_rt.current = NULL;
   pthread_mutex_unlock(&pat_rt.lock);
 }
 
+/* An exchange some rank may have started must complete on every rank before
+ * the private communicators go: contribute "no call follows" if this rank
+ * has not contributed yet.  (Collective, like freeing the communicator.) */
+static void start_closing_exchange(pat_comm_state *cs) {
+  if (cs->P < 2 || cs->x.state != PAT_X_IDLE || cs->ctrl == MPI_COMM_NULL) return;
+  pat_xrec none = {0, 0, PAT_ALG_UNKNOWN, PAT_XREC_NONE};
+  pat_exchange_start(&cs->x, cs->ctrl, &none);
+}
+
 static void destroy_state(pat_comm_state *cs) {
+  pthread_mutex_lock(&cs->lock);
+  start_closing_exchange(cs);
+  pat_exchange_wait(&cs->x);
+  pat_plan_drop(cs);
+  pthread_mutex_unlock(&cs->lock);
   for (int a = 0; a < PAT_ALG_COUNT; a++)
     if (cs->classic[a]) {
       pat_sched_free(cs->classic[a]);
       free(cs->classic[a]);
     }
+  free(cs->plan.arrival);
+  pat_exchange_free(&cs->x);
   if (cs->data != MPI_COMM_NULL) MPI_Comm_free(&cs->data);
+  if (cs->data_aa != MPI_COMM_NULL) MPI_Comm_free(&cs->data_aa);
   if (cs->ctrl != MPI_COMM_NULL) MPI_Comm_free(&cs->ctrl);
+  pthread_mutex_destroy(&cs->lock);
   free(cs);
 }
 
@@ -58,11 +77,14 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   pat_comm_state *cs = calloc(1, sizeof *cs);
   if (!cs) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
   cs->user = comm;
-  cs->data = cs->ctrl = MPI_COMM_NULL;
+  cs->data = cs->data_aa = cs->ctrl = MPI_COMM_NULL;
   cs->last_alg = -1;
+  pthread_mutex_init(&cs->lock, NULL);
   MPI_Comm_size(comm, &cs->P);
   MPI_Comm_rank(comm, &cs->rank);
-  rc = dup_private(comm, &cs->data);
+  rc = pat_exchange_init(&cs->x, cs->P);
+  if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->data);
+  if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->data_aa);
   if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->ctrl);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, pat_rt.keyval, cs);
   if (rc != MPI_SUCCESS) {
@@ -78,6 +100,15 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
 }
 
 void pat_comm_release_all(void) {
+  /* start every closing exchange before waiting for any: ranks may hold
+   * their communicators in different orders */
+  pthread_mutex_lock(&pat_rt.lock);
+  for (pat_comm_state *cs = pat_rt.comms; cs; cs = cs->next) {
+    pthread_mutex_lock(&cs->lock);
+    start_closing_exchange(cs);
+    pthread_mutex_unlock(&cs->lock);
+  }
+  pthread_mutex_unlock(&pat_rt.lock);
   for (;;) {
     pthread_mutex_lock(&pat_rt.lock);
     pat_comm_state *cs = pat_rt.comms;

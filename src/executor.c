@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tags only need to tell steps apart on the private communicator; MPI
- * guarantees tags up to 32767. */
-#define PAT_TAG_MOD 32768
+/* Tags tell steps (and plans, through the salt) apart on the private
+ * communicator; MPI guarantees tags up to 32767. */
+#define PAT_TAG_STEPS (32768 / PAT_TAG_SALTS)
 
 int pat_type_is_dense(MPI_Datatype type, MPI_Aint *lb) {
   int size;
@@ -252,7 +252,7 @@ int pat_exec_post(pat_exec *e) {
   if (e->inflight) return MPI_ERR_INTERN;
   if (e->next >= e->nops) return MPI_SUCCESS;
   int step = e->ops[e->next].step;
-  int tag = step % PAT_TAG_MOD;
+  int tag = (step % PAT_TAG_STEPS) * PAT_TAG_SALTS + e->tag_salt;
   e->nreq = 0;
   e->inflight = 1;
   e->inflight_step = step;
@@ -280,6 +280,7 @@ int pat_exec_test(pat_exec *e, int *done) {
   int rc = MPI_Testall(e->nreq, e->reqs, done, MPI_STATUSES_IGNORE);
   if (rc == MPI_SUCCESS && *done) {
     e->inflight = 0;
+    e->steps_done++;
     free_step_types(e);
   }
   return rc;
@@ -289,6 +290,7 @@ int pat_exec_wait(pat_exec *e) {
   if (!e->inflight) return MPI_SUCCESS;
   int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
   e->inflight = 0;
+  e->steps_done++;
   free_step_types(e);
   return rc;
 }

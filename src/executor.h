@@ -48,7 +48,11 @@ typedef struct pat_exec {
   MPI_Request *reqs;
   MPI_Datatype *types; /* temporary datatypes of the posted step */
   int nreq, ntypes, max_step_ops;
+  int tag_salt;        /* 0..3, keeps the messages of different plans apart */
+  long long steps_done;
 } pat_exec;
+
+#define PAT_TAG_SALTS 4
 
 /* Prepare to run `self`'s ops of schedule s (finalized) on buffers b.
  * Returns MPI_SUCCESS or an MPI error code. */

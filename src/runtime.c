@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "runtime.h"
 
 pat_runtime pat_rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .keyval = MPI_KEYVAL_INVALID};
@@ -12,6 +13,15 @@ int pat_comm_delete_fn(MPI_Comm comm, int keyval, void *value, void *extra);
 static int env_int(const char *name, int dflt) {
   const char *v = getenv(name);
   return v && *v ? atoi(v) : dflt;
+}
+
+static const char *thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+  }
 }
 
 int PAT_Init(void) {
@@ -32,9 +42,37 @@ int PAT_Init(void) {
     pat_rt.alg = id;
   }
   MPI_Query_thread(&pat_rt.thread_level);
-  int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pat_comm_delete_fn, &pat_rt.keyval, NULL);
-  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot create communicator keyval");
+  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &pat_rt.world);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot duplicate MPI_COMM_WORLD");
+  MPI_Comm_set_errhandler(pat_rt.world, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(pat_rt.world, &pat_rt.world_rank);
+  pat_clock_setup(pat_rt.world_rank);
+  rc = pat_clock_sync(pat_rt.world, env_int("PAT_CLOCK_SAMPLES", 20));
+  if (rc == MPI_SUCCESS) rc = pat_netparams_init();
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pat_comm_delete_fn, &pat_rt.keyval, NULL);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&pat_rt.world);
+    return pat_fail(rc, "PAT_Init: set-up failed");
+  }
   memset(&pat_rt.stats, 0, sizeof pat_rt.stats);
+  pat_rt.instrumented = pat_rt.phase_active = pat_rt.phase_contributed = 0;
+  pat_rt.current = NULL;
+  pat_rt.background = 0;
+  if (pat_rt.thread_level < MPI_THREAD_MULTIPLE) {
+    if (pat_rt.world_rank == 0)
+      fprintf(stderr,
+              "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE: running without the background thread "
+              "(arrival-aware algorithms run entirely in the foreground)\n",
+              thread_level_name(pat_rt.thread_level));
+  } else if (env_int("PAT_THREAD", 1)) {
+    rc = pat_background_start();
+    if (rc != MPI_SUCCESS) {
+      MPI_Comm_free_keyval(&pat_rt.keyval);
+      MPI_Comm_free(&pat_rt.world);
+      return rc;
+    }
+  }
   pat_rt.initialized = 1;
   return MPI_SUCCESS;
 }
@@ -44,8 +82,10 @@ int PAT_Finalize(void) {
   int mpi_down = 0;
   MPI_Finalized(&mpi_down);
   if (mpi_down) return pat_fail(MPI_ERR_OTHER, "PAT_Finalize: call it before MPI_Finalize");
+  pat_background_stop();
   pat_comm_release_all();
   MPI_Comm_free_keyval(&pat_rt.keyval);
+  MPI_Comm_free(&pat_rt.world);
   pat_rt.initialized = 0;
   return MPI_SUCCESS;
 }
@@ -90,19 +130,3 @@ int PAT_GetStats(PAT_Stats *stats) {
   return MPI_SUCCESS;
 }
 
-/* Instrumentation: given their behaviour by the arrival subsystem. */
-int PAT_ProcessingStart(void) {
-  if (!pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_ProcessingStart: call PAT_Init first");
-  return MPI_SUCCESS;
-}
-
-int PAT_Edge(double percent) {
-  if (!pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Edge: call PAT_Init first");
-  if (!(percent > 0.0 && percent < 100.0)) return pat_fail(MPI_ERR_ARG, "PAT_Edge: percent must be in (0, 100)");
-  return MPI_SUCCESS;
-}
-
-int PAT_ProcessingEnd(void) {
-  if (!pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_ProcessingEnd: call PAT_Init first");
-  return MPI_SUCCESS;
-}

@@ -111,15 +111,58 @@ static int op_order(const void *a, const void *b) {
   return (int)x->kind - (int)y->kind;
 }
 
+/* Sort ops[lo, hi) of one rank: insertion sort (builders emit nearly sorted
+ * runs, so this is linear), handing over to qsort if the input turns out
+ * not to be nearly sorted.  Both are stable here: glibc's qsort merges. */
+static void sort_rank(pat_op *ops, size_t lo, size_t hi) {
+  size_t moves = 0, budget = 8 * (hi - lo) + 64;
+  for (size_t i = lo + 1; i < hi; i++) {
+    if (op_order(&ops[i - 1], &ops[i]) <= 0) continue;
+    pat_op x = ops[i];
+    size_t j = i;
+    while (j > lo && op_order(&ops[j - 1], &x) > 0) {
+      ops[j] = ops[j - 1];
+      j--;
+      if (++moves > budget) {
+        ops[j] = x;
+        qsort(ops + lo, hi - lo, sizeof *ops, op_order);
+        return;
+      }
+    }
+    ops[j] = x;
+  }
+}
+
 int pat_sched_finalize(pat_sched *s) {
   /* Builders usually emit in (step, rank) or (rank, step) order; a full sort
-   * keeps the result independent of how a builder iterates. */
-  if (s->nops > 1) qsort(s->ops, s->nops, sizeof *s->ops, op_order);
+   * keeps the result independent of how a builder iterates.  Sorted by
+   * (rank, step, receives first, peer, kind): a stable counting sort by rank,
+   * then each rank's ops (O(ops) for nearly sorted input, as builders emit). */
   free(s->rank_start);
   s->rank_start = calloc((size_t)s->P + 1, sizeof *s->rank_start);
   if (!s->rank_start) return PAT_ENOMEM;
-  for (size_t i = 0; i < s->nops; i++) s->rank_start[s->ops[i].rank + 1]++;
+  int grouped = 1;
+  for (size_t i = 0; i < s->nops; i++) {
+    s->rank_start[s->ops[i].rank + 1]++;
+    if (i > 0 && s->ops[i].rank < s->ops[i - 1].rank) grouped = 0;
+  }
   for (int r = 0; r < s->P; r++) s->rank_start[r + 1] += s->rank_start[r];
+  if (!grouped) {
+    pat_op *sorted = malloc(s->nops * sizeof *sorted);
+    size_t *fill = malloc((size_t)s->P * sizeof *fill);
+    if (!sorted || !fill) {
+      free(sorted);
+      free(fill);
+      return PAT_ENOMEM;
+    }
+    memcpy(fill, s->rank_start, (size_t)s->P * sizeof *fill);
+    for (size_t i = 0; i < s->nops; i++) sorted[fill[s->ops[i].rank]++] = s->ops[i];
+    free(fill);
+    free(s->ops);
+    s->ops = sorted;
+    s->cap = s->nops;
+  }
+  for (int r = 0; r < s->P; r++) sort_rank(s->ops, s->rank_start[r], s->rank_start[r + 1]);
   int maxstep = -1;
   for (size_t i = 0; i < s->nops; i++)
     if (s->ops[i].step > maxstep) maxstep = s->ops[i].step;

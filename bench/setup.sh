@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install what is missing (Debian packages), then configure and build libpat
+# into build/.  Safe to run again: installs nothing that is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
+          gnuplot-nox python3 python3-mpi4py python3-numpy iproute2 valgrind)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+fi
+
+BUILD_DIR=${PAT_BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+echo "setup: built libpat in $BUILD_DIR"

@@ -1,0 +1,64 @@
+/* The arrival exchange; see exchange.h. */
+#include "exchange.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms.h"
+#include "clock.h"
+
+int pat_exchange_init(pat_exchange *x, int P) {
+  memset(x, 0, sizeof *x);
+  x->P = P;
+  x->req = MPI_REQUEST_NULL;
+  x->all = calloc((size_t)P, sizeof *x->all);
+  return x->all ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+void pat_exchange_free(pat_exchange *x) {
+  free(x->all);
+  x->all = NULL;
+}
+
+int pat_exchange_start(pat_exchange *x, MPI_Comm ctrl, const pat_xrec *mine) {
+  if (x->state != PAT_X_IDLE) return MPI_ERR_INTERN;
+  x->mine = *mine;
+  x->started_ns = pat_clock_local_ns();
+  /* records are plain bytes: the library assumes one data representation */
+  int rc = MPI_Iallgather(&x->mine, (int)sizeof x->mine, MPI_BYTE, x->all, (int)sizeof x->mine, MPI_BYTE, ctrl,
+                          &x->req);
+  if (rc == MPI_SUCCESS) x->state = PAT_X_STARTED;
+  return rc;
+}
+
+int pat_exchange_test(pat_exchange *x, int *done) {
+  *done = x->state == PAT_X_DONE;
+  if (x->state != PAT_X_STARTED) return MPI_SUCCESS;
+  int rc = MPI_Test(&x->req, done, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && *done) x->state = PAT_X_DONE;
+  return rc;
+}
+
+int pat_exchange_wait(pat_exchange *x) {
+  if (x->state != PAT_X_STARTED) return MPI_SUCCESS;
+  int rc = MPI_Wait(&x->req, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS) x->state = PAT_X_DONE;
+  return rc;
+}
+
+void pat_exchange_consume(pat_exchange *x) {
+  x->state = PAT_X_IDLE;
+  x->seq++;
+}
+
+void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s) {
+  s->agreed_bytes = x->all[0].block_bytes;
+  s->setting = x->all[0].setting;
+  s->min_arrival = s->max_arrival = x->all[0].arrival_ns;
+  for (int i = 1; i < x->P; i++) {
+    if (x->all[i].block_bytes != s->agreed_bytes) s->agreed_bytes = 0;
+    if (x->all[i].setting != s->setting) s->setting = PAT_ALG_UNKNOWN;
+    if (x->all[i].arrival_ns < s->min_arrival) s->min_arrival = x->all[i].arrival_ns;
+    if (x->all[i].arrival_ns > s->max_arrival) s->max_arrival = x->all[i].arrival_ns;
+  }
+}

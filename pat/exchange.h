@@ -1,0 +1,61 @@
+/*
+ * The arrival exchange: once per collective call that needs it, every rank
+ * contributes one record (its predicted arrival on the common clock, the
+ * block size it expects, its algorithm setting) and every rank receives all
+ * of them, in the same order, so that every later decision has identical
+ * inputs everywhere.  It is a non-blocking all-gather on a private
+ * communicator, so contributions can be made early (at a PAT_Edge, or from
+ * history right after the previous call) and progressed by the background
+ * thread; MPI matches the n-th exchange of every rank, which is what makes
+ * it the exchange of the n-th call.
+ */
+#ifndef PAT_EXCHANGE_H
+#define PAT_EXCHANGE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+enum pat_xrec_kind {
+  PAT_XREC_NONE = 0,    /* no call will follow (finalize / communicator freed) */
+  PAT_XREC_EDGE = 1,    /* predicted at a PAT_Edge */
+  PAT_XREC_HISTORY = 2, /* predicted from the call site's history */
+  PAT_XREC_PHASE_END = 3, /* PAT_ProcessingEnd: arrival is now */
+  PAT_XREC_ACTUAL = 4   /* contributed on arrival */
+};
+
+typedef struct pat_xrec {
+  int64_t arrival_ns;  /* predicted (or actual) arrival, common clock */
+  int64_t block_bytes; /* bytes per block of the expected call; 0 = unknown */
+  int32_t setting;     /* algorithm setting when contributing (id or PAT_ALG_AUTO) */
+  int32_t kind;        /* enum pat_xrec_kind */
+} pat_xrec;
+
+enum pat_exchange_state { PAT_X_IDLE = 0, PAT_X_STARTED, PAT_X_DONE };
+
+typedef struct pat_exchange {
+  int state;
+  int64_t seq;     /* exchanges completed before this one on the communicator */
+  pat_xrec mine;
+  pat_xrec *all;   /* P records, valid in state DONE */
+  int P;
+  MPI_Request req;
+  int64_t started_ns; /* local clock when this rank contributed */
+} pat_exchange;
+
+int pat_exchange_init(pat_exchange *x, int P);
+void pat_exchange_free(pat_exchange *x);
+int pat_exchange_start(pat_exchange *x, MPI_Comm ctrl, const pat_xrec *mine);
+int pat_exchange_test(pat_exchange *x, int *done);
+int pat_exchange_wait(pat_exchange *x);
+/* After a call consumed it: back to IDLE, seq + 1. */
+void pat_exchange_consume(pat_exchange *x);
+
+/* Facts every rank derives identically from the records. */
+typedef struct pat_xsummary {
+  int64_t agreed_bytes; /* common block size if all records agree, else 0 */
+  int setting;          /* common setting if all agree, else PAT_ALG_UNKNOWN */
+  int64_t min_arrival, max_arrival;
+} pat_xsummary;
+void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * The cost model: replays a schedule (every rank's ops) under a process
+ * arrival pattern and Hockney parameters, and predicts when every rank
+ * leaves the all-gather (DESIGN.md §6).  The model is derived from the
+ * schedule the executor runs, never from a textbook formula.
+ *
+ * Replay semantics (the executor's, see executor.h):
+ *  - Each rank walks its own steps in order; a step number in which a rank
+ *    has no op does not exist for it.  Within a step it posts all its ops at
+ *    once; the step ends when all of them are done; it then enters its next
+ *    step at once.
+ *  - Background and foreground.  A rank's first step that SENDs any span
+ *    touching its own block, and every later step, are its foreground part;
+ *    the steps before it are its background part.  A background step is
+ *    entered no earlier than min(bg_start, a_i) (the background thread holds
+ *    the schedule before the call; a rank that arrives first runs them in the
+ *    foreground); a foreground step no earlier than a_i.  So the first
+ *    foreground step starts at max(end of the previous step, a_i).  A rank
+ *    leaves at f_i = max(end of its last step, a_i); with no ops, f_i = a_i.
+ *  - A transfer is a SEND matched with its RECV in the same step (signals are
+ *    0-byte transfers).  Its cost is alpha + beta * bytes, bytes =
+ *    block_bytes * (blocks in its spans, pieces counted as fractions).
+ *  - Rendezvous (bytes >= eager threshold, or no threshold): the transfer is
+ *    ready when both ends have entered the step, ready = max(entries).
+ *    Eager (bytes < eager threshold): ready when the sender has entered; the
+ *    sender's op completes at the end of the transfer, the receiver's at
+ *    max(its step entry, end of the transfer).
+ *  - Full duplex, one send port and one receive port per rank.  A transfer
+ *    needs the sender's send port and the receiver's receive port.
+ *    Transfers are served in order of readiness (ties: lower sender rank,
+ *    then lower receiver rank, then lower step): each starts at
+ *    max(ready, send port free, receive port free) and holds both ports until
+ *    it ends.  (For rendezvous transfers only transfers of the same step can
+ *    queue on a port, since a rank's next step starts after its previous
+ *    step's transfers have ended.)
+ *  - Parameters: the (alpha, beta) fitted for the algorithm that built the
+ *    schedule (s->alg), or the default ones; with a node map, transfers
+ *    between ranks of the same node use the intra-node pair when there is
+ *    one (tau-Lop view).
+ *
+ * Deterministic: the same inputs give bit-identical outputs.  Times are in
+ * seconds (alpha in s, beta in s/byte, arrivals in s on any origin); the
+ * replay works relative to the earliest arrival, so absolute clocks (e.g.
+ * seconds since the epoch) lose no precision in e_i.
+ *
+ * Pure C, no MPI, no clocks, no threads.
+ */
+#ifndef PAT_MODEL_H
+#define PAT_MODEL_H
+
+#include <stddef.h>
+
+#include "algorithms.h"
+#include "schedule.h"
+
+/* One Hockney pair: a transfer of m bytes costs alpha + beta * m seconds. */
+typedef struct pat_hockney {
+  double alpha; /* s */
+  double beta;  /* s per byte */
+} pat_hockney;
+
+/* Parameters of one algorithm (or the default). */
+typedef struct pat_link_model {
+  int set;           /* present (for alg[]: fitted for this algorithm) */
+  pat_hockney inter; /* between nodes, or every transfer when there is no node map */
+  int has_intra;     /* intra-node pair present */
+  pat_hockney intra; /* between ranks of the same node */
+} pat_link_model;
+
+/* Which replay engine (for tests and measurements; AUTO is always right). */
+#define PAT_ENGINE_AUTO 0  /* FAST when it applies, else EVENT */
+#define PAT_ENGINE_EVENT 1 /* general event-driven engine */
+#define PAT_ENGINE_FAST 2  /* rendezvous-only dataflow engine (reported in the result) */
+
+/* One transfer, as the replay resolved it (for the viewer and tests). */
+typedef struct pat_model_xfer {
+  int step, from, to;
+  int eager;
+  double blocks;      /* blocks moved (pieces as fractions; 0 for signals) */
+  double ready;       /* when it could start (both ends in the step; sender only if eager) */
+  double start, end;  /* when it held the ports */
+} pat_model_xfer;
+typedef void (*pat_model_trace_fn)(void *ctx, const pat_model_xfer *x);
+
+typedef struct pat_model_params {
+  pat_link_model dflt;               /* for algorithms without their own parameters */
+  pat_link_model alg[PAT_ALG_COUNT]; /* fitted per algorithm (Nuriyev) */
+  double eager_bytes;                /* messages of fewer bytes are eager; 0: all rendezvous */
+  char made[256];                    /* how the parameters were obtained (model file "made" lines) */
+
+  /* Per-call context (pat_model_params_init sets the defaults). */
+  const int *node;     /* node id of each rank (P entries), or NULL: every rank on its own node */
+  double bg_start;     /* background steps start no earlier (same origin as arrivals);
+                          -INFINITY (default): as early as partners allow */
+  int engine;          /* PAT_ENGINE_*, default AUTO */
+  pat_model_trace_fn trace; /* if set, called for every transfer in the order resolved */
+  void *trace_ctx;
+} pat_model_params;
+
+/* Defaults: every algorithm uses (alpha, beta), no intra-node pair, no eager
+ * threshold, no node map, bg_start = -INFINITY, engine AUTO. */
+void pat_model_params_init(pat_model_params *mp, double alpha, double beta);
+
+/* Parameters the replay uses for algorithm alg (its own if set, else the default). */
+const pat_link_model *pat_model_link(const pat_model_params *mp, int alg);
+
+/* tau of algorithm alg: the cost of moving one block of block_bytes between two
+ * ranks (its inter-node pair). */
+double pat_model_tau(const pat_model_params *mp, int alg, double block_bytes);
+
+typedef struct pat_model_result {
+  double *f;       /* in: caller's array of P or NULL; out: exit time of each rank (arrivals' origin) */
+  double *e;       /* in: caller's array of P or NULL; out: e_i = f_i - a_i */
+  int *fg_step;    /* in: caller's array of P or NULL; out: first foreground step of each rank (-1: none) */
+  double ebar;     /* mean e_i */
+  double emax;     /* largest e_i */
+  double r;        /* run time: max f - min a */
+  double omega;    /* max a - min a */
+  size_t transfers;
+  int engine;      /* PAT_ENGINE_FAST or PAT_ENGINE_EVENT: the one that ran */
+} pat_model_result;
+
+/* Replay schedule s (finalized, self == PAT_ALL_RANKS) under arrival times
+ * `arrival` (P entries, any origin; NULL = all equal) with parameters mp and
+ * blocks of block_bytes bytes.  Fills out (see pat_model_result).
+ * Returns PAT_OK, PAT_EINVAL (bad arguments, or a schedule whose ops do not
+ * match: a send without its receive in the same step) or PAT_ENOMEM. */
+int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
+                     pat_model_result *out);
+
+/* Cost of one transfer: the one formula every engine and the selection's
+ * compiled programs share (so their results are bit-identical). */
+static inline double pat_model_cost(pat_hockney h, double block_bytes, double blocks) {
+  return h.alpha + h.beta * (block_bytes * blocks);
+}
+
+/* Blocks in an op's spans (same value as pat_spans_blocks). */
+static inline double pat_model_op_blocks(const pat_op *op) {
+  double total = 0;
+  for (int i = 0; i < op->nspans; i++) {
+    const pat_span *sp = &op->span[i];
+    if (sp->lo == 0 && sp->hi == PAT_FRAC_ONE)
+      total += (double)sp->count;
+    else
+      total += sp->count * ((double)(sp->hi - sp->lo) / PAT_FRAC_ONE);
+  }
+  return total;
+}
+
+/* Receive-port lower bound (DESIGN.md §1).  For each rank i the P-1 other
+ * blocks come through its one receive port, block j no earlier than a_j, each
+ * taking tau: f_i >= makespan of those transfers (served in release order),
+ * e_i >= max(0, f_i - a_i).  Writes e_lb_out[i] if e_lb_out is non-NULL and
+ * returns the mean, ē_lb.  O(P log P). */
+double pat_lower_bound(int P, const double *arrival, double tau, double *e_lb_out);
+
+#endif

@@ -1,0 +1,57 @@
+/* Internals shared by the replay engines (model.c, model_event.c). */
+#ifndef PAT_MODEL_IMPL_H
+#define PAT_MODEL_IMPL_H
+
+#include "model.h"
+
+#define PAT_MODEL_FALLBACK 100 /* the fast engine cannot replay this exactly: use the event engine */
+
+typedef struct pat_replay {
+  const pat_sched *s;
+  int P;
+  const double *a;        /* arrivals relative to the earliest one */
+  double bg;              /* bg_start relative to the earliest arrival */
+  double amin;            /* the earliest arrival (origin of the relative times) */
+  const pat_model_params *mp;
+  const pat_link_model *lm;
+  double block_bytes;
+  double *fin;            /* relative exit time of each rank (P) */
+  int *fg;                /* first foreground step of each rank (P) */
+  size_t transfers;
+} pat_replay;
+
+static inline int pat_is_send(int kind) { return kind == PAT_OP_SEND || kind == PAT_OP_SIGNAL_SEND; }
+
+/* Hockney pair of a transfer between ranks `from` and `to`. */
+static inline pat_hockney pat_replay_pair(const pat_replay *R, int from, int to) {
+  const pat_link_model *lm = R->lm;
+  if (R->mp->node && lm->has_intra && R->mp->node[from] == R->mp->node[to]) return lm->intra;
+  return lm->inter;
+}
+
+static inline int pat_replay_eager(const pat_replay *R, double blocks) {
+  return R->mp->eager_bytes > 0 && R->block_bytes * blocks < R->mp->eager_bytes;
+}
+
+/* Earliest time rank r may enter a step (fg: foreground step or not). */
+static inline double pat_replay_floor(const pat_replay *R, int r, int fg) {
+  if (fg) return R->a[r];
+  return R->bg < R->a[r] ? R->bg : R->a[r];
+}
+
+static inline void pat_replay_trace(const pat_replay *R, int step, int from, int to, int eager, double blocks,
+                                    double ready, double start, double end) {
+  if (!R->mp->trace) return;
+  pat_model_xfer x = {step, from, to, eager, blocks, ready + R->amin, start + R->amin, end + R->amin};
+  R->mp->trace(R->mp->trace_ctx, &x);
+}
+
+/* Find, among ops[lo, hi) of one rank and one step (sorted receives first,
+ * then by peer), the op of class `send` (1: send/signal-send, 0: receive)
+ * whose peer is `peer`.  Returns its index or (size_t)-1. */
+size_t pat_replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int peer);
+
+int pat_replay_fast(pat_replay *R);
+int pat_replay_event(pat_replay *R);
+
+#endif

@@ -1,0 +1,452 @@
+/* Compiled replay programs (see model_prog.h). */
+#include "model_prog.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_impl.h"
+
+typedef struct pxfer {
+  int from, to;
+  double blocks;
+} pxfer;
+
+typedef struct pgroup { /* one port serving several transfers in a step */
+  int owner, sends;     /* sends: the owner's send port (else its receive port) */
+  size_t lo, hi;        /* entries ge[lo, hi) */
+} pgroup;
+
+typedef struct pgent {
+  int peer;
+  double blocks;
+} pgent;
+
+struct pat_prog {
+  int P, alg, nsteps;
+  int uniform;   /* closed form applies */
+  int general;   /* general form compiled */
+  int two_busy;  /* a transfer queues on two busy ports: cannot evaluate */
+  size_t transfers;
+  double min_blocks; /* smallest message, for the eager check */
+  double *step_blocks; /* nsteps: blocks of step t's messages (uniform) */
+  int *fg;             /* P: first foreground step, INT_MAX if none */
+  size_t *part_off;    /* nsteps+1: ranks with ops in step t are part[part_off[t] ..) */
+  int *part;
+  size_t *x_off, *x_end; /* simple transfers of step t: xs[x_off[t], x_end[t]) */
+  pxfer *xs;
+  size_t *g_off;         /* nsteps+1: groups of step t: gs[g_off[t], g_off[t+1]) */
+  pgroup *gs;
+  pgent *ge;
+};
+
+/* ---- where ranks' ops come from: a full schedule, or one build per rank ---- */
+typedef struct provider {
+  const pat_sched *full;
+  pat_sched one;
+  pat_build_args args;
+  int alg;
+} provider;
+
+static int prov_get(provider *pv, int r, const pat_op **ops, size_t *n) {
+  if (pv->full) {
+    *ops = pat_sched_rank_ops(pv->full, r, n);
+    return PAT_OK;
+  }
+  pat_sched_reset(&pv->one, pv->args.P, r);
+  pv->one.alg = pv->alg;
+  pv->args.self = r;
+  int rc = pat_algorithms[pv->alg].build(&pv->one, &pv->args);
+  if (!rc) rc = pat_sched_finalize(&pv->one);
+  if (rc) return rc;
+  *ops = pat_sched_rank_ops(&pv->one, r, n);
+  return PAT_OK;
+}
+
+/* ---- growable per-step arrays ---- */
+typedef struct steps {
+  int n, cap;
+  double *blocks; /* NAN: not seen */
+  size_t *parts, *sends;
+} steps;
+
+static int steps_grow(steps *st, int t) {
+  if (t < st->n) return PAT_OK;
+  if (t >= st->cap) {
+    int cap = st->cap ? st->cap : 16;
+    while (cap <= t) cap *= 2;
+    double *b = realloc(st->blocks, (size_t)cap * sizeof *b);
+    if (b) st->blocks = b;
+    size_t *p = realloc(st->parts, (size_t)cap * sizeof *p);
+    if (p) st->parts = p;
+    size_t *s = realloc(st->sends, (size_t)cap * sizeof *s);
+    if (s) st->sends = s;
+    if (!b || !p || !s) return PAT_ENOMEM;
+    st->cap = cap;
+  }
+  for (int i = st->n; i <= t; i++) {
+    st->blocks[i] = NAN;
+    st->parts[i] = st->sends[i] = 0;
+  }
+  st->n = t + 1;
+  return PAT_OK;
+}
+
+/* (step, rank, sends) of a port that serves several transfers in a step */
+typedef struct mport {
+  int step, rank, sends;
+} mport;
+
+static int mport_cmp(const void *pa, const void *pb) {
+  const mport *a = pa, *b = pb;
+  if (a->step != b->step) return a->step < b->step ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return a->sends - b->sends;
+}
+
+static int is_multi(const mport *m, size_t n, int step, int rank, int sends) {
+  mport key = {step, rank, sends};
+  return n && bsearch(&key, m, n, sizeof *m, mport_cmp) != NULL;
+}
+
+typedef struct cxfer { /* a transfer on a busy port, before grouping */
+  int step, owner, sends, peer;
+  double blocks;
+} cxfer;
+
+static int cxfer_cmp(const void *pa, const void *pb) {
+  const cxfer *a = pa, *b = pb;
+  if (a->step != b->step) return a->step < b->step ? -1 : 1;
+  if (a->owner != b->owner) return a->owner < b->owner ? -1 : 1;
+  if (a->sends != b->sends) return a->sends - b->sends;
+  return (a->peer > b->peer) - (a->peer < b->peer);
+}
+
+void pat_prog_free(pat_prog *g) {
+  if (!g) return;
+  free(g->step_blocks);
+  free(g->fg);
+  free(g->part_off);
+  free(g->part);
+  free(g->x_off);
+  free(g->x_end);
+  free(g->xs);
+  free(g->g_off);
+  free(g->gs);
+  free(g->ge);
+  free(g);
+}
+
+static int compile(pat_prog **out, provider *pv, int P, int alg, int want_general) {
+  pat_prog *g = calloc(1, sizeof *g);
+  steps st = {0};
+  mport *multi = NULL;
+  size_t nmulti = 0, capmulti = 0;
+  cxfer *cx = NULL;
+  size_t ncx = 0;
+  size_t *fill = NULL;
+  int rc = PAT_OK;
+  if (!g) return PAT_ENOMEM;
+  g->P = P;
+  g->alg = alg;
+  g->uniform = 1;
+  g->min_blocks = INFINITY;
+  g->fg = malloc((size_t)P * sizeof *g->fg);
+  int *ranksteps = malloc((size_t)P * sizeof *ranksteps);
+  if (!g->fg || !ranksteps) rc = PAT_ENOMEM;
+
+  /* pass 1: structure, uniformity, sizes */
+  for (int r = 0; r < P && !rc; r++) {
+    const pat_op *ops;
+    size_t n;
+    rc = prov_get(pv, r, &ops, &n);
+    if (rc) break;
+    g->fg[r] = INT_MAX;
+    int k = 0;
+    for (size_t i = 0; i < n && !rc;) {
+      int t = ops[i].step, ns = 0, nr = 0;
+      if ((rc = steps_grow(&st, t))) break;
+      size_t j = i;
+      for (; j < n && ops[j].step == t; j++) {
+        const pat_op *o = &ops[j];
+        if (!pat_is_send(o->kind)) {
+          nr++;
+          continue;
+        }
+        ns++;
+        double b = pat_model_op_blocks(o);
+        if (b < g->min_blocks) g->min_blocks = b;
+        if (isnan(st.blocks[t]))
+          st.blocks[t] = b;
+        else if (st.blocks[t] != b)
+          g->uniform = 0;
+        if (g->fg[r] == INT_MAX && o->kind == PAT_OP_SEND && pat_spans_touch_block(P, o->nspans, o->span, r))
+          g->fg[r] = t;
+      }
+      if (t != k) g->uniform = 0;
+      for (int d = 0; d < 2; d++)
+        if ((d ? ns : nr) > 1) {
+          g->uniform = 0;
+          if (nmulti == capmulti) {
+            capmulti = capmulti ? 2 * capmulti : 16;
+            mport *m = realloc(multi, capmulti * sizeof *m);
+            if (!m) {
+              rc = PAT_ENOMEM;
+              break;
+            }
+            multi = m;
+          }
+          multi[nmulti++] = (mport){t, r, d};
+        }
+      st.parts[t]++;
+      st.sends[t] += (size_t)ns;
+      g->transfers += (size_t)ns;
+      k++;
+      i = j;
+    }
+    ranksteps[r] = k;
+    if (g->fg[r] != 0) g->uniform = 0;
+  }
+  g->nsteps = st.n;
+  for (int r = 0; r < P && !rc; r++)
+    if (ranksteps[r] != g->nsteps) g->uniform = 0;
+  if (!rc && g->uniform) {
+    g->step_blocks = malloc((size_t)(g->nsteps ? g->nsteps : 1) * sizeof *g->step_blocks);
+    if (!g->step_blocks) rc = PAT_ENOMEM;
+    for (int t = 0; t < g->nsteps && !rc; t++) g->step_blocks[t] = st.blocks[t];
+  }
+
+  /* pass 2: the general form */
+  if (!rc && (!g->uniform || want_general)) {
+    int T = g->nsteps;
+    if (nmulti > 1) qsort(multi, nmulti, sizeof *multi, mport_cmp);
+    size_t nparts = 0, nsends = 0;
+    for (int t = 0; t < T; t++) {
+      nparts += st.parts[t];
+      nsends += st.sends[t];
+    }
+    g->part_off = malloc((size_t)(T + 1) * sizeof(size_t));
+    g->part = malloc((nparts ? nparts : 1) * sizeof(int));
+    g->x_off = malloc((size_t)(T + 1) * sizeof(size_t));
+    g->x_end = malloc((size_t)(T + 1) * sizeof(size_t));
+    g->xs = malloc((nsends ? nsends : 1) * sizeof(pxfer));
+    g->g_off = calloc((size_t)T + 1, sizeof(size_t));
+    fill = malloc((size_t)(T + 1) * sizeof(size_t));
+    cx = malloc((nsends ? nsends : 1) * sizeof(cxfer));
+    if (!g->part_off || !g->part || !g->x_off || !g->x_end || !g->xs || !g->g_off || !fill || !cx) rc = PAT_ENOMEM;
+    if (!rc) {
+      g->part_off[0] = g->x_off[0] = 0;
+      for (int t = 0; t < T; t++) {
+        g->part_off[t + 1] = g->part_off[t] + st.parts[t];
+        g->x_off[t + 1] = g->x_off[t] + st.sends[t];
+        fill[t] = g->part_off[t];
+        g->x_end[t] = g->x_off[t];
+      }
+    }
+    for (int r = 0; r < P && !rc; r++) {
+      const pat_op *ops;
+      size_t n;
+      rc = prov_get(pv, r, &ops, &n);
+      for (size_t i = 0; i < n && !rc; i++) {
+        const pat_op *o = &ops[i];
+        int t = o->step;
+        if (i == 0 || ops[i - 1].step != t) g->part[fill[t]++] = r;
+        if (!pat_is_send(o->kind)) continue;
+        int cs = is_multi(multi, nmulti, t, r, 1), cr = is_multi(multi, nmulti, t, o->peer, 0);
+        double b = pat_model_op_blocks(o);
+        if (cs && cr) {
+          g->two_busy = 1;
+        } else if (!cs && !cr) {
+          g->xs[g->x_end[t]++] = (pxfer){r, o->peer, b};
+        } else {
+          cx[ncx++] = (cxfer){t, cs ? r : o->peer, cs, cs ? o->peer : r, b};
+        }
+      }
+    }
+    if (!rc && ncx > 0) {
+      qsort(cx, ncx, sizeof *cx, cxfer_cmp);
+      g->gs = malloc(ncx * sizeof *g->gs); /* at most one group per transfer */
+      g->ge = malloc(ncx * sizeof *g->ge);
+      if (!g->gs || !g->ge) rc = PAT_ENOMEM;
+      size_t ng = 0;
+      for (size_t i = 0; i < ncx && !rc; i++) {
+        if (i == 0 || cx[i].step != cx[i - 1].step || cx[i].owner != cx[i - 1].owner ||
+            cx[i].sends != cx[i - 1].sends) {
+          g->gs[ng] = (pgroup){cx[i].owner, cx[i].sends, i, i};
+          g->g_off[cx[i].step + 1]++;
+          ng++;
+        }
+        g->ge[i] = (pgent){cx[i].peer, cx[i].blocks};
+        g->gs[ng - 1].hi = i + 1;
+      }
+      for (int t = 0; t < T; t++) g->g_off[t + 1] += g->g_off[t];
+    }
+    g->general = !rc;
+  }
+  free(st.blocks);
+  free(st.parts);
+  free(st.sends);
+  free(multi);
+  free(cx);
+  free(fill);
+  free(ranksteps);
+  if (rc) {
+    pat_prog_free(g);
+    return rc;
+  }
+  *out = g;
+  return PAT_OK;
+}
+
+int pat_prog_compile(pat_prog **out, int alg, int P, int root, int general) {
+  if (alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build || P < 1) return PAT_EINVAL;
+  provider pv;
+  memset(&pv, 0, sizeof pv);
+  pv.alg = alg;
+  pv.args.P = P;
+  pv.args.root = root;
+  pat_sched_init(&pv.one, P, 0);
+  int rc = compile(out, &pv, P, alg, general);
+  pat_sched_free(&pv.one);
+  return rc;
+}
+
+int pat_prog_from_sched(pat_prog **out, const pat_sched *s, int general) {
+  if (!s || !s->finalized || s->self != PAT_ALL_RANKS) return PAT_EINVAL;
+  provider pv;
+  memset(&pv, 0, sizeof pv);
+  pv.full = s;
+  return compile(out, &pv, s->P, s->alg, general);
+}
+
+int pat_prog_is_uniform(const pat_prog *g) { return g->uniform; }
+size_t pat_prog_transfers(const pat_prog *g) { return g->transfers; }
+
+/* ---- evaluation ---- */
+
+typedef struct gtmp {
+  double ready, cost, blocks;
+  int peer;
+} gtmp;
+
+static int gtmp_cmp(const void *pa, const void *pb) {
+  const gtmp *a = pa, *b = pb;
+  if (a->ready != b->ready) return a->ready < b->ready ? -1 : 1;
+  return (a->peer > b->peer) - (a->peer < b->peer);
+}
+
+static void finish(const pat_prog *g, const double *a, const double *fin, pat_model_result *out) {
+  double sum = 0, emax = 0, fmax = 0, amax = 0;
+  for (int i = 0; i < g->P; i++) {
+    double e = fin[i] - a[i];
+    sum += e;
+    if (e > emax) emax = e;
+    if (fin[i] > fmax) fmax = fin[i];
+    if (a[i] > amax) amax = a[i];
+    if (out->f) out->f[i] = fin[i];
+    if (out->e) out->e[i] = e;
+    if (out->fg_step) out->fg_step[i] = g->fg[i] == INT_MAX ? -1 : g->fg[i];
+  }
+  out->ebar = sum / g->P;
+  out->emax = emax;
+  out->r = fmax;
+  out->omega = amax;
+  out->transfers = g->transfers;
+  out->engine = PAT_ENGINE_FAST;
+}
+
+int pat_prog_eval(const pat_prog *g, const double *a, const pat_model_params *mp, double block_bytes,
+                  pat_model_result *out) {
+  const int P = g->P;
+  if (g->two_busy) return PAT_MODEL_FALLBACK;
+  if (mp->eager_bytes > 0 && block_bytes * g->min_blocks < mp->eager_bytes) return PAT_MODEL_FALLBACK;
+  const pat_link_model *lm = pat_model_link(mp, g->alg);
+  int varied = mp->node && lm->has_intra;
+  int nonneg = lm->inter.alpha >= 0 && lm->inter.beta >= 0 && block_bytes >= 0;
+  double *fin = malloc((size_t)P * sizeof *fin);
+  if (!fin) return PAT_ENOMEM;
+
+  if (g->uniform && !varied && nonneg) {
+    double v = 0;
+    for (int i = 0; i < P; i++)
+      if (a[i] > v) v = a[i];
+    for (int t = 0; t < g->nsteps; t++) v = v + pat_model_cost(lm->inter, block_bytes, g->step_blocks[t]);
+    for (int i = 0; i < P; i++) fin[i] = v > a[i] ? v : a[i];
+    finish(g, a, fin, out);
+    free(fin);
+    return PAT_OK;
+  }
+  if (!g->general) {
+    free(fin);
+    return PAT_MODEL_FALLBACK;
+  }
+
+  double *cur = malloc((size_t)P * sizeof *cur), *entry = malloc((size_t)P * sizeof *entry),
+         *smax = malloc((size_t)P * sizeof *smax);
+  size_t maxg = 0;
+  for (int t = 0; t < g->nsteps; t++)
+    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++)
+      if (g->gs[k].hi - g->gs[k].lo > maxg) maxg = g->gs[k].hi - g->gs[k].lo;
+  gtmp *tmp = malloc((maxg ? maxg : 1) * sizeof *tmp);
+  if (!cur || !entry || !smax || !tmp) {
+    free(fin);
+    free(cur);
+    free(entry);
+    free(smax);
+    free(tmp);
+    return PAT_ENOMEM;
+  }
+  pat_replay R; /* only for the per-pair parameters */
+  memset(&R, 0, sizeof R);
+  R.mp = mp;
+  R.lm = lm;
+  const double bg = mp->bg_start;
+  for (int i = 0; i < P; i++) cur[i] = -INFINITY;
+  for (int t = 0; t < g->nsteps; t++) {
+    for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) {
+      int r = g->part[k];
+      double floor = t >= g->fg[r] ? a[r] : (bg < a[r] ? bg : a[r]);
+      entry[r] = cur[r] > floor ? cur[r] : floor;
+      smax[r] = -INFINITY;
+    }
+    for (size_t k = g->x_off[t]; k < g->x_end[t]; k++) {
+      const pxfer *x = &g->xs[k];
+      double cost = pat_model_cost(pat_replay_pair(&R, x->from, x->to), block_bytes, x->blocks);
+      double ready = entry[x->from] > entry[x->to] ? entry[x->from] : entry[x->to];
+      double end = ready + cost;
+      if (end > smax[x->from]) smax[x->from] = end;
+      if (end > smax[x->to]) smax[x->to] = end;
+    }
+    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++) {
+      const pgroup *gr = &g->gs[k];
+      size_t n = gr->hi - gr->lo;
+      int o = gr->owner;
+      for (size_t i = 0; i < n; i++) {
+        const pgent *e = &g->ge[gr->lo + i];
+        int from = gr->sends ? o : e->peer, to = gr->sends ? e->peer : o;
+        tmp[i].ready = entry[o] > entry[e->peer] ? entry[o] : entry[e->peer];
+        tmp[i].cost = pat_model_cost(pat_replay_pair(&R, from, to), block_bytes, e->blocks);
+        tmp[i].peer = e->peer;
+      }
+      qsort(tmp, n, sizeof *tmp, gtmp_cmp);
+      double free_at = -INFINITY;
+      for (size_t i = 0; i < n; i++) {
+        double start = tmp[i].ready > free_at ? tmp[i].ready : free_at;
+        double end = start + tmp[i].cost;
+        free_at = end;
+        if (end > smax[o]) smax[o] = end;
+        if (end > smax[tmp[i].peer]) smax[tmp[i].peer] = end;
+      }
+    }
+    for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) cur[g->part[k]] = smax[g->part[k]];
+  }
+  for (int i = 0; i < P; i++) fin[i] = cur[i] > a[i] ? cur[i] : a[i];
+  finish(g, a, fin, out);
+  free(fin);
+  free(cur);
+  free(entry);
+  free(smax);
+  free(tmp);
+  return PAT_OK;
+}

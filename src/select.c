@@ -1,0 +1,222 @@
+/* Per-call algorithm selection (see select.h). */
+#include "select.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pat_select_cache_init(pat_select_cache *c) { memset(c, 0, sizeof *c); }
+
+void pat_select_cache_free(pat_select_cache *c) {
+  for (int i = 0; i < PAT_ALG_COUNT; i++) pat_prog_free(c->prog[i]);
+  memset(c, 0, sizeof *c);
+}
+
+static void cache_reset(pat_select_cache *c, int P, int lnbc_root, int general) {
+  pat_select_cache_free(c);
+  c->P = P;
+  c->lnbc_root = lnbc_root;
+  c->general = general;
+}
+
+/* The program of a classic algorithm, compiled on first use; NULL if none.
+ * root matters only for LNBC. */
+static const pat_prog *cache_get(pat_select_cache *c, int alg, int P, int root, int general) {
+  if (c->P != P)
+    cache_reset(c, P, 0, general);
+  else if (general && !c->general)
+    cache_reset(c, P, c->lnbc_root, 1);
+  if (alg == PAT_ALG_LNBC && root != c->lnbc_root) {
+    pat_prog_free(c->prog[alg]);
+    c->prog[alg] = NULL;
+    c->state[alg] = 0;
+    c->lnbc_root = root;
+  }
+  if (c->state[alg] == 0) {
+    int rc = pat_prog_compile(&c->prog[alg], alg, P, alg == PAT_ALG_LNBC ? c->lnbc_root : 0, c->general);
+    c->state[alg] = rc ? -rc : 1;
+  }
+  return c->state[alg] == 1 ? c->prog[alg] : NULL;
+}
+
+int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_root, int general) {
+  if (P < 1) return PAT_EINVAL;
+  if (!allowed) allowed = ~0u;
+  if (c->P != P || c->general != general || c->lnbc_root != lnbc_root) cache_reset(c, P, lnbc_root, general);
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if ((allowed & (1u << alg)) && (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC)) {
+      cache_get(c, alg, P, lnbc_root, general);
+      if (c->state[alg] == -PAT_ENOMEM) return PAT_ENOMEM;
+    }
+  return PAT_OK;
+}
+
+int64_t pat_quantise_ns(double seconds) {
+  double ns = seconds * 1e9;
+  if (!(ns < 9.2e18)) return INT64_MAX; /* also NaN */
+  if (ns < -9.2e18) return INT64_MIN + 1;
+  return (int64_t)llround(ns);
+}
+
+int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                double block_bytes, const pat_model_params *mp, pat_model_result *out) {
+  if (P < 1 || !arrival_ns || !mp || !out || alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build ||
+      !(block_bytes >= 0))
+    return PAT_EINVAL;
+  if (root < 0 || root >= P) return PAT_EINVAL;
+  int64_t amin = arrival_ns[0];
+  for (int i = 1; i < P; i++)
+    if (arrival_ns[i] < amin) amin = arrival_ns[i];
+  double *a = malloc((size_t)P * sizeof *a);
+  if (!a) return PAT_ENOMEM;
+  for (int i = 0; i < P; i++) a[i] = (double)(arrival_ns[i] - amin) * 1e-9;
+  pat_model_params m = *mp;
+  m.bg_start = bg_start_ns == PAT_NO_TIME ? -INFINITY : (double)(bg_start_ns - amin) * 1e-9;
+  m.trace = NULL;
+  int rc = PAT_MODEL_FALLBACK;
+  const int classic = (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) != 0;
+  if (classic && m.engine != PAT_ENGINE_EVENT) {
+    int general = m.node && pat_model_link(&m, alg)->has_intra;
+    pat_select_cache local;
+    pat_select_cache *cc = c;
+    if (!cc) {
+      pat_select_cache_init(&local);
+      cc = &local;
+    }
+    const pat_prog *g = cache_get(cc, alg, P, root, general);
+    if (g)
+      rc = pat_prog_eval(g, a, &m, block_bytes, out);
+    else if (cc->state[alg] != -PAT_ENOMEM)
+      rc = -cc->state[alg]; /* the builder's error */
+    else
+      rc = PAT_ENOMEM;
+    if (cc == &local) pat_select_cache_free(&local);
+  }
+  if (rc == PAT_MODEL_FALLBACK) {
+    pat_sched s;
+    pat_build_args args = {P, PAT_ALL_RANKS, arrival_ns, pat_quantise_ns(pat_model_tau(&m, alg, block_bytes)), root};
+    rc = pat_build(alg, &s, &args);
+    if (rc == PAT_OK) {
+      rc = pat_model_replay(&s, a, &m, block_bytes, out);
+      pat_sched_free(&s);
+    }
+  }
+  free(a);
+  return rc;
+}
+
+/* The k earliest arrivals (ties: lower rank first) into roots[]; returns how many. */
+static int earliest(int P, const int64_t *a, int k, int *roots) {
+  if (k < 1) k = 1;
+  if (k > P) k = P;
+  int n = 0;
+  for (int i = 0; i < P; i++) {
+    /* insert i if it beats the current last (stable: equal arrivals keep rank order) */
+    int pos = n;
+    while (pos > 0 && a[roots[pos - 1]] > a[i]) pos--;
+    if (pos >= k) continue;
+    int last = n < k ? n : k - 1;
+    for (int j = last; j > pos; j--) roots[j] = roots[j - 1];
+    roots[pos] = i;
+    if (n < k) n++;
+  }
+  return n;
+}
+
+/* Ops of the whole schedule of an arrival-aware algorithm, estimated from
+ * one one-rank build: P times the ops of the rank half-way round from the
+ * root (a typical rank; a root's ops say little about the others').  The
+ * inputs are the exchanged ones, so every rank estimates alike.  0 if the
+ * builder fails. */
+static size_t estimate_ops(int alg, int root, const pat_select_in *in, int64_t tau_ns, int *rc) {
+  const int P = in->P;
+  pat_build_args args = {P, (root + P / 2) % P, in->arrival_ns, tau_ns, root};
+  pat_sched s;
+  *rc = pat_build(alg, &s, &args);
+  if (*rc) return 0;
+  size_t est = s.nops * (size_t)P;
+  pat_sched_free(&s);
+  return est;
+}
+
+int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out) {
+  if (!in || !out || in->P < 1 || !in->arrival_ns || !in->mp || !(in->block_bytes >= 0)) return PAT_EINVAL;
+  const int P = in->P;
+  const unsigned allowed = in->allowed ? in->allowed : ~0u;
+  int64_t amin = in->arrival_ns[0], amax = amin;
+  for (int i = 1; i < P; i++) {
+    if (in->arrival_ns[i] < amin) amin = in->arrival_ns[i];
+    if (in->arrival_ns[i] > amax) amax = in->arrival_ns[i];
+  }
+  out->alg = PAT_ALG_UNKNOWN;
+  out->root = 0;
+  out->omega_ns = amax - amin;
+  out->tau_ns = pat_quantise_ns(pat_model_cost(in->mp->dflt.inter, in->block_bytes, 1.0));
+  out->balanced = out->omega_ns < out->tau_ns;
+  for (int i = 0; i < PAT_ALG_COUNT; i++) {
+    out->ebar_ns[i] = INT64_MAX;
+    out->status[i] = PAT_SELECT_SKIPPED;
+    out->root_of[i] = 0;
+  }
+  int lnbc_root = in->lnbc_root >= 0 && in->lnbc_root < P ? in->lnbc_root : 0;
+  int nroots = in->bslb_roots > 1 ? in->bslb_roots : 1;
+  if (nroots > 64) nroots = 64;
+  int roots[64];
+  int64_t best = INT64_MAX;
+  const size_t budget = in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
+  /* pass 0 applies the balanced rule; pass 1 (only if pass 0 found nothing)
+   * lets arrival-aware algorithms compete on a balanced pattern */
+  for (int pass = 0; pass < 2 && out->alg == PAT_ALG_UNKNOWN; pass++) {
+    if (pass == 1 && !out->balanced) break;
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+      unsigned fl = pat_algorithms[alg].flags;
+      if (!(allowed & (1u << alg)) || (fl & PAT_ALGF_NATIVE) || !pat_algorithms[alg].build) continue;
+      int arrival = (fl & PAT_ALGF_ARRIVAL) != 0;
+      if (pass == 0 && arrival && out->balanced) continue;
+      if (pass == 1 && !arrival) continue;
+      int n = 1;
+      roots[0] = 0;
+      if (alg == PAT_ALG_LNBC) roots[0] = lnbc_root;
+      if ((fl & PAT_ALGF_ROOTED) && arrival) n = earliest(P, in->arrival_ns, nroots, roots);
+      if (arrival && budget != SIZE_MAX) {
+        int rc;
+        int64_t tau_ns = pat_quantise_ns(pat_model_tau(in->mp, alg, in->block_bytes));
+        size_t est = estimate_ops(alg, roots[0], in, tau_ns, &rc);
+        if (rc == PAT_ENOMEM) return rc;
+        if (rc || est > budget) {
+          out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
+          continue;
+        }
+      }
+      for (int k = 0; k < n; k++) {
+        pat_model_result res;
+        memset(&res, 0, sizeof res);
+        int rc = pat_predict(c, alg, roots[k], P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp, &res);
+        if (rc == PAT_ENOMEM) return rc;
+        if (rc) {
+          if (out->status[alg] != PAT_OK) out->status[alg] = rc;
+          continue;
+        }
+        int64_t q = pat_quantise_ns(res.ebar);
+        out->status[alg] = PAT_OK;
+        if (q < out->ebar_ns[alg]) {
+          out->ebar_ns[alg] = q;
+          out->root_of[alg] = roots[k];
+        }
+      }
+      if (out->status[alg] == PAT_OK && out->ebar_ns[alg] < best) {
+        best = out->ebar_ns[alg];
+        out->alg = alg;
+        out->root = out->root_of[alg];
+      }
+    }
+  }
+  if (out->alg == PAT_ALG_UNKNOWN) {
+    if (allowed & (1u << PAT_ALG_NATIVE)) {
+      out->alg = PAT_ALG_NATIVE;
+      return PAT_OK;
+    }
+    return PAT_EINVAL;
+  }
+  return PAT_OK;
+}

@@ -1,0 +1,106 @@
+/*
+ * Per-call algorithm selection (PAT_ALG=auto, DESIGN.md §6): predict ē of
+ * every allowed algorithm for the exchanged arrival pattern by replaying its
+ * schedule under the cost model, and take the smallest.
+ *
+ * Agreement: every rank passes bit-identical inputs (arrivals as int64 ns on
+ * the common clock, the broadcast model) and the choice is a pure function of
+ * them: predictions are compared as integer nanoseconds (llround), ties go to
+ * the lowest algorithm id, BSLB's root ties to the earlier arrival.
+ *
+ * Rules:
+ *  - a balanced pattern (ω < τ, τ from the default parameters) picks a
+ *    classic algorithm (arrival-aware ones are not considered unless no
+ *    classic one is allowed);
+ *  - NATIVE has no schedule, so it is never predicted; it is chosen only
+ *    when nothing else is allowed;
+ *  - an algorithm whose builder fails (e.g. PAT_ENOTIMPL) is skipped;
+ *  - an arrival-aware schedule is built for every rank and replayed, which
+ *    costs 60-120 ns per op: one estimated (from a one-rank build) to exceed
+ *    the per-call budget (arrival_max_ops) is not considered.  BDR has
+ *    ~2 P^2 ops, so with the default budget it competes up to P ~ 90; beyond,
+ *    it needs a predictor that exploits its structure.
+ *
+ * Speed: classic schedules depend only on P, so they are compiled once per P
+ * into replay programs (model_prog.h) kept in a cache, and evaluated in
+ * O(P) (RING, NEX, BRUCK, RDB for powers of two) or O(transfers) (the
+ * others) -- exactly what replaying the schedule gives.  Arrival-aware
+ * schedules are built for every rank and replayed.  When the programs cannot
+ * reproduce the replay (eager messages, two busy ports) the schedule is
+ * built and replayed in full.
+ *
+ * Pure C, no MPI; the cache is not thread-safe (one per communicator).
+ */
+#ifndef PAT_SELECT_H
+#define PAT_SELECT_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "model_prog.h"
+
+#define PAT_NO_TIME INT64_MIN /* "no such time": bg_start as early as partners allow */
+
+typedef struct pat_select_cache {
+  int P;                        /* programs are for this P (0: none yet) */
+  int lnbc_root;                /* LNBC's program is for this root */
+  int general;                  /* programs carry their general form */
+  pat_prog *prog[PAT_ALG_COUNT];
+  int state[PAT_ALG_COUNT];     /* 0 not compiled, 1 compiled, else -(error) */
+} pat_select_cache;
+
+void pat_select_cache_init(pat_select_cache *c);
+void pat_select_cache_free(pat_select_cache *c);
+
+/* Compile the programs of the allowed classic algorithms for P ahead of the
+ * first call (pat_select does it on demand otherwise).  general: also the
+ * general forms (needed when a node map with intra-node parameters is used).
+ * Returns PAT_OK or PAT_ENOMEM. */
+int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_root, int general);
+
+/* Predict algorithm alg (root: for LNBC and BSLB) for arrivals in ns on the
+ * common clock.  c may be NULL (no caching).  out's times are relative to the
+ * earliest arrival, in seconds.  Returns PAT_OK or the builder's / replay's
+ * error (PAT_ENOTIMPL, PAT_EINVAL, PAT_ENOMEM). */
+int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                double block_bytes, const pat_model_params *mp, pat_model_result *out);
+
+typedef struct pat_select_in {
+  int P;
+  const int64_t *arrival_ns;  /* predicted arrival of every rank, ns, common clock */
+  int64_t bg_start_ns;        /* earliest start of background steps; PAT_NO_TIME: as early as partners allow */
+  double block_bytes;         /* bytes of one rank's block */
+  const pat_model_params *mp; /* the model (its node map is used; its bg_start is ignored) */
+  unsigned allowed;           /* bit (1u << alg) per candidate algorithm; 0: all */
+  int lnbc_root;              /* root of LNBC */
+  int bslb_roots;             /* BSLB: try this many earliest arrivals as root (<= 1: the earliest) */
+  size_t arrival_max_ops;     /* per-call budget: an arrival-aware schedule estimated larger than this
+                                 (ops, all ranks) is not considered; 0: PAT_SELECT_ARRIVAL_MAX_OPS,
+                                 SIZE_MAX: no limit */
+} pat_select_in;
+
+/* About 1 ms of building and replaying on a 2020s core (~60 ns per op):
+ * BDR up to P ~ 90, BSLB at any P up to 4096. */
+#define PAT_SELECT_ARRIVAL_MAX_OPS 16384
+
+#define PAT_SELECT_SKIPPED (-1)     /* status: not considered (not allowed, NATIVE, balanced pattern) */
+#define PAT_SELECT_OVER_BUDGET (-2) /* status: arrival-aware schedule over the per-call budget */
+
+typedef struct pat_select_out {
+  int alg;                         /* the choice (PAT_ALG_UNKNOWN if none) */
+  int root;                        /* its root (rooted algorithms), else 0 */
+  int balanced;                    /* ω < τ */
+  int64_t omega_ns, tau_ns;
+  int64_t ebar_ns[PAT_ALG_COUNT];  /* predicted ē (quantised), INT64_MAX if not predicted */
+  int root_of[PAT_ALG_COUNT];      /* root used for each rooted algorithm */
+  int status[PAT_ALG_COUNT];       /* PAT_OK predicted; PAT_SELECT_SKIPPED / _OVER_BUDGET; else the error */
+} pat_select_out;
+
+/* Choose.  Returns PAT_OK, or PAT_EINVAL (bad input, or nothing allowed can
+ * be predicted and NATIVE is not allowed). */
+int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out);
+
+/* Quantise a predicted time (s) to integer ns, as the selection compares. */
+int64_t pat_quantise_ns(double seconds);
+
+#endif

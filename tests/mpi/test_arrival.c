@@ -1,0 +1,189 @@
+/*
+ * The arrival subsystem end to end: edge prediction accuracy, clock-offset
+ * correction under injected skew, agreement of every rank's decision, and
+ * liveness (no edges, a very late rank, many back-to-back calls, finalize
+ * right after a call).
+ *
+ * usage: test_arrival predict|clock|agree|live
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "mpitest.h"
+#include "pat.h"
+#include "runtime.h"
+
+static long failures, cases;
+static int rank, P;
+
+#define EXPECT(cond, ...)                               \
+  do {                                                  \
+    cases++;                                            \
+    if (!(cond)) {                                      \
+      failures++;                                       \
+      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                     \
+      fprintf(stderr, "\n");                            \
+    }                                                   \
+  } while (0)
+
+static void sleep_ms(double ms) {
+  struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000 * (long)(ms / 1000)) * 1e6)};
+  nanosleep(&ts, NULL);
+}
+
+/* An all-gather of n ints whose result is checked. */
+static void gather_checked(MPI_Comm comm, int n, int iter) {
+  int p, r;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  int *mine = malloc(n * sizeof *mine), *all = malloc((size_t)n * p * sizeof *all);
+  for (int i = 0; i < n; i++) mine[i] = r * 1000003 + i * 7 + iter;
+  int rc = PAT_Allgather(mine, n, MPI_INT, all, n, MPI_INT, comm);
+  int wrong = 0;
+  for (int q = 0; q < p && rc == MPI_SUCCESS; q++)
+    for (int i = 0; i < n; i++)
+      if (all[q * n + i] != q * 1000003 + i * 7 + iter) wrong++;
+  EXPECT(rc == MPI_SUCCESS && wrong == 0, "all-gather iter %d: rc=%d, %d wrong elements", iter, rc, wrong);
+  free(mine);
+  free(all);
+}
+
+/* A scripted phase (40 ms, Edge(50), 40 ms): the prediction lands within
+ * 2% of the 80 ms compute time. */
+static void test_predict(void) {
+  PAT_UseAlg("auto");
+  for (int it = 0; it < 6; it++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    PAT_ProcessingStart();
+    sleep_ms(40);
+    PAT_Edge(50);
+    sleep_ms(40);
+    PAT_ProcessingEnd();
+    gather_checked(MPI_COMM_WORLD, 1000, it);
+  }
+  PAT_Stats st;
+  PAT_GetStats(&st);
+  EXPECT(st.predicted_calls >= 5, "only %lld predicted calls", st.predicted_calls);
+  double mean_err = st.predicted_calls ? st.pred_abs_error_sum / st.predicted_calls : 1;
+  if (rank == 0)
+    printf("prediction error: mean %.3f ms, max %.3f ms over %lld calls (compute 80 ms)\n", mean_err * 1e3,
+           st.pred_abs_error_max * 1e3, st.predicted_calls);
+  EXPECT(mean_err < 0.02 * 0.080, "mean prediction error %.3f ms exceeds 2%% of 80 ms", mean_err * 1e3);
+}
+
+/* With PAT_TEST_CLOCK_SKEW injected, the estimated offsets undo it (< 1 ms)
+ * and exchanged arrivals come out in their real order. */
+static void test_clock(void) {
+  const char *spec = getenv("PAT_TEST_CLOCK_SKEW");
+  EXPECT(spec != NULL, "run with PAT_TEST_CLOCK_SKEW set");
+  if (!spec) return;
+  long long skew[64] = {0};
+  char *p = (char *)spec;
+  for (int r = 0; r < 64 && *p; r++) {
+    skew[r] = strtoll(p, &p, 10);
+    if (*p == ',') p++;
+  }
+  long long err = pat_clock_offset_ns() + skew[rank] - skew[0];
+  EXPECT(llabs(err) < 1000000, "offset %lld ns does not undo skew %lld (error %lld ns)",
+         (long long)pat_clock_offset_ns(), skew[rank] - skew[0], err);
+  if (rank == 0) printf("clock: rank 0 sees offset error check; skews %s\n", spec);
+  /* arrivals staggered by 30 ms in rank order must be exchanged in that order */
+  PAT_UseAlg("auto");
+  gather_checked(MPI_COMM_WORLD, 10, 0); /* establishes the communicator */
+  MPI_Barrier(MPI_COMM_WORLD);
+  sleep_ms(30.0 * rank);
+  gather_checked(MPI_COMM_WORLD, 10, 1);
+  int64_t *arr = malloc(P * sizeof *arr);
+  uint64_t digest;
+  int alg;
+  pat_debug_last_plan(MPI_COMM_WORLD, &digest, &alg, arr);
+  for (int r = 1; r < P; r++) {
+    double gap_ms = (arr[r] - arr[r - 1]) * 1e-6;
+    EXPECT(gap_ms > 20 && gap_ms < 40, "exchanged arrivals of ranks %d,%d are %.2f ms apart (expected ~30)", r - 1, r,
+           gap_ms);
+  }
+  free(arr);
+}
+
+/* Random delays and random instrumentation: every rank ends up with the
+ * bit-identical decision (inputs and outputs). */
+static void test_agree(void) {
+  srand(1234 + rank);
+  unsigned shared = 42; /* the same on every rank: call sizes must match */
+  uint64_t *all = malloc(P * sizeof *all);
+  int disagreements = 0;
+  PAT_UseAlg("auto");
+  for (int it = 0; it < 100; it++) {
+    int instrument = rand() % 3;
+    double delay = (rand() % 5) * 1.0;
+    if (instrument) PAT_ProcessingStart();
+    sleep_ms(delay / 2);
+    if (instrument == 2) PAT_Edge(50);
+    sleep_ms(delay / 2);
+    if (instrument) PAT_ProcessingEnd();
+    gather_checked(MPI_COMM_WORLD, 1 + rand_r(&shared) % 3 * 5000, it);
+    uint64_t digest;
+    int alg;
+    pat_debug_last_plan(MPI_COMM_WORLD, &digest, &alg, NULL);
+    MPI_Allgather(&digest, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    for (int r = 1; r < P; r++)
+      if (all[r] != all[0]) disagreements++;
+  }
+  EXPECT(disagreements == 0, "%d disagreements between ranks' decisions", disagreements);
+  free(all);
+}
+
+/* Liveness: a rank that never instruments, a rank 2 s late, 10,000 calls
+ * back to back with random edge use, and (in main) finalize right after. */
+static void test_live(void) {
+  PAT_UseAlg("auto");
+  for (int it = 0; it < 5; it++) {
+    if (rank != 1) {
+      PAT_ProcessingStart();
+      PAT_Edge(50);
+      PAT_ProcessingEnd();
+    }
+    gather_checked(MPI_COMM_WORLD, 100, it);
+  }
+  if (rank == P - 1) sleep_ms(2000);
+  gather_checked(MPI_COMM_WORLD, 100, 99);
+  srand(99 + rank);
+  for (int it = 0; it < 10000; it++) {
+    int mode = rand() % 4;
+    if (mode >= 1) PAT_ProcessingStart();
+    if (mode >= 2) PAT_Edge(1 + rand() % 98);
+    if (mode == 3) PAT_Edge(99);
+    if (mode >= 1) PAT_ProcessingEnd();
+    if (it % 1000 == 0) PAT_UseAlg(it % 2000 ? "ring" : "auto");
+    gather_checked(MPI_COMM_WORLD, 1 + (it % 7), it);
+  }
+  PAT_Stats st;
+  PAT_GetStats(&st);
+  if (rank == 0)
+    printf("live: %lld calls, exchange wait mean %.1f us max %.1f us, background CPU %.3f s of %.1f s wall\n",
+           st.calls, 1e6 * st.exchange_wait_sum / (st.calls ? st.calls : 1), 1e6 * st.exchange_wait_max,
+           st.bg_cpu_seconds, st.bg_wall_seconds);
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  EXPECT(PAT_Init() == MPI_SUCCESS, "PAT_Init");
+  const char *what = argc > 1 ? argv[1] : "live";
+  if (!strcmp(what, "predict")) test_predict();
+  else if (!strcmp(what, "clock")) test_clock();
+  else if (!strcmp(what, "agree")) test_agree();
+  else test_live();
+  EXPECT(PAT_Finalize() == MPI_SUCCESS, "PAT_Finalize");
+  char title[64];
+  snprintf(title, sizeof title, "arrival %s, P=%d", what, P);
+  int bad = report_failures(title, cases, failures, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return bad;
+}
