@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
   int flat_n = mb_flat_iters(&o, &s);
   if (o.blocked) {
     for (int i = 0; i < o.nalgs; i++) {
-      mb_run *run = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i]);
+      mb_run *run = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i], MPI_COMM_NULL);
       for (int k = 0; k < o.warmup; k++) mb_run_step(run, MB_WARMUP, k);
       for (int k = 0; k < flat_n; k++) mb_run_step(run, MB_FLAT, k);
       for (int k = 0; k < o.iters; k++) mb_run_step(run, MB_MEASURED, k);
@@ -104,19 +104,33 @@ int main(int argc, char **argv) {
       progress(&o, rank, &res[i]);
     }
   } else {
+    /* one shared communicator: PAT_Edge predicts the next call on the
+     * communicator used last, so every algorithm's call must be on it */
+    MPI_Comm shared;
+    MPI_Comm_dup(MPI_COMM_WORLD, &shared);
+    MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
     mb_run **runs = calloc((size_t)o.nalgs, sizeof *runs);
     if (!runs) MPI_Abort(MPI_COMM_WORLD, 3);
-    for (int i = 0; i < o.nalgs; i++) runs[i] = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i]);
-    for (int k = 0; k < o.warmup; k++)
-      for (int i = 0; i < o.nalgs; i++) mb_run_step(runs[i], MB_WARMUP, k);
-    for (int k = 0; k < flat_n; k++)
-      for (int i = 0; i < o.nalgs; i++) mb_run_step(runs[i], MB_FLAT, k);
-    for (int k = 0; k < o.iters; k++)
-      for (int i = 0; i < o.nalgs; i++) mb_run_step(runs[i], MB_MEASURED, k);
+    for (int i = 0; i < o.nalgs; i++) runs[i] = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i], shared);
+    const mb_phase phases[3] = {MB_WARMUP, MB_FLAT, MB_MEASURED};
+    const int counts[3] = {o.warmup, flat_n, o.iters};
+    for (int p = 0; p < 3; p++)
+      for (int k = 0; k < counts[p]; k++)
+        for (int i = 0; i < o.nalgs; i++) {
+          int was = mb_run_failed(runs[i]);
+          if (mb_run_step(runs[i], phases[p], k) && !was) {
+            /* every rank knows (agreed): start over on a clean communicator */
+            MPI_Comm_free(&shared);
+            MPI_Comm_dup(MPI_COMM_WORLD, &shared);
+            MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
+            for (int j = 0; j < o.nalgs; j++) mb_run_set_comm(runs[j], shared);
+          }
+        }
     for (int i = 0; i < o.nalgs; i++) {
       mb_run_end(runs[i]);
       progress(&o, rank, &res[i]);
     }
+    MPI_Comm_free(&shared);
     free(runs);
   }
   if (s.trace) fclose(s.trace);

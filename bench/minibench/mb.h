@@ -38,6 +38,7 @@ typedef struct mb_opts {
   double skew_us;         /* --inject-skew-us: rank r's clock runs r*skew ahead (testing) */
   int blocked;            /* --order blocked: one algorithm after the other (else interleaved) */
   int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
+  char inject_fail[MB_NAME]; /* --inject-fail alg: its 2nd measured call fails on the last rank (testing) */
   int nalgs;
   char algs[MB_MAX_ALGS][MB_NAME];
 } mb_opts;
@@ -119,10 +120,14 @@ typedef enum { MB_WARMUP, MB_FLAT, MB_MEASURED } mb_phase;
 typedef struct mb_run mb_run;
 /* iterations of the flat run for these options */
 int mb_flat_iters(const mb_opts *o, const mb_setup *s);
+/* shared: the communicator to run on, or MPI_COMM_NULL for a private duplicate */
 mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
-                     mb_result *res);
+                     mb_result *res, MPI_Comm shared);
 /* Iteration k of a phase; returns 1 once the algorithm has failed (then a no-op). */
 int mb_run_step(mb_run *run, mb_phase phase, int k);
+int mb_run_failed(const mb_run *run);
+/* Move a run that uses a shared communicator to another one. */
+void mb_run_set_comm(mb_run *run, MPI_Comm shared);
 /* Reduce and summarise into the result (rank 0), free the run. */
 void mb_run_end(mb_run *run);
 

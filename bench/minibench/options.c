@@ -39,6 +39,8 @@ void mb_usage(FILE *out) {
           "                      estimate must remove it)\n"
           "  --inject-error      testing: after every call the last rank changes one received\n"
           "                      element, which the correctness check must count\n"
+          "  --inject-fail alg   testing: the last rank reports an error from alg's second\n"
+          "                      measured call (after running it), as a failing library would\n"
           "  --strict            exit with status 2 when an algorithm failed\n"
           "An algorithm whose call returns an error is reported (status 'failed', with the\n"
           "library's message) and the run continues with the next one.\n"
@@ -191,6 +193,7 @@ int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen
     } else if (!strcmp(name, "--csv")) o->csv = val;
     else if (!strcmp(name, "--label")) o->label = val;
     else if (!strcmp(name, "--trace")) o->trace = val;
+    else if (!strcmp(name, "--inject-fail")) snprintf(o->inject_fail, MB_NAME, "%.*s", MB_NAME - 1, val);
     else if (!strcmp(name, "--tau-us")) bad = parse_double(val, &o->tau_us) || !(o->tau_us > 0);
     else if (!strcmp(name, "--tau-reps")) bad = parse_int(val, &o->tau_reps) || o->tau_reps < 1;
     else if (!strcmp(name, "--inject-skew-us")) bad = parse_double(val, &o->skew_us);

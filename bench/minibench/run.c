@@ -8,9 +8,11 @@
  *   a_i = now; PAT_Allgather; f_i = now;   (rank 0's clock)
  *   check every element; gather (a_i, f_i, errors, algorithm) to rank 0.
  *
- * The algorithm runs on its own duplicate of MPI_COMM_WORLD, so a failed
- * algorithm leaves nothing behind for the next one, and libpat's
- * per-communicator state (history, cached schedules) starts fresh.
+ * In blocked order each algorithm runs on its own duplicate of
+ * MPI_COMM_WORLD.  In interleaved order all share one duplicate: libpat
+ * applies PAT_Edge's prediction to the communicator used last, which must
+ * be the one of the next call; after a failure the caller replaces the
+ * shared communicator so that nothing a failed call left behind remains.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +53,8 @@ static int alg_index(const char *name) {
   return -1;
 }
 
+#define MB_INJECTED (-12345) /* rc of an injected failure (--inject-fail) */
+
 /* Agree on failure: every rank learns whether some rank's call failed, and
  * rank 0 gets the lowest failing rank's message. */
 static int agree_failure(mb_ctx *c, int rc) {
@@ -58,7 +62,8 @@ static int agree_failure(mb_ctx *c, int rc) {
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (first == c->P) return 0;
   char msg[MB_MSG - 24] = "";
-  if (c->rank == first) snprintf(msg, sizeof msg, "%s", PAT_Error_string(rc));
+  if (c->rank == first)
+    snprintf(msg, sizeof msg, "%s", rc == MB_INJECTED ? "injected failure (--inject-fail)" : PAT_Error_string(rc));
   if (first != 0) {
     if (c->rank == first) MPI_Send(msg, (int)sizeof msg, MPI_CHAR, 0, TAG_MSG, MPI_COMM_WORLD);
     if (c->rank == 0) MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, first, TAG_MSG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -94,6 +99,9 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   int rc = PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
   double f = mb_global_now(&s->clock);
 
+  if (o->inject_fail[0] && !strcmp(o->inject_fail, c->res->alg) && iter == STREAM_MEASURED + 1 &&
+      c->rank == c->P - 1)
+    rc = MB_INJECTED; /* testing */
   double row[NROW] = {a, f, 0, alg_index(PAT_LastAlg(c->comm)), late};
   if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
   if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
@@ -169,6 +177,7 @@ static double mean(const double *x, int n) {
 /* One algorithm's run in progress. */
 struct mb_run {
   mb_ctx c;
+  int own_comm; /* c.comm is this run's own duplicate (else shared, owned by the caller) */
   mb_series measured, flat;
   int flat_n, failed;
   /* this rank's PAT_Stats differences, accumulated around its own calls */
@@ -182,7 +191,7 @@ int mb_flat_iters(const mb_opts *o, const mb_setup *s) {
 }
 
 mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
-                     mb_result *res) {
+                     mb_result *res, MPI_Comm shared) {
   mb_run *run = calloc(1, sizeof *run);
   if (!run) MPI_Abort(MPI_COMM_WORLD, 3);
   mb_ctx *c = &run->c;
@@ -202,10 +211,21 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
   }
-  MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
-  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  if (shared == MPI_COMM_NULL) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
+    MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    run->own_comm = 1;
+  } else {
+    c->comm = shared;
+  }
   run->failed = agree_failure(c, PAT_UseAlg(alg));
   return run;
+}
+
+int mb_run_failed(const mb_run *run) { return run->failed; }
+
+void mb_run_set_comm(mb_run *run, MPI_Comm shared) {
+  if (!run->own_comm) run->c.comm = shared;
 }
 
 int mb_run_step(mb_run *run, mb_phase phase, int k) {
@@ -242,7 +262,7 @@ void mb_run_end(mb_run *run) {
   MPI_Reduce(li, lo, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(ds, so, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(dm, mo, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Comm_free(&c->comm);
+  if (run->own_comm) MPI_Comm_free(&c->comm);
   if (c->rank == 0) {
     const mb_series *m = &run->measured, *f = &run->flat;
     res->calls = lo[0];

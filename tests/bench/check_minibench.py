@@ -103,6 +103,22 @@ def main():
     else:
         check(bdr.get("status") == "ok" and bdr.get("errors") == "0", "bdr runs and is correct")
 
+    # 2b. a failure in the middle of a run (injected on the last rank, 2nd measured call), in both orders
+    for order in ("interleaved", "blocked"):
+        code, header, rows, out = run(args, ["-N", "64", "--iters", "3", "--warmup", "1", "--base-ms", "1",
+                                             "--max-delay", "1", "--alg", "ring,native,lnbc", "--order", order,
+                                             "--inject-fail", "native"],
+                                      os.path.join(args.workdir, "fail-%s.csv" % order))
+        by = {r["alg"]: r for r in rows}
+        nat = by.get("native", {})
+        check(nat.get("status") == "failed" and nat.get("iters") == "1" and "injected" in nat.get("message", ""),
+              "%s: the failing algorithm is marked failed after 1 measured iteration, with its message" % order)
+        for a in ("ring", "lnbc"):
+            r = by.get(a, {})
+            check(r.get("status") == "ok" and r.get("iters") == "3" and r.get("errors") == "0",
+                  "%s: %s completes correctly after another algorithm failed" % (order, a))
+        check(code == 0, "%s: exit status 0 without --strict (got %d)" % (order, code))
+
     # 3. injected clock skew is removed by the offset estimate (1 s per rank)
     if args.np > 1:
         code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "0", "--base-ms", "1",
