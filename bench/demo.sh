@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: a small sweep on local ranks (shared memory), then the
-# paper-style table and where the CSV and plots went.  About 2 minutes on
-# 2 cores.
+# paper-style table and where the CSV and plots went.  About 1.5 minutes on an
+# idle 2-core machine, up to ~3.5 under heavy load from other processes.
 #
 #   bench/demo.sh                     # uses build/ at the repo root
 #   PAT_BUILD_DIR=/path/to/build bench/demo.sh
@@ -35,7 +35,7 @@ exec python3 bench/sweep.py \
   --N 16K,128K,512K \
   --delays 0,5,20 \
   --algs all \
-  --iters 20 --warmup 2 \
+  --iters 15 --warmup 2 \
   --base-ms 20 --compute sleep \
   --bench "$BENCH" \
   "$@"

@@ -3,14 +3,15 @@
 
 Used by sweep.py; also runs on its own to redraw a results folder:
 
-    python3 bench/pat_results.py bench/results/2026-01-01-sweep
+    python3 bench/pat_results.py [--stat mean|median] bench/results/2026-01-01-sweep
 
 reads <dir>/results.csv and rewrites <dir>/table.txt and <dir>/plots/*.png.
 
 The paper-style table (Proficz 2021, Table 3): for each N x maxDelay cell the
 fastest algorithm by mean elapsed time; when it is arrival-aware (bdr, bslb,
 ard), its speed-up over the best classic algorithm (NATIVE included).
-`auto` is not a contender (it runs one of the others); its own column in the
+With --stat median the winner is chosen by the median per-iteration ebar
+(robust to outliers on a busy machine).  `auto` is not a contender (it runs one of the others); its own column in the
 full table says how close it came to the fastest.
 """
 import csv
@@ -83,9 +84,15 @@ def cells(rows):
     return out
 
 
-def winner(algs):
-    """(fastest alg, its ebar, speed-up over best classic or None, best classic alg)."""
-    contenders = {a: fnum(r["ebar_us"]) for a, r in algs.items() if a != "auto" and usable(r)}
+STATS = {"mean": "ebar_us", "median": "ebar_median_us"}
+
+
+def winner(algs, stat="mean"):
+    """(fastest alg, its ebar, speed-up over best classic or None, best classic alg);
+    stat: compare the per-iteration ebar's mean (the headline metric) or median."""
+    col = STATS[stat]
+    contenders = {a: fnum(r.get(col)) for a, r in algs.items()
+                  if a != "auto" and usable(r) and fnum(r.get(col)) is not None}
     if not contenders:
         return None
     best = min(contenders, key=lambda a: contenders[a])
@@ -97,7 +104,7 @@ def winner(algs):
     return best, contenders[best], speedup, best_classic
 
 
-def paper_table(rows):
+def paper_table(rows, stat="mean"):
     """The paper-style grid, one block per P.  Returns text."""
     by_cell = cells(rows)
     lines = []
@@ -111,7 +118,7 @@ def paper_table(rows):
             line = [human_count(N)]
             for d, u in delays:
                 algs = by_cell.get((P, N, d, u))
-                w = winner(algs) if algs else None
+                w = winner(algs, stat) if algs else None
                 if not algs:
                     line.append("")
                 elif not w:
@@ -122,7 +129,8 @@ def paper_table(rows):
                     line.append(w[0].upper())
             grid.append(line)
         widths = [max(len(str(x[i])) for x in [head] + grid) for i in range(len(head))]
-        lines.append("P = %d: fastest algorithm by mean elapsed time; 'x s' = speed-up of an arrival-aware" % P)
+        lines.append("P = %d: fastest algorithm by %s elapsed time; 'x s' = speed-up of an arrival-aware"
+                     % (P, "mean" if stat == "mean" else "median per-iteration"))
         lines.append("winner over the best classic algorithm (NATIVE included)")
         lines.append("  ".join(str(h).ljust(w) for h, w in zip(head, widths)))
         lines.append("  ".join("-" * w for w in widths))
@@ -132,17 +140,18 @@ def paper_table(rows):
     return "\n".join(lines)
 
 
-def full_table(rows):
-    """Every cell, every algorithm: ebar (us) +- CI, e/elb, status.  Returns text."""
+def full_table(rows, stat="mean"):
+    """Every cell, every algorithm: ebar (us) +- CI, status.  Returns text."""
     by_cell = cells(rows)
     algs = sorted({a for v in by_cell.values() for a in v}, key=alg_key)
-    lines = ["mean elapsed time ebar in us (+-95% CI); '!' marks the fastest; status other than ok shown",
+    lines = ["mean elapsed time ebar in us (+-95%% CI); '!' marks the fastest (by %s); status other than ok shown"
+             % stat,
              ""]
     head = ["P", "N", "maxDelay"] + algs
     out = []
     for key in sorted(by_cell, key=lambda k: (k[0], k[1], k[3], k[2] if k[2] is not None else -1)):
         cell = by_cell[key]
-        w = winner(cell)
+        w = winner(cell, stat)
         line = [str(key[0]), human_count(key[1]), fmt_delay(key[2], key[3])]
         for a in algs:
             r = cell.get(a)
@@ -332,6 +341,9 @@ def plots(rows, outdir, errorbars="sd"):
 
 
 def main(argv):
+    stat = "mean"
+    if len(argv) == 4 and argv[1] == "--stat" and argv[2] in STATS:
+        stat, argv = argv[2], [argv[0], argv[3]]
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
         return 0 if len(argv) == 2 else 2
@@ -339,7 +351,7 @@ def main(argv):
     rows = read_rows(os.path.join(d, "results.csv"))
     rel = relative_table(rows)
     note = overload_note(rows)
-    text = paper_table(rows) + "\n" + full_table(rows) + ("\n" + rel if rel else "") + (
+    text = paper_table(rows, stat) + "\n" + full_table(rows, stat) + ("\n" + rel if rel else "") + (
         "\n" + note + "\n" if note else "")
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(text)

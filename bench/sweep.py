@@ -195,6 +195,9 @@ def main(argv=None):
                     help="seconds per launch (default: 10x the estimate + 120)")
     ap.add_argument("--errorbars", choices=("sd", "ci"), default="sd",
                     help="plot error bars: +-sigma over iterations (sd) or the 95%% CI")
+    ap.add_argument("--stat", choices=("mean", "median"), default="mean",
+                    help="statistic that picks the fastest algorithm in the table (default mean, the headline "
+                         "metric; median resists outliers on a busy machine)")
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -311,8 +314,8 @@ def main(argv=None):
         header = ["P", "N_requested", "alg", "status", "max_delay_ms", "message"] + EXTRA_COLUMNS
         append_rows([], 0, "")
 
-    table = pat_results.paper_table(all_rows)
-    full = pat_results.full_table(all_rows)
+    table = pat_results.paper_table(all_rows, args.stat)
+    full = pat_results.full_table(all_rows, args.stat)
     rel = pat_results.relative_table(all_rows)
     if rel:
         full += "\n" + rel
