@@ -26,8 +26,14 @@ CLASSIC = ("native", "ring", "nex", "rdb", "bruck", "lnbc")
 ORDER = CLASSIC + ARRIVAL_AWARE + ("auto",)
 
 
+def base_alg(name):
+    """'native#2' (a twin run, a noise control) -> 'native'."""
+    return (name or "").split("#")[0]
+
+
 def alg_key(name):
-    return (ORDER.index(name) if name in ORDER else len(ORDER), name)
+    b = base_alg(name)
+    return (ORDER.index(b) if b in ORDER else len(ORDER), name)
 
 
 def human_count(n):
@@ -92,7 +98,7 @@ def winner(algs, stat="mean"):
     stat: compare the per-iteration ebar's mean (the headline metric) or median."""
     col = STATS[stat]
     contenders = {a: fnum(r.get(col)) for a, r in algs.items()
-                  if a != "auto" and usable(r) and fnum(r.get(col)) is not None}
+                  if a != "auto" and "#" not in a and usable(r) and fnum(r.get(col)) is not None}
     if not contenders:
         return None
     best = min(contenders, key=lambda a: contenders[a])

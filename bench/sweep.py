@@ -158,12 +158,17 @@ def read_csv(path):
 
 
 def expand_algs(algs):
-    out = []
+    """The labels the benchmark will report: 'all' expanded, a repeated name as name#2, #3..."""
+    names = []
     for a in algs:
         if a == "all":
-            out += list(pat_results.CLASSIC + pat_results.ARRIVAL_AWARE) + ["auto"]
+            names += list(pat_results.CLASSIC + pat_results.ARRIVAL_AWARE) + ["auto"]
         else:
-            out.append(a)
+            names.append(a)
+    out = []
+    for a in names:
+        k = sum(1 for b in out if pat_results.base_alg(b) == a)
+        out.append(a if k == 0 else "%s#%d" % (a, k + 1))
     return out
 
 
@@ -253,7 +258,7 @@ def main(argv=None):
     def bench_cmd(P, N, d, alg_list, csv_path):
         cmd = launcher_cmd(args.launcher, P) + [
             args.bench, "-N", str(N), "--max-delay", "%g" % d, "--delay-unit", args.delay_unit,
-            "--alg", ",".join(alg_list), "--iters", str(args.iters), "--warmup", str(args.warmup),
+            "--alg", ",".join(pat_results.base_alg(a) for a in alg_list), "--iters", str(args.iters), "--warmup", str(args.warmup),
             "--base-ms", "%g" % args.base_ms, "--compute", args.compute, "--seed", str(args.seed),
             "--csv", csv_path, "--label", args.label]
         if flat is not None:
@@ -297,7 +302,9 @@ def main(argv=None):
             one = os.path.join(raw, "%s-%s.csv" % (launch, a))
             c1, why1 = run_launch(bench_cmd(P, N, d, [a], one), log_path, args.timeout or (10 * cost / len(algs) + 120),
                                   env)
-            got = [r for r in read_csv(one) if r.get("alg") == a]
+            got = [r for r in read_csv(one) if r.get("alg") == pat_results.base_alg(a)]
+            for r in got:
+                r["alg"] = a  # a twin retried alone comes back under its base name
             if got:
                 rows += got
             else:

@@ -21,7 +21,8 @@ void mb_usage(FILE *out) {
           "  --delay-unit ms|tau unit of --max-delay (default ms); tau = one block's one-way time\n"
           "  --alg list          comma list of algorithms (names of PAT_AlgName, auto, native) or\n"
           "                      'all' (every algorithm, then auto); default all.  Every algorithm\n"
-          "                      sees the same data and the same delay sequence.\n"
+          "                      sees the same data and the same delay sequence.  A name given\n"
+          "                      twice runs twice (the second labelled name#2): a noise control.\n"
           "  --order interleaved|blocked  interleaved (default): iteration k of every algorithm,\n"
           "                      then k+1, so all see the same minutes of machine load;\n"
           "                      blocked: all iterations of one algorithm, then the next\n"
@@ -115,7 +116,20 @@ static int parse_algs(mb_opts *o, const char *list, char *err, size_t errlen) {
     }
     for (char *c = tok; *c; c++)
       if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
-    if (add_alg(o, tok, err, errlen)) return -1;
+    /* a repeated name runs again as a twin, labelled name#2, name#3...: the spread
+     * between twins shows the noise of the machine */
+    int seen = 0;
+    for (int i = 0; i < o->nalgs; i++) {
+      size_t n = strcspn(o->algs[i], "#");
+      seen += strlen(tok) == n && strncmp(o->algs[i], tok, n) == 0;
+    }
+    if (seen > 0) {
+      char twin[MB_NAME];
+      snprintf(twin, sizeof twin, "%.20s#%d", tok, seen + 1);
+      if (add_alg(o, twin, err, errlen)) return -1;
+    } else if (add_alg(o, tok, err, errlen)) {
+      return -1;
+    }
   }
   if (o->nalgs == 0) {
     snprintf(err, errlen, "--alg: empty list");

@@ -57,13 +57,13 @@ static void cell(int width, double v, int prec) {
 
 void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res, int n) {
   (void)o;
-  printf("\n%-7s %-6s %12s %9s %11s %11s %7s %11s %11s %7s %7s  %s\n", "alg", "status", "ebar[us]", "+-95%CI",
+  printf("\n%-9s %-6s %12s %9s %11s %11s %7s %11s %11s %7s %7s  %s\n", "alg", "status", "ebar[us]", "+-95%CI",
          "r[us]", "omega[us]", "w/tau", "A[us]", "elb[us]", "e/elb", "errors", "chosen");
   for (int i = 0; i < n; i++) {
     const mb_result *r = &res[i];
     char chosen[256];
     mb_chosen_string(r, chosen, sizeof chosen);
-    printf("%-7s %-6s", r->alg, r->status);
+    printf("%-9s %-6s", r->alg, r->status);
     cell(12, 1e6 * r->ebar, 1);
     cell(9, 1e6 * r->ebar_ci, 1);
     cell(11, 1e6 * r->r, 1);

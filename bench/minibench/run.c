@@ -178,6 +178,7 @@ static double mean(const double *x, int n) {
 struct mb_run {
   mb_ctx c;
   int own_comm; /* c.comm is this run's own duplicate (else shared, owned by the caller) */
+  char setting[MB_NAME]; /* the name given to PAT_UseAlg (the label without a twin's #k) */
   mb_series measured, flat;
   int flat_n, failed;
   /* this rank's PAT_Stats differences, accumulated around its own calls */
@@ -218,7 +219,8 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
   } else {
     c->comm = shared;
   }
-  run->failed = agree_failure(c, PAT_UseAlg(alg));
+  snprintf(run->setting, sizeof run->setting, "%.*s", (int)strcspn(alg, "#"), alg); /* twins: name#2 */
+  run->failed = agree_failure(c, PAT_UseAlg(run->setting));
   return run;
 }
 
@@ -231,7 +233,7 @@ void mb_run_set_comm(mb_run *run, MPI_Comm shared) {
 int mb_run_step(mb_run *run, mb_phase phase, int k) {
   mb_ctx *c = &run->c;
   if (run->failed) return 1;
-  PAT_UseAlg(c->res->alg); /* accepted in mb_run_begin; other runs may be interleaved */
+  PAT_UseAlg(run->setting); /* accepted in mb_run_begin; other runs may be interleaved */
   PAT_Stats st0, st1;
   PAT_GetStats(&st0);
   if (phase == MB_WARMUP) run->failed = iteration(c, STREAM_WARMUP + k, 1, NULL);

@@ -90,12 +90,12 @@ def main():
 
     # 2. a failing (or not yet available) algorithm between two working ones
     code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "0", "--base-ms", "1",
-                                         "--max-delay", "0", "--alg", "ring,bdr,native"],
+                                         "--max-delay", "0", "--alg", "ring,bdr,native,ring"],
                                   os.path.join(args.workdir, "mixed.csv"))
     check(code == 0, "mixed run: exit status 0 without --strict (got %d)" % code)
     by = {r["alg"]: r for r in rows}
-    check(set(by) == {"ring", "bdr", "native"}, "mixed run: a row for each algorithm")
-    for a in ("ring", "native"):
+    check(set(by) == {"ring", "bdr", "native", "ring#2"}, "mixed run: a row for each algorithm, the twin as ring#2")
+    for a in ("ring", "native", "ring#2"):
         check(by.get(a, {}).get("status") == "ok" and by[a]["errors"] == "0", "mixed run: %s ran and is correct" % a)
     bdr = by.get("bdr", {})
     if bdr.get("status") == "failed":
