@@ -1,0 +1,144 @@
+/*
+ * pat-minibench: the mini-benchmark of DESIGN.md §7 (Proficz 2021, Listing 4)
+ * with a controlled process arrival pattern.  Shared declarations of its
+ * small parts: clock (common clock and tau), data (random values, delays,
+ * correctness check), stats (confidence interval, lower bound) and report
+ * (summary and CSV).  Uses libpat's public API only.
+ */
+#ifndef PAT_MINIBENCH_H
+#define PAT_MINIBENCH_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pat.h"
+
+#define MB_MAX_ALGS 32
+#define MB_NAME 32
+#define MB_MSG 320
+
+/* ---- options ---------------------------------------------------------- */
+typedef struct mb_opts {
+  long long n_req;        /* -N: floats in the gathered vector (total over ranks) */
+  int iters, warmup;      /* measured and warm-up iterations per algorithm */
+  int flat_iters;         /* iterations of the flat run that gives r' (-1: automatic) */
+  double max_delay;       /* in ms, or in units of tau */
+  int delay_in_tau;       /* --delay-unit tau */
+  int busy;               /* --compute busy (else sleep) */
+  double base_ms;         /* constant part of each compute half */
+  unsigned long long seed;
+  const char *csv;        /* append rows here (NULL: none) */
+  const char *label;      /* free text copied to the CSV */
+  const char *trace;      /* per-iteration, per-rank times go here (NULL: none) */
+  int quiet;
+  int strict;             /* exit 2 when an algorithm failed */
+  double tau_us;          /* --tau-us: use this tau instead of measuring (<= 0: measure) */
+  int tau_reps;           /* ping-pongs for tau */
+  double skew_us;         /* --inject-skew-us: rank r's clock runs r*skew ahead (testing) */
+  int blocked;            /* --order blocked: one algorithm after the other (else interleaved) */
+  int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
+  char inject_fail[MB_NAME]; /* --inject-fail alg: its 2nd measured call fails on the last rank (testing) */
+  int nalgs;
+  char algs[MB_MAX_ALGS][MB_NAME];
+} mb_opts;
+
+void mb_usage(FILE *out);
+/* Returns 0, 1 for --help, or -1 with a message in err. */
+int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen);
+
+/* ---- clock: local monotonic clock, offsets to rank 0, tau -------------- */
+typedef struct mb_clock {
+  double offset;     /* this rank's clock minus rank 0's (s) */
+  double skew;       /* injected artificial skew (s), added to the local clock */
+  double max_offset; /* rank 0: largest |offset| over ranks (s) */
+  double min_rtt;    /* rank 0: smallest round trip seen (s) */
+} mb_clock;
+
+double mb_local_now(const mb_clock *c);  /* this rank's clock (s), skew included */
+double mb_global_now(const mb_clock *c); /* on rank 0's clock (s) */
+/* Estimate every rank's offset to rank 0 (min-RTT ping-pong, `samples` per rank). */
+void mb_clock_sync(mb_clock *c, MPI_Comm comm, int samples);
+/* One-way time (s) to move `bytes` between ranks 0 and 1: minimum over `reps`
+ * ping-pongs after two warm-ups; the same value on every rank. */
+double mb_measure_tau(MPI_Comm comm, long long bytes, int reps);
+/* Sleep or spin until local monotonic time `until` (s). */
+void mb_compute_until(const mb_clock *c, double until, int busy);
+
+/* ---- data: reproducible random values and delays ----------------------- */
+/* Fill a block with rank `owner`'s values of iteration `iter`. */
+void mb_fill(float *buf, long long count, unsigned long long seed, long long iter, int owner);
+/* Count elements of the P blocks that differ (bitwise) from the expected ones. */
+long long mb_check(const float *all, long long count, int P, unsigned long long seed, long long iter);
+/* Uniform number in [0, 1] for (seed, rank, iter): the per-rank delay draw. */
+double mb_uniform(unsigned long long seed, int rank, long long iter);
+
+/* ---- stats ------------------------------------------------------------- */
+/* Two-sided 95% Student t quantile for df degrees of freedom. */
+double mb_t975(int df);
+/* Mean, sample standard deviation, min and max of x[0..n). */
+void mb_describe(const double *x, int n, double *mean, double *sd, double *min, double *max);
+/* Median of x[0..n) (x is left unchanged). */
+double mb_median(const double *x, int n);
+/* Lower bound on the mean elapsed time for arrivals a[0..P) (DESIGN.md §1):
+ * rank i receives the P-1 other blocks through one port, block j no earlier
+ * than a[j], each taking tau; e_i >= max(0, makespan - a[i]). */
+double mb_lower_bound(const double *a, int P, double tau);
+
+/* ---- one algorithm's run (rank 0 holds the results) -------------------- */
+typedef struct mb_result {
+  char alg[MB_NAME];
+  const char *status;   /* "ok", "errors" (wrong results), "failed" (a call returned an error) */
+  char message[MB_MSG];
+  int iters;            /* measured iterations completed */
+  int flat_iters;       /* iterations of the flat run (0: r' taken from the run itself) */
+  double ebar, ebar_sd, ebar_ci, ebar_min, ebar_max, ebar_median, ebar_flat;
+  double r, r_flat, omega, omega_max, elb, absorption;
+  double late, late_max; /* compute phase ended after its deadline by (mean over ranks, mean / max) */
+  long long errors;     /* wrong elements summed over ranks and iterations */
+  long long failed_calls;
+  long long chosen[MB_MAX_ALGS]; /* iterations whose PAT_LastAlg was each algorithm index */
+  long long chosen_other;        /* ... or a name outside PAT_AlgName */
+  int disagree;                  /* iterations where ranks reported different algorithms */
+  /* PAT_GetStats differences over the run, reduced over ranks */
+  long long calls, pred_calls;
+  double pred_err_sum, pred_err_max, xwait_sum, xwait_max, bg_cpu;
+} mb_result;
+
+/* What the whole launch shares (rank 0's view). */
+typedef struct mb_setup {
+  int P, thread_level;
+  long long n, count, block_bytes;
+  double tau, max_delay_s;
+  mb_clock clock;
+  char host[128], timestamp[32];
+  FILE *trace; /* rank 0: --trace file, or NULL */
+} mb_setup;
+
+/* ---- runs: begin (collective: duplicates the communicator), steps, end --- */
+typedef enum { MB_WARMUP, MB_FLAT, MB_MEASURED } mb_phase;
+typedef struct mb_run mb_run;
+/* iterations of the flat run for these options */
+int mb_flat_iters(const mb_opts *o, const mb_setup *s);
+/* shared: the communicator to run on, or MPI_COMM_NULL for a private duplicate */
+mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
+                     mb_result *res, MPI_Comm shared);
+/* Iteration k of a phase; returns 1 once the algorithm has failed (then a no-op). */
+int mb_run_step(mb_run *run, mb_phase phase, int k);
+int mb_run_failed(const mb_run *run);
+/* Move a run that uses a shared communicator to another one. */
+void mb_run_set_comm(mb_run *run, MPI_Comm shared);
+/* Reduce and summarise into the result (rank 0), free the run. */
+void mb_run_end(mb_run *run);
+
+/* ---- report ------------------------------------------------------------ */
+void mb_print_header(const mb_opts *o, const mb_setup *s);
+void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res, int n);
+/* Append one row per result; writes the header line into an empty file.
+ * Returns 0, or -1 after printing why (cannot open, different columns). */
+int mb_write_csv(const mb_opts *o, const mb_setup *s, const mb_result *res, int n);
+/* "ring=18;bruck=2" */
+void mb_chosen_string(const mb_result *r, char *out, size_t len);
+const char *mb_csv_header(void);
+
+#endif

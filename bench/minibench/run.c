@@ -1,0 +1,307 @@
+/*
+ * One algorithm's run: warm-up, optional flat run (for r'), measured
+ * iterations.  Each iteration follows Listing 4 of Proficz 2021:
+ *
+ *   fresh data; delay d_i = U[0, maxDelay] from (seed, rank, iteration);
+ *   barrier; barrier; PAT_ProcessingStart; compute base + d_i/2;
+ *   PAT_Edge(50); compute base + d_i/2; PAT_ProcessingEnd;
+ *   a_i = now; PAT_Allgather; f_i = now;   (rank 0's clock)
+ *   check every element; gather (a_i, f_i, errors, algorithm) to rank 0.
+ *
+ * In blocked order each algorithm runs on its own duplicate of
+ * MPI_COMM_WORLD.  In interleaved order all share one duplicate: libpat
+ * applies PAT_Edge's prediction to the communicator used last, which must
+ * be the one of the next call; after a failure the caller replaces the
+ * shared communicator so that nothing a failed call left behind remains.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mb.h"
+
+#define TAG_MSG 903
+#define NROW 5 /* per rank and iteration: a, f, wrong elements, algorithm, compute lateness */
+
+/* iteration numbers of the three phases: disjoint streams of data and delays */
+#define STREAM_MEASURED 0LL
+#define STREAM_WARMUP (1LL << 40)
+#define STREAM_FLAT (2LL << 40)
+
+typedef struct mb_ctx {
+  const mb_opts *o;
+  const mb_setup *s;
+  int rank, P;
+  MPI_Comm comm; /* the algorithm's communicator */
+  float *send, *recv;
+  double *rows; /* rank 0: 4 values per rank */
+  double *a;    /* rank 0: arrivals of one iteration */
+  mb_result *res;
+  FILE *trace; /* rank 0: per-iteration rows, or NULL */
+} mb_ctx;
+
+typedef struct mb_series {
+  int n;
+  double *ebar, *r, *omega, *elb, *late;
+  double late_max;
+} mb_series;
+
+static int alg_index(const char *name) {
+  for (int i = 0; i < PAT_AlgCount() && i < MB_MAX_ALGS; i++)
+    if (strcasecmp(name, PAT_AlgName(i)) == 0) return i;
+  return -1;
+}
+
+#define MB_INJECTED (-12345) /* rc of an injected failure (--inject-fail) */
+
+/* Agree on failure: every rank learns whether some rank's call failed, and
+ * rank 0 gets the lowest failing rank's message. */
+static int agree_failure(mb_ctx *c, int rc) {
+  int mine = rc == MPI_SUCCESS ? c->P : c->rank, first;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == c->P) return 0;
+  char msg[MB_MSG - 24] = "";
+  if (c->rank == first)
+    snprintf(msg, sizeof msg, "%s", rc == MB_INJECTED ? "injected failure (--inject-fail)" : PAT_Error_string(rc));
+  if (first != 0) {
+    if (c->rank == first) MPI_Send(msg, (int)sizeof msg, MPI_CHAR, 0, TAG_MSG, MPI_COMM_WORLD);
+    if (c->rank == 0) MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, first, TAG_MSG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  if (c->rank == 0) {
+    msg[sizeof msg - 1] = '\0';
+    for (char *p = msg; *p; p++)
+      if (*p == '"' || *p == '\n' || *p == '\r') *p = '\'';
+    snprintf(c->res->message, sizeof c->res->message, "rank %d: %s", first, msg);
+  }
+  return 1;
+}
+
+/* One iteration; returns 1 if the call failed on some rank. */
+static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
+  const mb_opts *o = c->o;
+  const mb_setup *s = c->s;
+  mb_fill(c->send, s->count, o->seed, iter, c->rank);
+  memset(c->recv, 0xFF, sizeof(float) * (size_t)s->n); /* NaN poison: a missing block is an error */
+  double delay = delayed ? mb_uniform(o->seed, c->rank, iter) * s->max_delay_s : 0.0;
+  double half = 1e-3 * o->base_ms + 0.5 * delay;
+
+  MPI_Barrier(MPI_COMM_WORLD); /* double barrier, as in the paper */
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = mb_local_now(&s->clock);
+  PAT_ProcessingStart();
+  mb_compute_until(&s->clock, t0 + half, o->busy);
+  PAT_Edge(50.0);
+  mb_compute_until(&s->clock, t0 + 2 * half, o->busy);
+  double late = mb_local_now(&s->clock) - (t0 + 2 * half); /* > 0: woke up late (CPU contention) */
+  PAT_ProcessingEnd();
+  double a = mb_global_now(&s->clock);
+  int rc = PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
+  double f = mb_global_now(&s->clock);
+
+  if (o->inject_fail[0] && !strcmp(o->inject_fail, c->res->alg) && iter == STREAM_MEASURED + 1 &&
+      c->rank == c->P - 1)
+    rc = MB_INJECTED; /* testing */
+  double row[NROW] = {a, f, 0, alg_index(PAT_LastAlg(c->comm)), late};
+  if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
+  if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
+  if (agree_failure(c, rc)) {
+    if (c->rank == 0) c->res->failed_calls++;
+    return 1;
+  }
+  MPI_Gather(row, NROW, MPI_DOUBLE, c->rows, NROW, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (c->rank != 0) return 0;
+
+  double sum_e = 0, min_a = INFINITY, max_a = -INFINITY, max_f = -INFINITY, sum_late = 0, max_late = 0;
+  int mine = (int)c->rows[3], differ = 0;
+  for (int i = 0; i < c->P; i++) {
+    const double *r = &c->rows[NROW * i];
+    c->a[i] = r[0];
+    sum_e += r[1] - r[0];
+    if (r[0] < min_a) min_a = r[0];
+    if (r[0] > max_a) max_a = r[0];
+    if (r[1] > max_f) max_f = r[1];
+    c->res->errors += (long long)r[2];
+    differ |= (int)r[3] != mine;
+    sum_late += r[4];
+    if (r[4] > max_late) max_late = r[4];
+  }
+  if (c->trace) {
+    const char *phase = iter >= STREAM_FLAT ? "flat" : iter >= STREAM_WARMUP ? "warmup" : "measured";
+    long long k = iter % STREAM_WARMUP;
+    for (int i = 0; i < c->P; i++) {
+      double d = delayed ? mb_uniform(o->seed, i, iter) * s->max_delay_s : 0.0;
+      fprintf(c->trace, "%s,%s,%lld,%d,%.3f,%.3f,%.3f,%.0f,%.3f\n", c->res->alg, phase, k, i, 1e3 * d,
+              1e6 * (c->rows[NROW * i] - min_a), 1e6 * (c->rows[NROW * i + 1] - min_a), c->rows[NROW * i + 2],
+              1e6 * c->rows[NROW * i + 4]);
+    }
+  }
+  c->res->disagree += differ; /* ranks must agree on the algorithm (warm-up and flat runs too) */
+  if (out) {
+    int k = out->n++;
+    out->ebar[k] = sum_e / c->P;
+    out->r[k] = max_f - min_a;
+    out->omega[k] = max_a - min_a;
+    out->elb[k] = mb_lower_bound(c->a, c->P, s->tau);
+    out->late[k] = sum_late / c->P;
+    if (max_late > out->late_max) out->late_max = max_late;
+  }
+  return 0;
+}
+
+static int series_alloc(mb_series *s, int n) {
+  s->n = 0;
+  s->ebar = calloc((size_t)n + 1, sizeof(double));
+  s->r = calloc((size_t)n + 1, sizeof(double));
+  s->omega = calloc((size_t)n + 1, sizeof(double));
+  s->elb = calloc((size_t)n + 1, sizeof(double));
+  s->late = calloc((size_t)n + 1, sizeof(double));
+  s->late_max = 0;
+  return s->ebar && s->r && s->omega && s->elb && s->late ? 0 : -1;
+}
+
+static void series_free(mb_series *s) {
+  free(s->ebar);
+  free(s->r);
+  free(s->omega);
+  free(s->elb);
+  free(s->late);
+}
+
+static double mean(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += x[i];
+  return n > 0 ? s / n : NAN;
+}
+
+/* One algorithm's run in progress. */
+struct mb_run {
+  mb_ctx c;
+  int own_comm; /* c.comm is this run's own duplicate (else shared, owned by the caller) */
+  char setting[MB_NAME]; /* the name given to PAT_UseAlg (the label without a twin's #k) */
+  mb_series measured, flat;
+  int flat_n, failed;
+  /* this rank's PAT_Stats differences, accumulated around its own calls */
+  long long calls, pred_calls;
+  double pred_err_sum, xwait_sum, bg_cpu;
+};
+
+int mb_flat_iters(const mb_opts *o, const mb_setup *s) {
+  if (o->flat_iters >= 0) return o->flat_iters;
+  return s->max_delay_s > 0 ? (o->iters / 4 > 5 ? o->iters / 4 : 5) : 0;
+}
+
+mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
+                     mb_result *res, MPI_Comm shared) {
+  mb_run *run = calloc(1, sizeof *run);
+  if (!run) MPI_Abort(MPI_COMM_WORLD, 3);
+  mb_ctx *c = &run->c;
+  *c = (mb_ctx){o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, s->trace};
+  MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+  memset(res, 0, sizeof *res);
+  snprintf(res->alg, sizeof res->alg, "%s", alg);
+  res->status = "ok";
+  res->ebar = res->ebar_sd = res->ebar_ci = res->ebar_min = res->ebar_max = res->ebar_median = res->ebar_flat = NAN;
+  res->r = res->r_flat = res->omega = res->omega_max = res->elb = res->absorption = res->late = res->late_max = NAN;
+  run->flat_n = mb_flat_iters(o, s);
+  if (c->rank == 0) {
+    c->rows = malloc(sizeof(double) * NROW * (size_t)c->P);
+    c->a = malloc(sizeof(double) * (size_t)c->P);
+    if (!c->rows || !c->a || series_alloc(&run->measured, o->iters) || series_alloc(&run->flat, run->flat_n)) {
+      fprintf(stderr, "pat-minibench: out of memory\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  }
+  if (shared == MPI_COMM_NULL) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
+    MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    run->own_comm = 1;
+  } else {
+    c->comm = shared;
+  }
+  snprintf(run->setting, sizeof run->setting, "%.*s", (int)strcspn(alg, "#"), alg); /* twins: name#2 */
+  run->failed = agree_failure(c, PAT_UseAlg(run->setting));
+  return run;
+}
+
+int mb_run_failed(const mb_run *run) { return run->failed; }
+
+void mb_run_set_comm(mb_run *run, MPI_Comm shared) {
+  if (!run->own_comm) run->c.comm = shared;
+}
+
+int mb_run_step(mb_run *run, mb_phase phase, int k) {
+  mb_ctx *c = &run->c;
+  if (run->failed) return 1;
+  PAT_UseAlg(run->setting); /* accepted in mb_run_begin; other runs may be interleaved */
+  PAT_Stats st0, st1;
+  PAT_GetStats(&st0);
+  if (phase == MB_WARMUP) run->failed = iteration(c, STREAM_WARMUP + k, 1, NULL);
+  else if (phase == MB_FLAT) run->failed = iteration(c, STREAM_FLAT + k, 0, &run->flat);
+  else run->failed = iteration(c, STREAM_MEASURED + k, 1, &run->measured);
+  PAT_GetStats(&st1);
+  run->calls += st1.calls - st0.calls;
+  run->pred_calls += st1.predicted_calls - st0.predicted_calls;
+  run->pred_err_sum += st1.pred_abs_error_sum - st0.pred_abs_error_sum;
+  run->xwait_sum += st1.exchange_wait_sum - st0.exchange_wait_sum;
+  run->bg_cpu += st1.bg_cpu_seconds - st0.bg_cpu_seconds;
+  if (phase == MB_MEASURED && !run->failed && c->rank == 0) {
+    int idx = alg_index(PAT_LastAlg(c->comm));
+    if (idx >= 0) c->res->chosen[idx]++;
+    else c->res->chosen_other++;
+  }
+  return run->failed;
+}
+
+void mb_run_end(mb_run *run) {
+  mb_ctx *c = &run->c;
+  mb_result *res = c->res;
+  PAT_Stats now;
+  PAT_GetStats(&now);
+  long long li[2] = {run->calls, run->pred_calls}, lo[2];
+  double ds[3] = {run->pred_err_sum, run->xwait_sum, run->bg_cpu}, so[3];
+  double dm[2] = {now.pred_abs_error_max, now.exchange_wait_max}, mo[2];
+  MPI_Reduce(li, lo, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(ds, so, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(dm, mo, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (run->own_comm) MPI_Comm_free(&c->comm);
+  if (c->rank == 0) {
+    const mb_series *m = &run->measured, *f = &run->flat;
+    res->calls = lo[0];
+    res->pred_calls = lo[1];
+    res->pred_err_sum = so[0];
+    res->xwait_sum = so[1];
+    res->bg_cpu = so[2];
+    res->pred_err_max = mo[0];
+    res->xwait_max = mo[1];
+    res->iters = m->n;
+    res->flat_iters = f->n;
+    if (m->n > 0) {
+      double lo_, hi;
+      mb_describe(m->ebar, m->n, &res->ebar, &res->ebar_sd, &res->ebar_min, &res->ebar_max);
+      res->ebar_median = mb_median(m->ebar, m->n);
+      res->ebar_ci = m->n > 1 ? mb_t975(m->n - 1) * res->ebar_sd / sqrt((double)m->n) : NAN;
+      res->r = mean(m->r, m->n);
+      mb_describe(m->omega, m->n, &res->omega, &lo_, &lo_, &hi);
+      res->omega_max = hi;
+      res->elb = mean(m->elb, m->n);
+      res->late = mean(m->late, m->n);
+      res->late_max = m->late_max;
+      if (f->n > 0) {
+        res->r_flat = mean(f->r, f->n);
+        res->ebar_flat = mean(f->ebar, f->n);
+      } else if (c->s->max_delay_s == 0 && c->o->flat_iters != 0) {
+        res->r_flat = res->r; /* the run itself is flat */
+        res->ebar_flat = res->ebar;
+      }
+      res->absorption = res->r_flat - res->r + res->omega; /* NaN when r' is unknown */
+    }
+    if (run->failed) res->status = "failed";
+    else if (res->errors > 0) res->status = "errors";
+    free(c->rows);
+    free(c->a);
+    series_free(&run->measured);
+    series_free(&run->flat);
+  }
+  free(run);
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""MPI test of pat-minibench: a few iterations of every working classic
+algorithm at a small N; asserts that the correctness check found zero wrong
+elements, that the CSV has exactly the columns documented in bench/README.md,
+that a failing algorithm is reported without stopping the run, and that the
+common clock removes an injected skew.  No timing assertions.
+
+  check_minibench.py --mpiexec mpirun --np 3 --bench build/.../pat-minibench \
+      --readme bench/README.md --workdir build/tests/bench/np3
+"""
+import argparse
+import csv
+import os
+import subprocess
+import sys
+
+CLASSIC = ["native", "ring", "nex", "rdb", "bruck", "lnbc"]
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def documented_columns(readme):
+    cols, inside = [], False
+    with open(readme) as f:
+        for line in f:
+            if "csv-columns:begin" in line:
+                inside = True
+            elif "csv-columns:end" in line:
+                break
+            elif inside and line.startswith("| `"):
+                cols.append(line.split("`")[1])
+    return cols
+
+
+def run(args, extra, csv_path):
+    if os.path.exists(csv_path):
+        os.remove(csv_path)
+    cmd = [args.mpiexec, "-np", str(args.np), "--oversubscribe", "--bind-to", "none", args.bench,
+           "--csv", csv_path, "--quiet"] + extra
+    print("$ " + " ".join(cmd))
+    sys.stdout.flush()
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                         timeout=600)
+    print(res.stdout)
+    with open(csv_path, newline="") as f:
+        header = next(csv.reader(f), [])
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return res.returncode, header, rows, res.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--readme", required=True)
+    ap.add_argument("--workdir", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    documented = [c for c in documented_columns(args.readme) if c not in ("delay_req", "delay_unit", "launch")]
+    check(len(documented) > 30, "bench/README.md documents the CSV columns (%d found)" % len(documented))
+
+    # 1. every working classic algorithm; N not divisible by P on purpose (1001)
+    iters = 3
+    code, header, rows, out = run(args, ["-N", "1001", "--iters", str(iters), "--warmup", "1", "--base-ms", "1",
+                                         "--max-delay", "2", "--alg", ",".join(CLASSIC)],
+                                  os.path.join(args.workdir, "classic.csv"))
+    check(code == 0, "exit status 0 (got %d)" % code)
+    check(header == documented, "CSV header equals the documented columns"
+          + ("" if header == documented else ": got %s" % header))
+    check([r["alg"] for r in rows] == CLASSIC, "one row per algorithm, in order")
+    for r in rows:
+        a = r["alg"]
+        check(r["status"] == "ok", "%s: status ok (%s %s)" % (a, r["status"], r["message"]))
+        check(r["errors"] == "0", "%s: correctness check found 0 wrong elements (%s)" % (a, r["errors"]))
+        check(r["failed_calls"] == "0", "%s: no failed call" % a)
+        check(r["iters"] == str(iters), "%s: %d measured iterations" % (a, iters))
+        check(r["chosen"] == "%s=%d" % (a, iters), "%s: PAT_LastAlg named it every time (%s)" % (a, r["chosen"]))
+        check(r["alg_disagree"] == "0", "%s: ranks agree on the algorithm" % a)
+        check(r["P"] == str(args.np) and r["N_requested"] == "1001", "%s: P and N_requested recorded" % a)
+        check(int(r["N"]) == (1001 // args.np) * args.np, "%s: N = floor(N/P)*P = %s" % (a, r["N"]))
+        for col in ("ebar_us", "r_us", "omega_us", "elb_us", "tau_us", "absorption_us"):
+            check(r[col] != "", "%s: %s present" % (a, col))
+
+    # 2. a failing (or not yet available) algorithm between two working ones
+    code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "0", "--base-ms", "1",
+                                         "--max-delay", "0", "--alg", "ring,bdr,native,ring"],
+                                  os.path.join(args.workdir, "mixed.csv"))
+    check(code == 0, "mixed run: exit status 0 without --strict (got %d)" % code)
+    by = {r["alg"]: r for r in rows}
+    check(set(by) == {"ring", "bdr", "native", "ring#2"}, "mixed run: a row for each algorithm, the twin as ring#2")
+    for a in ("ring", "native", "ring#2"):
+        check(by.get(a, {}).get("status") == "ok" and by[a]["errors"] == "0", "mixed run: %s ran and is correct" % a)
+    bdr = by.get("bdr", {})
+    if bdr.get("status") == "failed":
+        check(bdr["message"] != "" and "FAILED" in out, "bdr failed and the reason is reported: %s" % bdr["message"])
+    else:
+        check(bdr.get("status") == "ok" and bdr.get("errors") == "0", "bdr runs and is correct")
+
+    # 2b. a failure in the middle of a run (injected on the last rank, 2nd measured call), in both orders
+    for order in ("interleaved", "blocked"):
+        code, header, rows, out = run(args, ["-N", "64", "--iters", "3", "--warmup", "1", "--base-ms", "1",
+                                             "--max-delay", "1", "--alg", "ring,native,lnbc", "--order", order,
+                                             "--inject-fail", "native"],
+                                      os.path.join(args.workdir, "fail-%s.csv" % order))
+        by = {r["alg"]: r for r in rows}
+        nat = by.get("native", {})
+        check(nat.get("status") == "failed" and nat.get("iters") == "1" and "injected" in nat.get("message", ""),
+              "%s: the failing algorithm is marked failed after 1 measured iteration, with its message" % order)
+        for a in ("ring", "lnbc"):
+            r = by.get(a, {})
+            check(r.get("status") == "ok" and r.get("iters") == "3" and r.get("errors") == "0",
+                  "%s: %s completes correctly after another algorithm failed" % (order, a))
+        check(code == 0, "%s: exit status 0 without --strict (got %d)" % (order, code))
+
+    # 3. injected clock skew is removed by the offset estimate (1 s per rank)
+    if args.np > 1:
+        code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "0", "--base-ms", "1",
+                                             "--max-delay", "0", "--alg", "ring", "--inject-skew-us", "1000000"],
+                                      os.path.join(args.workdir, "skew.csv"))
+        r = rows[0] if rows else {}
+        off = float(r.get("clock_offset_max_us") or 0)
+        omega = float(r.get("omega_us") or 1e12)
+        check(abs(off - 1e6 * (args.np - 1)) < 1e5, "skew: estimated offset %.0f us ~ injected %d us"
+              % (off, 1e6 * (args.np - 1)))
+        check(omega < 1e5, "skew: arrivals on the common clock are not 1 s apart (omega %.0f us)" % omega)
+        check(r.get("errors") == "0", "skew: correct results")
+
+    # 4. the correctness check counts a corrupted element (fault injection)
+    code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "1", "--base-ms", "1",
+                                         "--max-delay", "0", "--alg", "ring", "--inject-error"],
+                                  os.path.join(args.workdir, "corrupt.csv"))
+    r = rows[0] if rows else {}
+    check(code == 1, "corrupted run: exit status 1 (got %d)" % code)
+    check(r.get("status") == "errors" and r.get("errors") == "3",
+          "corrupted run: status errors, 3 wrong elements counted (%s, %s)" % (r.get("status"), r.get("errors")))
+    check("WRONG RESULTS" in out, "corrupted run: the summary says so")
+
+    # 5. usage errors are refused
+    res = subprocess.run([args.mpiexec, "-np", "1", args.bench, "--alg", "nosuchalg"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    check(res.returncode != 0 and "unknown algorithm" in res.stdout, "unknown algorithm refused with a message")
+
+    print("%d check(s) failed" % len(failures) if failures else "all checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
