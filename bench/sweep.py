@@ -203,6 +203,8 @@ def main(argv=None):
     ap.add_argument("--stat", choices=("mean", "median"), default="mean",
                     help="statistic that picks the fastest algorithm in the table (default mean, the headline "
                          "metric; median resists outliers on a busy machine)")
+    ap.add_argument("--trace", action="store_true",
+                    help="keep every iteration's per-rank arrivals (raw/<launch>.trace.csv), e.g. for compare_model.py")
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -255,7 +257,7 @@ def main(argv=None):
                 grid.append((P, N, d, cost))
     total = sum(g[3] for g in grid)
 
-    def bench_cmd(P, N, d, alg_list, csv_path):
+    def bench_cmd(P, N, d, alg_list, csv_path, trace_path=None):
         cmd = launcher_cmd(args.launcher, P) + [
             args.bench, "-N", str(N), "--max-delay", "%g" % d, "--delay-unit", args.delay_unit,
             "--alg", ",".join(pat_results.base_alg(a) for a in alg_list), "--iters", str(args.iters), "--warmup", str(args.warmup),
@@ -263,6 +265,8 @@ def main(argv=None):
             "--csv", csv_path, "--label", args.label]
         if flat is not None:
             cmd += ["--flat-iters", str(flat)]
+        if trace_path:
+            cmd += ["--trace", trace_path]
         return cmd + shlex.split(args.bench_args)
 
     header = None
@@ -293,7 +297,8 @@ def main(argv=None):
         csv_path = os.path.join(raw, "%s.csv" % launch)
         log_path = os.path.join(raw, "%s.log" % launch)
         timeout = args.timeout or (10 * cost + 120)
-        code, why = run_launch(bench_cmd(P, N, d, algs, csv_path), log_path, timeout, env)
+        trace_path = os.path.join(raw, "%s.trace.csv" % launch) if args.trace else None
+        code, why = run_launch(bench_cmd(P, N, d, algs, csv_path, trace_path), log_path, timeout, env)
         rows = read_csv(csv_path)
         have = {r.get("alg") for r in rows}
         missing = [a for a in algs if a not in have]
