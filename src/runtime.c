@@ -56,7 +56,9 @@ int PAT_Init(void) {
     rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pat_comm_delete_fn, &pat_rt.keyval, NULL);
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&pat_rt.world);
-    return pat_fail(rc, "PAT_Init: set-up failed");
+    char why[600];
+    snprintf(why, sizeof why, "%s", PAT_Error_string(rc)); /* keep the cause's own message */
+    return pat_fail(rc, "PAT_Init: %s", why);
   }
   memset(&pat_rt.stats, 0, sizeof pat_rt.stats);
   pat_rt.instrumented = pat_rt.phase_active = pat_rt.phase_contributed = 0;

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The measurements behind BENCHMARKS.md, in one place.
+#
+#   bench/campaign.sh shm        shared memory, P=4 (local ranks)
+#   bench/campaign.sh cluster    emulated cluster, P=8 hosts (root; bench/cluster/pat-cluster)
+#
+# Each stage calibrates the cost model on the platform (pat-calibrate ->
+# pat-fit -> a model file that PAT_MODEL then points at, so `auto` selects
+# with it), runs the mini-benchmark sweep over N x maxDelay x every
+# algorithm with traces, and compares the model with the measurements
+# (compare_model.py).  Results: bench/results/<date>-<stage>-p<P>/.
+# Settings can be overridden from the environment (see below).  Needs an
+# otherwise idle machine: the numbers mean little when other jobs share the
+# cores (pat-minibench warns when compute phases end late).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${PAT_BUILD_DIR:-build}
+STAGE=${1:?usage: bench/campaign.sh shm|cluster}
+SIZES=${PAT_CAMPAIGN_SIZES:-128K,256K,512K,1M,2M}
+DELAYS=${PAT_CAMPAIGN_DELAYS:-0,1,5,10,50,100}
+ITERS=${PAT_CAMPAIGN_ITERS:-64}
+BASE_MS=${PAT_CAMPAIGN_BASE_MS:-20}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+case "$STAGE" in
+  shm) P=${PAT_CAMPAIGN_P:-4}; LAUNCH="mpirun -np {P} --oversubscribe --bind-to none -x PAT_MODEL" ;;
+  cluster) P=${PAT_CAMPAIGN_P:-8}; LAUNCH="bench/cluster/pat-cluster run --timeout 3600 -x PAT_MODEL -np {P}" ;;
+  *) echo "usage: bench/campaign.sh shm|cluster" >&2; exit 2 ;;
+esac
+OUT=${PAT_CAMPAIGN_OUT:-bench/results/$(date +%F)-$STAGE-p$P}
+mkdir -p "$OUT"
+LOG="$OUT/commands.txt"
+run() { echo "\$ $*" | tee -a "$LOG"; "$@"; }
+
+{
+  echo "# campaign $STAGE, started $(date -Is)"
+  echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(mpirun --version | head -1)"
+} >>"$LOG"
+
+if [ "$STAGE" = cluster ]; then
+  run bench/cluster/pat-cluster up -n "$P"
+  trap 'bench/cluster/pat-cluster down >/dev/null 2>&1 || true' EXIT
+fi
+
+MODEL="$OUT/$STAGE-p$P.model"
+if [ ! -s "$MODEL" ]; then
+  # shellcheck disable=SC2086
+  PAT_MODEL= run ${LAUNCH//\{P\}/$P} "$BUILD/bench/calibrate/pat-calibrate" --out "$OUT/calibration.csv" --max-bytes 2097152 --max-reps 100
+  run "$BUILD/pat-fit" --in "$OUT/calibration.csv" --P "$P" --out "$MODEL" | tee "$OUT/fit.txt"
+fi
+
+export PAT_MODEL=$(realpath "$MODEL")
+run python3 bench/sweep.py --label "$STAGE-p$P" --P "$P" --N "$SIZES" --delays "$DELAYS" --algs all \
+  --iters "$ITERS" --warmup 2 --base-ms "$BASE_MS" --compute sleep --trace --launcher "$LAUNCH" \
+  --out "$OUT/sweep" --bench "$BUILD/bench/minibench/pat-minibench" --quiet
+run python3 bench/compare_model.py --model "$MODEL" --results "$OUT/sweep" --pat-model "$BUILD/pat-model" \
+  >/dev/null
+echo "# finished $(date -Is)" >>"$LOG"
+echo "campaign $STAGE: results in $OUT"
