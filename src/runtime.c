@@ -62,13 +62,14 @@ int PAT_Init(void) {
   pat_rt.instrumented = pat_rt.phase_active = pat_rt.phase_contributed = 0;
   pat_rt.current = NULL;
   pat_rt.background = 0;
-  if (pat_rt.thread_level < MPI_THREAD_MULTIPLE) {
+  int want_thread = env_int("PAT_THREAD", 1);
+  if (want_thread && pat_rt.thread_level < MPI_THREAD_MULTIPLE) {
     if (pat_rt.world_rank == 0)
       fprintf(stderr,
               "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE: running without the background thread "
               "(arrival-aware algorithms run entirely in the foreground)\n",
               thread_level_name(pat_rt.thread_level));
-  } else if (env_int("PAT_THREAD", 1)) {
+  } else if (want_thread) {
     rc = pat_background_start();
     if (rc != MPI_SUCCESS) {
       MPI_Comm_free_keyval(&pat_rt.keyval);
