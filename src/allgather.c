@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "report.h"
 #include "runtime.h"
 
 /* Does a (NULL) buffer point at real data?  MPI_BOTTOM with absolute
@@ -210,6 +211,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   update_history(cs, &c, arrival, exit_ns);
   cs->last_alg = alg;
   cs->calls++;
+  pat_report_call(cs, recvcount, recvtype, c.bytes, alg, exit_ns - arrival, predicted, pred_err_s);
   if (rc == MPI_SUCCESS && pat_rt.background && !pat_rt.instrumented && cs->P > 1 &&
       pat_setting_needs_exchange(setting))
     contribute_from_history(cs);

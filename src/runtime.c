@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "report.h"
 #include "runtime.h"
 
 pat_runtime pat_rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .keyval = MPI_KEYVAL_INVALID};
@@ -41,7 +42,8 @@ int PAT_Init(void) {
     }
     pat_rt.alg = id;
   }
-  MPI_Query_thread(&pat_rt.thread_level);
+  /* PMPI: under libpat_mpi, MPI_Query_thread reports the application's level, not MPI's */
+  PMPI_Query_thread(&pat_rt.thread_level);
   int rc = MPI_Comm_dup(MPI_COMM_WORLD, &pat_rt.world);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot duplicate MPI_COMM_WORLD");
   MPI_Comm_set_errhandler(pat_rt.world, MPI_ERRORS_RETURN);
@@ -50,7 +52,8 @@ int PAT_Init(void) {
   int *tag_ub, found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
   pat_exec_set_tag_ub(found ? *tag_ub : 32767);
-  rc = pat_clock_sync(pat_rt.world, env_int("PAT_CLOCK_SAMPLES", 20));
+  rc = pat_report_init();
+  if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_rt.world, env_int("PAT_CLOCK_SAMPLES", 20));
   if (rc == MPI_SUCCESS) rc = pat_netparams_init();
   if (rc == MPI_SUCCESS)
     rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pat_comm_delete_fn, &pat_rt.keyval, NULL);
@@ -64,13 +67,14 @@ int PAT_Init(void) {
   pat_rt.instrumented = pat_rt.phase_active = pat_rt.phase_contributed = 0;
   pat_rt.current = NULL;
   pat_rt.background = 0;
-  if (pat_rt.thread_level < MPI_THREAD_MULTIPLE) {
+  int want_thread = env_int("PAT_THREAD", 1);
+  if (want_thread && pat_rt.thread_level < MPI_THREAD_MULTIPLE) {
     if (pat_rt.world_rank == 0)
       fprintf(stderr,
               "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE: running without the background thread "
               "(arrival-aware algorithms run entirely in the foreground)\n",
               thread_level_name(pat_rt.thread_level));
-  } else if (env_int("PAT_THREAD", 1)) {
+  } else if (want_thread) {
     rc = pat_background_start();
     if (rc != MPI_SUCCESS) {
       MPI_Comm_free_keyval(&pat_rt.keyval);
@@ -89,6 +93,7 @@ int PAT_Finalize(void) {
   if (mpi_down) return pat_fail(MPI_ERR_OTHER, "PAT_Finalize: call it before MPI_Finalize");
   pat_background_stop();
   pat_comm_release_all();
+  pat_report_finalize();
   MPI_Comm_free_keyval(&pat_rt.keyval);
   MPI_Comm_free(&pat_rt.world);
   pat_rt.initialized = 0;

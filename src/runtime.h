@@ -60,6 +60,7 @@ typedef struct pat_comm_state {
   int64_t last_exit_ns; /* common clock */
   int64_t last_bytes;
   uint64_t last_plan_hash; /* digest of the last decision's inputs and outputs (tests) */
+  int report_id;           /* report.c: 1 + its entry in the finalize report, 0 before its first call */
   struct pat_comm_state *next;
 } pat_comm_state;
 

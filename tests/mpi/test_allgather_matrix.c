@@ -6,13 +6,30 @@
  * receive types that differ but have the same signature (also differing
  * between ranks).  Each result is compared byte by byte, holes included,
  * with the MPI library's own all-gather (PMPI_Allgather).
+ *
+ * With -DPAT_MATRIX_DROPIN (tests/dropin) it is an unmodified MPI program:
+ * it calls plain MPI_Allgather, which libpat_mpi intercepts when preloaded,
+ * runs the algorithm PAT_ALG names, and checks that libpat ran every call.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpitest.h"
+#ifdef PAT_MATRIX_DROPIN
+#include "dropin_check.h"
+#define ALLGATHER MPI_Allgather
+static const char *error_text(int rc) {
+  static char text[MPI_MAX_ERROR_STRING];
+  int len;
+  MPI_Error_string(rc, text, &len);
+  return text;
+}
+#else
 #include "pat.h"
+#define ALLGATHER PAT_Allgather
+#define error_text PAT_Error_string
+#endif
 
 static const int counts[] = {0, 1, 7, 1000, 131072};
 #define NCOUNTS (int)(sizeof counts / sizeof counts[0])
@@ -39,14 +56,14 @@ static void check_case(const char *alg, const char *cname, MPI_Comm comm, const 
   }
   const void *sb = in_place ? MPI_IN_PLACE : sendbuf;
   PMPI_Allgather(sb, count, t->type, ref, count, t->type, comm);
-  int rc = PAT_Allgather(sb, count, t->type, ours, count, t->type, comm);
+  int rc = ALLGATHER(sb, count, t->type, ours, count, t->type, comm);
   cases++;
   long diff = first_difference(ours, ref, total);
   if (rc != MPI_SUCCESS || diff >= 0) {
     failures++;
     if (failures <= 10)
       fprintf(stderr, "FAIL world rank %d: alg=%s comm=%s P=%d type=%s count=%d in_place=%d rc=%d (%s) byte %ld\n",
-              world_rank, alg, cname, P, t->name, count, in_place, rc, PAT_Error_string(rc), diff);
+              world_rank, alg, cname, P, t->name, count, in_place, rc, error_text(rc), diff);
   }
   free(sendbuf);
   free(ours);
@@ -70,9 +87,9 @@ static void check_mixed_types(const char *alg, MPI_Comm comm, int count) {
   PMPI_Allgather(sendbuf, 2 * count, MPI_INT, ref, 2 * count, MPI_INT, comm);
   int rc;
   if (rank % 2 == 0)
-    rc = PAT_Allgather(sendbuf, 2 * count, MPI_INT, ours, count, pair, comm);
+    rc = ALLGATHER(sendbuf, 2 * count, MPI_INT, ours, count, pair, comm);
   else
-    rc = PAT_Allgather(sendbuf, count, pair, ours, 2 * count, MPI_INT, comm);
+    rc = ALLGATHER(sendbuf, count, pair, ours, 2 * count, MPI_INT, comm);
   cases++;
   long diff = first_difference(ours, ref, total);
   if (rc != MPI_SUCCESS || diff >= 0) {
@@ -92,10 +109,18 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
+#ifdef PAT_MATRIX_DROPIN
+  const char *env_alg = getenv("PAT_ALG");
+  const char *algs[] = {env_alg && *env_alg ? env_alg : "auto"};
+  int nalgs = 1;
+#else
   if (PAT_Init() != MPI_SUCCESS) {
     fprintf(stderr, "PAT_Init failed\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  char **algs = argv + 1;
+  int nalgs = argc - 1;
+#endif
   test_type types[5];
   int ntypes = test_types_create(types);
   MPI_Comm reversed, half;
@@ -106,26 +131,33 @@ int main(int argc, char **argv) {
     MPI_Comm comm;
   } comms[] = {{"world", MPI_COMM_WORLD}, {"reversed", reversed}, {"half", half}};
 
-  for (int a = 1; a < argc; a++) {
-    const char *alg = argv[a];
+  for (int a = 0; a < nalgs; a++) {
+    const char *alg = algs[a];
+#ifndef PAT_MATRIX_DROPIN
     if (PAT_UseAlg(alg) != MPI_SUCCESS) {
       fprintf(stderr, "unknown algorithm %s\n", alg);
       failures++;
       continue;
     }
+#endif
     for (size_t c = 0; c < sizeof comms / sizeof comms[0]; c++)
       for (int ti = 0; ti < ntypes; ti++)
         for (int ci = 0; ci < NCOUNTS; ci++)
           for (int ip = 0; ip < 2; ip++) check_case(alg, comms[c].name, comms[c].comm, &types[ti], counts[ci], ip);
     for (int ci = 0; ci < NCOUNTS; ci++) check_mixed_types(alg, reversed, counts[ci]);
   }
+#ifdef PAT_MATRIX_DROPIN
+  failures += dropin_check(MPI_COMM_WORLD, algs[0], cases);
+#endif
   char what[64];
   snprintf(what, sizeof what, "allgather matrix, P=%d", P);
   int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
   MPI_Comm_free(&reversed);
   MPI_Comm_free(&half);
   test_types_free(types, ntypes);
+#ifndef PAT_MATRIX_DROPIN
   PAT_Finalize();
+#endif
   MPI_Finalize();
   return bad;
 }

@@ -1,0 +1,146 @@
+/*
+ * libpat_mpi: libpat under an unmodified MPI program, through the MPI
+ * profiling interface.  Link it before the MPI library (-lpat_mpi) or load it
+ * with `mpirun -x LD_PRELOAD=/path/libpat_mpi.so prog`; either way its
+ * definitions of the five functions below come first, and everything else is
+ * the MPI library's own.
+ *
+ *   MPI_Init, MPI_Init_thread  PMPI_Init_thread asking for MPI_THREAD_MULTIPLE
+ *                              (libpat's background thread needs it), then
+ *                              PAT_Init.  The application is told the level it
+ *                              asked for (never more than MPI gave).
+ *   MPI_Query_thread           that same level.
+ *   MPI_Allgather              PAT_Allgather (which calls PMPI_Allgather itself
+ *                              for the native algorithm and inter-communicators).
+ *   MPI_Finalize               PAT_Finalize (stops the thread), then PMPI_Finalize.
+ *
+ * Thread levels.  A level is a promise the application makes about its own
+ * threads; libpat's thread is libpat's business, and MPI_THREAD_MULTIPLE
+ * makes it legal whatever the application does.  So the thread runs for
+ * MPI_Init and for every level the application asks for (as an MPI library's
+ * own progress thread would), provided MPI grants MULTIPLE; if it does not,
+ * PAT_Init says so once and libpat runs without it.  PAT_THREAD=0 opts out:
+ * then MPI is initialised with exactly the application's level and libpat
+ * runs in the foreground only.
+ *
+ * If PAT_Init fails on any rank (a bad PAT_ALG, say), every rank falls back
+ * to the MPI library's own MPI_Allgather, and the first failing rank says
+ * why.  Before MPI_Init and after MPI_Finalize every call is MPI's own, so
+ * MPI reports the misuse exactly as it would without libpat.  Errors of
+ * PAT_Allgather go to the communicator's error handler, as MPI's would.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "pat.h"
+
+static int pat_on;          /* PAT_Init succeeded on every rank: MPI_Allgather is libpat's */
+static int app_level = -1;  /* the thread level the application was told, -1 outside MPI */
+static _Thread_local int inside; /* this thread is in PAT_Allgather: MPI_Allgather is MPI's */
+
+static int env_int(const char *name, int dflt) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : dflt;
+}
+
+static const char *level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown thread level";
+  }
+}
+
+/* PAT_Init on every rank; libpat is used only if it started everywhere
+ * (ranks using different all-gathers would not match). */
+static void start_pat(int mpi_level) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  int rc = PAT_Init();
+  int failed = rc != MPI_SUCCESS, nfailed = 0, me = failed ? rank : INT_MAX, first = INT_MAX;
+  PMPI_Allreduce(&failed, &nfailed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (nfailed > 0) {
+    PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == first)
+      fprintf(stderr,
+              "libpat_mpi: PAT_Init failed on %d of %d processes (world rank %d: %s); MPI_Allgather is the MPI "
+              "library's own in this run\n",
+              nfailed, size, rank, PAT_Error_string(rc));
+    if (!failed) PAT_Finalize();
+    return;
+  }
+  pat_on = 1;
+  if (rank == 0 && env_int("PAT_VERBOSE", 0) >= 1) {
+    const char *alg = getenv("PAT_ALG");
+    fprintf(stderr,
+            "libpat_mpi: MPI_Allgather goes through libpat (PAT_ALG=%s); the application has %s, MPI provides %s\n",
+            alg && *alg ? alg : "auto", level_name(app_level), level_name(mpi_level));
+  }
+}
+
+static int init(int *argc, char ***argv, int required, int *provided) {
+  int want = required;
+  if (env_int("PAT_THREAD", 1) && required >= MPI_THREAD_SINGLE && required < MPI_THREAD_MULTIPLE)
+    want = MPI_THREAD_MULTIPLE;
+  int got = MPI_THREAD_SINGLE;
+  int rc = PMPI_Init_thread(argc, argv, want, &got);
+  if (rc != MPI_SUCCESS) return rc;
+  /* as much as the application asked for, never more than MPI gave; what
+   * MPI chose if the request went through unchanged */
+  app_level = want == required ? got : (got < required ? got : required);
+  if (provided) *provided = app_level;
+  start_pat(got);
+  return MPI_SUCCESS;
+}
+
+int MPI_Init(int *argc, char ***argv) {
+  int provided;
+  return init(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  return init(argc, argv, required, provided);
+}
+
+int MPI_Query_thread(int *provided) {
+  if (app_level < 0 || !provided) return PMPI_Query_thread(provided);
+  *provided = app_level;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void) {
+  if (pat_on) {
+    pat_on = 0;
+    PAT_Finalize();
+  }
+  app_level = -1;
+  return PMPI_Finalize();
+}
+
+/* Hand a failure to the communicator's error handler, as MPI does (an
+ * invalid communicator: MPI_COMM_WORLD's, as Open MPI does). */
+static int raise_error(MPI_Comm comm, int rc) {
+  MPI_Comm where = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(where, &eh) == MPI_SUCCESS) {
+    if (eh == MPI_ERRORS_ARE_FATAL) fprintf(stderr, "libpat_mpi: MPI_Allgather: %s\n", PAT_Error_string(rc));
+    PMPI_Errhandler_free(&eh);
+  }
+  PMPI_Comm_call_errhandler(where, rc);
+  return rc;
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!pat_on || inside) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  inside = 1;
+  int rc = PAT_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error(comm, rc);
+}

@@ -1,0 +1,380 @@
+/*
+ * Per-call-site statistics and the report printed at PAT_Finalize; see
+ * report.h.
+ *
+ * A communicator is named across ranks without any communication: by the
+ * world ranks of its group (a hash, the lowest world rank of its rank 0, a
+ * compact list for printing) and by how many communicators with the same
+ * group this rank used before it.  Ranks of one communicator first use
+ * communicators with identical groups in the same order (first use is a
+ * collective call), so they agree on that number.
+ */
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+#define DESC 40
+
+typedef struct rep_comm {
+  uint64_t group_hash;
+  int occurrence, P, leader;
+  char name[DESC];  /* MPI_Comm_get_name */
+  char group[DESC]; /* world ranks, compact */
+} rep_comm;
+
+typedef struct rep_site {
+  int comm;
+  int count;
+  MPI_Datatype type;
+  long long bytes;
+  char type_desc[DESC];
+  long long calls, pred_calls, algs[PAT_ALG_COUNT];
+  double e_sum, e_max, err_sum, err_max;
+} rep_site;
+
+/* What a rank sends to rank 0 for each of its sites (plain bytes: the
+ * library assumes one data representation). */
+typedef struct rep_record {
+  uint64_t group_hash;
+  int32_t occurrence, P, leader, count;
+  int64_t bytes, calls, pred_calls, algs[PAT_ALG_COUNT];
+  double e_sum, e_max, err_sum, err_max;
+  char comm_name[DESC], group[DESC], type_desc[DESC];
+} rep_record;
+
+static int enabled;
+static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
+static rep_comm *comms;
+static int ncomms, cap_comms;
+static rep_site *sites;
+static int nsites, cap_sites;
+
+static int env_int(const char *name, int dflt) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : dflt;
+}
+
+static void clear_tables(void) {
+  free(comms);
+  free(sites);
+  comms = NULL;
+  sites = NULL;
+  ncomms = cap_comms = nsites = cap_sites = 0;
+}
+
+int pat_report_init(void) {
+  int on = env_int("PAT_REPORT", pat_rt.verbose >= 2);
+  clear_tables();
+  int rc = MPI_Bcast(&on, 1, MPI_INT, 0, pat_rt.world);
+  enabled = rc == MPI_SUCCESS && on > 0;
+  return rc;
+}
+
+/* "0-7", "0,2,4,6", "1,3,5,...(16)" */
+static void describe_group(const int *w, int P, char *out, size_t size) {
+  int contiguous = 1;
+  for (int i = 1; i < P; i++)
+    if (w[i] != w[0] + i) contiguous = 0;
+  if (P == 1)
+    snprintf(out, size, "%d", w[0]);
+  else if (contiguous)
+    snprintf(out, size, "%d-%d", w[0], w[P - 1]);
+  else {
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < P; i++) {
+      char item[24];
+      snprintf(item, sizeof item, "%s%d", i ? "," : "", w[i]);
+      if (len + strlen(item) + 12 >= size) {
+        snprintf(out + len, size - len, ",...(%d)", P);
+        return;
+      }
+      memcpy(out + len, item, strlen(item) + 1);
+      len += strlen(item);
+    }
+  }
+}
+
+static int new_comm(pat_comm_state *cs) {
+  int *w = malloc((size_t)cs->P * 2 * sizeof *w);
+  if (!w) return -1;
+  MPI_Group g, wg;
+  MPI_Comm_group(cs->user, &g);
+  MPI_Comm_group(pat_rt.world, &wg);
+  for (int i = 0; i < cs->P; i++) w[cs->P + i] = i;
+  MPI_Group_translate_ranks(g, cs->P, w + cs->P, wg, w);
+  MPI_Group_free(&g);
+  MPI_Group_free(&wg);
+  rep_comm rc = {.group_hash = 1469598103934665603ull, .P = cs->P, .leader = w[0]};
+  for (int i = 0; i < cs->P; i++) rc.group_hash = (rc.group_hash ^ (uint64_t)(uint32_t)w[i]) * 1099511628211ull;
+  describe_group(w, cs->P, rc.group, sizeof rc.group);
+  free(w);
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0;
+  name[0] = '\0';
+  MPI_Comm_get_name(cs->user, name, &len);
+  snprintf(rc.name, sizeof rc.name, "%s", name[0] ? name : "(unnamed)");
+  for (int i = 0; i < ncomms; i++)
+    if (comms[i].group_hash == rc.group_hash && comms[i].P == rc.P) rc.occurrence++;
+  if (ncomms == cap_comms) {
+    int cap = cap_comms ? 2 * cap_comms : 16;
+    rep_comm *more = realloc(comms, (size_t)cap * sizeof *more);
+    if (!more) return -1;
+    comms = more;
+    cap_comms = cap;
+  }
+  comms[ncomms] = rc;
+  return ncomms++;
+}
+
+static const char *combiner_name(int combiner) {
+  switch (combiner) {
+    case MPI_COMBINER_DUP: return "dup";
+    case MPI_COMBINER_CONTIGUOUS: return "contiguous";
+    case MPI_COMBINER_VECTOR: return "vector";
+    case MPI_COMBINER_HVECTOR: return "hvector";
+    case MPI_COMBINER_INDEXED: return "indexed";
+    case MPI_COMBINER_HINDEXED: return "hindexed";
+    case MPI_COMBINER_INDEXED_BLOCK: return "indexed_block";
+    case MPI_COMBINER_STRUCT: return "struct";
+    case MPI_COMBINER_SUBARRAY: return "subarray";
+    case MPI_COMBINER_DARRAY: return "darray";
+    case MPI_COMBINER_RESIZED: return "resized";
+    default: return "derived";
+  }
+}
+
+/* Predefined types by name; derived ones by how they were made and their
+ * size (MPI implementations name some derived types internally). */
+static void describe_type(MPI_Datatype type, char *out, size_t size) {
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0, ni, na, nd, combiner, tsize = 0;
+  name[0] = '\0';
+  MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+  if (combiner == MPI_COMBINER_NAMED) MPI_Type_get_name(type, name, &len);
+  MPI_Type_size(type, &tsize);
+  if (name[0])
+    snprintf(out, size, "%s", name);
+  else
+    snprintf(out, size, "%s(%dB)", combiner_name(combiner), tsize);
+}
+
+static int find_site(int comm, int count, MPI_Datatype type, long long bytes) {
+  for (int i = nsites - 1; i >= 0; i--)
+    if (sites[i].comm == comm && sites[i].count == count && sites[i].type == type && sites[i].bytes == bytes)
+      return i;
+  if (nsites == cap_sites) {
+    int cap = cap_sites ? 2 * cap_sites : 16;
+    rep_site *more = realloc(sites, (size_t)cap * sizeof *more);
+    if (!more) return -1;
+    sites = more;
+    cap_sites = cap;
+  }
+  rep_site *s = &sites[nsites];
+  memset(s, 0, sizeof *s);
+  s->comm = comm;
+  s->count = count;
+  s->type = type;
+  s->bytes = bytes;
+  describe_type(type, s->type_desc, sizeof s->type_desc);
+  return nsites++;
+}
+
+void pat_report_call(pat_comm_state *cs, int count, MPI_Datatype type, long long bytes, int alg,
+                     int64_t elapsed_ns, int predicted, double pred_err_s) {
+  if (!enabled) return;
+  pthread_mutex_lock(&rep_lock);
+  if (cs->report_id == 0) {
+    int id = new_comm(cs);
+    cs->report_id = id >= 0 ? id + 1 : -1;
+  }
+  int i = cs->report_id > 0 ? find_site(cs->report_id - 1, count, type, bytes) : -1;
+  if (i >= 0) {
+    rep_site *s = &sites[i];
+    double e = 1e-9 * (double)elapsed_ns;
+    s->calls++;
+    if (alg >= 0 && alg < PAT_ALG_COUNT) s->algs[alg]++;
+    s->e_sum += e;
+    if (e > s->e_max) s->e_max = e;
+    if (predicted) {
+      s->pred_calls++;
+      s->err_sum += pred_err_s;
+      if (pred_err_s > s->err_max) s->err_max = pred_err_s;
+    }
+  }
+  pthread_mutex_unlock(&rep_lock);
+}
+
+/* ---- rank 0: merge and print ---- */
+
+static int same_site(const rep_record *a, const rep_record *b) {
+  return a->group_hash == b->group_hash && a->occurrence == b->occurrence && a->P == b->P && a->count == b->count &&
+         a->bytes == b->bytes && strcmp(a->type_desc, b->type_desc) == 0;
+}
+
+static int cmp_key(const void *pa, const void *pb) {
+  const rep_record *a = pa, *b = pb;
+  if (a->group_hash != b->group_hash) return a->group_hash < b->group_hash ? -1 : 1;
+  if (a->occurrence != b->occurrence) return a->occurrence - b->occurrence;
+  if (a->P != b->P) return a->P - b->P;
+  if (a->count != b->count) return a->count - b->count;
+  if (a->bytes != b->bytes) return a->bytes < b->bytes ? -1 : 1;
+  return strcmp(a->type_desc, b->type_desc);
+}
+
+typedef struct rep_row {
+  rep_record sum; /* counts and sums over the ranks of the site */
+  int ranks;
+  int64_t max_calls;
+} rep_row;
+
+static int cmp_row(const void *pa, const void *pb) {
+  const rep_row *a = pa, *b = pb;
+  if (a->max_calls != b->max_calls) return a->max_calls > b->max_calls ? -1 : 1;
+  if (a->sum.leader != b->sum.leader) return a->sum.leader - b->sum.leader;
+  return a->sum.count - b->sum.count;
+}
+
+static void fmt_time(double s, char *out, size_t size) {
+  if (s < 1e-3)
+    snprintf(out, size, "%.1f us", s * 1e6);
+  else if (s < 1.0)
+    snprintf(out, size, "%.2f ms", s * 1e3);
+  else
+    snprintf(out, size, "%.3f s", s);
+}
+
+static void print_rows(rep_row *rows, int nrows, int world_size) {
+  qsort(rows, (size_t)nrows, sizeof *rows, cmp_row);
+  const char *setting = pat_rt.alg == PAT_ALG_AUTO ? "auto" : pat_algorithms[pat_rt.alg].name;
+  fprintf(stderr, "libpat report: %d call site%s, %d process%s, PAT_ALG=%s\n", nrows, nrows == 1 ? "" : "s",
+          world_size, world_size == 1 ? "" : "es", setting);
+  if (nrows == 0) {
+    fprintf(stderr, "libpat report: no all-gather calls\n");
+    return;
+  }
+  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8s %-28s %10s %10s %10s %10s\n", "communicator", "world ranks",
+          "P", "count x type", "calls", "algorithms (calls per rank)", "mean e", "max e", "predicted", "mean |err|");
+  for (int r = 0; r < nrows; r++) {
+    const rep_record *s = &rows[r].sum;
+    int n = rows[r].ranks;
+    char what[64], algs[128], me[24], mx[24], err[24], pred[24];
+    snprintf(what, sizeof what, "%d x %s", s->count, s->type_desc);
+    size_t len = 0;
+    algs[0] = '\0';
+    for (int a = 0; a < PAT_ALG_COUNT; a++)
+      if (s->algs[a] > 0 && len < sizeof algs) {
+        double per_rank = (double)s->algs[a] / n;
+        len += (size_t)snprintf(algs + len, sizeof algs - len, "%s%s %.0f", len ? ", " : "", pat_algorithms[a].name,
+                                per_rank);
+      }
+    fmt_time(s->calls ? s->e_sum / (double)s->calls : 0.0, me, sizeof me);
+    fmt_time(s->e_max, mx, sizeof mx);
+    snprintf(pred, sizeof pred, "%.0f%%", s->calls ? 100.0 * (double)s->pred_calls / (double)s->calls : 0.0);
+    if (s->pred_calls)
+      fmt_time(s->err_sum / (double)s->pred_calls, err, sizeof err);
+    else
+      snprintf(err, sizeof err, "-");
+    char ranks[32];
+    if (n == s->P)
+      snprintf(ranks, sizeof ranks, "%d", s->P);
+    else
+      snprintf(ranks, sizeof ranks, "%d(%d)", s->P, n); /* only n of its ranks used this count and type */
+    fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8lld %-28s %10s %10s %10s %10s\n", s->comm_name, s->group,
+            ranks, what, (long long)rows[r].max_calls, algs, me, mx, pred, err);
+  }
+  fprintf(stderr,
+          "libpat report: e = time in the call (exit - arrival), mean and max over ranks and calls; predicted = calls "
+          "whose arrival was predicted before it happened, |err| = |predicted - actual arrival|\n");
+}
+
+static void merge_and_print(rep_record *rec, int n, int world_size) {
+  qsort(rec, (size_t)n, sizeof *rec, cmp_key);
+  rep_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+  if (!rows) return;
+  int nrows = 0;
+  for (int i = 0; i < n; i++) {
+    rep_row *row = nrows > 0 && same_site(&rows[nrows - 1].sum, &rec[i]) ? &rows[nrows - 1] : NULL;
+    if (!row) {
+      row = &rows[nrows++];
+      row->sum = rec[i];
+      row->ranks = 1;
+      row->max_calls = rec[i].calls;
+      continue;
+    }
+    rep_record *s = &row->sum;
+    row->ranks++;
+    if (rec[i].calls > row->max_calls) row->max_calls = rec[i].calls;
+    s->calls += rec[i].calls;
+    s->pred_calls += rec[i].pred_calls;
+    for (int a = 0; a < PAT_ALG_COUNT; a++) s->algs[a] += rec[i].algs[a];
+    s->e_sum += rec[i].e_sum;
+    s->err_sum += rec[i].err_sum;
+    if (rec[i].e_max > s->e_max) s->e_max = rec[i].e_max;
+    if (rec[i].err_max > s->err_max) s->err_max = rec[i].err_max;
+  }
+  print_rows(rows, nrows, world_size);
+  free(rows);
+}
+
+void pat_report_finalize(void) {
+  if (!enabled) return;
+  enabled = 0;
+  int size, rank;
+  MPI_Comm_size(pat_rt.world, &size);
+  MPI_Comm_rank(pat_rt.world, &rank);
+  pthread_mutex_lock(&rep_lock);
+  rep_record *mine = calloc((size_t)(nsites ? nsites : 1), sizeof *mine);
+  int n = mine ? nsites : 0;
+  for (int i = 0; i < n; i++) {
+    const rep_site *s = &sites[i];
+    const rep_comm *c = &comms[s->comm];
+    rep_record *r = &mine[i];
+    r->group_hash = c->group_hash;
+    r->occurrence = c->occurrence;
+    r->P = c->P;
+    r->leader = c->leader;
+    r->count = s->count;
+    r->bytes = s->bytes;
+    r->calls = s->calls;
+    r->pred_calls = s->pred_calls;
+    memcpy(r->algs, s->algs, sizeof r->algs);
+    r->e_sum = s->e_sum;
+    r->e_max = s->e_max;
+    r->err_sum = s->err_sum;
+    r->err_max = s->err_max;
+    memcpy(r->comm_name, c->name, DESC);
+    memcpy(r->group, c->group, DESC);
+    memcpy(r->type_desc, s->type_desc, DESC);
+  }
+  clear_tables();
+  pthread_mutex_unlock(&rep_lock);
+
+  int bytes = n * (int)sizeof(rep_record), *counts = NULL, *displs = NULL, total = 0;
+  rep_record *all = NULL;
+  if (rank == 0) {
+    counts = calloc((size_t)size, sizeof *counts);
+    displs = calloc((size_t)size, sizeof *displs);
+  }
+  MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, pat_rt.world);
+  if (rank == 0) {
+    for (int r = 0; r < size; r++) {
+      displs[r] = total;
+      total += counts[r];
+    }
+    all = malloc((size_t)(total ? total : 1));
+  }
+  MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, pat_rt.world);
+  if (rank == 0 && all) {
+    merge_and_print(all, total / (int)sizeof(rep_record), size);
+    fflush(stderr);
+  }
+  free(all);
+  free(counts);
+  free(displs);
+  free(mine);
+}

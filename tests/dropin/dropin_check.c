@@ -1,0 +1,40 @@
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include "dropin_check.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+void *dropin_symbol(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+int dropin_stats(PAT_Stats *stats) {
+  int (*get)(PAT_Stats *) = (int (*)(PAT_Stats *))dropin_symbol("PAT_GetStats");
+  if (!get) return 1;
+  return get(stats) == MPI_SUCCESS ? 0 : 1;
+}
+
+long dropin_check(MPI_Comm comm, const char *alg, long calls) {
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(comm, &P);
+  const char *(*last)(MPI_Comm) = (const char *(*)(MPI_Comm))dropin_symbol("PAT_LastAlg");
+  PAT_Stats st;
+  if (!last || dropin_stats(&st) != 0) {
+    fprintf(stderr, "FAIL world rank %d: libpat is not loaded or not initialised: MPI_Allgather was not intercepted\n",
+            rank);
+    return 1;
+  }
+  if (st.calls != calls) {
+    fprintf(stderr, "FAIL world rank %d: libpat counted %lld all-gathers, the program made %ld\n", rank, st.calls,
+            calls);
+    return 1;
+  }
+  const char *ran = last(comm);
+  const char *want = P == 1 ? "ring" : alg;
+  if (calls > 0 && (!ran[0] || (strcmp(alg, "auto") != 0 && strcmp(ran, want) != 0))) {
+    fprintf(stderr, "FAIL world rank %d: the last all-gather ran '%s', expected %s\n", rank, ran,
+            strcmp(alg, "auto") ? want : "any algorithm");
+    return 1;
+  }
+  return 0;
+}
