@@ -33,8 +33,12 @@ def configs(build):
     ]
 
 
+LAUNCHER = "mpirun -np {P} --oversubscribe --bind-to none"
+
+
 def run_once(P, prog, xs, app_args, mpirun_args):
-    cmd = (["mpirun", "-np", str(P), "--oversubscribe", "--bind-to", "none"] + mpirun_args + xs + [prog] + app_args)
+    launcher = [w.replace("{P}", str(P)) for w in shlex.split(LAUNCHER)]
+    cmd = launcher + mpirun_args + xs + [prog] + app_args
     env = dict(os.environ)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -59,9 +63,14 @@ def main():
     ap.add_argument("-r", "--reps", type=int, default=3, help="repetitions per configuration (default 3)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory (default build/)")
     ap.add_argument("--mpirun-args", default="", help="extra mpirun arguments (e.g. a hostfile)")
+    ap.add_argument("--launcher", default=LAUNCHER,
+                    help="command that starts P ranks, {P} = process count (default: %(default)s; the emulated "
+                         "cluster: 'bench/cluster/pat-cluster run -np {P}')")
     ap.add_argument("--show-commands", action="store_true", help="print every mpirun command")
     ap.add_argument("app_args", nargs="*", help="heat1d options, after --")
     a = ap.parse_args()
+    global LAUNCHER
+    LAUNCHER = a.launcher
     cfgs = configs(os.path.abspath(a.build))
     results = {name: [] for name, _, _ in cfgs}
     for rep in range(a.reps):
