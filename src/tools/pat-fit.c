@@ -37,6 +37,8 @@ static void usage(FILE *f) {
           "  --metric    what was measured: ebar (mean elapsed time over ranks, default) or runtime\n"
           "  --default   algorithm whose fit is also the file's default line (default: ring, else the first)\n"
           "  --made      text for the file's \"made\" line\n"
+          "  --min-bytes, --max-bytes  fit only the sizes in this range (the block sizes the\n"
+          "              application will use; a Hockney line rarely fits 64 B and 2 MiB alike)\n"
           "  --synthetic self-check on times made by the model with known parameters\n"
           "  --noise     relative noise of the synthetic times (default 0.02)\n"
           "times: seconds, or with s, ms, us, ns.\n");
@@ -155,7 +157,7 @@ static int synthetic(int P, double alpha, double beta, double noise, const char 
 int main(int argc, char **argv) {
   const char *in = NULL, *out = NULL, *made = NULL, *dflt = NULL;
   int P = 8, syn = 0, metric = PAT_FIT_EBAR;
-  double alpha = 50e-6, beta = 8e-9, noise = 0.02;
+  double alpha = 50e-6, beta = 8e-9, noise = 0.02, min_bytes = 0, max_bytes = 1e300;
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i];
     if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
@@ -173,6 +175,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(k, "--made")) made = v;
     else if (!strcmp(k, "--default")) dflt = v;
     else if (!strcmp(k, "--P")) P = atoi(v);
+    else if (!strcmp(k, "--min-bytes")) min_bytes = atof(v);
+    else if (!strcmp(k, "--max-bytes")) max_bytes = atof(v);
     else if (!strcmp(k, "--alpha")) alpha = parse_time(v);
     else if (!strcmp(k, "--beta")) beta = parse_time(v);
     else if (!strcmp(k, "--noise")) noise = atof(v);
@@ -219,6 +223,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     ndata++;
+    if (b < min_bytes || b > max_bytes) continue;
     int alg = pat_alg_by_name(name);
     if (alg < 0) {
       fprintf(stderr, "pat-fit: %s:%d: unknown algorithm \"%s\"\n", in, lineno, name);
