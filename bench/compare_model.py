@@ -15,7 +15,7 @@ compares them with the measured means:
   - the share of cells where `auto` is within 5% of the fastest algorithm
     measured, and `auto` against NATIVE and against the best classic one.
 
-Writes DIR/model-vs-measured.md and prints it.  Python standard library only.
+Writes DIR/model-vs-measured.md (or --out) and prints it.  Python standard library only.
 """
 import argparse
 import csv
@@ -74,6 +74,7 @@ def main():
     ap.add_argument("--results", required=True, help="sweep folder with results.csv")
     ap.add_argument("--pat-model", default=os.path.join(os.environ.get("PAT_BUILD_DIR", "build"), "pat-model"))
     ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--out", default=None, help="report file (default DIR/model-vs-measured.md)")
     args = ap.parse_args()
 
     rows = [r for r in csv.DictReader(open(os.path.join(args.results, "results.csv"))) if r["status"] == "ok"]
@@ -149,7 +150,7 @@ def main():
     if os.path.exists(tmp):
         os.remove(tmp)
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(args.results, "model-vs-measured.md"), "w") as f:
+    with open(args.out or os.path.join(args.results, "model-vs-measured.md"), "w") as f:
         f.write(text)
     print(text)
 

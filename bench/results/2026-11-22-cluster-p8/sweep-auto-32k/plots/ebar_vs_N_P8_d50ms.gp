@@ -1,0 +1,11 @@
+set terminal pngcairo size 960,600 noenhanced
+set output 'ebar_vs_N_P8_d50ms.png'
+set title 'ebar vs N, P=8, maxDelay=50ms (error bars +-sigma)'
+set xlabel 'N (floats gathered, total)'
+set ylabel 'mean elapsed time (us)'
+set key outside right top
+set grid
+set logscale x 2
+set xtics ('128K' 131072, '256K' 262144, '512K' 524288, '1M' 1048576, '2M' 2097152)
+set offsets graph 0.03, graph 0.03, graph 0.05, 0
+plot 'ebar_vs_N_P8_d50ms.dat' index 0 using 1:2:3 with yerrorlines lw 2 dt 3 pt 1 title 'auto'
