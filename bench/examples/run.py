@@ -36,8 +36,8 @@ def configs(build):
 LAUNCHER = "mpirun -np {P} --oversubscribe --bind-to none"
 
 
-def run_once(P, prog, xs, app_args, mpirun_args):
-    launcher = [w.replace("{P}", str(P)) for w in shlex.split(LAUNCHER)]
+def run_once(P, prog, xs, app_args, mpirun_args, launcher_text=LAUNCHER):
+    launcher = [w.replace("{P}", str(P)) for w in shlex.split(launcher_text)]
     cmd = launcher + mpirun_args + xs + [prog] + app_args
     env = dict(os.environ)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -69,13 +69,11 @@ def main():
     ap.add_argument("--show-commands", action="store_true", help="print every mpirun command")
     ap.add_argument("app_args", nargs="*", help="heat1d options, after --")
     a = ap.parse_args()
-    global LAUNCHER
-    LAUNCHER = a.launcher
     cfgs = configs(os.path.abspath(a.build))
     results = {name: [] for name, _, _ in cfgs}
     for rep in range(a.reps):
         for name, prog, xs in cfgs:
-            r = run_once(a.P, prog, xs, a.app_args, shlex.split(a.mpirun_args))
+            r = run_once(a.P, prog, xs, a.app_args, shlex.split(a.mpirun_args), a.launcher)
             results[name].append(r)
             if a.show_commands and rep == 0:
                 print("#", r[5])
