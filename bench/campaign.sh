@@ -20,9 +20,12 @@ SIZES=${PAT_CAMPAIGN_SIZES:-128K,256K,512K,1M,2M}
 DELAYS=${PAT_CAMPAIGN_DELAYS:-0,1,5,10,50,100}
 ITERS=${PAT_CAMPAIGN_ITERS:-64}
 BASE_MS=${PAT_CAMPAIGN_BASE_MS:-20}
-# The fit uses the calibration sizes from half the sweep's smallest block up:
-# one Hockney line does not fit 64 B and 2 MiB alike on the emulated network
-# (fitting all ten sizes made NEX look cheapest there while it measured slowest).
+# PAT_CAMPAIGN_FIT_MIN_BYTES: fit only calibration sizes from this many bytes
+# up (default 0: all ten).  One Hockney line does not fit 64 B and 2 MiB alike
+# on the emulated network: the full fit made auto pick NEX on balanced
+# arrivals (measured slower than RING/BRUCK); a fit from 32 KiB up picks RING
+# there, but its near-zero alpha makes ARD cut blocks into 8 pieces, which
+# stalled 100-400 ms per call on the emulated network (BENCHMARKS.md).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 case "$STAGE" in
@@ -49,8 +52,7 @@ MODEL="$OUT/$STAGE-p$P.model"
 if [ ! -s "$MODEL" ]; then
   # shellcheck disable=SC2086
   PAT_MODEL= run ${LAUNCH//\{P\}/$P} "$BUILD/bench/calibrate/pat-calibrate" --out "$OUT/calibration.csv" --max-bytes 2097152 --max-reps 100
-  smallest=$(python3 -c "import sys; s=sys.argv[1].split(',')[0]; m={'K':1<<10,'M':1<<20}.get(s[-1:],1); print(int(float(s.rstrip('KM'))*m)*4//$P//2)" "$SIZES")
-  run "$BUILD/pat-fit" --in "$OUT/calibration.csv" --P "$P" --min-bytes "${PAT_CAMPAIGN_FIT_MIN_BYTES:-$smallest}" \
+  run "$BUILD/pat-fit" --in "$OUT/calibration.csv" --P "$P" --min-bytes "${PAT_CAMPAIGN_FIT_MIN_BYTES:-0}" \
     --out "$MODEL" | tee "$OUT/fit.txt"
 fi
 
