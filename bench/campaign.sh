@@ -24,8 +24,9 @@ BASE_MS=${PAT_CAMPAIGN_BASE_MS:-20}
 # up (default 0: all ten).  One Hockney line does not fit 64 B and 2 MiB alike
 # on the emulated network: the full fit made auto pick NEX on balanced
 # arrivals (measured slower than RING/BRUCK); a fit from 32 KiB up picks RING
-# there, but its near-zero alpha makes ARD cut blocks into 8 pieces, which
-# stalled 100-400 ms per call on the emulated network (BENCHMARKS.md).
+# there, but with its near-zero alpha (11 us) ARD, whose piece count q comes
+# from alpha/tau, stalled 100-400 ms per call on the emulated network (cause
+# not confirmed; TCP retransmissions were seen; BENCHMARKS.md).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 case "$STAGE" in
