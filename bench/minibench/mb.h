@@ -120,6 +120,13 @@ typedef enum { MB_WARMUP, MB_FLAT, MB_MEASURED } mb_phase;
 typedef struct mb_run mb_run;
 /* iterations of the flat run for these options */
 int mb_flat_iters(const mb_opts *o, const mb_setup *s);
+
+/* mockups.c: the all-gather composed of other native collectives */
+#define MB_MOCKUPS 4
+int mb_mockup_index(const char *name); /* -1: not a mock-up */
+const char *mb_mockup_name(int i);
+size_t mb_mockup_scratch_bytes(int which, long long count, int P);
+int mb_mockup_allgather(int which, const float *send, int count, float *recv, MPI_Comm comm, void *scratch);
 /* shared: the communicator to run on, or MPI_COMM_NULL for a private duplicate */
 mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
                      mb_result *res, MPI_Comm shared);

@@ -23,6 +23,8 @@ void mb_usage(FILE *out) {
           "                      'all' (every algorithm, then auto); default all.  Every algorithm\n"
           "                      sees the same data and the same delay sequence.  A name given\n"
           "                      twice runs twice (the second labelled name#2): a noise control.\n"
+          "                      mock-gather-bcast, mock-alltoall, mock-allreduce, mock-allgatherv:\n"
+          "                      the all-gather composed of native collectives (guidelines; not in 'all')\n"
           "  --order interleaved|blocked  interleaved (default): iteration k of every algorithm,\n"
           "                      then k+1, so all see the same minutes of machine load;\n"
           "                      blocked: all iterations of one algorithm, then the next\n"
@@ -79,7 +81,7 @@ static int parse_double(const char *s, double *out) {
 }
 
 static int known_alg(const char *name) {
-  if (strcasecmp(name, "auto") == 0) return 1;
+  if (strcasecmp(name, "auto") == 0 || mb_mockup_index(name) >= 0) return 1;
   for (int i = 0; i < PAT_AlgCount(); i++)
     if (strcasecmp(name, PAT_AlgName(i)) == 0) return 1;
   return 0;
@@ -112,6 +114,8 @@ static int parse_algs(mb_opts *o, const char *list, char *err, size_t errlen) {
       int n = snprintf(err, errlen, "unknown algorithm '%s'; valid: all, auto", tok);
       for (int i = 0; i < PAT_AlgCount() && n > 0 && (size_t)n < errlen; i++)
         n += snprintf(err + n, errlen - (size_t)n, ", %s", PAT_AlgName(i));
+      for (int i = 0; i < MB_MOCKUPS && n > 0 && (size_t)n < errlen; i++)
+        n += snprintf(err + n, errlen - (size_t)n, ", %s", mb_mockup_name(i));
       return -1;
     }
     for (char *c = tok; *c; c++)

@@ -39,6 +39,8 @@ typedef struct mb_ctx {
   double *a;    /* rank 0: arrivals of one iteration */
   mb_result *res;
   FILE *trace; /* rank 0: per-iteration rows, or NULL */
+  int mock;      /* a mock-up from mockups.c, or -1: PAT_Allgather */
+  void *scratch; /* the mock-up's scratch */
 } mb_ctx;
 
 typedef struct mb_series {
@@ -96,13 +98,14 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   double late = mb_local_now(&s->clock) - (t0 + 2 * half); /* > 0: woke up late (CPU contention) */
   PAT_ProcessingEnd();
   double a = mb_global_now(&s->clock);
-  int rc = PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
+  int rc = c->mock >= 0 ? mb_mockup_allgather(c->mock, c->send, (int)s->count, c->recv, c->comm, c->scratch)
+                        : PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
   double f = mb_global_now(&s->clock);
 
   if (o->inject_fail[0] && !strcmp(o->inject_fail, c->res->alg) && iter == STREAM_MEASURED + 1 &&
       c->rank == c->P - 1)
     rc = MB_INJECTED; /* testing */
-  double row[NROW] = {a, f, 0, alg_index(PAT_LastAlg(c->comm)), late};
+  double row[NROW] = {a, f, 0, c->mock >= 0 ? -1 : alg_index(PAT_LastAlg(c->comm)), late};
   if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
   if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
   if (agree_failure(c, rc)) {
@@ -196,7 +199,14 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
   mb_run *run = calloc(1, sizeof *run);
   if (!run) MPI_Abort(MPI_COMM_WORLD, 3);
   mb_ctx *c = &run->c;
-  *c = (mb_ctx){o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, s->trace};
+  *c = (mb_ctx){o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, s->trace, mb_mockup_index(alg), NULL};
+  if (c->mock >= 0 && mb_mockup_scratch_bytes(c->mock, s->count, s->P) > 0) {
+    c->scratch = malloc(mb_mockup_scratch_bytes(c->mock, s->count, s->P));
+    if (!c->scratch) {
+      fprintf(stderr, "pat-minibench: out of memory\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
   memset(res, 0, sizeof *res);
   snprintf(res->alg, sizeof res->alg, "%s", alg);
@@ -220,7 +230,7 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
     c->comm = shared;
   }
   snprintf(run->setting, sizeof run->setting, "%.*s", (int)strcspn(alg, "#"), alg); /* twins: name#2 */
-  run->failed = agree_failure(c, PAT_UseAlg(run->setting));
+  run->failed = agree_failure(c, c->mock >= 0 ? MPI_SUCCESS : PAT_UseAlg(run->setting));
   return run;
 }
 
@@ -233,7 +243,10 @@ void mb_run_set_comm(mb_run *run, MPI_Comm shared) {
 int mb_run_step(mb_run *run, mb_phase phase, int k) {
   mb_ctx *c = &run->c;
   if (run->failed) return 1;
-  PAT_UseAlg(run->setting); /* accepted in mb_run_begin; other runs may be interleaved */
+  /* accepted in mb_run_begin; other runs may be interleaved.  A mock-up sets
+   * native, which needs no arrival exchange: its instrumented compute phase
+   * must not feed a prediction to the communicator libpat used last. */
+  PAT_UseAlg(c->mock >= 0 ? "native" : run->setting);
   PAT_Stats st0, st1;
   PAT_GetStats(&st0);
   if (phase == MB_WARMUP) run->failed = iteration(c, STREAM_WARMUP + k, 1, NULL);
@@ -246,7 +259,7 @@ int mb_run_step(mb_run *run, mb_phase phase, int k) {
   run->xwait_sum += st1.exchange_wait_sum - st0.exchange_wait_sum;
   run->bg_cpu += st1.bg_cpu_seconds - st0.bg_cpu_seconds;
   if (phase == MB_MEASURED && !run->failed && c->rank == 0) {
-    int idx = alg_index(PAT_LastAlg(c->comm));
+    int idx = c->mock >= 0 ? -1 : alg_index(PAT_LastAlg(c->comm));
     if (idx >= 0) c->res->chosen[idx]++;
     else c->res->chosen_other++;
   }
@@ -265,6 +278,8 @@ void mb_run_end(mb_run *run) {
   MPI_Reduce(ds, so, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(dm, mo, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (run->own_comm) MPI_Comm_free(&c->comm);
+  free(c->scratch);
+  c->scratch = NULL;
   if (c->rank == 0) {
     const mb_series *m = &run->measured, *f = &run->flat;
     res->calls = lo[0];
