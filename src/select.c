@@ -181,6 +181,14 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
       if (alg == PAT_ALG_LNBC) roots[0] = lnbc_root;
       if ((fl & PAT_ALGF_ROOTED) && arrival) n = earliest(P, in->arrival_ns, nroots, roots);
       if (arrival && budget != SIZE_MAX) {
+        /* Without a root every rank receives P-1 blocks, at most two per op,
+         * and every receive has its send: at least P(P-1) ops in all.  Over
+         * budget on that alone, skip the one-rank build (8 ms for ARD at
+         * P = 1024, on every call). */
+        if (!(fl & PAT_ALGF_ROOTED) && (size_t)P * (size_t)(P - 1) > budget) {
+          out->status[alg] = PAT_SELECT_OVER_BUDGET;
+          continue;
+        }
         int rc;
         int64_t tau_ns = pat_quantise_ns(pat_model_tau(in->mp, alg, in->block_bytes));
         size_t est = estimate_ops(alg, roots[0], in, tau_ns, &rc);
