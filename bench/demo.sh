@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The main job: a small sweep on local ranks (shared memory), then the
-# paper-style table and where the CSV and plots went.  About 1.5 minutes on an
-# idle 2-core machine, up to ~3.5 under heavy load from other processes.
+# The main job: calibrate the cost model on local ranks (unless PAT_MODEL is
+# set), then a small sweep on them (shared memory) with auto selecting from
+# that model, then the paper-style table and where the CSV and plots went.
+# About 2.5 minutes on an idle 2-core machine, up to ~5 under heavy load.
+# PAT_DEMO_CALIBRATE=0 skips the calibration (auto then uses the built-in
+# ping-pong estimate, which on shared memory picks arrival-aware algorithms on
+# mere scheduling jitter: BENCHMARKS.md section 7).
 #
 #   bench/demo.sh                     # uses build/ at the repo root
 #   PAT_BUILD_DIR=/path/to/build bench/demo.sh
@@ -29,7 +33,21 @@ fi
 # as failed in the table and the sweep goes on.  The compute phase is shorter
 # than the paper's 100 ms per half to keep the demo short.
 P=${PAT_DEMO_P:-4}
+LAUNCHER="mpirun -np {P} --oversubscribe --bind-to none"
+if [ -z "${PAT_MODEL:-}" ] && [ "${PAT_DEMO_CALIBRATE:-1}" != 0 ]; then
+  MODEL_DIR="bench/results/$(date +%F)-demo-model-p$P"
+  mkdir -p "$MODEL_DIR"
+  echo "demo: calibrating the cost model on $P local ranks -> $MODEL_DIR/shm-p$P.model"
+  mpirun -np "$P" --oversubscribe --bind-to none "$BUILD_DIR/bench/calibrate/pat-calibrate" \
+    --out "$MODEL_DIR/calibration.csv" --max-bytes 2097152 --max-reps 30 >"$MODEL_DIR/calibrate.log" 2>&1 ||
+    { echo "demo: pat-calibrate failed, see $MODEL_DIR/calibrate.log" >&2; exit 1; }
+  "$BUILD_DIR/pat-fit" --in "$MODEL_DIR/calibration.csv" --P "$P" --out "$MODEL_DIR/shm-p$P.model" >"$MODEL_DIR/fit.txt" ||
+    { echo "demo: pat-fit failed, see $MODEL_DIR/fit.txt" >&2; exit 1; }
+  export PAT_MODEL="$PWD/$MODEL_DIR/shm-p$P.model"
+fi
+[ -n "${PAT_MODEL:-}" ] && LAUNCHER="$LAUNCHER -x PAT_MODEL" && echo "demo: auto selects with PAT_MODEL=$PAT_MODEL"
 exec python3 bench/sweep.py \
+  --launcher "$LAUNCHER" \
   --label demo \
   --P "$P" \
   --N 16K,128K,512K \
