@@ -38,7 +38,8 @@ if [ -z "${PAT_MODEL:-}" ] && [ "${PAT_DEMO_CALIBRATE:-1}" != 0 ]; then
   MODEL_DIR="bench/results/$(date +%F)-demo-model-p$P"
   mkdir -p "$MODEL_DIR"
   echo "demo: calibrating the cost model on $P local ranks -> $MODEL_DIR/shm-p$P.model"
-  mpirun -np "$P" --oversubscribe --bind-to none "$BUILD_DIR/bench/calibrate/pat-calibrate" \
+  # shellcheck disable=SC2086
+  ${LAUNCHER//\{P\}/$P} "$BUILD_DIR/bench/calibrate/pat-calibrate" \
     --out "$MODEL_DIR/calibration.csv" --max-bytes 2097152 --max-reps 30 >"$MODEL_DIR/calibrate.log" 2>&1 ||
     { echo "demo: pat-calibrate failed, see $MODEL_DIR/calibrate.log" >&2; exit 1; }
   "$BUILD_DIR/pat-fit" --in "$MODEL_DIR/calibration.csv" --P "$P" --out "$MODEL_DIR/shm-p$P.model" >"$MODEL_DIR/fit.txt" ||

@@ -53,6 +53,17 @@ static int ncomms, cap_comms;
 static rep_site *sites;
 static int nsites, cap_sites;
 
+/* Room for one more element in a growing array of n used out of *cap. */
+static int make_room(void **array, int n, int *cap, size_t elem) {
+  if (n < *cap) return 0;
+  int more_cap = *cap ? 2 * *cap : 16;
+  void *more = realloc(*array, (size_t)more_cap * elem);
+  if (!more) return -1;
+  *array = more;
+  *cap = more_cap;
+  return 0;
+}
+
 static int env_int(const char *name, int dflt) {
   const char *v = getenv(name);
   return v && *v ? atoi(v) : dflt;
@@ -120,13 +131,7 @@ static int new_comm(pat_comm_state *cs) {
   snprintf(rc.name, sizeof rc.name, "%s", name[0] ? name : "(unnamed)");
   for (int i = 0; i < ncomms; i++)
     if (comms[i].group_hash == rc.group_hash && comms[i].P == rc.P) rc.occurrence++;
-  if (ncomms == cap_comms) {
-    int cap = cap_comms ? 2 * cap_comms : 16;
-    rep_comm *more = realloc(comms, (size_t)cap * sizeof *more);
-    if (!more) return -1;
-    comms = more;
-    cap_comms = cap;
-  }
+  if (make_room((void **)&comms, ncomms, &cap_comms, sizeof *comms)) return -1;
   comms[ncomms] = rc;
   return ncomms++;
 }
@@ -167,13 +172,7 @@ static int find_site(int comm, int count, MPI_Datatype type, long long bytes) {
   for (int i = nsites - 1; i >= 0; i--)
     if (sites[i].comm == comm && sites[i].count == count && sites[i].type == type && sites[i].bytes == bytes)
       return i;
-  if (nsites == cap_sites) {
-    int cap = cap_sites ? 2 * cap_sites : 16;
-    rep_site *more = realloc(sites, (size_t)cap * sizeof *more);
-    if (!more) return -1;
-    sites = more;
-    cap_sites = cap;
-  }
+  if (make_room((void **)&sites, nsites, &cap_sites, sizeof *sites)) return -1;
   rep_site *s = &sites[nsites];
   memset(s, 0, sizeof *s);
   s->comm = comm;

@@ -55,6 +55,9 @@ static int alg_index(const char *name) {
   return -1;
 }
 
+/* The PAT algorithm the last call on c ran; -1 for a mock-up (not libpat's). */
+static int ran_index(const mb_ctx *c) { return c->mock >= 0 ? -1 : alg_index(PAT_LastAlg(c->comm)); }
+
 #define MB_INJECTED (-12345) /* rc of an injected failure (--inject-fail) */
 
 /* Agree on failure: every rank learns whether some rank's call failed, and
@@ -105,7 +108,7 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   if (o->inject_fail[0] && !strcmp(o->inject_fail, c->res->alg) && iter == STREAM_MEASURED + 1 &&
       c->rank == c->P - 1)
     rc = MB_INJECTED; /* testing */
-  double row[NROW] = {a, f, 0, c->mock >= 0 ? -1 : alg_index(PAT_LastAlg(c->comm)), late};
+  double row[NROW] = {a, f, 0, ran_index(c), late};
   if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
   if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
   if (agree_failure(c, rc)) {
@@ -200,8 +203,9 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
   if (!run) MPI_Abort(MPI_COMM_WORLD, 3);
   mb_ctx *c = &run->c;
   *c = (mb_ctx){o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, s->trace, mb_mockup_index(alg), NULL};
-  if (c->mock >= 0 && mb_mockup_scratch_bytes(c->mock, s->count, s->P) > 0) {
-    c->scratch = malloc(mb_mockup_scratch_bytes(c->mock, s->count, s->P));
+  size_t scratch_bytes = c->mock >= 0 ? mb_mockup_scratch_bytes(c->mock, s->count, s->P) : 0;
+  if (scratch_bytes > 0) {
+    c->scratch = malloc(scratch_bytes);
     if (!c->scratch) {
       fprintf(stderr, "pat-minibench: out of memory\n");
       MPI_Abort(MPI_COMM_WORLD, 3);
@@ -259,7 +263,7 @@ int mb_run_step(mb_run *run, mb_phase phase, int k) {
   run->xwait_sum += st1.exchange_wait_sum - st0.exchange_wait_sum;
   run->bg_cpu += st1.bg_cpu_seconds - st0.bg_cpu_seconds;
   if (phase == MB_MEASURED && !run->failed && c->rank == 0) {
-    int idx = c->mock >= 0 ? -1 : alg_index(PAT_LastAlg(c->comm));
+    int idx = ran_index(c);
     if (idx >= 0) c->res->chosen[idx]++;
     else c->res->chosen_other++;
   }

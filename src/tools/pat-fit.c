@@ -223,7 +223,6 @@ int main(int argc, char **argv) {
       return 2;
     }
     ndata++;
-    if (b < min_bytes || b > max_bytes) continue;
     int alg = pat_alg_by_name(name);
     if (alg < 0) {
       fprintf(stderr, "pat-fit: %s:%d: unknown algorithm \"%s\"\n", in, lineno, name);
@@ -233,6 +232,7 @@ int main(int argc, char **argv) {
       if (!skipped_native++) fprintf(stderr, "pat-fit: %s has no schedule to replay: its times are ignored\n", name);
       continue;
     }
+    if (b < min_bytes || b > max_bytes) continue; /* outside --min-bytes/--max-bytes */
     if (n[alg] == MAXPTS) die("too many points for ", name);
     bytes[alg][n[alg]] = b;
     T[alg][n[alg]++] = t;
