@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "../src/schedule.h"
+#include "sched/schedule.h"
 
 enum pat_alg_id {
   PAT_ALG_NATIVE = 0, /* the MPI library's own MPI_Allgather (no schedule) */

@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 #define ARD_QMAX 8
 

@@ -28,7 +28,7 @@
  */
 #include <stdlib.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 int pat_allgather_bdr(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;

@@ -8,7 +8,7 @@
  *
  * Cost:  ceil(log2 P) * alpha + (P - 1) * beta * m
  */
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 int pat_allgather_bruck(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;

@@ -29,7 +29,7 @@
  */
 #include <stdlib.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 /* The head piece: 1/1024 of the block (at least one byte of any block of a
  * kilobyte or more; for smaller blocks it may be empty, which still works). */

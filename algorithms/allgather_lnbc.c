@@ -7,7 +7,7 @@
  *
  * Cost:  (P - 1) * (alpha + beta * m)  +  ceil(log2 P) * (alpha + beta * (P - 1) * m)
  */
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 int pat_allgather_lnbc(pat_sched *s, const pat_build_args *a) {
   const int P = a->P, root = a->root;

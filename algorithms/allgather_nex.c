@@ -9,7 +9,7 @@
  *
  * Cost (even P):  (alpha + beta*m) + (P/2 - 1) * (alpha + 2*beta*m)
  */
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 /* First block of the pair rank r receives in step i >= 1 (i = 0 gives the
  * pair it completes in step 0). */

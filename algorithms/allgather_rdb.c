@@ -10,7 +10,7 @@
  * Cost (P a power of two):  log2(P) * alpha + (P - 1) * beta * m
  * otherwise two more steps:  + 2*alpha + beta*m + (P - 1) * beta * m
  */
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 /* Spans held by low rank v after k doubling steps: its group of 2^k low
  * ranks, and the blocks of those ranks' extra partners. */

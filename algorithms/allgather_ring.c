@@ -7,7 +7,7 @@
  *
  * Cost (Hockney, block of m bytes):  (P - 1) * (alpha + beta * m)
  */
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 int pat_allgather_ring(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 typedef struct arrival_key {
   int64_t a;

@@ -7,7 +7,7 @@
  *
  * Cost:  ceil(log2 P) * (alpha + beta * (P - 1) * m)
  */
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 int pat_bcast_binomial_rest(pat_sched *s, int P, int root, int first_step, int *next_step) {
   int step = first_step;

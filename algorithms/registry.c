@@ -2,7 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 const pat_alg_info pat_algorithms[PAT_ALG_COUNT] = {
     [PAT_ALG_NATIVE] = {"native", NULL, PAT_ALGF_NATIVE, "the MPI library's own MPI_Allgather"},

@@ -1,5 +1,5 @@
 /* Common clock: local monotonic time + offset to rank 0; see clock.h. */
-#include "clock.h"
+#include "pat/clock.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* The arrival exchange; see exchange.h. */
-#include "exchange.h"
+#include "pat/exchange.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
-#include "clock.h"
+#include "algorithms/algorithms.h"
+#include "pat/clock.h"
 
 int pat_exchange_init(pat_exchange *x, int P) {
   memset(x, 0, sizeof *x);

@@ -1,5 +1,5 @@
 /* Arrival prediction arithmetic; see predict.h. */
-#include "predict.h"
+#include "pat/predict.h"
 
 #include <math.h>
 #include <stdlib.h>

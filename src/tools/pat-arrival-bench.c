@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "algorithms.h"
-#include "model.h"
+#include "algorithms/algorithms.h"
+#include "model/model.h"
 
 static double now(void) {
   struct timespec ts;

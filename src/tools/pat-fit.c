@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
+#include "model/fit.h"
 
 #define MAXPTS 256
 

@@ -21,9 +21,9 @@
 #include <strings.h>
 #include <time.h>
 
-#include "fit.h"
-#include "model_prog.h"
-#include "select.h"
+#include "model/fit.h"
+#include "model/model_prog.h"
+#include "model/select.h"
 
 #define MAXP 4096
 

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
-#include "model.h"
+#include "algorithms/algorithms.h"
+#include "model/model.h"
 
 #define TAU_NS 1000000 /* the builders' tau: arrivals given in tau are scaled by this */
 

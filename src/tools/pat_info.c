@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "pat/clock.h"
 #include "pat.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static const char *env_or(const char *name, const char *dflt) {
   const char *v = getenv(name);

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "pat/clock.h"
 #include "mpitest.h"
 #include "pat.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static long failures, cases;
 static int rank, P;

@@ -13,7 +13,7 @@
 
 #include "mpitest.h"
 #include "pat.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static long failures, cases;
 static int rank, P;

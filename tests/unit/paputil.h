@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 static uint64_t pap_rng = 0x9e3779b97f4a7c15ull;
 static inline uint64_t pap_next(void) { /* xorshift64* */

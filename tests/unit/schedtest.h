@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 
 /* Build alg for every rank into *all (finalized) and check it with `rules`;
  * then build for ranks alone and compare with their slices: every rank if

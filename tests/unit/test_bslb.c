@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 #include "paputil.h"
 #include "schedtest.h"
 #include "testutil.h"

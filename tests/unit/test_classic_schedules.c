@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "algorithms/algorithms.h"
 #include "testutil.h"
 
 static int same_ops(const pat_op *a, const pat_op *b, size_t n) { return n == 0 || memcmp(a, b, n * sizeof *a) == 0; }

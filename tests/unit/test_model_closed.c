@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
-#include "model.h"
+#include "algorithms/algorithms.h"
+#include "model/model.h"
 #include "testutil.h"
 
 static const double ALPHA = 2.5e-5, BETA = 8e-9, M = 4096; /* m: block bytes */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
-#include "model.h"
+#include "algorithms/algorithms.h"
+#include "model/model.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algorithms.h"
-#include "model.h"
+#include "algorithms/algorithms.h"
+#include "model/model.h"
 #include "testutil.h"
 
 static int replay(int alg, const int64_t *a_ns, const double *a, double *e, double *ebar, pat_sched *keep) {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "predict.h"
+#include "pat/predict.h"
 #include "testutil.h"
 
 int main(void) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select.h"
+#include "model/select.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ull;

@@ -9,13 +9,13 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "algorithms.h"
-#include "exchange.h"
-#include "executor.h"
-#include "model.h"
+#include "algorithms/algorithms.h"
+#include "pat/exchange.h"
+#include "exec/executor.h"
+#include "model/model.h"
 #include "pat.h"
-#include "predict.h"
-#include "select.h"
+#include "pat/predict.h"
+#include "model/select.h"
 
 /* What a call will do, decided from the exchanged records; for arrival-aware
  * algorithms also the schedule and its (possibly started) execution. */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static int choose_pu(hwloc_topology_t topo, const char *spec, hwloc_bitmap_t target) {
   hwloc_bitmap_t mine = hwloc_bitmap_alloc();

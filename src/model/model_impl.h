@@ -2,7 +2,7 @@
 #ifndef PAT_MODEL_IMPL_H
 #define PAT_MODEL_IMPL_H
 
-#include "model.h"
+#include "model/model.h"
 
 #define PAT_MODEL_FALLBACK 100 /* the fast engine cannot replay this exactly: use the event engine */
 

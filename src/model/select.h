@@ -36,8 +36,8 @@
 
 #include <stdint.h>
 
-#include "model.h"
-#include "model_prog.h"
+#include "model/model.h"
+#include "model/model_prog.h"
 
 #define PAT_NO_TIME INT64_MIN /* "no such time": bg_start as early as partners allow */
 

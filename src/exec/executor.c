@@ -1,5 +1,5 @@
 /* The schedule executor (see executor.h). */
-#include "executor.h"
+#include "exec/executor.h"
 
 #include <limits.h>
 #include <stdio.h>

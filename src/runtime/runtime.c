@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "report.h"
-#include "runtime.h"
+#include "pat/clock.h"
+#include "runtime/report.h"
+#include "runtime/runtime.h"
 
 pat_runtime pat_rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .keyval = MPI_KEYVAL_INVALID};
 

@@ -13,8 +13,8 @@
 #include <errno.h>
 #include <time.h>
 
-#include "clock.h"
-#include "runtime.h"
+#include "pat/clock.h"
+#include "runtime/runtime.h"
 
 #define BACKOFF_MIN_NS 20000LL      /* 20 us */
 #define BACKOFF_MAX_NS 500000LL     /* 0.5 ms */

@@ -1,5 +1,5 @@
 /* Per-call algorithm selection (see select.h). */
-#include "select.h"
+#include "model/select.h"
 
 #include <math.h>
 #include <stdlib.h>

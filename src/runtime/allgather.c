@@ -6,9 +6,9 @@
  */
 #include <stdlib.h>
 
-#include "clock.h"
-#include "report.h"
-#include "runtime.h"
+#include "pat/clock.h"
+#include "runtime/report.h"
+#include "runtime/runtime.h"
 
 /* Does a (NULL) buffer point at real data?  MPI_BOTTOM with absolute
  * addresses in the datatype is legal; NULL with a datatype starting at 0 is not. */

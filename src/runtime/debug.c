@@ -1,7 +1,7 @@
 /* Hooks for the test suite: observe decisions, inject predictions. */
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 int64_t (*pat_test_prediction_hook)(int rank, int P, int64_t seq, int64_t predicted);
 

@@ -1,12 +1,12 @@
 /* Compiled replay programs (see model_prog.h). */
-#include "model_prog.h"
+#include "model/model_prog.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model_impl.h"
+#include "model/model_impl.h"
 
 typedef struct pxfer {
   int from, to;

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "model.h"
+#include "model/model.h"
 
 #define PAT_EFIT 20 /* the data cannot give an acceptable fit (see the message) */
 

@@ -5,7 +5,7 @@
  * quantised arrivals and the model rank 0 broadcast, so every rank decides
  * the same.
  */
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 int64_t pat_tau_ns(int alg, int64_t bytes) {
   int64_t tau = pat_quantise_ns(pat_model_tau(&pat_rt.model, alg, (double)bytes));

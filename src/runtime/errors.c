@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static _Thread_local char last_message[512];
 static _Thread_local int last_code = MPI_SUCCESS;

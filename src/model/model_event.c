@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "model_impl.h"
+#include "model/model_impl.h"
 
 #define ST_SEND 1u   /* send op posted */
 #define ST_RECV 2u   /* receive op posted */

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static void unlink_state(pat_comm_state *cs) {
   pthread_mutex_lock(&pat_rt.lock);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fit.h"
+#include "model/fit.h"
 
 #define HEADER "# libpat model v"
 #define VERSION 1

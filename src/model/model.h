@@ -50,8 +50,8 @@
 
 #include <stddef.h>
 
-#include "algorithms.h"
-#include "schedule.h"
+#include "algorithms/algorithms.h"
+#include "sched/schedule.h"
 
 /* One Hockney pair: a transfer of m bytes costs alpha + beta * m seconds. */
 typedef struct pat_hockney {

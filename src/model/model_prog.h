@@ -32,7 +32,7 @@
 #ifndef PAT_MODEL_PROG_H
 #define PAT_MODEL_PROG_H
 
-#include "model.h"
+#include "model/model.h"
 
 typedef struct pat_prog pat_prog;
 

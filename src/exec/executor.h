@@ -21,7 +21,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "schedule.h"
+#include "sched/schedule.h"
 
 typedef struct pat_buffers {
   int P, self;

@@ -9,13 +9,13 @@
  * communicators with identical groups in the same order (first use is a
  * collective call), so they agree on that number.
  */
-#include "report.h"
+#include "runtime/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 #define DESC 40
 

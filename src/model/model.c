@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model_impl.h"
+#include "model/model_impl.h"
 
 void pat_model_params_init(pat_model_params *mp, double alpha, double beta) {
   memset(mp, 0, sizeof *mp);

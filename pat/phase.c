@@ -8,9 +8,9 @@
  * from the call site's history right after the previous call when the
  * application is not instrumented, or else on arrival.
  */
-#include "clock.h"
-#include "predict.h"
-#include "runtime.h"
+#include "pat/clock.h"
+#include "pat/predict.h"
+#include "runtime/runtime.h"
 
 int pat_setting_needs_exchange(int setting) {
   return setting == PAT_ALG_AUTO || (setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL));

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "fit.h"
-#include "runtime.h"
+#include "pat/clock.h"
+#include "model/fit.h"
+#include "runtime/runtime.h"
 
 #define SMALL 8
 #define LARGE (1 << 20)
