@@ -38,7 +38,7 @@ typedef struct pat_prog pat_prog;
 
 /* Compile algorithm alg for P ranks (root for rooted algorithms) by building
  * each rank's schedule.  general: also compile the general form of a
- * uniform program.  Returns PAT_OK, a builder's error (e.g. PAT_ENOTIMPL) or
+ * uniform program.  Returns PAT_OK, a builder's error (PAT_EINVAL) or
  * PAT_ENOMEM. */
 int pat_prog_compile(pat_prog **out, int alg, int P, int root, int general);
 

@@ -14,7 +14,7 @@
  *    classic one is allowed);
  *  - NATIVE has no schedule, so it is never predicted; it is chosen only
  *    when nothing else is allowed;
- *  - an algorithm whose builder fails (e.g. PAT_ENOTIMPL) is skipped;
+ *  - an algorithm whose builder fails is skipped;
  *  - an arrival-aware schedule is built for every rank and replayed, which
  *    costs 60-120 ns per op: one estimated (from a one-rank build) to exceed
  *    the per-call budget (arrival_max_ops) is not considered.  BDR has
@@ -61,7 +61,7 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
 /* Predict algorithm alg (root: for LNBC and BSLB) for arrivals in ns on the
  * common clock.  c may be NULL (no caching).  out's times are relative to the
  * earliest arrival, in seconds.  Returns PAT_OK or the builder's / replay's
- * error (PAT_ENOTIMPL, PAT_EINVAL, PAT_ENOMEM). */
+ * error (PAT_EINVAL, PAT_ENOMEM). */
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out);
 

@@ -171,26 +171,6 @@ int pat_sched_finalize(pat_sched *s) {
   return PAT_OK;
 }
 
-int pat_sched_compact_steps(pat_sched *s) {
-  if (s->nsteps <= 0) return pat_sched_finalize(s);
-  int *map = calloc((size_t)s->nsteps, sizeof *map);
-  if (!map) return PAT_ENOMEM;
-  for (size_t i = 0; i < s->nops; i++) map[s->ops[i].step] = 1;
-  int next = 0;
-  for (int t = 0; t < s->nsteps; t++) map[t] = map[t] ? next++ : -1;
-  for (size_t i = 0; i < s->nops; i++) s->ops[i].step = map[s->ops[i].step];
-  free(map);
-  s->nsteps = next;
-  return pat_sched_finalize(s);
-}
-
-double pat_spans_blocks(int nspans, const pat_span *spans) {
-  double total = 0;
-  for (int i = 0; i < nspans; i++)
-    total += spans[i].count * ((double)(spans[i].hi - spans[i].lo) / PAT_FRAC_ONE);
-  return total;
-}
-
 int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b) {
   for (int i = 0; i < nspans; i++) {
     int off = ((b - spans[i].first) % P + P) % P;

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sched/status.h"
+
 #define PAT_ALL_RANKS (-1)
 #define PAT_FRAC_ONE 65536u /* a whole block, in piece units */
 #define PAT_MAX_SPANS 2
@@ -109,13 +111,6 @@ static inline const pat_op *pat_sched_rank_ops(const pat_sched *s, int rank, siz
   return s->ops + s->rank_start[rank];
 }
 
-/* Renumber steps so that no step is empty (keeps order).  Only for schedules
- * holding every rank.  Call before finalize or after (it re-finalizes). */
-int pat_sched_compact_steps(pat_sched *s);
-
-/* Total number of blocks in a span list, counting a piece as a fraction. */
-double pat_spans_blocks(int nspans, const pat_span *spans);
-
 /* Does the span list include (any part of) block b? */
 int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b);
 
@@ -136,10 +131,5 @@ int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b);
  * Returns 0 if valid; otherwise nonzero with a description in err. */
 int pat_sched_check(const pat_sched *s, unsigned rules, char *err, size_t errlen);
 
-/* Error codes of the pure layers (schedule, algorithms, model). */
-#define PAT_OK 0
-#define PAT_ENOMEM 1
-#define PAT_EINVAL 2
-#define PAT_ENOTIMPL 3
 
 #endif

@@ -364,7 +364,7 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
     int rc = pat_build(alg, &s1, &one);
     double tone = now() - t0;
     if (rc) {
-      printf("%-6s builder failed (%d%s)\n", pat_algorithms[alg].name, rc, rc == PAT_ENOTIMPL ? ": not implemented" : "");
+      printf("%-6s builder failed (%s)\n", pat_algorithms[alg].name, pat_status_string(rc));
       continue;
     }
     pat_sched_free(&s1);
@@ -612,8 +612,8 @@ int main(int argc, char **argv) {
       if (!(o.algs & (1u << alg))) continue;
       pred p = predict(&cache, alg, &o, &mp, block, csv);
       if (p.rc) {
-        printf("%-6s %12s %12s %9s %s\n", pat_algorithms[alg].name, "-", "-", "-",
-               p.rc == PAT_ENOTIMPL ? "builder not implemented" : "cannot predict");
+        printf("%-6s %12s %12s %9s cannot predict (%s)\n", pat_algorithms[alg].name, "-", "-", "-",
+               pat_status_string(p.rc));
         continue;
       }
       lb = p.lb;

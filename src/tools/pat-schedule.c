@@ -181,8 +181,7 @@ int main(int argc, char **argv) {
   pat_sched s, ring;
   int rc = pat_build(alg, &s, &ba);
   if (rc) {
-    fprintf(stderr, "pat-schedule: building %s failed (%s)\n", algname,
-            rc == PAT_ENOTIMPL ? "not implemented" : rc == PAT_EINVAL ? "invalid arguments" : "out of memory");
+    fprintf(stderr, "pat-schedule: building %s failed (%s)\n", algname, pat_status_string(rc));
     return 1;
   }
   if ((rc = pat_build(PAT_ALG_RING, &ring, &ba))) return 1;
