@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The dependency direction of libpat's layers (README "Layout"), checked.
+
+Every C file of a layer may include only the project headers of the layers it
+is allowed to use; the pure layers (schedule IR, algorithms, cost model) may
+not include MPI, threads or clocks.  Prints every violation with file and
+line, and exits 1 if there is one.
+
+    python3 tests/tools/check_layers.py [SOURCE_DIR]
+    python3 tests/tools/check_layers.py --self-test   # it catches each kind of violation
+"""
+import os
+import re
+import sys
+
+# layer folder -> project header folders it may include ("pat.h" is the public API)
+ALLOWED = {
+    "src/sched": {"sched"},
+    "algorithms": {"sched", "algorithms"},
+    "src/model": {"sched", "algorithms", "model"},
+    "pat": {"pat", "pat.h"},
+    "src/exec": {"sched", "exec"},
+    "src/runtime": {"sched", "algorithms", "model", "pat", "exec", "runtime", "pat.h"},
+    "src/dropin": {"pat.h"},
+}
+PURE = {"src/sched", "algorithms", "src/model"}
+IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def header_folder(name):
+    return name.split("/", 1)[0] if "/" in name else name
+
+
+def check(root):
+    problems = []
+    for layer, allowed in ALLOWED.items():
+        folder = os.path.join(root, layer)
+        if not os.path.isdir(folder):
+            problems.append(f"{layer}: folder missing")
+            continue
+        for entry in sorted(os.listdir(folder)):
+            if not entry.endswith((".c", ".h")):
+                continue
+            path = os.path.join(folder, entry)
+            with open(path, encoding="utf-8") as f:
+                for lineno, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    quote, name = m.groups()
+                    where = f"{layer}/{entry}:{lineno}"
+                    if quote == '"':
+                        if "/" not in name and name != "pat.h":
+                            problems.append(f"{where}: \"{name}\": name project headers by folder (e.g. \"sched/schedule.h\")")
+                        elif header_folder(name) not in allowed:
+                            problems.append(f"{where}: includes \"{name}\", but {layer}/ may use only: "
+                                            + ", ".join(sorted(allowed)))
+                    elif layer in PURE and name in IMPURE_SYSTEM:
+                        problems.append(f"{where}: <{name}> in a pure layer (no MPI, threads or clocks in {layer}/)")
+    return problems
+
+
+def self_test():
+    """A tree with one violation of each rule: every one must be reported."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        for layer in ALLOWED:
+            os.makedirs(os.path.join(root, layer))
+        bad = {
+            "algorithms/a.c": '#include "runtime/runtime.h"\n',
+            "pat/p.c": '#include "model/model.h"\n',
+            "src/model/m.c": "#include <mpi.h>\n",
+            "src/sched/s.c": '#include "schedule.h"\n',
+            "src/dropin/d.c": '#include "runtime/runtime.h"\n',
+        }
+        good = {"src/runtime/r.c": '#include "pat/clock.h"\n#include <mpi.h>\n#include "pat.h"\n'}
+        for rel, text in {**bad, **good}.items():
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+        found = check(root)
+        missed = [rel for rel in bad if not any(p.startswith(rel + ":") for p in found)]
+        wrong = [p for p in found if p.startswith("src/runtime/")]
+        for rel in missed:
+            print(f"self-test: {rel} not reported")
+        for p in wrong:
+            print(f"self-test: false alarm {p}")
+        if missed or wrong:
+            return 1
+    print(f"check_layers self-test: all {len(bad)} violations reported, no false alarm")
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    problems = check(os.path.abspath(root))
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check_layers: {len(problems)} violation(s)")
+        return 1
+    print("check_layers: every layer includes only what it may")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
