@@ -1,29 +1,13 @@
 /* Common clock: local monotonic time + offset to rank 0; see clock.h. */
 #include "pat/clock.h"
 
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 static int64_t injected_skew_ns;
 static int64_t offset_ns;
 static int64_t best_rtt_ns;
 
-void pat_clock_setup(int world_rank) {
-  injected_skew_ns = 0;
-  const char *spec = getenv("PAT_TEST_CLOCK_SKEW");
-  if (!spec || !*spec) return;
-  const char *p = spec;
-  for (int r = 0; *p; r++) {
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    if (r == world_rank) {
-      injected_skew_ns = v;
-      return;
-    }
-    p = *end == ',' ? end + 1 : end + strlen(end);
-  }
-}
+void pat_clock_setup(int64_t skew_ns) { injected_skew_ns = skew_ns; }
 
 int64_t pat_clock_local_ns(void) {
   struct timespec ts;

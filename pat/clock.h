@@ -3,9 +3,8 @@
  * world rank 0's clock: local monotonic time plus an offset estimated at
  * PAT_Init by ping-pong with rank 0, keeping the minimum-round-trip sample.
  *
- * PAT_TEST_CLOCK_SKEW (comma-separated nanoseconds, one per world rank) adds
- * an artificial skew to each rank's local clock, so tests can prove that the
- * correction works on a single host.
+ * A test can add an artificial skew to each rank's local clock
+ * (PAT_TEST_CLOCK_SKEW), to prove that the correction works on one host.
  */
 #ifndef PAT_CLOCK_H
 #define PAT_CLOCK_H
@@ -13,8 +12,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-/* Read the skew setting for this world rank (call once at init). */
-void pat_clock_setup(int world_rank);
+/* This rank's injected skew, ns (0: none); call once at init. */
+void pat_clock_setup(int64_t skew_ns);
 /* Local monotonic time (with any injected skew), ns. */
 int64_t pat_clock_local_ns(void);
 /* Estimate this rank's offset to rank 0 of comm (collective). */

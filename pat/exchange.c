@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms/algorithms.h"
 #include "pat/clock.h"
 
 int pat_exchange_init(pat_exchange *x, int P) {
@@ -59,7 +58,7 @@ void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s) {
   for (int i = 1; i < x->P; i++) {
     if (x->all[i].contributed_ns > s->complete_ns) s->complete_ns = x->all[i].contributed_ns;
     if (x->all[i].block_bytes != s->agreed_bytes) s->agreed_bytes = 0;
-    if (x->all[i].setting != s->setting) s->setting = PAT_ALG_UNKNOWN;
+    if (x->all[i].setting != s->setting) s->setting = PAT_XSETTING_MIXED;
     if (x->all[i].arrival_ns < s->min_arrival) s->min_arrival = x->all[i].arrival_ns;
     if (x->all[i].arrival_ns > s->max_arrival) s->max_arrival = x->all[i].arrival_ns;
   }

@@ -27,7 +27,7 @@ typedef struct pat_xrec {
   int64_t arrival_ns;  /* predicted (or actual) arrival, common clock */
   int64_t block_bytes; /* bytes per block of the expected call; 0 = unknown */
   int64_t contributed_ns; /* when the rank contributed, common clock */
-  int32_t setting;     /* algorithm setting when contributing (id or PAT_ALG_AUTO) */
+  int32_t setting;     /* algorithm setting when contributing (the runtime's number for it) */
   int32_t kind;        /* enum pat_xrec_kind */
 } pat_xrec;
 
@@ -52,9 +52,10 @@ int pat_exchange_wait(pat_exchange *x);
 void pat_exchange_consume(pat_exchange *x);
 
 /* Facts every rank derives identically from the records. */
+#define PAT_XSETTING_MIXED INT32_MIN /* the records carry different settings */
 typedef struct pat_xsummary {
   int64_t agreed_bytes; /* common block size if all records agree, else 0 */
-  int setting;          /* common setting if all agree, else PAT_ALG_UNKNOWN */
+  int setting;          /* common setting if all agree, else PAT_XSETTING_MIXED */
   int64_t min_arrival, max_arrival;
   int64_t complete_ns; /* the last contribution: background work cannot start earlier */
 } pat_xsummary;

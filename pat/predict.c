@@ -5,9 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Longest compute phase an edge may predict: a tiny percent must not
+ * overflow the arithmetic (a day is far beyond any useful prediction). */
+#define EDGE_MAX_PHASE_NS 86400e9
+
 int64_t pat_predict_edge(int64_t start_ns, int64_t now_ns, double percent) {
   double elapsed = (double)(now_ns - start_ns);
-  return start_ns + (int64_t)llround(elapsed * 100.0 / percent);
+  double phase = elapsed * 100.0 / percent;
+  if (!(phase < EDGE_MAX_PHASE_NS)) phase = EDGE_MAX_PHASE_NS; /* also NaN */
+  if (phase < 0) phase = 0;
+  return start_ns + (int64_t)llround(phase);
 }
 
 void pat_gap_init(pat_gap_history *h) { memset(h, 0, sizeof *h); }

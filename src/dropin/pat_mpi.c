@@ -31,20 +31,19 @@
  */
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <mpi.h>
 
 #include "pat.h"
+#include "runtime/settings.h"
 
 static int pat_on;          /* PAT_Init succeeded on every rank: MPI_Allgather is libpat's */
 static int app_level = -1;  /* the thread level the application was told, -1 outside MPI */
 static _Thread_local int inside; /* this thread is in PAT_Allgather: MPI_Allgather is MPI's */
 
-static int env_int(const char *name, int dflt) {
-  const char *v = getenv(name);
-  return v && *v ? atoi(v) : dflt;
-}
+/* The settings as this process reads them before MPI_Init (PAT_Init reads
+ * them again, and fails on every rank, with a message, if one is bad). */
+static pat_settings early;
 
 static const char *level_name(int level) {
   switch (level) {
@@ -76,17 +75,17 @@ static void start_pat(int mpi_level) {
     return;
   }
   pat_on = 1;
-  if (rank == 0 && env_int("PAT_VERBOSE", 0) >= 1) {
-    const char *alg = getenv("PAT_ALG");
+  if (rank == 0 && early.verbose >= 1)
     fprintf(stderr,
             "libpat_mpi: MPI_Allgather goes through libpat (PAT_ALG=%s); the application has %s, MPI provides %s\n",
-            alg && *alg ? alg : "auto", level_name(app_level), level_name(mpi_level));
-  }
+            PAT_AlgName(early.alg) ? PAT_AlgName(early.alg) : "auto", level_name(app_level), level_name(mpi_level));
 }
 
 static int init(int *argc, char ***argv, int required, int *provided) {
+  char ignored[512];
+  pat_settings_read(&early, ignored, sizeof ignored);
   int want = required;
-  if (env_int("PAT_THREAD", 1) && required >= MPI_THREAD_SINGLE && required < MPI_THREAD_MULTIPLE)
+  if (early.thread && required >= MPI_THREAD_SINGLE && required < MPI_THREAD_MULTIPLE)
     want = MPI_THREAD_MULTIPLE;
   int got = MPI_THREAD_SINGLE;
   int rc = PMPI_Init_thread(argc, argv, want, &got);

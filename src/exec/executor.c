@@ -2,6 +2,7 @@
 #include "exec/executor.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,24 @@ static int tag_span = 32768 / PAT_TAG_GENS;
 
 /* PAT_TRACE=1 prints every message the executor posts, cancels or drains
  * (for debugging a schedule on a real machine). */
-static int trace_on(void) {
-  static int trace = -1;
-  if (trace < 0) trace = getenv("PAT_TRACE") && atoi(getenv("PAT_TRACE")) > 0;
-  return trace;
+static int trace_on;
+
+void pat_exec_set_trace(int on) { trace_on = on; }
+
+static void trace(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static void trace(const char *fmt, ...) {
+  int world_rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  char line[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "TRACE w%d %s\n", world_rank, line);
 }
 
 void pat_exec_set_tag_ub(int tag_ub) {
@@ -38,7 +53,9 @@ int pat_drain_stale(MPI_Comm comm, int gen_a, int gen_b) {
     char *junk = malloc(bytes > 0 ? (size_t)bytes : 1);
     if (!junk) break;
     MPI_Recv(junk, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE);
-    if (trace_on()) { int wr; MPI_Comm_rank(MPI_COMM_WORLD, &wr); fprintf(stderr, "TRACE w%d comm %p DRAIN src %d tag %d bytes %d (keeping %d, %d)\n", wr, (void*)comm, st.MPI_SOURCE, st.MPI_TAG, bytes, gen_a, gen_b); }
+    if (trace_on)
+      trace("comm %p DRAIN src %d tag %d bytes %d (keeping %d, %d)", (void *)comm, st.MPI_SOURCE, st.MPI_TAG, bytes,
+            gen_a, gen_b);
     free(junk);
     discarded++;
   }
@@ -301,11 +318,10 @@ int pat_exec_post(pat_exec *e) {
     if (rc != MPI_SUCCESS) return rc;
     if (tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = tmp;
     MPI_Request *req = &e->reqs[e->nreq++];
-    if (trace_on()) {
-      int wr; MPI_Comm_rank(MPI_COMM_WORLD, &wr);
-      fprintf(stderr, "TRACE w%d comm %p %s peer %d tag %d gen %d step %d count %d\n", wr, (void*)e->buf->comm,
-              (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV) ? "RECV" : "SEND", op->peer, tag, e->tag_gen, step, count);
-    }
+    if (trace_on)
+      trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm,
+            op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV ? "RECV" : "SEND", op->peer, tag, e->tag_gen,
+            step, count);
     if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV)
       rc = MPI_Irecv(addr, count, type, op->peer, tag, e->buf->comm, req);
     else
@@ -338,7 +354,7 @@ int pat_exec_wait(pat_exec *e) {
 
 int pat_exec_cancel(pat_exec *e) {
   if (!e->inflight) return MPI_SUCCESS;
-  if (trace_on()) { int wr; MPI_Comm_rank(MPI_COMM_WORLD, &wr); fprintf(stderr, "TRACE w%d comm %p CANCEL gen %d step %d\n", wr, (void*)e->buf->comm, e->tag_gen, e->inflight_step); }
+  if (trace_on) trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
   for (int i = 0; i < e->nreq; i++)
     if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
   int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);

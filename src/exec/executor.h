@@ -56,6 +56,8 @@ typedef struct pat_exec {
  * / PAT_TAG_GENS, so plans of different generations never share a tag. */
 #define PAT_TAG_GENS 32
 void pat_exec_set_tag_ub(int tag_ub);
+/* PAT_TRACE: print every message posted, cancelled or drained. */
+void pat_exec_set_trace(int on);
 int pat_tag_generation(int tag);
 
 /* Receive and discard the messages waiting on comm that belong to an earlier

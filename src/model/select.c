@@ -51,13 +51,6 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
   return PAT_OK;
 }
 
-int64_t pat_quantise_ns(double seconds) {
-  double ns = seconds * 1e9;
-  if (!(ns < 9.2e18)) return INT64_MAX; /* also NaN */
-  if (ns < -9.2e18) return INT64_MIN + 1;
-  return (int64_t)llround(ns);
-}
-
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out) {
   if (P < 1 || !arrival_ns || !mp || !out || alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build ||
@@ -94,8 +87,7 @@ int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *ar
   }
   if (rc == PAT_MODEL_FALLBACK) {
     pat_sched s;
-    pat_build_args args = {P, PAT_ALL_RANKS, arrival_ns, pat_quantise_ns(pat_model_tau(&m, alg, block_bytes)), root,
-                           pat_quantise_ns(pat_model_link(&m, alg)->inter.alpha)};
+    pat_build_args args = pat_call_build_args(&m, alg, P, PAT_ALL_RANKS, arrival_ns, block_bytes, root);
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
       rc = pat_model_replay(&s, a, &m, block_bytes, out);
@@ -129,10 +121,10 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
  * root (a typical rank; a root's ops say little about the others').  The
  * inputs are the exchanged ones, so every rank estimates alike.  0 if the
  * builder fails. */
-static size_t estimate_ops(int alg, int root, const pat_select_in *in, int64_t tau_ns, int *rc) {
+static size_t estimate_ops(int alg, int root, const pat_select_in *in, int *rc) {
   const int P = in->P;
-  pat_build_args args = {P, (root + P / 2) % P, in->arrival_ns, tau_ns, root,
-                         pat_quantise_ns(pat_model_link(in->mp, alg)->inter.alpha)};
+  pat_build_args args =
+      pat_call_build_args(in->mp, alg, P, (root + P / 2) % P, in->arrival_ns, in->block_bytes, root);
   pat_sched s;
   *rc = pat_build(alg, &s, &args);
   if (*rc) return 0;
@@ -190,8 +182,7 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
           continue;
         }
         int rc;
-        int64_t tau_ns = pat_quantise_ns(pat_model_tau(in->mp, alg, in->block_bytes));
-        size_t est = estimate_ops(alg, roots[0], in, tau_ns, &rc);
+        size_t est = estimate_ops(alg, roots[0], in, &rc);
         if (rc == PAT_ENOMEM) return rc;
         if (rc || est > budget) {
           out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;

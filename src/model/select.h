@@ -38,6 +38,7 @@
 
 #include "model/model.h"
 #include "model/model_prog.h"
+#include "model/build_args.h"
 
 #define PAT_NO_TIME INT64_MIN /* "no such time": bg_start as early as partners allow */
 
@@ -100,7 +101,5 @@ typedef struct pat_select_out {
  * be predicted and NATIVE is not allowed). */
 int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out);
 
-/* Quantise a predicted time (s) to integer ns, as the selection compares. */
-int64_t pat_quantise_ns(double seconds);
 
 #endif

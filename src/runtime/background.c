@@ -10,31 +10,41 @@
  * little CPU (measured in PAT_Stats.bg_cpu_seconds).  The foreground wakes it
  * when it gives it work.
  */
+#include "runtime/background.h"
+
 #include <errno.h>
+#include <pthread.h>
 #include <time.h>
 
+#include "algorithms/algorithms.h"
 #include "pat/clock.h"
+#include "runtime/bind.h"
+#include "runtime/comm.h"
+#include "runtime/errors.h"
 #include "runtime/runtime.h"
+#include "runtime/stats.h"
 
 #define BACKOFF_MIN_NS 20000LL      /* 20 us */
 #define BACKOFF_MAX_NS 500000LL     /* 0.5 ms */
 #define IDLE_SLEEP_NS 100000000LL   /* 100 ms */
 
 static pthread_t bg_thread;
+static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the two flags below */
 static pthread_cond_t bg_cond;
 static int bg_running;
 static int bg_work_pending;
 
 void pat_background_wake(void) {
-  if (!pat_rt.background) return;
-  pthread_mutex_lock(&pat_rt.lock);
+  if (!pat_proc.background) return;
+  pthread_mutex_lock(&bg_lock);
   bg_work_pending = 1;
   pthread_cond_signal(&bg_cond);
-  pthread_mutex_unlock(&pat_rt.lock);
+  pthread_mutex_unlock(&bg_lock);
 }
 
 /* One pass over a communicator the foreground does not hold. */
-static void progress_comm(pat_comm_state *cs, int *busy) {
+static void progress_comm(pat_comm_state *cs, void *ctx) {
+  int *busy = ctx;
   if (cs->x.state == PAT_X_STARTED) {
     int done;
     if (pat_exchange_test(&cs->x, &done) != MPI_SUCCESS || !done) {
@@ -43,39 +53,37 @@ static void progress_comm(pat_comm_state *cs, int *busy) {
     }
   }
   if (cs->x.state != PAT_X_DONE) return;
-  if (!cs->plan.decided) {
+  if (!cs->planner.plan.decided) {
     pat_xsummary sum;
     pat_exchange_summary(&cs->x, &sum);
     /* plan ahead only when every rank expects the same call */
-    if (sum.agreed_bytes <= 0 || sum.setting == PAT_ALG_UNKNOWN) return;
+    if (sum.agreed_bytes <= 0 || sum.setting == PAT_XSETTING_MIXED) return;
     pat_plan_decide(cs, sum.setting, sum.agreed_bytes, sum.complete_ns, 0);
-    if (!(pat_algorithms[cs->plan.alg].flags & PAT_ALGF_ARRIVAL)) return;
+    if (!(pat_algorithms[cs->planner.plan.alg].flags & PAT_ALGF_ARRIVAL)) return;
     if (pat_plan_prepare_exec(cs) != MPI_SUCCESS) return; /* the foreground will report it */
   }
-  if (cs->plan.has_exec) pat_plan_progress(cs, busy);
+  if (cs->planner.plan.has_exec) pat_plan_progress(cs, busy);
 }
 
 static void update_cpu_stats(int64_t start_ns) {
   struct timespec cpu;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  pat_rt.stats.bg_cpu_seconds = (double)cpu.tv_sec + 1e-9 * (double)cpu.tv_nsec;
-  pat_rt.stats.bg_wall_seconds = 1e-9 * (double)(pat_clock_local_ns() - start_ns);
+  pat_stats_background((double)cpu.tv_sec + 1e-9 * (double)cpu.tv_nsec,
+                       1e-9 * (double)(pat_clock_local_ns() - start_ns));
 }
 
 static void *bg_main(void *arg) {
   (void)arg;
-  pat_bind_background_thread();
+  pat_bind_background_thread(&pat_proc.settings, pat_proc.world_rank);
   int64_t start = pat_clock_local_ns(), backoff = BACKOFF_MIN_NS;
-  pthread_mutex_lock(&pat_rt.lock);
+  pthread_mutex_lock(&bg_lock);
   while (bg_running) {
     int busy = 0;
     bg_work_pending = 0;
-    for (pat_comm_state *cs = pat_rt.comms; cs; cs = cs->next) {
-      if (pthread_mutex_trylock(&cs->lock) != 0) continue; /* the foreground is in a call on it */
-      progress_comm(cs, &busy);
-      pthread_mutex_unlock(&cs->lock);
-    }
+    pthread_mutex_unlock(&bg_lock);
+    pat_comm_each_idle(progress_comm, &busy);
     update_cpu_stats(start);
+    pthread_mutex_lock(&bg_lock);
     if (bg_work_pending) continue;
     int64_t sleep_ns = busy ? backoff : IDLE_SLEEP_NS;
     backoff = busy ? (backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2) : BACKOFF_MIN_NS;
@@ -85,11 +93,11 @@ static void *bg_main(void *arg) {
     until.tv_sec += sleep_ns / 1000000000LL + until.tv_nsec / 1000000000L;
     until.tv_nsec %= 1000000000L;
     while (bg_running && !bg_work_pending)
-      if (pthread_cond_timedwait(&bg_cond, &pat_rt.lock, &until) == ETIMEDOUT) break;
+      if (pthread_cond_timedwait(&bg_cond, &bg_lock, &until) == ETIMEDOUT) break;
     if (bg_work_pending) backoff = BACKOFF_MIN_NS;
   }
+  pthread_mutex_unlock(&bg_lock);
   update_cpu_stats(start);
-  pthread_mutex_unlock(&pat_rt.lock);
   return NULL;
 }
 
@@ -106,17 +114,17 @@ int pat_background_start(void) {
     pthread_cond_destroy(&bg_cond);
     return pat_fail(MPI_ERR_OTHER, "PAT_Init: cannot start the background thread");
   }
-  pat_rt.background = 1;
+  pat_proc.background = 1;
   return MPI_SUCCESS;
 }
 
 void pat_background_stop(void) {
-  if (!pat_rt.background) return;
-  pthread_mutex_lock(&pat_rt.lock);
+  if (!pat_proc.background) return;
+  pthread_mutex_lock(&bg_lock);
   bg_running = 0;
   pthread_cond_signal(&bg_cond);
-  pthread_mutex_unlock(&pat_rt.lock);
+  pthread_mutex_unlock(&bg_lock);
   pthread_join(bg_thread, NULL);
   pthread_cond_destroy(&bg_cond);
-  pat_rt.background = 0;
+  pat_proc.background = 0;
 }

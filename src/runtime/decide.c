@@ -1,15 +1,13 @@
-/*
- * Which algorithm a call runs.  A fixed setting is obeyed; "auto" asks the
- * cost model (select.h) to predict every algorithm's mean elapsed time for
- * the exchanged arrivals and takes the smallest.  Inputs are the exchanged,
- * quantised arrivals and the model rank 0 broadcast, so every rank decides
- * the same.
- */
-#include "runtime/runtime.h"
+/* Which algorithm a call runs (see decide.h). */
+#include "runtime/decide.h"
 
-int64_t pat_tau_ns(int alg, int64_t bytes) {
-  int64_t tau = pat_quantise_ns(pat_model_tau(&pat_rt.model, alg, (double)bytes));
-  return tau > 0 ? tau : 1;
+#include "algorithms/algorithms.h"
+#include "model/select.h"
+#include "runtime/comm.h"
+#include "runtime/netparams.h"
+
+int pat_setting_needs_exchange(int setting) {
+  return setting == PAT_ALG_AUTO || (setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL));
 }
 
 static int uses_intra(const pat_model_params *mp) {
@@ -24,7 +22,7 @@ int pat_choose(pat_comm_state *cs, const int64_t *arrival, int64_t bytes, int64_
   *root = 0;
   if (setting >= 0) return setting; /* fixed: BSLB's root stays 0, as in the paper */
   if (!arrival || cs->P < 2) return PAT_ALG_RING;
-  pat_model_params mp = pat_rt.model;
+  pat_model_params mp = *pat_netparams();
   mp.node = uses_intra(&mp) ? cs->node : NULL;
   pat_select_in in = {0};
   in.P = cs->P;
@@ -36,7 +34,7 @@ int pat_choose(pat_comm_state *cs, const int64_t *arrival, int64_t bytes, int64_
   in.lnbc_root = 0;   /* LNBC's schedules are cached for root 0 */
   in.bslb_roots = 1;  /* BSLB rooted at the earliest predicted arrival */
   pat_select_out out;
-  if (pat_select(&cs->select, &in, &out) != PAT_OK || out.alg < 0) return PAT_ALG_RING;
+  if (pat_select(&cs->planner.select, &in, &out) != PAT_OK || out.alg < 0) return PAT_ALG_RING;
   *root = out.root;
   return out.alg;
 }

@@ -1,13 +1,19 @@
-/* Error reporting: every PAT function returns an MPI error code; the text of
- * the last failure in this thread is kept for PAT_Error_string. */
+/* Error reporting (see errors.h). */
+#include "runtime/errors.h"
+
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "pat.h"
+#include "sched/status.h"
 
 static _Thread_local char last_message[512];
 static _Thread_local int last_code = MPI_SUCCESS;
+static int print_failures;
+
+void pat_errors_set_verbose(int verbose) { print_failures = verbose > 0; }
 
 int pat_fail(int code, const char *fmt, ...) {
   va_list ap;
@@ -15,9 +21,11 @@ int pat_fail(int code, const char *fmt, ...) {
   vsnprintf(last_message, sizeof last_message, fmt, ap);
   va_end(ap);
   last_code = code;
-  if (pat_rt.verbose > 0) fprintf(stderr, "libpat: %s\n", last_message);
+  if (print_failures) fprintf(stderr, "libpat: %s\n", last_message);
   return code;
 }
+
+int pat_mpi_error(int status) { return status == PAT_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_INTERN; }
 
 const char *PAT_Error_string(int errorcode) {
   static _Thread_local char text[MPI_MAX_ERROR_STRING + 600];

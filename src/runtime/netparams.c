@@ -1,19 +1,19 @@
-/*
- * The cost model's parameters, identical on every rank.
- *
- * PAT_MODEL=path: rank 0 reads the model file (made by pat-calibrate and
- * pat-fit), and broadcasts its text; every rank parses the same text, so
- * every rank holds bit-identical parameters.  Without it: a quick ping-pong
- * between world ranks 0 and 1 at PAT_Init gives one (alpha, beta) pair,
- * broadcast from rank 0, used for every algorithm.
- */
+/* The cost model's parameters (see netparams.h). */
+#include "runtime/netparams.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pat/clock.h"
 #include "model/fit.h"
-#include "runtime/runtime.h"
+#include "pat/clock.h"
+#include "runtime/errors.h"
+
+static pat_model_params model;
+static char source[512];
+
+const pat_model_params *pat_netparams(void) { return &model; }
+const char *pat_netparams_source(void) { return source; }
 
 #define SMALL 8
 #define LARGE (1 << 20)
@@ -38,35 +38,41 @@ static double pingpong(MPI_Comm comm, int rank, char *buf, int bytes) {
   return best;
 }
 
-static int estimate(int P, int rank) {
-  double ab[2] = {1e-6, 1.0 / 1e9}; /* a single process: 1 us, 1 GB/s */
-  snprintf(pat_rt.model_source, sizeof pat_rt.model_source, "default (single process)");
-  if (P > 1) {
-    if (rank < 2) {
-      char *buf = calloc(1, LARGE);
-      if (!buf) return MPI_ERR_NO_MEM;
-      pingpong(pat_rt.world, rank, buf, SMALL); /* warm the connection up */
-      double t_small = pingpong(pat_rt.world, rank, buf, SMALL);
-      double t_large = pingpong(pat_rt.world, rank, buf, LARGE);
-      free(buf);
-      ab[1] = (t_large - t_small) / (double)(LARGE - SMALL);
-      if (ab[1] <= 0) ab[1] = 1e-12;
-      ab[0] = t_small - ab[1] * SMALL;
-      if (ab[0] < 0) ab[0] = 0;
-    }
-    int rc = MPI_Bcast(ab, 2, MPI_DOUBLE, 0, pat_rt.world);
-    if (rc != MPI_SUCCESS) return rc;
-    snprintf(pat_rt.model_source, sizeof pat_rt.model_source,
-             "built-in estimate: ping-pong of world ranks 0 and 1 at PAT_Init");
+/* (alpha, beta) from ranks 0 and 1; ok = 0 if either could not allocate. */
+static void measure(MPI_Comm world, int rank, double ab[3]) {
+  char *buf = calloc(1, LARGE);
+  int ok = buf != NULL, peer_ok = 0;
+  /* both sides must know before ping-ponging, or one would wait forever */
+  MPI_Sendrecv(&ok, 1, MPI_INT, 1 - rank, TAG, &peer_ok, 1, MPI_INT, 1 - rank, TAG, world, MPI_STATUS_IGNORE);
+  ab[2] = ok && peer_ok;
+  if (ab[2]) {
+    pingpong(world, rank, buf, SMALL); /* warm the connection up */
+    double t_small = pingpong(world, rank, buf, SMALL);
+    double t_large = pingpong(world, rank, buf, LARGE);
+    ab[1] = (t_large - t_small) / (double)(LARGE - SMALL);
+    if (ab[1] <= 0) ab[1] = 1e-12;
+    ab[0] = t_small - ab[1] * SMALL;
+    if (ab[0] < 0) ab[0] = 0;
   }
-  pat_rt.alpha = ab[0];
-  pat_rt.beta = ab[1];
-  pat_model_params_init(&pat_rt.model, ab[0], ab[1]);
+  free(buf);
+}
+
+static int estimate(MPI_Comm world, int P, int rank) {
+  double ab[3] = {1e-6, 1.0 / 1e9, 1}; /* alpha, beta, ok; a single process: 1 us, 1 GB/s */
+  snprintf(source, sizeof source, "default (single process)");
+  if (P > 1) {
+    if (rank < 2) measure(world, rank, ab);
+    int rc = MPI_Bcast(ab, 3, MPI_DOUBLE, 0, world);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!ab[2]) return pat_fail(MPI_ERR_NO_MEM, "PAT_Init: no memory for the network ping-pong");
+    snprintf(source, sizeof source, "built-in estimate: ping-pong of world ranks 0 and 1 at PAT_Init");
+  }
+  pat_model_params_init(&model, ab[0], ab[1]);
   return MPI_SUCCESS;
 }
 
 /* Rank 0 reads the file; everyone parses the text it broadcasts. */
-static int load(const char *path, int rank) {
+static int load(MPI_Comm world, const char *path, int rank) {
   char err[512] = "";
   char *text = NULL;
   long len = -1;
@@ -75,30 +81,37 @@ static int load(const char *path, int rank) {
     if (pat_model_read(path, &mp, err, sizeof err) == PAT_OK && (text = pat_model_format(&mp)))
       len = (long)strlen(text) + 1;
   }
-  MPI_Bcast(&len, 1, MPI_LONG, 0, pat_rt.world);
-  if (len < 0) {
-    MPI_Bcast(err, sizeof err, MPI_CHAR, 0, pat_rt.world);
-    if (rank == 0) fprintf(stderr, "libpat: PAT_MODEL=%s: %s\n", path, err);
-    return pat_fail(MPI_ERR_ARG, "PAT_MODEL=%s: %s", path, err);
+  MPI_Bcast(&len, 1, MPI_LONG, 0, world);
+  if (len < 0) { /* err says "path:line: what" */
+    MPI_Bcast(err, sizeof err, MPI_CHAR, 0, world);
+    if (rank == 0) fprintf(stderr, "libpat: PAT_MODEL: %s\n", err);
+    return pat_fail(MPI_ERR_ARG, "PAT_MODEL: %s", err);
   }
-  if (rank != 0 && !(text = malloc((size_t)len))) return MPI_ERR_NO_MEM;
-  MPI_Bcast(text, (int)len, MPI_CHAR, 0, pat_rt.world);
+  if (rank != 0) text = malloc((size_t)len);
+  int ok = text != NULL, all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world); /* nobody waits for a rank that gave up */
+  if (!all_ok) {
+    free(text);
+    return pat_fail(MPI_ERR_NO_MEM, "PAT_MODEL: no memory for the model text");
+  }
+  MPI_Bcast(text, (int)len, MPI_CHAR, 0, world);
   pat_model_params mp;
   int rc = pat_model_parse(text, path, &mp, err, sizeof err);
   free(text);
-  if (rc != PAT_OK) return pat_fail(MPI_ERR_ARG, "PAT_MODEL=%s: %s", path, err);
-  pat_rt.model = mp;
-  snprintf(pat_rt.model_source, sizeof pat_rt.model_source, "model file %s (%s)", path,
-           mp.made[0] ? mp.made : "no 'made' line");
+  if (rc != PAT_OK) return pat_fail(MPI_ERR_ARG, "PAT_MODEL: %s", err);
+  model = mp;
+  snprintf(source, sizeof source, "model file %s (%s)", path, mp.made[0] ? mp.made : "no 'made' line");
   return MPI_SUCCESS;
 }
 
-int pat_netparams_init(void) {
+int pat_netparams_init(MPI_Comm world, const char *model_path) {
   int P, rank;
-  MPI_Comm_size(pat_rt.world, &P);
-  MPI_Comm_rank(pat_rt.world, &rank);
-  int rc = estimate(P, rank);
-  const char *path = getenv("PAT_MODEL");
-  if (rc == MPI_SUCCESS && path && *path) rc = load(path, rank);
+  MPI_Comm_size(world, &P);
+  MPI_Comm_rank(world, &rank);
+  int rc = estimate(world, P, rank);
+  /* rank 0's setting holds: tell the others whether there is a file */
+  int have_file = rank == 0 && model_path[0];
+  if (rc == MPI_SUCCESS) rc = MPI_Bcast(&have_file, 1, MPI_INT, 0, world);
+  if (rc == MPI_SUCCESS && have_file) rc = load(world, model_path, rank);
   return rc;
 }

@@ -1,36 +1,71 @@
-/*
- * Plans: from the exchanged records to the algorithm, its schedule and the
- * executor state that the background thread starts and the foreground
- * finishes.  Every function here runs with cs->lock held.
- */
+/* Plans (see plan.h). */
+#include "runtime/plan.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "model/build_args.h"
+#include "runtime/comm.h"
+#include "runtime/debug.h"
+#include "runtime/decide.h"
+#include "runtime/errors.h"
+#include "runtime/netparams.h"
+
+void pat_planner_init(pat_planner *pl) {
+  memset(pl, 0, sizeof *pl);
+  pl->last_alg = -1;
+  pat_select_cache_init(&pl->select);
+}
+
+static void drop(pat_plan *p) {
+  if (p->has_exec) {
+    pat_exec_cancel(&p->exec);
+    pat_exec_free(&p->exec);
+    pat_buffers_release(&p->buf);
+    free(p->buf.stage);
+    p->buf.stage = NULL;
+    pat_sched_free(&p->sched);
+    p->has_exec = 0;
+  }
+  p->decided = 0;
+}
+
+void pat_planner_free(pat_planner *pl) {
+  drop(&pl->plan);
+  free(pl->plan.arrival);
+  for (int a = 0; a < PAT_ALG_COUNT; a++)
+    if (pl->classic[a]) {
+      pat_sched_free(pl->classic[a]);
+      free(pl->classic[a]);
+    }
+  pat_select_cache_free(&pl->select);
+  memset(pl, 0, sizeof *pl);
+}
+
+void pat_plan_drop(pat_comm_state *cs) { drop(&cs->planner.plan); }
 
 void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_start_ns, int replanned) {
-  pat_plan *p = &cs->plan;
+  pat_plan *p = &cs->planner.plan;
   if (!p->arrival) p->arrival = malloc((size_t)cs->P * sizeof *p->arrival);
   for (int i = 0; i < cs->P; i++) p->arrival[i] = cs->x.all[i].arrival_ns;
   p->setting = setting;
   p->bytes = bytes;
   p->replanned = replanned;
   p->alg = pat_choose(cs, p->arrival, bytes, bg_start_ns, setting, &p->root);
-  p->tau_ns = pat_tau_ns(p->alg, bytes); /* the tau the selection built this algorithm with */
+  memset(&p->args, 0, sizeof p->args);
+  if (pat_algorithms[p->alg].build)
+    p->args = pat_call_build_args(pat_netparams(), p->alg, cs->P, cs->rank, p->arrival, (double)bytes, p->root);
   p->decided = 1;
-  cs->last_plan_hash = pat_plan_digest(cs);
+  cs->planner.last_digest = pat_plan_digest(cs->P, p);
 }
 
 int pat_plan_prepare_exec(pat_comm_state *cs) {
-  pat_plan *p = &cs->plan;
+  pat_plan *p = &cs->planner.plan;
   if (p->has_exec) return MPI_SUCCESS;
-  /* alpha as the selection passed it, so the schedule run is the one predicted */
-  int64_t alpha = pat_quantise_ns(pat_model_link(&pat_rt.model, p->alg)->inter.alpha);
-  pat_build_args args = {cs->P, cs->rank, p->arrival, p->tau_ns, p->root, alpha};
-  int rc = pat_build(p->alg, &p->sched, &args);
+  int rc = pat_build(p->alg, &p->sched, &p->args);
   if (rc != PAT_OK)
-    return pat_fail(rc == PAT_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_UNSUPPORTED_OPERATION,
-                    "cannot build the %s schedule", pat_algorithms[p->alg].name);
+    return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[p->alg].name,
+                    pat_status_string(rc));
   memset(&p->buf, 0, sizeof p->buf);
   p->buf.P = cs->P;
   p->buf.self = cs->rank;
@@ -46,6 +81,7 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
   rc = pat_exec_init(&p->exec, &p->sched, cs->rank, &p->buf);
   if (rc != MPI_SUCCESS) {
     free(p->buf.stage);
+    p->buf.stage = NULL;
     pat_sched_free(&p->sched);
     return pat_fail(rc, "cannot prepare the executor");
   }
@@ -61,7 +97,7 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
 }
 
 int pat_plan_progress(pat_comm_state *cs, int *busy) {
-  pat_exec *e = &cs->plan.exec;
+  pat_exec *e = &cs->planner.plan.exec;
   for (;;) {
     if (e->inflight) {
       int done, rc = pat_exec_test(e, &done);
@@ -78,16 +114,20 @@ int pat_plan_progress(pat_comm_state *cs, int *busy) {
   }
 }
 
-void pat_plan_drop(pat_comm_state *cs) {
-  pat_plan *p = &cs->plan;
-  if (p->has_exec) {
-    pat_exec_cancel(&p->exec);
-    pat_exec_free(&p->exec);
-    pat_buffers_release(&p->buf);
-    free(p->buf.stage);
-    p->buf.stage = NULL;
-    pat_sched_free(&p->sched);
-    p->has_exec = 0;
+int pat_plan_classic(pat_comm_state *cs, int alg, const pat_sched **out) {
+  pat_sched **slot = &cs->planner.classic[alg];
+  if (!*slot) {
+    pat_sched *s = malloc(sizeof *s);
+    if (!s) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
+    pat_build_args args = pat_call_build_args(pat_netparams(), alg, cs->P, cs->rank, NULL, 0, 0);
+    int rc = pat_build(alg, s, &args);
+    if (rc != PAT_OK) {
+      free(s);
+      return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[alg].name,
+                      pat_status_string(rc));
+    }
+    *slot = s;
   }
-  p->decided = 0;
+  *out = *slot;
+  return MPI_SUCCESS;
 }

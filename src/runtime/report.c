@@ -11,13 +11,15 @@
  */
 #include "runtime/report.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/comm.h"
 #include "runtime/runtime.h"
 
-#define DESC 40
+#define DESC PAT_REPORT_DESC
 
 typedef struct rep_comm {
   uint64_t group_hash;
@@ -26,18 +28,8 @@ typedef struct rep_comm {
   char group[DESC]; /* world ranks, compact */
 } rep_comm;
 
-typedef struct rep_site {
-  int comm;
-  int count;
-  MPI_Datatype type;
-  long long bytes;
-  char type_desc[DESC];
-  long long calls, pred_calls, algs[PAT_ALG_COUNT];
-  double e_sum, e_max, err_sum, err_max;
-} rep_site;
-
-/* What a rank sends to rank 0 for each of its sites (plain bytes: the
- * library assumes one data representation). */
+/* A finished site, and what a rank sends to rank 0 for each (plain bytes:
+ * the library assumes one data representation). */
 typedef struct rep_record {
   uint64_t group_hash;
   int32_t occurrence, P, leader, count;
@@ -47,11 +39,12 @@ typedef struct rep_record {
 } rep_record;
 
 static int enabled;
+static MPI_Comm report_world = MPI_COMM_NULL;
 static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
 static rep_comm *comms;
 static int ncomms, cap_comms;
-static rep_site *sites;
-static int nsites, cap_sites;
+static rep_record *rows; /* finished sites */
+static int nrows_done, cap_rows;
 
 /* Room for one more element in a growing array of n used out of *cap. */
 static int make_room(void **array, int n, int *cap, size_t elem) {
@@ -64,27 +57,21 @@ static int make_room(void **array, int n, int *cap, size_t elem) {
   return 0;
 }
 
-static int env_int(const char *name, int dflt) {
-  const char *v = getenv(name);
-  return v && *v ? atoi(v) : dflt;
-}
-
 static void clear_tables(void) {
   free(comms);
-  free(sites);
+  free(rows);
   comms = NULL;
-  sites = NULL;
-  ncomms = cap_comms = nsites = cap_sites = 0;
+  rows = NULL;
+  ncomms = cap_comms = nrows_done = cap_rows = 0;
 }
 
-int pat_report_init(void) {
-  int on = env_int("PAT_REPORT", pat_rt.verbose >= 2);
+int pat_report_init(MPI_Comm world, int on) {
   clear_tables();
-  int rc = MPI_Bcast(&on, 1, MPI_INT, 0, pat_rt.world);
+  report_world = world;
+  int rc = MPI_Bcast(&on, 1, MPI_INT, 0, world);
   enabled = rc == MPI_SUCCESS && on > 0;
   return rc;
 }
-
 /* "0-7", "0,2,4,6", "1,3,5,...(16)" */
 static void describe_group(const int *w, int P, char *out, size_t size) {
   int contiguous = 1;
@@ -115,7 +102,7 @@ static int new_comm(pat_comm_state *cs) {
   if (!w) return -1;
   MPI_Group g, wg;
   MPI_Comm_group(cs->user, &g);
-  MPI_Comm_group(pat_rt.world, &wg);
+  MPI_Comm_group(report_world, &wg);
   for (int i = 0; i < cs->P; i++) w[cs->P + i] = i;
   MPI_Group_translate_ranks(g, cs->P, w + cs->P, wg, w);
   MPI_Group_free(&g);
@@ -168,43 +155,61 @@ static void describe_type(MPI_Datatype type, char *out, size_t size) {
     snprintf(out, size, "%s(%dB)", combiner_name(combiner), tsize);
 }
 
-static int find_site(int comm, int count, MPI_Datatype type, long long bytes) {
-  for (int i = nsites - 1; i >= 0; i--)
-    if (sites[i].comm == comm && sites[i].count == count && sites[i].type == type && sites[i].bytes == bytes)
-      return i;
-  if (make_room((void **)&sites, nsites, &cap_sites, sizeof *sites)) return -1;
-  rep_site *s = &sites[nsites];
-  memset(s, 0, sizeof *s);
-  s->comm = comm;
-  s->count = count;
-  s->type = type;
-  s->bytes = bytes;
-  describe_type(type, s->type_desc, sizeof s->type_desc);
-  return nsites++;
+/* The site's statistics become a finished row, and its slot is cleared. */
+static void finish_site(pat_comm_state *cs, int i) {
+  pat_site_report *sr = &cs->report.site[i];
+  if (sr->calls == 0 || cs->report.id <= 0) return;
+  if (make_room((void **)&rows, nrows_done, &cap_rows, sizeof *rows)) return;
+  const rep_comm *c = &comms[cs->report.id - 1];
+  rep_record *r = &rows[nrows_done++];
+  memset(r, 0, sizeof *r);
+  r->group_hash = c->group_hash;
+  r->occurrence = c->occurrence;
+  r->P = c->P;
+  r->leader = c->leader;
+  r->count = cs->sites.site[i].count;
+  r->bytes = cs->sites.site[i].bytes;
+  r->calls = sr->calls;
+  r->pred_calls = sr->pred_calls;
+  memcpy(r->algs, sr->algs, sizeof r->algs);
+  r->e_sum = sr->e_sum;
+  r->e_max = sr->e_max;
+  r->err_sum = sr->err_sum;
+  r->err_max = sr->err_max;
+  memcpy(r->comm_name, c->name, DESC);
+  memcpy(r->group, c->group, DESC);
+  memcpy(r->type_desc, sr->type_desc, DESC);
+  memset(sr, 0, sizeof *sr);
 }
 
-void pat_report_call(pat_comm_state *cs, int count, MPI_Datatype type, long long bytes, int alg,
-                     int64_t elapsed_ns, int predicted, double pred_err_s) {
+void pat_report_call(pat_comm_state *cs, int site, int replaced, MPI_Datatype type, int alg, int64_t elapsed_ns,
+                     int predicted, double pred_err_s) {
   if (!enabled) return;
   pthread_mutex_lock(&rep_lock);
-  if (cs->report_id == 0) {
+  if (cs->report.id == 0) {
     int id = new_comm(cs);
-    cs->report_id = id >= 0 ? id + 1 : -1;
+    cs->report.id = id >= 0 ? id + 1 : -1;
   }
-  int i = cs->report_id > 0 ? find_site(cs->report_id - 1, count, type, bytes) : -1;
-  if (i >= 0) {
-    rep_site *s = &sites[i];
-    double e = 1e-9 * (double)elapsed_ns;
-    s->calls++;
-    if (alg >= 0 && alg < PAT_ALG_COUNT) s->algs[alg]++;
-    s->e_sum += e;
-    if (e > s->e_max) s->e_max = e;
-    if (predicted) {
-      s->pred_calls++;
-      s->err_sum += pred_err_s;
-      if (pred_err_s > s->err_max) s->err_max = pred_err_s;
-    }
+  pat_site_report *sr = &cs->report.site[site];
+  if (replaced) finish_site(cs, site);
+  if (sr->calls == 0) describe_type(type, sr->type_desc, sizeof sr->type_desc);
+  double e = 1e-9 * (double)elapsed_ns;
+  sr->calls++;
+  if (alg >= 0 && alg < PAT_ALG_COUNT) sr->algs[alg]++;
+  sr->e_sum += e;
+  if (e > sr->e_max) sr->e_max = e;
+  if (predicted) {
+    sr->pred_calls++;
+    sr->err_sum += pred_err_s;
+    if (pred_err_s > sr->err_max) sr->err_max = pred_err_s;
   }
+  pthread_mutex_unlock(&rep_lock);
+}
+
+void pat_report_comm_done(pat_comm_state *cs) {
+  if (!enabled) return;
+  pthread_mutex_lock(&rep_lock);
+  for (int i = 0; i < cs->sites.n; i++) finish_site(cs, i);
   pthread_mutex_unlock(&rep_lock);
 }
 
@@ -249,7 +254,7 @@ static void fmt_time(double s, char *out, size_t size) {
 
 static void print_rows(rep_row *rows, int nrows, int world_size) {
   qsort(rows, (size_t)nrows, sizeof *rows, cmp_row);
-  const char *setting = pat_rt.alg == PAT_ALG_AUTO ? "auto" : pat_algorithms[pat_rt.alg].name;
+  const char *setting = pat_proc.alg == PAT_ALG_AUTO ? "auto" : pat_algorithms[pat_proc.alg].name;
   fprintf(stderr, "libpat report: %d call site%s, %d process%s, PAT_ALG=%s\n", nrows, nrows == 1 ? "" : "s",
           world_size, world_size == 1 ? "" : "es", setting);
   if (nrows == 0) {
@@ -324,42 +329,21 @@ void pat_report_finalize(void) {
   if (!enabled) return;
   enabled = 0;
   int size, rank;
-  MPI_Comm_size(pat_rt.world, &size);
-  MPI_Comm_rank(pat_rt.world, &rank);
+  MPI_Comm_size(report_world, &size);
+  MPI_Comm_rank(report_world, &rank);
   pthread_mutex_lock(&rep_lock);
-  rep_record *mine = calloc((size_t)(nsites ? nsites : 1), sizeof *mine);
-  int n = mine ? nsites : 0;
-  for (int i = 0; i < n; i++) {
-    const rep_site *s = &sites[i];
-    const rep_comm *c = &comms[s->comm];
-    rep_record *r = &mine[i];
-    r->group_hash = c->group_hash;
-    r->occurrence = c->occurrence;
-    r->P = c->P;
-    r->leader = c->leader;
-    r->count = s->count;
-    r->bytes = s->bytes;
-    r->calls = s->calls;
-    r->pred_calls = s->pred_calls;
-    memcpy(r->algs, s->algs, sizeof r->algs);
-    r->e_sum = s->e_sum;
-    r->e_max = s->e_max;
-    r->err_sum = s->err_sum;
-    r->err_max = s->err_max;
-    memcpy(r->comm_name, c->name, DESC);
-    memcpy(r->group, c->group, DESC);
-    memcpy(r->type_desc, s->type_desc, DESC);
-  }
+  int bytes = nrows_done * (int)sizeof(rep_record), *counts = NULL, *displs = NULL, total = 0;
+  rep_record *mine = rows;
+  rows = NULL;
   clear_tables();
   pthread_mutex_unlock(&rep_lock);
 
-  int bytes = n * (int)sizeof(rep_record), *counts = NULL, *displs = NULL, total = 0;
   rep_record *all = NULL;
   if (rank == 0) {
     counts = calloc((size_t)size, sizeof *counts);
     displs = calloc((size_t)size, sizeof *displs);
   }
-  MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, pat_rt.world);
+  MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, report_world);
   if (rank == 0) {
     for (int r = 0; r < size; r++) {
       displs[r] = total;
@@ -367,7 +351,7 @@ void pat_report_finalize(void) {
     }
     all = malloc((size_t)(total ? total : 1));
   }
-  MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, pat_rt.world);
+  MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, report_world);
   if (rank == 0 && all) {
     merge_and_print(all, total / (int)sizeof(rep_record), size);
     fflush(stderr);

@@ -1,10 +1,12 @@
 /*
- * The finalize report (PAT_REPORT=1, or PAT_VERBOSE>=2): per call site
+ * The finalize report (PAT_REPORT=1, or PAT_VERBOSE=2): per call site
  * (communicator, count, datatype) the calls, the algorithms chosen, the mean
  * and largest elapsed time in the call (e = exit - arrival) and the error of
- * the arrival prediction.  Every rank keeps its own sites; PAT_Finalize
- * gathers them to world rank 0, which merges the ranks of each site and
- * prints one table on stderr.
+ * the arrival prediction.  Sites are those of the communicator's call-site
+ * table (pat/sites.h): its statistics sit beside it, indexed alike, and
+ * become finished rows when the communicator goes (or a site is replaced).
+ * PAT_Finalize gathers every rank's rows to world rank 0, which merges the
+ * ranks of each site and prints one table on stderr.
  */
 #ifndef PAT_REPORT_H
 #define PAT_REPORT_H
@@ -12,16 +14,33 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "algorithms/algorithms.h"
+#include "pat/sites.h"
+
+#define PAT_REPORT_DESC 40
+
+typedef struct pat_site_report {
+  char type_desc[PAT_REPORT_DESC]; /* the datatype of its first call, described */
+  long long calls, pred_calls, algs[PAT_ALG_COUNT];
+  double e_sum, e_max, err_sum, err_max;
+} pat_site_report;
+
+typedef struct pat_comm_report {
+  int id; /* 1 + the communicator's entry in the report, 0 before its first call, -1: none */
+  pat_site_report site[PAT_SITES_MAX];
+} pat_comm_report;
+
 struct pat_comm_state;
 
-/* Read the setting (rank 0's value holds for every rank; collective over
- * pat_rt.world) and clear the tables.  Called by PAT_Init. */
-int pat_report_init(void);
-/* Record one call (foreground, cs->lock held). */
-void pat_report_call(struct pat_comm_state *cs, int count, MPI_Datatype type, long long bytes, int alg,
+/* At PAT_Init (collective over world): on if world rank 0's setting says so. */
+int pat_report_init(MPI_Comm world, int enabled);
+/* One call of site `site` (replaced: the site took an old one's place). */
+void pat_report_call(struct pat_comm_state *cs, int site, int replaced, MPI_Datatype type, int alg,
                      int64_t elapsed_ns, int predicted, double pred_err_s);
-/* Gather, print on world rank 0, free (collective over pat_rt.world).
- * Called by PAT_Finalize. */
+/* The communicator goes: its sites become finished rows. */
+void pat_report_comm_done(struct pat_comm_state *cs);
+/* At PAT_Finalize, after every communicator is done (collective over world):
+ * gather, print on world rank 0, free. */
 void pat_report_finalize(void);
 
 #endif

@@ -1,20 +1,23 @@
-/* PAT_Init / PAT_Finalize, settings and the small public queries. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "pat/clock.h"
-#include "runtime/report.h"
+/* PAT_Init / PAT_Finalize and the small public queries. */
 #include "runtime/runtime.h"
 
-pat_runtime pat_rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .keyval = MPI_KEYVAL_INVALID};
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
-int pat_comm_delete_fn(MPI_Comm comm, int keyval, void *value, void *extra);
+#include "algorithms/algorithms.h"
+#include "exec/executor.h"
+#include "pat.h"
+#include "pat/clock.h"
+#include "runtime/arrivals.h"
+#include "runtime/background.h"
+#include "runtime/comm.h"
+#include "runtime/errors.h"
+#include "runtime/netparams.h"
+#include "runtime/report.h"
+#include "runtime/stats.h"
 
-static int env_int(const char *name, int dflt) {
-  const char *v = getenv(name);
-  return v && *v ? atoi(v) : dflt;
-}
+pat_process pat_proc = {.world = MPI_COMM_NULL};
 
 static const char *thread_level_name(int level) {
   switch (level) {
@@ -25,94 +28,137 @@ static const char *thread_level_name(int level) {
   }
 }
 
+/*
+ * Every rank reads its own environment, then all compare, in one
+ * all-reduce that every rank makes whatever it read: a bad value on any rank,
+ * or a JOB setting that differs between ranks, makes PAT_Init fail on every
+ * rank alike (so no rank goes on alone into a collective the others skip).
+ * The rank with the bad value prints why.
+ */
+static int agree_on_settings(const char *local_error) {
+  enum { MAXS = 16 };
+  int64_t mine[MAXS], min[MAXS], max[MAXS];
+  int n = 0;
+  mine[n++] = local_error[0] != 0; /* slot 0: this rank could not read its settings */
+  for (int i = 0; i < pat_setting_count && n < MAXS; i++)
+    if (pat_setting_table[i].scope == PAT_SCOPE_JOB)
+      mine[n++] = local_error[0] ? 0 : pat_setting_table[i].value_key(&pat_proc.settings);
+  int rc = MPI_Allreduce(mine, min, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(mine, max, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot compare settings between ranks");
+  if (local_error[0]) {
+    fprintf(stderr, "libpat: %s\n", local_error);
+    return pat_fail(MPI_ERR_ARG, "PAT_Init: %s", local_error);
+  }
+  if (max[0]) return pat_fail(MPI_ERR_ARG, "PAT_Init: a setting is invalid on another rank (that rank says which)");
+  char differ[256] = "";
+  for (int i = 0, k = 1; i < pat_setting_count && k < n; i++) {
+    if (pat_setting_table[i].scope != PAT_SCOPE_JOB) continue;
+    size_t used = strlen(differ);
+    if (min[k] != max[k])
+      snprintf(differ + used, sizeof differ - used, "%s%s", used ? ", " : "", pat_setting_table[i].name);
+    k++;
+  }
+  if (differ[0]) {
+    if (pat_proc.world_rank == 0) fprintf(stderr, "libpat: %s must be the same on every rank, and is not\n", differ);
+    return pat_fail(MPI_ERR_ARG, "PAT_Init: %s must be the same on every rank, and is not", differ);
+  }
+  return MPI_SUCCESS;
+}
+
+static int start_thread_if_possible(void) {
+  pat_proc.background = 0;
+  if (!pat_proc.settings.thread) return MPI_SUCCESS;
+  if (pat_proc.thread_level < MPI_THREAD_MULTIPLE) {
+    if (pat_proc.world_rank == 0)
+      fprintf(stderr,
+              "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE: running without the background thread "
+              "(arrival-aware algorithms run entirely in the foreground)\n",
+              thread_level_name(pat_proc.thread_level));
+    return MPI_SUCCESS;
+  }
+  return pat_background_start();
+}
+
+/* Everything that needs the world duplicate, in the same order on every rank. */
+static int set_up(void) {
+  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &pat_proc.world);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot duplicate MPI_COMM_WORLD");
+  MPI_Comm_set_errhandler(pat_proc.world, MPI_ERRORS_RETURN);
+  int *tag_ub, found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+  pat_exec_set_tag_ub(found ? *tag_ub : 32767);
+  pat_exec_set_trace(pat_proc.settings.trace);
+  rc = pat_report_init(pat_proc.world, pat_proc.settings.report);
+  if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_proc.world, pat_proc.settings.clock_samples);
+  if (rc == MPI_SUCCESS) rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model);
+  if (rc == MPI_SUCCESS) rc = pat_comms_init(pat_proc.world);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&pat_proc.world);
+    char why[600];
+    snprintf(why, sizeof why, "%s", PAT_Error_string(rc)); /* keep the cause's own message */
+    return pat_fail(rc, "PAT_Init: %s", why);
+  }
+  return MPI_SUCCESS;
+}
+
 int PAT_Init(void) {
   int mpi_up = 0, mpi_down = 0;
   MPI_Initialized(&mpi_up);
   MPI_Finalized(&mpi_down);
   if (!mpi_up || mpi_down) return pat_fail(MPI_ERR_OTHER, "PAT_Init: call it after MPI_Init and before MPI_Finalize");
-  if (pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Init: already initialised");
-  pat_rt.verbose = env_int("PAT_VERBOSE", 0);
-  pat_rt.alg = PAT_ALG_AUTO;
-  const char *alg = getenv("PAT_ALG");
-  if (alg && *alg) {
-    int id = pat_alg_by_name(alg);
-    if (id == PAT_ALG_UNKNOWN) {
-      fprintf(stderr, "libpat: PAT_ALG=%s is not an algorithm; valid: %s\n", alg, pat_alg_names());
-      return pat_fail(MPI_ERR_ARG, "PAT_ALG=%s is not an algorithm; valid: %s", alg, pat_alg_names());
-    }
-    pat_rt.alg = id;
-  }
+  if (pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Init: already initialised");
+  char error[512] = "";
+  pat_settings_read(&pat_proc.settings, error, sizeof error);
+  pat_errors_set_verbose(pat_proc.settings.verbose);
+  MPI_Comm_rank(MPI_COMM_WORLD, &pat_proc.world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &pat_proc.world_size);
+  int rc = agree_on_settings(error);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_proc.alg = pat_proc.settings.alg;
   /* PMPI: under libpat_mpi, MPI_Query_thread reports the application's level, not MPI's */
-  PMPI_Query_thread(&pat_rt.thread_level);
-  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &pat_rt.world);
-  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot duplicate MPI_COMM_WORLD");
-  MPI_Comm_set_errhandler(pat_rt.world, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(pat_rt.world, &pat_rt.world_rank);
-  pat_clock_setup(pat_rt.world_rank);
-  int *tag_ub, found = 0;
-  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
-  pat_exec_set_tag_ub(found ? *tag_ub : 32767);
-  rc = pat_report_init();
-  if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_rt.world, env_int("PAT_CLOCK_SAMPLES", 20));
-  if (rc == MPI_SUCCESS) rc = pat_netparams_init();
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pat_comm_delete_fn, &pat_rt.keyval, NULL);
+  PMPI_Query_thread(&pat_proc.thread_level);
+  pat_clock_setup(pat_settings_clock_skew(&pat_proc.settings, pat_proc.world_rank));
+  rc = set_up();
+  if (rc != MPI_SUCCESS) return rc;
+  pat_stats_reset();
+  pat_arrivals_reset();
+  rc = start_thread_if_possible();
   if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&pat_rt.world);
-    char why[600];
-    snprintf(why, sizeof why, "%s", PAT_Error_string(rc)); /* keep the cause's own message */
-    return pat_fail(rc, "PAT_Init: %s", why);
+    pat_comms_finalize();
+    MPI_Comm_free(&pat_proc.world);
+    return rc;
   }
-  memset(&pat_rt.stats, 0, sizeof pat_rt.stats);
-  pat_rt.instrumented = pat_rt.phase_active = pat_rt.phase_contributed = 0;
-  pat_rt.current = NULL;
-  pat_rt.background = 0;
-  int want_thread = env_int("PAT_THREAD", 1);
-  if (want_thread && pat_rt.thread_level < MPI_THREAD_MULTIPLE) {
-    if (pat_rt.world_rank == 0)
-      fprintf(stderr,
-              "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE: running without the background thread "
-              "(arrival-aware algorithms run entirely in the foreground)\n",
-              thread_level_name(pat_rt.thread_level));
-  } else if (want_thread) {
-    rc = pat_background_start();
-    if (rc != MPI_SUCCESS) {
-      MPI_Comm_free_keyval(&pat_rt.keyval);
-      MPI_Comm_free(&pat_rt.world);
-      return rc;
-    }
-  }
-  pat_rt.initialized = 1;
+  pat_proc.initialized = 1;
   return MPI_SUCCESS;
 }
 
 int PAT_Finalize(void) {
-  if (!pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Finalize: PAT is not initialised");
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Finalize: PAT is not initialised");
   int mpi_down = 0;
   MPI_Finalized(&mpi_down);
   if (mpi_down) return pat_fail(MPI_ERR_OTHER, "PAT_Finalize: call it before MPI_Finalize");
   pat_background_stop();
-  pat_comm_release_all();
+  pat_comms_finalize();
   pat_report_finalize();
-  MPI_Comm_free_keyval(&pat_rt.keyval);
-  MPI_Comm_free(&pat_rt.world);
-  pat_rt.initialized = 0;
+  MPI_Comm_free(&pat_proc.world);
+  pat_proc.initialized = 0;
   return MPI_SUCCESS;
 }
 
 int PAT_Initialized(int *flag) {
   if (!flag) return pat_fail(MPI_ERR_ARG, "PAT_Initialized: flag is NULL");
-  *flag = pat_rt.initialized;
+  *flag = pat_proc.initialized;
   return MPI_SUCCESS;
 }
 
 int PAT_UseAlg(const char *name) {
-  if (!pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_UseAlg: call PAT_Init first");
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_UseAlg: call PAT_Init first");
   int id = pat_alg_by_name(name);
   if (id == PAT_ALG_UNKNOWN)
     return pat_fail(MPI_ERR_ARG, "PAT_UseAlg: '%s' is not an algorithm; valid: %s", name ? name : "(null)",
                     pat_alg_names());
-  pat_rt.alg = id;
+  pat_proc.alg = id;
   return MPI_SUCCESS;
 }
 
@@ -123,20 +169,7 @@ const char *PAT_AlgName(int index) {
 }
 
 const char *PAT_LastAlg(MPI_Comm comm) {
-  if (!pat_rt.initialized || comm == MPI_COMM_NULL) return "";
-  void *value;
-  int found = 0;
-  if (MPI_Comm_get_attr(comm, pat_rt.keyval, &value, &found) != MPI_SUCCESS || !found) return "";
-  const pat_comm_state *cs = value;
-  return cs->last_alg >= 0 ? pat_algorithms[cs->last_alg].name : "";
+  if (!pat_proc.initialized || comm == MPI_COMM_NULL) return "";
+  const pat_comm_state *cs = pat_comm_find(comm);
+  return cs && cs->planner.last_alg >= 0 ? pat_algorithms[cs->planner.last_alg].name : "";
 }
-
-int PAT_GetStats(PAT_Stats *stats) {
-  if (!stats) return pat_fail(MPI_ERR_ARG, "PAT_GetStats: stats is NULL");
-  if (!pat_rt.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_GetStats: call PAT_Init first");
-  pthread_mutex_lock(&pat_rt.lock);
-  *stats = pat_rt.stats;
-  pthread_mutex_unlock(&pat_rt.lock);
-  return MPI_SUCCESS;
-}
-

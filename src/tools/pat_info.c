@@ -4,20 +4,19 @@
  * Prints the version, the algorithms, the settings in effect, the network
  * parameters and where they came from, each rank's clock offset, the hwloc
  * topology, where each rank is bound, and ranks per node.
+ *   pat_info --settings-table   the README's table of settings (markdown)
  */
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pat/clock.h"
+#include "algorithms/algorithms.h"
 #include "pat.h"
+#include "pat/clock.h"
+#include "runtime/netparams.h"
 #include "runtime/runtime.h"
-
-static const char *env_or(const char *name, const char *dflt) {
-  const char *v = getenv(name);
-  return v && *v ? v : dflt;
-}
+#include "runtime/settings.h"
 
 static void print_topology(hwloc_topology_t topo) {
   int depth_types[] = {HWLOC_OBJ_PACKAGE, HWLOC_OBJ_NUMANODE, HWLOC_OBJ_CORE, HWLOC_OBJ_PU};
@@ -29,6 +28,10 @@ static void print_topology(hwloc_topology_t topo) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--settings-table") == 0) { /* the README's table; no MPI needed */
+    pat_settings_markdown(stdout);
+    return 0;
+  }
   int provided, rank, P;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -72,27 +75,22 @@ int main(int argc, char **argv) {
     printf("MPI: %.*s", (int)strcspn(mpiver, "\n"), mpiver);
     printf("\nthread level: %s (background thread %s)\n",
            provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MPI_THREAD_MULTIPLE",
-           pat_rt.background ? "running" : "off");
+           pat_proc.background ? "running" : "off");
     printf("\nalgorithms:\n");
     for (int i = 0; i < PAT_ALG_COUNT; i++)
       printf("  %-7s %s%s\n", pat_algorithms[i].name, pat_algorithms[i].summary,
              pat_algorithms[i].flags & PAT_ALGF_ARRIVAL ? " [arrival-aware]" : "");
     printf("  %-7s let the cost model choose per call\n", "auto");
     printf("\nsettings:\n");
-    printf("  PAT_ALG=%s\n", env_or("PAT_ALG", "(unset: auto)"));
-    printf("  PAT_BIND=%s\n", env_or("PAT_BIND", "(unset: none)"));
-    printf("  PAT_THREAD=%s\n", env_or("PAT_THREAD", "(unset: 1)"));
-    printf("  PAT_VERBOSE=%s\n", env_or("PAT_VERBOSE", "(unset: 0)"));
-    printf("  PAT_CLOCK_SAMPLES=%s\n", env_or("PAT_CLOCK_SAMPLES", "(unset: 20)"));
-    printf("  PAT_MODEL=%s\n", env_or("PAT_MODEL", "(unset: built-in estimate)"));
-    printf("\ncost model: %s\n", pat_rt.model_source);
-    printf("  default: alpha %.3f us, beta %.4f ns/byte (%.2f GB/s)\n", pat_rt.model.dflt.inter.alpha * 1e6,
-           pat_rt.model.dflt.inter.beta * 1e9, 1e-9 / pat_rt.model.dflt.inter.beta);
+    pat_settings_print(stdout, "  ");
+    const pat_model_params *mp = pat_netparams();
+    printf("\ncost model: %s\n", pat_netparams_source());
+    printf("  default: alpha %.3f us, beta %.4f ns/byte (%.2f GB/s)\n", mp->dflt.inter.alpha * 1e6,
+           mp->dflt.inter.beta * 1e9, 1e-9 / mp->dflt.inter.beta);
     for (int i = 0; i < PAT_ALG_COUNT; i++)
-      if (pat_rt.model.alg[i].set)
-        printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name,
-               pat_rt.model.alg[i].inter.alpha * 1e6, pat_rt.model.alg[i].inter.beta * 1e9,
-               pat_rt.model.alg[i].has_intra ? " (+ intra-node pair)" : "");
+      if (mp->alg[i].set)
+        printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name, mp->alg[i].inter.alpha * 1e6,
+               mp->alg[i].inter.beta * 1e9, mp->alg[i].has_intra ? " (+ intra-node pair)" : "");
     printf("\n");
     print_topology(topo);
     printf("job: %d ranks on %d node(s)\n", P, nodes);

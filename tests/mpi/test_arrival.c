@@ -14,7 +14,7 @@
 #include "pat/clock.h"
 #include "mpitest.h"
 #include "pat.h"
-#include "runtime/runtime.h"
+#include "runtime/debug.h"
 
 static long failures, cases;
 static int rank, P;

@@ -13,7 +13,7 @@
 
 #include "mpitest.h"
 #include "pat.h"
-#include "runtime/runtime.h"
+#include "runtime/debug.h"
 
 static long failures, cases;
 static int rank, P;

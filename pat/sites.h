@@ -1,0 +1,55 @@
+/*
+ * Call sites: the all-gathers an application makes on one communicator, told
+ * apart by (count, block bytes) -- never by a datatype handle, which the
+ * application may free.  For each site the gaps between leaving the previous
+ * call and entering one of this site are smoothed (predict.h), and the site
+ * that followed it last time is remembered, so the arrival at the next call
+ * can be predicted as soon as a call ends.
+ *
+ * The runtime keeps one table per communicator and indexes its per-site
+ * statistics (report.h) by the same site numbers.  Pure: no MPI, no clock
+ * reads (times are passed in, ns on the common clock).
+ */
+#ifndef PAT_SITES_H
+#define PAT_SITES_H
+
+#include <stdint.h>
+
+#include "pat/predict.h"
+
+#define PAT_SITES_MAX 16 /* sites per communicator; beyond, the least recently used is replaced */
+
+typedef struct pat_site {
+  int count;           /* receive count of the call */
+  int64_t bytes;       /* bytes per block */
+  pat_gap_history gaps;
+  int successor;       /* the site called after this one last time, or -1 */
+  long long last_call; /* number of the call that used it last */
+} pat_site;
+
+typedef struct pat_sites {
+  pat_site site[PAT_SITES_MAX];
+  int n;               /* sites in use */
+  int last;            /* site of the last call, -1 before the first */
+  long long calls;     /* calls recorded */
+  int64_t last_exit_ns;
+} pat_sites;
+
+void pat_sites_init(pat_sites *t);
+
+/* The site of a call of `count` elements and `bytes` bytes per block: an
+ * existing one, or a new one.  *replaced is set to 1 when a new site took
+ * the place of the least recently used one (its statistics belong to the
+ * old site), else 0. */
+int pat_sites_find(pat_sites *t, int count, int64_t bytes, int *replaced);
+
+/* A call of site i arrived at arrival_ns and left at exit_ns: learn its gap
+ * and the succession. */
+void pat_sites_record(pat_sites *t, int i, int64_t arrival_ns, int64_t exit_ns);
+
+/* The next call, predicted from the history: its site (the successor of the
+ * last call's site, or that site again), its arrival and its block size.
+ * Returns 0 when there is no history to predict from. */
+int pat_sites_predict(const pat_sites *t, int *site, int64_t *arrival_ns, int64_t *bytes);
+
+#endif

@@ -1,0 +1,25 @@
+/* The build arguments of one call (see build_args.h). */
+#include "model/build_args.h"
+
+#include <math.h>
+
+int64_t pat_quantise_ns(double seconds) {
+  double ns = seconds * 1e9;
+  if (!(ns < 9.2e18)) return INT64_MAX; /* also NaN */
+  if (ns < -9.2e18) return INT64_MIN + 1;
+  return (int64_t)llround(ns);
+}
+
+pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, int self, const int64_t *arrival,
+                                   double block_bytes, int root) {
+  int64_t tau = pat_quantise_ns(pat_model_tau(mp, alg, block_bytes));
+  pat_build_args a = {
+      .P = P,
+      .self = self,
+      .arrival = arrival,
+      .tau = tau > 0 ? tau : 1,
+      .root = root,
+      .alpha = pat_quantise_ns(pat_model_link(mp, alg)->inter.alpha),
+  };
+  return a;
+}

@@ -1,0 +1,14 @@
+/*
+ * The background thread: progresses arrival exchanges, makes the plan as
+ * soon as the records are in, and runs the background part of an
+ * arrival-aware schedule while the application still computes.
+ */
+#ifndef PAT_BACKGROUND_H
+#define PAT_BACKGROUND_H
+
+int pat_background_start(void);
+void pat_background_stop(void);
+/* Tell the thread there is work (an exchange was started). */
+void pat_background_wake(void);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * Errors.  Every PAT function returns an MPI error code; pat_fail records
+ * the message of the last failure in this thread for PAT_Error_string.  The
+ * pure layers (schedule, algorithms, model) return their own small status
+ * codes (sched/status.h); pat_mpi_error is the one mapping from those to MPI
+ * error classes.
+ */
+#ifndef PAT_ERRORS_H
+#define PAT_ERRORS_H
+
+/* Record an error message for PAT_Error_string and return code. */
+int pat_fail(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The MPI error class of a pure layer's status: out of memory is
+ * MPI_ERR_NO_MEM; anything else a pure layer reports to the runtime is a
+ * libpat bug (the runtime validates its inputs first): MPI_ERR_INTERN. */
+int pat_mpi_error(int status);
+
+/* Print failures on stderr as they are recorded (PAT_VERBOSE >= 1). */
+void pat_errors_set_verbose(int verbose);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * The cost model's parameters, identical on every rank: from the PAT_MODEL
+ * file (world rank 0 reads it and broadcasts its text; every rank parses
+ * the same text), or, without one, a quick ping-pong estimate made at
+ * PAT_Init by world ranks 0 and 1 and broadcast by rank 0.
+ */
+#ifndef PAT_NETPARAMS_H
+#define PAT_NETPARAMS_H
+
+#include <mpi.h>
+
+#include "model/model.h"
+
+/* Collective over world.  model_path: rank 0's PAT_MODEL ("" for none). */
+int pat_netparams_init(MPI_Comm world, const char *model_path);
+
+const pat_model_params *pat_netparams(void);
+/* Where the parameters came from, for pat_info. */
+const char *pat_netparams_source(void);
+
+#endif

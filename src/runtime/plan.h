@@ -1,0 +1,60 @@
+/*
+ * Plans: what a call runs.  From the exchanged records to the algorithm
+ * (decide.h), its build arguments (model/build_args.h, the same ones the
+ * selection predicted with), its schedule and the executor state that the
+ * background thread starts and the foreground finishes; and this rank's
+ * cached classic schedules, which depend only on P.
+ *
+ * Every function taking a communicator runs with its lock held.
+ */
+#ifndef PAT_PLAN_H
+#define PAT_PLAN_H
+
+#include <stdint.h>
+
+#include "algorithms/algorithms.h"
+#include "exec/executor.h"
+#include "model/select.h"
+#include "sched/schedule.h"
+
+struct pat_comm_state;
+
+/* The arrival-aware plan of the next call. */
+typedef struct pat_plan {
+  int decided;
+  int setting;      /* the setting it was decided under */
+  int64_t bytes;    /* the block size it was decided for */
+  int alg, root;
+  int replanned;    /* decided in the foreground because the inputs changed */
+  int64_t *arrival; /* P predicted arrivals, common clock */
+  pat_build_args args; /* what its schedule is built from (tau, alpha, root, arrivals) */
+  int has_exec;     /* schedule built, stage allocated, executor ready */
+  pat_sched sched;
+  pat_buffers buf;
+  pat_exec exec;
+} pat_plan;
+
+typedef struct pat_planner {
+  pat_plan plan;
+  pat_sched *classic[PAT_ALG_COUNT]; /* this rank's classic schedules, built on first use */
+  pat_select_cache select;           /* compiled classic schedules for the cost model */
+  int last_alg;                      /* what the last call ran (-1 before the first) */
+  uint64_t last_digest;              /* digest of the last decision's inputs and outputs (tests) */
+} pat_planner;
+
+void pat_planner_init(pat_planner *pl);
+void pat_planner_free(pat_planner *pl); /* drops the plan too */
+
+/* Decide the plan of the call from the exchanged records. */
+void pat_plan_decide(struct pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_start_ns, int replanned);
+/* Build its schedule, stage and executor (once). */
+int pat_plan_prepare_exec(struct pat_comm_state *cs);
+/* Run the background part as far as it goes without blocking; *busy = 1
+ * while a step is in flight. */
+int pat_plan_progress(struct pat_comm_state *cs, int *busy);
+void pat_plan_drop(struct pat_comm_state *cs);
+
+/* This rank's schedule of classic algorithm alg (built on first use). */
+int pat_plan_classic(struct pat_comm_state *cs, int alg, const pat_sched **out);
+
+#endif

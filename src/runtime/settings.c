@@ -1,0 +1,209 @@
+/* The settings table and its strict parsers (see settings.h). */
+#include "runtime/settings.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/algorithms.h"
+
+static int reason(char *why, size_t len, const char *text) {
+  snprintf(why, len, "%s", text);
+  return -1;
+}
+
+/* A whole decimal integer in [lo, hi], nothing else. */
+static int parse_int(const char *text, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_flag(const char *text, int *out, char *why, size_t len) {
+  long long v;
+  if (parse_int(text, 0, 1, &v)) return reason(why, len, "not 0 or 1");
+  *out = (int)v;
+  return 0;
+}
+
+static int parse_alg(const char *text, pat_settings *s, char *why, size_t len) {
+  int id = pat_alg_by_name(text);
+  if (id == PAT_ALG_UNKNOWN) return reason(why, len, "not an algorithm");
+  s->alg = id;
+  return 0;
+}
+static int64_t key_alg(const pat_settings *s) { return s->alg; }
+
+static int parse_thread(const char *text, pat_settings *s, char *why, size_t len) {
+  return parse_flag(text, &s->thread, why, len);
+}
+static int64_t key_thread(const pat_settings *s) { return s->thread; }
+
+#define CLOCK_SAMPLES_MAX 1000
+static int parse_clock_samples(const char *text, pat_settings *s, char *why, size_t len) {
+  long long v;
+  if (parse_int(text, 1, CLOCK_SAMPLES_MAX, &v)) return reason(why, len, "not an integer from 1 to 1000");
+  s->clock_samples = (int)v;
+  return 0;
+}
+static int64_t key_clock_samples(const pat_settings *s) { return s->clock_samples; }
+
+static int parse_model(const char *text, pat_settings *s, char *why, size_t len) {
+  if (strlen(text) >= sizeof s->model) return reason(why, len, "path too long");
+  snprintf(s->model, sizeof s->model, "%s", text);
+  return 0;
+}
+
+static int parse_report(const char *text, pat_settings *s, char *why, size_t len) {
+  return parse_flag(text, &s->report, why, len);
+}
+
+static int parse_verbose(const char *text, pat_settings *s, char *why, size_t len) {
+  long long v;
+  if (parse_int(text, 0, 2, &v)) return reason(why, len, "not 0, 1 or 2");
+  s->verbose = (int)v;
+  return 0;
+}
+
+static int parse_bind(const char *text, pat_settings *s, char *why, size_t len) {
+  long long pu;
+  if (strcmp(text, "none") == 0)
+    s->bind = PAT_BIND_NONE;
+  else if (strcmp(text, "last") == 0)
+    s->bind = PAT_BIND_LAST;
+  else if (strcmp(text, "sibling") == 0)
+    s->bind = PAT_BIND_SIBLING;
+  else if (strncmp(text, "pu:", 3) == 0 && parse_int(text + 3, 0, INT_MAX, &pu) == 0) {
+    s->bind = PAT_BIND_PU;
+    s->bind_pu = (int)pu;
+  } else
+    return reason(why, len, "not a placement");
+  return 0;
+}
+
+static int parse_trace(const char *text, pat_settings *s, char *why, size_t len) {
+  return parse_flag(text, &s->trace, why, len);
+}
+
+/* "ns,ns,...": every item a whole integer */
+static int parse_clock_skew(const char *text, pat_settings *s, char *why, size_t len) {
+  if (strlen(text) >= sizeof s->clock_skew) return reason(why, len, "list too long");
+  char item[32];
+  for (const char *p = text;;) {
+    size_t n = strcspn(p, ",");
+    long long v;
+    if (n == 0 || n >= sizeof item) return reason(why, len, "not a comma-separated list of integers");
+    memcpy(item, p, n);
+    item[n] = '\0';
+    if (parse_int(item, LLONG_MIN, LLONG_MAX, &v)) return reason(why, len, "not a comma-separated list of integers");
+    if (p[n] == '\0') break;
+    p += n + 1;
+  }
+  snprintf(s->clock_skew, sizeof s->clock_skew, "%s", text);
+  return 0;
+}
+
+const pat_setting pat_setting_table[] = {
+    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard", "auto", PAT_SCOPE_JOB,
+     "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
+     parse_alg, key_alg},
+    {"PAT_THREAD", "0, 1", "1", PAT_SCOPE_JOB,
+     "`0` runs without the background thread (arrival-aware algorithms entirely in the foreground).", parse_thread,
+     key_thread},
+    {"PAT_CLOCK_SAMPLES", "1 to 1000", "20", PAT_SCOPE_JOB,
+     "ping-pongs per rank with world rank 0 that estimate the clock offsets at `PAT_Init`.", parse_clock_samples,
+     key_clock_samples},
+    {"PAT_MODEL", "a file path", "unset", PAT_SCOPE_ROOT,
+     "cost-model file (`pat-calibrate` + `pat-fit`) that `auto` selects with and that gives tau; unset: a ping-pong "
+     "estimate made at `PAT_Init`. A bad file makes `PAT_Init` fail with `file:line: what`.",
+     parse_model, NULL},
+    {"PAT_REPORT", "0, 1", "1 if PAT_VERBOSE is 2, else 0", PAT_SCOPE_ROOT,
+     "at `PAT_Finalize`, world rank 0 prints one line per call site (see *Unmodified programs*).", parse_report, NULL},
+    {"PAT_VERBOSE", "0, 1, 2", "0", PAT_SCOPE_RANK,
+     "`1` prints every error and placement on stderr (and, under libpat_mpi, that libpat is active); `2` also the "
+     "report.",
+     parse_verbose, NULL},
+    {"PAT_BIND", "none, pu:N, last, sibling", "none", PAT_SCOPE_RANK,
+     "where the background thread runs: left alone; on hwloc logical PU N; on the last PU of the process's cpuset; on "
+     "a hyperthread sibling of its first PU. A placement that cannot be made is reported and skipped.",
+     parse_bind, NULL},
+    {"PAT_TRACE", "0, 1", "0", PAT_SCOPE_RANK, "debugging: print every message the executor posts, cancels or drains.",
+     parse_trace, NULL},
+    {"PAT_TEST_CLOCK_SKEW", "ns,ns,... (one per world rank)", "unset", PAT_SCOPE_RANK,
+     "tests only: adds a skew to each world rank's clock to prove the offset correction.", parse_clock_skew, NULL},
+};
+const int pat_setting_count = (int)(sizeof pat_setting_table / sizeof pat_setting_table[0]);
+
+static void defaults(pat_settings *s) {
+  memset(s, 0, sizeof *s);
+  s->alg = PAT_ALG_AUTO;
+  s->thread = 1;
+  s->clock_samples = 20;
+  s->report = -1;
+  s->bind = PAT_BIND_NONE;
+}
+
+int pat_settings_read(pat_settings *s, char *err, size_t errlen) {
+  defaults(s);
+  int rc = 0;
+  for (int i = 0; i < pat_setting_count && rc == 0; i++) {
+    const pat_setting *st = &pat_setting_table[i];
+    const char *text = getenv(st->name);
+    if (!text || !*text) continue;
+    char why[128];
+    if (st->parse(text, s, why, sizeof why)) {
+      snprintf(err, errlen, "%s=%.200s: %s; valid: %s", st->name, text, why, st->values);
+      rc = -1;
+    }
+  }
+  if (s->report < 0) s->report = s->verbose >= 2;
+  return rc;
+}
+
+const pat_setting *pat_setting_find(const char *name) {
+  for (int i = 0; i < pat_setting_count; i++)
+    if (strcmp(pat_setting_table[i].name, name) == 0) return &pat_setting_table[i];
+  return NULL;
+}
+
+int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank) {
+  const char *p = s->clock_skew;
+  for (int r = 0; *p; r++) {
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (r == world_rank) return v;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return 0;
+}
+
+static const char *scope_text(int scope) {
+  switch (scope) {
+    case PAT_SCOPE_JOB: return "all ranks alike";
+    case PAT_SCOPE_ROOT: return "world rank 0's";
+    default: return "per rank";
+  }
+}
+
+void pat_settings_markdown(FILE *out) {
+  fprintf(out, "| variable | values | default | whose value | meaning |\n|---|---|---|---|---|\n");
+  for (int i = 0; i < pat_setting_count; i++) {
+    const pat_setting *st = &pat_setting_table[i];
+    fprintf(out, "| `%s` | %s | %s | %s | %s |\n", st->name, st->values, st->dflt, scope_text(st->scope), st->meaning);
+  }
+}
+
+void pat_settings_print(FILE *out, const char *indent) {
+  for (int i = 0; i < pat_setting_count; i++) {
+    const pat_setting *st = &pat_setting_table[i];
+    const char *text = getenv(st->name);
+    if (text && *text)
+      fprintf(out, "%s%s=%s\n", indent, st->name, text);
+    else
+      fprintf(out, "%s%s (unset: %s)\n", indent, st->name, st->dflt);
+  }
+}

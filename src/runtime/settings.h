@@ -1,0 +1,73 @@
+/*
+ * Settings: every PAT_* environment variable, read once (at PAT_Init, or by
+ * the drop-in before MPI_Init), parsed strictly and range-checked, from one
+ * table.  The README's settings table and pat_info print the same table
+ * (pat_settings_markdown), and a unit test checks the README against it.
+ *
+ * Scope says who decides a setting's value in a job:
+ *  - JOB:   every rank must have the same value; PAT_Init compares them and
+ *           fails on every rank, naming the setting, when they differ;
+ *  - ROOT:  world rank 0's value holds for every rank (it is broadcast);
+ *  - RANK:  each rank uses its own value.
+ */
+#ifndef PAT_SETTINGS_H
+#define PAT_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum pat_setting_scope { PAT_SCOPE_JOB, PAT_SCOPE_ROOT, PAT_SCOPE_RANK };
+
+enum pat_bind_kind { PAT_BIND_NONE, PAT_BIND_PU, PAT_BIND_LAST, PAT_BIND_SIBLING };
+
+#define PAT_SETTING_TEXT 4096
+
+typedef struct pat_settings {
+  int alg;           /* PAT_ALG: an algorithm id or PAT_ALG_AUTO */
+  int thread;        /* PAT_THREAD: run the background thread */
+  int clock_samples; /* PAT_CLOCK_SAMPLES: ping-pongs per rank for the clock offsets */
+  char model[PAT_SETTING_TEXT]; /* PAT_MODEL: model file path, "" if unset */
+  int report;        /* PAT_REPORT: finalize report (resolved from PAT_VERBOSE when unset) */
+  int verbose;       /* PAT_VERBOSE: 0, 1, 2 */
+  int bind;          /* PAT_BIND: enum pat_bind_kind */
+  int bind_pu;       /* PAT_BIND=pu:N: N */
+  int trace;         /* PAT_TRACE: print every message the executor posts */
+  char clock_skew[PAT_SETTING_TEXT]; /* PAT_TEST_CLOCK_SKEW: validated "ns,ns,..." or "" */
+} pat_settings;
+
+typedef struct pat_setting {
+  const char *name;    /* the environment variable */
+  const char *values;  /* what it accepts (for messages, README, pat_info) */
+  const char *dflt;    /* its default, as text */
+  int scope;           /* enum pat_setting_scope */
+  const char *meaning; /* one line for the README table */
+  /* Parse text into s; 0, or -1 with the reason in why. */
+  int (*parse)(const char *text, pat_settings *s, char *why, size_t len);
+  /* The parsed value as a number, to compare JOB settings across ranks (NULL if not JOB). */
+  int64_t (*value_key)(const pat_settings *s);
+} pat_setting;
+
+extern const pat_setting pat_setting_table[];
+extern const int pat_setting_count;
+
+/* Defaults, then every variable of the table that is set and not empty.
+ * Returns 0, or -1 with "PAT_X=value: reason; valid: ..." in err (the first
+ * bad variable).  Resolves PAT_REPORT's default from PAT_VERBOSE. */
+int pat_settings_read(pat_settings *s, char *err, size_t errlen);
+
+/* One setting by name (NULL if there is none). */
+const pat_setting *pat_setting_find(const char *name);
+
+/* The clock skew of one world rank under PAT_TEST_CLOCK_SKEW (0 if unset or
+ * not listed). */
+int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank);
+
+/* The README's table of settings (a markdown table, header included). */
+void pat_settings_markdown(FILE *out);
+
+/* name=value (or "(unset: default)") for every setting, one per line, each
+ * prefixed with indent (pat_info). */
+void pat_settings_print(FILE *out, const char *indent);
+
+#endif

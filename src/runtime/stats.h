@@ -1,0 +1,18 @@
+/* Per-process statistics (PAT_GetStats): one record per call, the
+ * background thread's CPU time. */
+#ifndef PAT_STATS_H
+#define PAT_STATS_H
+
+typedef struct pat_call_stats {
+  int alg;               /* what ran */
+  double exchange_wait_s; /* time the caller waited for the arrival exchange */
+  int predicted;          /* this rank's arrival was predicted before it happened */
+  double pred_err_s;      /* |predicted - actual arrival| */
+  long long bg_steps, fg_steps; /* schedule steps done by the background thread / in the call */
+} pat_call_stats;
+
+void pat_stats_reset(void);
+void pat_stats_call(const pat_call_stats *c);
+void pat_stats_background(double cpu_s, double wall_s);
+
+#endif
