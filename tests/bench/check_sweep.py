@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Test of bench/sweep.py: a tiny sweep (P=2, two sizes, two delays, two
+"""Test of bench/sweep/sweep.py: a tiny sweep (P=2, two sizes, two delays, two
 classic algorithms and one that may not exist yet) must produce the table,
 the CSV with a row per (N, delay, algorithm), the results README and at
 least one PNG (skipped, with the reason printed, when gnuplot is missing).
 Then a sweep whose launcher always fails must still finish and mark its
 rows 'crashed'.  No timing assertions.
 
-  check_sweep.py --sweep bench/sweep.py --bench build/.../pat-minibench --workdir DIR
+  check_sweep.py --sweep bench/sweep/sweep.py --bench build/.../pat-minibench --workdir DIR
 """
 import argparse
 import csv

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The arrival-aware algorithms against the classic ones, per cell of a sweep.
 
-    python3 bench/arrival_summary.py bench/results/<sweep folder> [--stat mean|median]
+    python3 bench/sweep/arrival_summary.py bench/results/<sweep folder> [--stat mean|median]
 
 For every (P, N, maxDelay) cell of <folder>/results.csv: the best classic
 algorithm (NATIVE included) and its ebar, then BDR, BSLB, ARD and auto as

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predicted against measured: the cost model next to a sweep's measurements.
 
-    python3 bench/compare_model.py --model FILE --results DIR [--pat-model BIN] [--reps 50]
+    python3 bench/sweep/compare_model.py --model FILE --results DIR [--pat-model BIN] [--reps 50]
 
 For every (N, maxDelay) cell of DIR/results.csv (a sweep of pat-minibench),
 pat-model predicts the mean elapsed time of each algorithm with the model

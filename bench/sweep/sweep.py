@@ -6,7 +6,7 @@ runs every requested algorithm on the same data and the same per-rank delay
 sequence (fair comparison).  Writes every row to one CSV, prints the
 paper-style table and draws PNG plots with gnuplot.  See bench/README.md.
 
-  python3 bench/sweep.py --P 4 --N 128K,512K --delays 0,10,50 --algs all
+  python3 bench/sweep/sweep.py --P 4 --N 128K,512K --delays 0,10,50 --algs all
 
 A launch that crashes or times out does not stop the sweep: the algorithms
 it did not report are retried one by one, and any still missing get a row
@@ -24,7 +24,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(HERE))  # bench/sweep/ -> the repository
 sys.path.insert(0, HERE)
 import pat_results  # noqa: E402
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The measurements behind BENCHMARKS.md, in one place.
 #
-#   bench/campaign.sh shm        shared memory, P=4 (local ranks)
-#   bench/campaign.sh cluster    emulated cluster, P=8 hosts (root; bench/cluster/pat-cluster)
+#   bench/sweep/campaign.sh shm        shared memory, P=4 (local ranks)
+#   bench/sweep/campaign.sh cluster    emulated cluster, P=8 hosts (root; bench/cluster/pat-cluster)
 #
 # Each stage calibrates the cost model on the platform (pat-calibrate ->
 # pat-fit -> a model file that PAT_MODEL then points at, so `auto` selects
@@ -13,9 +13,9 @@
 # otherwise idle machine: the numbers mean little when other jobs share the
 # cores (pat-minibench warns when compute phases end late).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${PAT_BUILD_DIR:-build}
-STAGE=${1:?usage: bench/campaign.sh shm|cluster}
+STAGE=${1:?usage: bench/sweep/campaign.sh shm|cluster}
 SIZES=${PAT_CAMPAIGN_SIZES:-128K,256K,512K,1M,2M}
 DELAYS=${PAT_CAMPAIGN_DELAYS:-0,1,5,10,50,100}
 ITERS=${PAT_CAMPAIGN_ITERS:-64}
@@ -32,7 +32,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 case "$STAGE" in
   shm) P=${PAT_CAMPAIGN_P:-4}; LAUNCH="mpirun -np {P} --oversubscribe --bind-to none -x PAT_MODEL" ;;
   cluster) P=${PAT_CAMPAIGN_P:-8}; LAUNCH="bench/cluster/pat-cluster run --timeout 3600 -x PAT_MODEL -np {P}" ;;
-  *) echo "usage: bench/campaign.sh shm|cluster" >&2; exit 2 ;;
+  *) echo "usage: bench/sweep/campaign.sh shm|cluster" >&2; exit 2 ;;
 esac
 OUT=${PAT_CAMPAIGN_OUT:-bench/results/$(date +%F)-$STAGE-p$P}
 mkdir -p "$OUT"
@@ -58,10 +58,10 @@ if [ ! -s "$MODEL" ]; then
 fi
 
 export PAT_MODEL=$(realpath "$MODEL")
-run python3 bench/sweep.py --label "$STAGE-p$P" --P "$P" --N "$SIZES" --delays "$DELAYS" --algs all \
+run python3 bench/sweep/sweep.py --label "$STAGE-p$P" --P "$P" --N "$SIZES" --delays "$DELAYS" --algs all \
   --iters "$ITERS" --warmup 2 --base-ms "$BASE_MS" --compute sleep --trace --launcher "$LAUNCH" \
   --out "$OUT/sweep" --bench "$BUILD/bench/minibench/pat-minibench" --quiet
-run python3 bench/compare_model.py --model "$MODEL" --results "$OUT/sweep" --pat-model "$BUILD/pat-model" \
+run python3 bench/sweep/compare_model.py --model "$MODEL" --results "$OUT/sweep" --pat-model "$BUILD/pat-model" \
   >/dev/null
 echo "# finished $(date -Is)" >>"$LOG"
 echo "campaign $STAGE: results in $OUT"

@@ -3,7 +3,7 @@
 
 Used by sweep.py; also runs on its own to redraw a results folder:
 
-    python3 bench/pat_results.py [--stat mean|median] bench/results/2026-01-01-sweep
+    python3 bench/sweep/pat_results.py [--stat mean|median] bench/results/2026-01-01-sweep
 
 reads <dir>/results.csv and rewrites <dir>/table.txt and <dir>/plots/*.png.
 
