@@ -8,7 +8,8 @@
 # pat-fit -> a model file that PAT_MODEL then points at, so `auto` selects
 # with it), runs the mini-benchmark sweep over N x maxDelay x every
 # algorithm with traces, and compares the model with the measurements
-# (compare_model.py).  Results: bench/results/<date>-<stage>-p<P>/.
+# (compare_model.py).  Results: bench/results/<date>-<stage>-p<P>/, with a
+# README.md that logs every command.
 # Settings can be overridden from the environment (see below).  Needs an
 # otherwise idle machine: the numbers mean little when other jobs share the
 # cores (pat-minibench warns when compute phases end late).
@@ -36,13 +37,35 @@ case "$STAGE" in
 esac
 OUT=${PAT_CAMPAIGN_OUT:-bench/results/$(date +%F)-$STAGE-p$P}
 mkdir -p "$OUT"
-LOG="$OUT/commands.txt"
-run() { echo "\$ $*" | tee -a "$LOG"; "$@"; }
+# The folder's README.md logs every step as an indented (code) block: one
+# "$ command" line per step, quoted so that it can be pasted into a shell,
+# and "#" notes.
+LOG="$OUT/README.md"
+quote() {
+  local a q="'" out=()
+  for a in "$@"; do
+    if [[ $a =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then out+=("$a"); else out+=("$q${a//$q/$q\\$q$q}$q"); fi
+  done
+  echo "${out[*]}"
+}
+note() { echo "    # $*" >>"$LOG"; }
+run() { echo "    \$ $(quote "$@")" >>"$LOG"; echo "\$ $(quote "$@")"; "$@"; }
 
-{
-  echo "# campaign $STAGE, started $(date -Is)"
-  echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(mpirun --version | head -1)"
-} >>"$LOG"
+if [ ! -s "$LOG" ]; then
+  cat >"$LOG" <<END
+# Campaign $STAGE, P = $P
+
+Made by \`bench/sweep/campaign.sh $STAGE\`: calibration (\`calibration.csv\`), fit
+(\`fit.txt\`, the model \`$STAGE-p$P.model\`), the sweep (\`sweep/\`, with its own
+README) and the model against the measurements (\`sweep/model-vs-measured.md\`).
+The commands ran from the repository root, in this order (\`#\`: notes). The
+sweep's \`raw/\` (per-launch logs and traces) is not committed
+(\`bench/results/README.md\` says how to get it back).
+
+END
+fi
+note "campaign $STAGE, started $(date -Is)"
+note "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(mpirun --version | head -1)"
 
 if [ "$STAGE" = cluster ]; then
   run bench/cluster/pat-cluster up -n "$P"
@@ -52,16 +75,17 @@ fi
 MODEL="$OUT/$STAGE-p$P.model"
 if [ ! -s "$MODEL" ]; then
   # shellcheck disable=SC2086
-  PAT_MODEL= run ${LAUNCH//\{P\}/$P} "$BUILD/bench/calibrate/pat-calibrate" --out "$OUT/calibration.csv" --max-bytes 2097152 --max-reps 100
+  run env PAT_MODEL= ${LAUNCH//\{P\}/$P} "$BUILD/bench/calibrate/pat-calibrate" --out "$OUT/calibration.csv" --max-bytes 2097152 --max-reps 100
   run "$BUILD/pat-fit" --in "$OUT/calibration.csv" --P "$P" --min-bytes "${PAT_CAMPAIGN_FIT_MIN_BYTES:-0}" \
     --out "$MODEL" | tee "$OUT/fit.txt"
 fi
 
 export PAT_MODEL=$(realpath "$MODEL")
+note "PAT_MODEL=$PAT_MODEL is exported from here on"
 run python3 bench/sweep/sweep.py --label "$STAGE-p$P" --P "$P" --N "$SIZES" --delays "$DELAYS" --algs all \
   --iters "$ITERS" --warmup 2 --base-ms "$BASE_MS" --compute sleep --trace --launcher "$LAUNCH" \
   --out "$OUT/sweep" --bench "$BUILD/bench/minibench/pat-minibench" --quiet
 run python3 bench/sweep/compare_model.py --model "$MODEL" --results "$OUT/sweep" --pat-model "$BUILD/pat-model" \
   >/dev/null
-echo "# finished $(date -Is)" >>"$LOG"
+note "finished $(date -Is)"
 echo "campaign $STAGE: results in $OUT"
