@@ -46,6 +46,12 @@ EOF
     ;;
   restore)
     [ $# -gt 0 ] || set -- "$HERE"
+    paths=()
+    for p in "$@"; do
+      p=$(realpath -m -- "$p")
+      case $p in "$REPO" | "$REPO"/*) paths+=(".${p#"$REPO"}") ;; *) echo "regenerate: $p is not in $REPO" >&2; exit 2 ;; esac
+    done
+    set -- "${paths[@]}" # ./bench/results...: relative to the repository root
     cd "$REPO"
     n=0
     for c in $(git log --format=%H --diff-filter=D -- "$@"); do
