@@ -9,7 +9,7 @@
 #
 #   bench/demo.sh                     # uses build/ at the repo root
 #   PAT_BUILD_DIR=/path/to/build bench/demo.sh
-#   PAT_DEMO_P=8 bench/demo.sh --iters 40   # extra arguments go to sweep.py (last wins)
+#   PAT_DEMO_P=8 bench/demo.sh --iters 40   # extra arguments go to bench/sweep/sweep.py (last wins)
 #
 # Build first: cmake -S . -B build && cmake --build build   (or bench/setup.sh)
 set -euo pipefail
@@ -47,7 +47,7 @@ if [ -z "${PAT_MODEL:-}" ] && [ "${PAT_DEMO_CALIBRATE:-1}" != 0 ]; then
   export PAT_MODEL="$PWD/$MODEL_DIR/shm-p$P.model"
 fi
 [ -n "${PAT_MODEL:-}" ] && LAUNCHER="$LAUNCHER -x PAT_MODEL" && echo "demo: auto selects with PAT_MODEL=$PAT_MODEL"
-exec python3 bench/sweep.py \
+exec python3 bench/sweep/sweep.py \
   --launcher "$LAUNCHER" \
   --label demo \
   --P "$P" \

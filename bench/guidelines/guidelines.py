@@ -31,7 +31,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "sweep"))
 import sweep  # noqa: E402  (parse_count, machine_info, default_bench)
 
 MOCKUPS = ("mock-gather-bcast", "mock-alltoall", "mock-allreduce", "mock-allgatherv")

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Test of bench/sweep.py: a tiny sweep (P=2, two sizes, two delays, two
+"""Test of bench/sweep/sweep.py: a tiny sweep (P=2, two sizes, two delays, two
 classic algorithms and one that may not exist yet) must produce the table,
 the CSV with a row per (N, delay, algorithm), the results README and at
-least one PNG (skipped, with the reason printed, when gnuplot is missing).
+least one PNG (skipped, with the reason printed, when gnuplot is missing);
+bench/results/regenerate.sh (--regenerate) must redraw the same plots, byte
+for byte, from results.csv alone, and print the sweep's command.
 Then a sweep whose launcher always fails must still finish and mark its
 rows 'crashed'.  No timing assertions.
 
-  check_sweep.py --sweep bench/sweep.py --bench build/.../pat-minibench --workdir DIR
+  check_sweep.py --sweep bench/sweep/sweep.py --bench build/.../pat-minibench --workdir DIR
+                 [--regenerate bench/results/regenerate.sh]
 """
 import argparse
 import csv
@@ -41,11 +44,34 @@ def sweep(args, out, extra):
     return res.returncode, res.stdout, rows
 
 
+def regenerate_plots(script, out):
+    """Move plots/ aside, redraw it with regenerate.sh from results.csv, compare."""
+    plots, kept = os.path.join(out, "plots"), os.path.join(out, "plots.sweep")
+    shutil.rmtree(kept, ignore_errors=True)
+    os.rename(plots, kept)
+    res = subprocess.run(["bash", script, "plots", out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True, timeout=300)
+    print(res.stdout)
+    check(res.returncode == 0, "regenerate.sh plots: exit status 0 (got %d)" % res.returncode)
+    before = sorted(os.listdir(kept))
+    after = sorted(os.listdir(plots)) if os.path.isdir(plots) else []
+    check(after == before, "regenerate.sh plots: the same %d files as the sweep drew (%d)" % (len(before), len(after)))
+    same = [f for f in before if f in after and
+            open(os.path.join(kept, f), "rb").read() == open(os.path.join(plots, f), "rb").read()]
+    check(len(same) == len(before), "regenerate.sh plots: %d of %d files identical to the sweep's" % (len(same), len(before)))
+    res = subprocess.run(["bash", script, "commands", out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True, timeout=60)
+    print(res.stdout)
+    check(res.returncode == 0 and "sweep.py" in res.stdout and "--label test" in res.stdout,
+          "regenerate.sh commands: prints the sweep's command")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sweep", required=True)
     ap.add_argument("--bench", required=True)
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--regenerate", help="bench/results/regenerate.sh: also check that it redraws the plots")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
 
@@ -73,6 +99,8 @@ def main():
     if shutil.which("gnuplot"):
         pngs = glob.glob(os.path.join(out, "plots", "*.png"))
         check(len(pngs) >= 1, "at least one PNG plot (%d)" % len(pngs))
+        if args.regenerate:
+            regenerate_plots(args.regenerate, out)
     else:
         print("skip  PNG check: gnuplot is not installed (Debian package gnuplot-nox)")
 
