@@ -38,27 +38,37 @@ void pat_exec_set_tag_ub(int tag_ub) {
   tag_span = span >= 1024 ? (int)(span > (1 << 24) ? (1 << 24) : span) : 32768 / PAT_TAG_GENS;
 }
 
+int pat_tag(int gen, int step) { return gen * tag_span + step % tag_span; }
 int pat_tag_generation(int tag) { return tag / tag_span; }
+int pat_tag_plan_gen(long long seq) { return (int)(seq % (PAT_TAG_PLAN_GENS / 2)) * 2; }
 
-int pat_drain_stale(MPI_Comm comm, int gen_a, int gen_b) {
+/* Is generation g older than the current pair (cur, cur + 1)?  Plan
+ * generations are cyclic: the half of the cycle behind cur is the past. */
+static int older_plan(int g, int cur) {
+  if (g >= PAT_TAG_PLAN_GENS || g == cur || g == cur + 1) return 0;
+  int behind = (cur - g + PAT_TAG_PLAN_GENS) % PAT_TAG_PLAN_GENS;
+  return behind >= 1 && behind <= PAT_TAG_PLAN_GENS / 2;
+}
+
+int pat_drain_stale(MPI_Comm comm, int P, int plan_gen) {
   int discarded = 0;
-  for (;;) {
-    int flag = 0;
-    MPI_Status st;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &st) != MPI_SUCCESS || !flag) break;
-    int gen = pat_tag_generation(st.MPI_TAG);
-    if (gen == gen_a || gen == gen_b) break; /* a message of the current exchange: leave it */
-    int bytes = 0;
-    MPI_Get_count(&st, MPI_BYTE, &bytes);
-    char *junk = malloc(bytes > 0 ? (size_t)bytes : 1);
-    if (!junk) break;
-    MPI_Recv(junk, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE);
-    if (trace_on)
-      trace("comm %p DRAIN src %d tag %d bytes %d (keeping %d, %d)", (void *)comm, st.MPI_SOURCE, st.MPI_TAG, bytes,
-            gen_a, gen_b);
-    free(junk);
-    discarded++;
-  }
+  for (int src = 0; src < P; src++)
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe(src, MPI_ANY_TAG, comm, &flag, &st) != MPI_SUCCESS || !flag) break;
+      if (!older_plan(pat_tag_generation(st.MPI_TAG), plan_gen)) break;
+      int bytes = 0;
+      MPI_Get_count(&st, MPI_BYTE, &bytes);
+      char *junk = malloc(bytes > 0 ? (size_t)bytes : 1);
+      if (!junk) break;
+      MPI_Recv(junk, bytes, MPI_BYTE, src, st.MPI_TAG, comm, MPI_STATUS_IGNORE);
+      if (trace_on)
+        trace("comm %p DRAIN src %d tag %d bytes %d (current %d, %d)", (void *)comm, src, st.MPI_TAG, bytes,
+              plan_gen, plan_gen + 1);
+      free(junk);
+      discarded++;
+    }
   return discarded;
 }
 
@@ -204,7 +214,7 @@ int pat_exec_post(pat_exec *e) {
   if (e->inflight) return MPI_ERR_INTERN;
   if (e->next >= e->nops) return MPI_SUCCESS;
   int step = e->ops[e->next].step;
-  int tag = e->tag_gen * tag_span + step % tag_span;
+  int tag = pat_tag(e->tag_gen, step);
   e->nreq = 0;
   e->inflight = 1;
   e->inflight_step = step;

@@ -30,25 +30,37 @@ typedef struct pat_exec {
   MPI_Request *reqs;
   MPI_Datatype *types; /* temporary datatypes of the posted step */
   int nreq, ntypes, max_step_ops;
-  int tag_gen;         /* 0 .. PAT_TAG_GENS-1: keeps the messages of different plans apart */
+  int tag_gen;         /* generation of its messages (see Tags below) */
   long long steps_done;
 } pat_exec;
 
-/* Tags: generation * span + step % span, with span = (tag upper bound + 1)
- * / PAT_TAG_GENS, so plans of different generations never share a tag. */
+/*
+ * Tags.  Every message of a communicator goes on its one private duplicate,
+ * tagged generation * span + step % span (span = (tag upper bound + 1) /
+ * PAT_TAG_GENS), so messages of different generations never share a tag:
+ *  - arrival-aware plans cycle through generations 0 .. PAT_TAG_PLAN_GENS-1,
+ *    two per exchange (as planned ahead, and replanned in the call);
+ *  - classic schedules use PAT_TAG_GEN_CLASSIC;
+ *  - the handshake that retires a freed communicator uses PAT_TAG_GEN_FIN.
+ */
 #define PAT_TAG_GENS 32
+#define PAT_TAG_GEN_CLASSIC (PAT_TAG_GENS - 1)
+#define PAT_TAG_GEN_FIN (PAT_TAG_GENS - 2)
+#define PAT_TAG_PLAN_GENS (PAT_TAG_GENS - 2)
 void pat_exec_set_tag_ub(int tag_ub);
 /* PAT_TRACE: print every message posted, cancelled or drained. */
 void pat_exec_set_trace(int on);
+int pat_tag(int gen, int step);
 int pat_tag_generation(int tag);
+/* The generation pair of the plans of exchange number seq: its even member. */
+int pat_tag_plan_gen(long long seq);
 
-/* Receive and discard the messages waiting on comm that belong to an earlier
- * exchange than the one whose generations are gen_a and gen_b (its plan and
- * its replanned plan; a faster rank may already be sending either): leftovers
- * of a plan that was dropped after some rank had sent a background message
- * (e.g. a BSLB signal).  Stops at the first message of the current exchange.
- * Returns the number discarded. */
-int pat_drain_stale(MPI_Comm comm, int gen_a, int gen_b);
+/* Receive and discard, from every source, the messages of plans older than
+ * the current pair (plan_gen, plan_gen + 1): leftovers of a plan dropped
+ * after some rank had sent a background message (a BSLB signal).  Probes
+ * each source in turn (a source's messages arrive in order), and stops at a
+ * source's first message that is not stale.  Returns the number discarded. */
+int pat_drain_stale(MPI_Comm comm, int P, int plan_gen);
 
 /* Prepare to run `self`'s ops of schedule s (finalized) on buffers b.
  * Returns MPI_SUCCESS or an MPI error code. */

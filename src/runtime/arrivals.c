@@ -6,7 +6,6 @@
 #include "pat.h"
 #include "pat/clock.h"
 #include "pat/phase.h"
-#include "runtime/background.h"
 #include "runtime/comm.h"
 #include "runtime/debug.h"
 #include "runtime/decide.h"
@@ -21,29 +20,28 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
   if (cs->x.state != PAT_X_IDLE || cs->P < 2) return MPI_SUCCESS;
   if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->rank, cs->P, cs->x.seq, arrival_ns);
   pat_xrec rec = {arrival_ns, block_bytes, pat_clock_global_ns(), pat_proc.alg, kind};
-  return pat_exchange_start(&cs->x, cs->ctrl, &rec);
+  int rc = pat_exchange_start(&cs->x, cs->priv, &rec);
+  if (rc == MPI_SUCCESS && cs->background) pat_comm_mark_work(cs);
+  return rc;
 }
 
 void pat_contribute_from_history(pat_comm_state *cs) {
-  if (!pat_proc.background || phase.instrumented || cs->P < 2 || !pat_setting_needs_exchange(pat_proc.alg)) return;
+  if (!pat_proc.background || phase.instrumented || !pat_next_call_exchanges(cs)) return;
   int site;
   int64_t arrival, bytes;
   if (!pat_sites_predict(&cs->sites, &site, &arrival, &bytes)) return;
   pat_contribute(cs, arrival, bytes, PAT_XREC_HISTORY);
-  pat_background_wake();
 }
 
 /* A prediction made by instrumentation goes to the communicator used last;
  * early contributions need the background thread to progress them. */
 static void contribute_current(int64_t arrival_ns, int kind) {
   if (!pat_proc.background) return;
-  pat_comm_state *cs = pat_comm_current();
+  pat_comm_state *cs = pat_comm_lock_current();
   if (!cs) return; /* no all-gather yet: nothing to predict for */
-  pthread_mutex_lock(&cs->lock);
-  if (pat_setting_needs_exchange(pat_proc.alg) && cs->sites.last >= 0)
+  if (pat_next_call_exchanges(cs) && cs->sites.last >= 0)
     pat_contribute(cs, arrival_ns, cs->sites.site[cs->sites.last].bytes, kind);
-  pthread_mutex_unlock(&cs->lock);
-  pat_background_wake();
+  pat_comm_unlock_current(cs);
 }
 
 static int phase_error(const char *fn, int status) {

@@ -42,27 +42,30 @@ void pat_background_wake(void) {
   pthread_mutex_unlock(&bg_lock);
 }
 
-/* One pass over a communicator the foreground does not hold. */
-static void progress_comm(pat_comm_state *cs, void *ctx) {
-  int *busy = ctx;
+/* Progress one communicator the foreground does not hold: its exchange,
+ * then the plan (decided as soon as the records are in), then the plan's
+ * background part.  Returns 1 while there is more to do. */
+static int progress_comm(pat_comm_state *cs) {
   if (cs->x.state == PAT_X_STARTED) {
     int done;
-    if (pat_exchange_test(&cs->x, &done) != MPI_SUCCESS || !done) {
-      *busy = 1;
-      return;
-    }
+    if (pat_exchange_test(&cs->x, &done) != MPI_SUCCESS) return 0; /* the call will report it */
+    if (!done) return 1;
   }
-  if (cs->x.state != PAT_X_DONE) return;
-  if (!cs->planner.plan.decided) {
+  if (cs->x.state != PAT_X_DONE) return 0;
+  pat_plan *plan = &cs->planner.plan;
+  if (!plan->decided) {
     pat_xsummary sum;
     pat_exchange_summary(&cs->x, &sum);
     /* plan ahead only when every rank expects the same call */
-    if (sum.agreed_bytes <= 0 || sum.setting == PAT_XSETTING_MIXED) return;
+    if (sum.agreed_bytes <= 0 || sum.setting == PAT_XSETTING_MIXED) return 0;
     pat_plan_decide(cs, sum.setting, sum.agreed_bytes, sum.complete_ns, 0);
-    if (!(pat_algorithms[cs->planner.plan.alg].flags & PAT_ALGF_ARRIVAL)) return;
-    if (pat_plan_prepare_exec(cs) != MPI_SUCCESS) return; /* the foreground will report it */
+    if (!(pat_algorithms[plan->alg].flags & PAT_ALGF_ARRIVAL)) return 0;
+    if (pat_plan_prepare_exec(cs) != MPI_SUCCESS) return 0; /* the call will report it */
   }
-  if (cs->planner.plan.has_exec) pat_plan_progress(cs, busy);
+  if (!plan->has_exec) return 0;
+  int busy = 0;
+  if (pat_plan_progress(cs, &busy) != MPI_SUCCESS) return 0;
+  return busy;
 }
 
 static void update_cpu_stats(int64_t start_ns) {
@@ -81,7 +84,7 @@ static void *bg_main(void *arg) {
     int busy = 0;
     bg_work_pending = 0;
     pthread_mutex_unlock(&bg_lock);
-    pat_comm_each_idle(progress_comm, &busy);
+    busy = pat_comm_background_pass(progress_comm);
     update_cpu_stats(start);
     pthread_mutex_lock(&bg_lock);
     if (bg_work_pending) continue;

@@ -67,10 +67,11 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
   pat_exec e;
-  rc = pat_buffers_typed(&b, cs->data, cs->P, cs->rank, c->recvbuf, c->recvcount, c->recvtype);
+  rc = pat_buffers_typed(&b, cs->priv, cs->P, cs->rank, c->recvbuf, c->recvcount, c->recvtype);
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s->nops > 0) {
     rc = pat_exec_init(&e, s, cs->rank, &b);
+    e.tag_gen = PAT_TAG_GEN_CLASSIC;
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
     pat_exec_free(&e);
   }

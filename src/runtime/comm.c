@@ -1,67 +1,76 @@
 /*
  * Per-communicator state: identity, lifecycle, registry (see comm.h).
+ *
+ * Locks, always taken in this order: current_lock, then a communicator's
+ * lock; registry_lock is never held while taking another.  A state is freed
+ * only by the background thread at the end of a pass, or by PAT_Finalize
+ * after the thread stopped, so the thread never sees one disappear.
  */
 #include "runtime/comm.h"
 
 #include <stdlib.h>
 
+#include "runtime/background.h"
+#include "runtime/decide.h"
 #include "runtime/errors.h"
+#include "runtime/runtime.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static int *world_node;  /* node of every world rank: the lowest world rank sharing its memory */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static pat_comm_state *registry;
+static pat_comm_state *live;     /* communicators the application holds */
+static pat_comm_state *retiring; /* freed by the application, finishing (retire.h) */
+static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
 static pat_comm_state *current;
 
-static void unlink_state(pat_comm_state *cs) {
-  pthread_mutex_lock(&registry_lock);
-  for (pat_comm_state **p = &registry; *p; p = &(*p)->next)
+static void unlink_from(pat_comm_state **list, pat_comm_state *cs) {
+  for (pat_comm_state **p = list; *p; p = &(*p)->next)
     if (*p == cs) {
       *p = cs->next;
-      break;
+      return;
     }
-  if (current == cs) current = NULL;
-  pthread_mutex_unlock(&registry_lock);
-}
-
-/* An exchange some rank may have started must complete on every rank before
- * the private communicators go: contribute "no call follows" if this rank
- * has not contributed yet.  (Collective, like freeing the communicator.) */
-static void start_closing_exchange(pat_comm_state *cs) {
-  if (cs->P < 2 || cs->x.state != PAT_X_IDLE || cs->ctrl == MPI_COMM_NULL) return;
-  pat_xrec none = {0, 0, 0, PAT_XSETTING_MIXED, PAT_XREC_NONE};
-  pat_exchange_start(&cs->x, cs->ctrl, &none);
-}
-
-static void free_private(MPI_Comm *c) {
-  if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
 }
 
 static void destroy_state(pat_comm_state *cs) {
-  pthread_mutex_lock(&cs->lock);
-  start_closing_exchange(cs);
-  pat_exchange_wait(&cs->x);
-  pat_planner_free(&cs->planner);
-  pthread_mutex_unlock(&cs->lock);
   pat_report_comm_done(cs);
+  pat_planner_free(&cs->planner);
+  pat_retire_free(cs);
   free(cs->node);
   pat_exchange_free(&cs->x);
-  free_private(&cs->data);
-  free_private(&cs->data_aa);
-  free_private(&cs->ctrl);
+  if (cs->priv != MPI_COMM_NULL) MPI_Comm_free(&cs->priv);
   pthread_mutex_destroy(&cs->lock);
   free(cs);
 }
 
-/* MPI calls it when the application frees the communicator (and when
- * PAT_Finalize deletes the attribute). */
+/* The application's handle goes (MPI_Comm_free, or PAT_Finalize deleting
+ * the attribute): local, never waits for another rank. */
+static void retire(pat_comm_state *cs) {
+  pthread_mutex_lock(&current_lock);
+  if (current == cs) current = NULL;
+  pthread_mutex_unlock(&current_lock);
+  pthread_mutex_lock(&registry_lock);
+  unlink_from(&live, cs);
+  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_lock(&cs->lock);
+  pat_retire_begin(cs, pat_next_call_exchanges(cs));
+  pthread_mutex_unlock(&cs->lock);
+  if (!cs->background) { /* no thread holds it: nothing can be in flight either (retire.h) */
+    destroy_state(cs);
+    return;
+  }
+  /* the background thread may be looking at it: it finishes and frees it */
+  pthread_mutex_lock(&registry_lock);
+  cs->next = retiring;
+  retiring = cs;
+  pthread_mutex_unlock(&registry_lock);
+  pat_background_wake();
+}
+
 static int delete_fn(MPI_Comm comm, int key, void *value, void *extra) {
   (void)comm;
   (void)key;
   (void)extra;
-  pat_comm_state *cs = value;
-  unlink_state(cs);
-  destroy_state(cs);
+  retire(value);
   return MPI_SUCCESS;
 }
 
@@ -91,12 +100,10 @@ int pat_comms_init(MPI_Comm world) {
 static int node_map(MPI_Comm comm, int P, int **out) {
   int *mine = malloc((size_t)P * 2 * sizeof *mine);
   if (!mine) return MPI_ERR_NO_MEM;
+  *out = mine;
   MPI_Group g, wg;
   int rc = MPI_Comm_group(comm, &g);
-  if (rc != MPI_SUCCESS) {
-    free(mine);
-    return rc;
-  }
+  if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_group(MPI_COMM_WORLD, &wg);
   for (int i = 0; i < P; i++) mine[P + i] = i;
   rc = MPI_Group_translate_ranks(g, P, mine + P, wg, mine);
@@ -104,12 +111,13 @@ static int node_map(MPI_Comm comm, int P, int **out) {
   MPI_Group_free(&wg);
   for (int i = 0; i < P && rc == MPI_SUCCESS; i++)
     mine[i] = mine[i] == MPI_UNDEFINED ? -1 - i : world_node[mine[i]]; /* not in world: a node of its own */
-  *out = mine;
   return rc;
 }
 
+/* A private duplicate without the application's info hints (such as
+ * mpi_assert_allow_overtaking, which would break the order libpat relies on). */
 static int dup_private(MPI_Comm comm, MPI_Comm *out) {
-  int rc = MPI_Comm_dup(comm, out);
+  int rc = MPI_Comm_dup_with_info(comm, MPI_INFO_NULL, out);
   if (rc != MPI_SUCCESS) return rc;
   return MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
 }
@@ -132,75 +140,140 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
     return MPI_SUCCESS;
   }
   pat_comm_state *cs = calloc(1, sizeof *cs);
-  if (!cs) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
+  int ok = cs != NULL, all_ok = 0;
+  /* every rank learns whether all could allocate, or one would go on alone into the dup */
+  rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS || !all_ok) {
+    free(cs);
+    return pat_fail(rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM, "PAT_Allgather: out of memory for a communicator's state");
+  }
   cs->user = comm;
-  cs->data = cs->data_aa = cs->ctrl = MPI_COMM_NULL;
+  cs->priv = MPI_COMM_NULL;
+  cs->background = pat_proc.background;
   pthread_mutex_init(&cs->lock, NULL);
   MPI_Comm_size(comm, &cs->P);
   MPI_Comm_rank(comm, &cs->rank);
   pat_sites_init(&cs->sites);
   pat_planner_init(&cs->planner);
-  rc = pat_exchange_init(&cs->x, cs->P);
-  if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->data);
-  if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->data_aa);
-  if (rc == MPI_SUCCESS) rc = dup_private(comm, &cs->ctrl);
-  if (rc == MPI_SUCCESS) rc = node_map(comm, cs->P, &cs->node);
+  rc = dup_private(comm, &cs->priv);
+  int local = rc == MPI_SUCCESS ? pat_exchange_init(&cs->x, cs->P) : rc;
+  if (local == MPI_SUCCESS) local = node_map(comm, cs->P, &cs->node);
+  if (rc == MPI_SUCCESS) { /* agree again: a rank that failed locally must not be the only one to give up */
+    int failed = local != MPI_SUCCESS, any = 0;
+    rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, cs->priv);
+    if (rc == MPI_SUCCESS && any) rc = local != MPI_SUCCESS ? local : MPI_ERR_NO_MEM;
+  }
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {
     destroy_state(cs);
-    return pat_fail(rc, "cannot set up private communicators");
+    return pat_fail(rc, "PAT_Allgather: cannot set up libpat's state of the communicator");
   }
   pthread_mutex_lock(&registry_lock);
-  cs->next = registry;
-  registry = cs;
+  cs->next = live;
+  live = cs;
   pthread_mutex_unlock(&registry_lock);
   *out = cs;
   return MPI_SUCCESS;
 }
 
 void pat_comm_set_current(pat_comm_state *cs) {
-  pthread_mutex_lock(&registry_lock);
+  pthread_mutex_lock(&current_lock);
   current = cs;
-  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&current_lock);
 }
 
-pat_comm_state *pat_comm_current(void) {
-  pthread_mutex_lock(&registry_lock);
-  pat_comm_state *cs = current;
-  pthread_mutex_unlock(&registry_lock);
-  return cs;
+pat_comm_state *pat_comm_lock_current(void) {
+  pthread_mutex_lock(&current_lock);
+  if (!current) {
+    pthread_mutex_unlock(&current_lock);
+    return NULL;
+  }
+  pthread_mutex_lock(&current->lock);
+  return current;
 }
 
-void pat_comm_each_idle(void (*fn)(pat_comm_state *cs, void *ctx), void *ctx) {
+void pat_comm_unlock_current(pat_comm_state *cs) {
+  pthread_mutex_unlock(&cs->lock);
+  pthread_mutex_unlock(&current_lock);
+}
+
+void pat_comm_mark_work(pat_comm_state *cs) {
+  cs->has_work = 1;
+  pat_background_wake();
+}
+
+/* The communicators to visit: live ones with work, and every retiring one. */
+static int snapshot(pat_comm_state ***out, int *nlive) {
   pthread_mutex_lock(&registry_lock);
-  for (pat_comm_state *cs = registry; cs; cs = cs->next) {
-    if (pthread_mutex_trylock(&cs->lock) != 0) continue; /* the foreground is in a call on it */
-    fn(cs, ctx);
-    pthread_mutex_unlock(&cs->lock);
+  int n = 0;
+  for (pat_comm_state *cs = live; cs; cs = cs->next) n++;
+  for (pat_comm_state *cs = retiring; cs; cs = cs->next) n++;
+  pat_comm_state **v = n ? malloc((size_t)n * sizeof *v) : NULL;
+  int k = 0;
+  if (v) {
+    for (pat_comm_state *cs = live; cs; cs = cs->next) v[k++] = cs;
+    *nlive = k;
+    for (pat_comm_state *cs = retiring; cs; cs = cs->next) v[k++] = cs;
   }
   pthread_mutex_unlock(&registry_lock);
+  *out = v;
+  return v ? k : 0;
+}
+
+static int progress_retiring(pat_comm_state *cs) {
+  pthread_mutex_lock(&cs->lock);
+  int finished = pat_retire_progress(cs);
+  pthread_mutex_unlock(&cs->lock);
+  if (!finished) return 1;
+  pthread_mutex_lock(&registry_lock);
+  unlink_from(&retiring, cs);
+  pthread_mutex_unlock(&registry_lock);
+  destroy_state(cs);
+  return 0;
+}
+
+int pat_comm_background_pass(int (*fn)(pat_comm_state *cs)) {
+  pat_comm_state **v;
+  int nlive = 0, n = snapshot(&v, &nlive), busy = 0;
+  for (int i = 0; i < n; i++) {
+    pat_comm_state *cs = v[i];
+    if (i >= nlive) {
+      busy |= progress_retiring(cs);
+      continue;
+    }
+    /* a live one may retire meanwhile: it is then on the other list, and still here */
+    if (pthread_mutex_trylock(&cs->lock) != 0) continue; /* the foreground is in a call on it */
+    if (cs->has_work && cs->retire.stage == 0) {
+      cs->has_work = fn(cs);
+      busy |= cs->has_work;
+    }
+    pthread_mutex_unlock(&cs->lock);
+  }
+  free(v);
+  return busy;
 }
 
 void pat_comms_finalize(void) {
-  /* start every closing exchange before waiting for any: ranks may hold
-   * their communicators in different orders */
-  pthread_mutex_lock(&registry_lock);
-  for (pat_comm_state *cs = registry; cs; cs = cs->next) {
-    pthread_mutex_lock(&cs->lock);
-    start_closing_exchange(cs);
-    pthread_mutex_unlock(&cs->lock);
-  }
-  pthread_mutex_unlock(&registry_lock);
+  /* PAT_Finalize is collective: every rank retires every communicator here,
+   * then all of them progress together until each is done */
   for (;;) {
     pthread_mutex_lock(&registry_lock);
-    pat_comm_state *cs = registry;
+    pat_comm_state *cs = live;
     pthread_mutex_unlock(&registry_lock);
     if (!cs) break;
-    /* runs delete_fn, which unlinks and frees it */
-    if (MPI_Comm_delete_attr(cs->user, keyval) != MPI_SUCCESS) {
-      unlink_state(cs);
-      destroy_state(cs);
+    if (MPI_Comm_delete_attr(cs->user, keyval) != MPI_SUCCESS) retire(cs); /* runs delete_fn, which retires it */
+  }
+  for (;;) {
+    pthread_mutex_lock(&registry_lock);
+    pat_comm_state *cs = retiring;
+    pthread_mutex_unlock(&registry_lock);
+    if (!cs) break;
+    int busy = 0;
+    for (pat_comm_state *next; cs; cs = next) {
+      next = cs->next;
+      busy |= progress_retiring(cs);
     }
+    (void)busy;
   }
   if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval);
   free(world_node);

@@ -16,19 +16,21 @@
 #include "pat/sites.h"
 #include "runtime/plan.h"
 #include "runtime/report.h"
+#include "runtime/retire.h"
 
 typedef struct pat_comm_state {
   MPI_Comm user;    /* the application's communicator (its handle, for clean-up) */
-  MPI_Comm data;    /* private duplicate for classic schedules */
-  MPI_Comm data_aa; /* private duplicate for arrival-aware schedules */
-  MPI_Comm ctrl;    /* private duplicate for arrival exchanges */
+  MPI_Comm priv;    /* libpat's private duplicate: exchanges, schedules, retirement (tags keep them apart) */
   int P, rank;
   int *node;        /* node id of every rank (ranks sharing memory share it) */
+  int background;   /* a background thread may work on it (the same on every rank) */
   pthread_mutex_t lock; /* the foreground holds it for a whole call; the background only tries */
   pat_exchange x;          /* the arrival exchange of the next call (pat/exchange.h) */
   pat_sites sites;         /* call-site history: predicts the next arrival (pat/sites.h) */
   pat_planner planner;     /* plans and schedule caches (plan.h) */
   pat_comm_report report;  /* per-site statistics for PAT_REPORT (report.h) */
+  int has_work;            /* the background thread has something to progress (cs->lock) */
+  pat_retirement retire;   /* after the application freed it (retire.h) */
   struct pat_comm_state *next;
 } pat_comm_state;
 
@@ -43,12 +45,20 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out);
 /* The state of a communicator that already has one, else NULL. */
 pat_comm_state *pat_comm_find(MPI_Comm comm);
 
-/* The communicator of the last call: where instrumentation predictions go. */
+/* The communicator of the last call: where instrumentation predictions go.
+ * pat_comm_lock_current returns it locked (NULL if none), and it stays valid
+ * until pat_comm_unlock_current, even if another thread frees it meanwhile. */
 void pat_comm_set_current(pat_comm_state *cs);
-pat_comm_state *pat_comm_current(void);
+pat_comm_state *pat_comm_lock_current(void);
+void pat_comm_unlock_current(pat_comm_state *cs);
 
-/* Call fn on every communicator whose lock is free (with it held); a
- * communicator is not freed while this runs. */
-void pat_comm_each_idle(void (*fn)(pat_comm_state *cs, void *ctx), void *ctx);
+/* Tell the background thread that cs has work (cs->lock held). */
+void pat_comm_mark_work(pat_comm_state *cs);
+
+/* The background thread's pass: progress every live communicator with work
+ * whose lock is free (fn, with the lock held; it returns 1 while work
+ * remains), then every retiring one; free those that are done.  Returns 1
+ * while anything is in flight.  No registry lock is held while fn runs. */
+int pat_comm_background_pass(int (*fn)(pat_comm_state *cs));
 
 #endif

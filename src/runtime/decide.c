@@ -5,9 +5,14 @@
 #include "model/select.h"
 #include "runtime/comm.h"
 #include "runtime/netparams.h"
+#include "runtime/runtime.h"
 
 int pat_setting_needs_exchange(int setting) {
   return setting == PAT_ALG_AUTO || (setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL));
+}
+
+int pat_next_call_exchanges(const pat_comm_state *cs) {
+  return cs->P > 1 && pat_setting_needs_exchange(pat_proc.alg);
 }
 
 static int uses_intra(const pat_model_params *mp) {

@@ -69,7 +69,7 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
   memset(&p->buf, 0, sizeof p->buf);
   p->buf.P = cs->P;
   p->buf.self = cs->rank;
-  p->buf.comm = cs->data_aa;
+  p->buf.comm = cs->priv;
   p->buf.packed = 1;
   p->buf.block_type = MPI_DATATYPE_NULL;
   p->buf.block_bytes = (size_t)p->bytes;
@@ -85,13 +85,13 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
     pat_sched_free(&p->sched);
     return pat_fail(rc, "cannot prepare the executor");
   }
-  /* Plans of the last PAT_TAG_GENS/2 exchanges, replanned or not, never
-   * share tags, so a stale background receive can never catch another plan's
-   * message, and a stale message (a dropped plan's background signal) can
-   * never satisfy this plan's receive; leftovers are drained here. */
-  int exchange_gen = (int)(cs->x.seq % (PAT_TAG_GENS / 2)) * 2;
-  p->exec.tag_gen = exchange_gen + (p->replanned ? 1 : 0);
-  pat_drain_stale(cs->data_aa, exchange_gen, exchange_gen + 1);
+  /* Plans of the last PAT_TAG_PLAN_GENS/2 exchanges, replanned or not,
+   * never share tags, so a stale background receive can never catch another
+   * plan's message, and a stale message (a dropped plan's background signal)
+   * can never satisfy this plan's receive; leftovers are drained here. */
+  int plan_gen = pat_tag_plan_gen(cs->x.seq);
+  p->exec.tag_gen = plan_gen + (p->replanned ? 1 : 0);
+  pat_drain_stale(cs->priv, cs->P, plan_gen);
   p->has_exec = 1;
   return MPI_SUCCESS;
 }

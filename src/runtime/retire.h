@@ -1,0 +1,43 @@
+/*
+ * Retiring a communicator the application freed.  MPI_Comm_free is local,
+ * so nothing done inside it may wait for another rank.  But other ranks may
+ * have contributed to the communicator's next arrival exchange ahead of a
+ * call that will never come, and background threads may have started that
+ * call's plan.  So the state outlives the application's handle: the freeing
+ * rank contributes "no call follows" to a pending exchange, and the
+ * background thread (or PAT_Finalize) finishes the retirement without
+ * blocking:
+ *   1. the exchange in flight completes (every rank contributes, each when
+ *      it frees the communicator or finalizes);
+ *   2. if background plans may have sent messages on the private
+ *      communicator (it has exchanged arrivals), every rank cancels its
+ *      plan's receives, sends a "fin" to every other rank, and receives and
+ *      discards everything up to each rank's fin: a rank's messages arrive
+ *      in order, so after its fin nothing more comes from it;
+ *   3. the private communicator and the state are freed.
+ * Every decision in it (whether to exchange, whether to send fins) is made
+ * from agreed inputs, so all ranks take the same steps.
+ */
+#ifndef PAT_RETIRE_H
+#define PAT_RETIRE_H
+
+#include <mpi.h>
+
+struct pat_comm_state;
+
+typedef struct pat_retirement {
+  int stage;              /* enum in retire.c; 0 while the communicator is live */
+  MPI_Request *fin_sends; /* P requests */
+  unsigned char *fin_seen; /* P flags: the fin of rank r arrived */
+  int fins_left;
+} pat_retirement;
+
+/* Start retiring (cs->lock held; never blocks).  may_follow: ranks may have
+ * contributed early to the next call's exchange (agreed). */
+void pat_retire_begin(struct pat_comm_state *cs, int may_follow);
+/* Advance without blocking; 1 when the state can be freed. */
+int pat_retire_progress(struct pat_comm_state *cs);
+/* Free what retiring allocated. */
+void pat_retire_free(struct pat_comm_state *cs);
+
+#endif
