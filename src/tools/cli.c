@@ -352,6 +352,38 @@ const char *cli_args_value(cli_args *a, cli_error *err) {
   return NULL;
 }
 
+int cli_args_text(cli_args *a, const char **out, cli_error *err) {
+  const char *v = cli_args_value(a, err);
+  if (!v) return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_args_count(cli_args *a, uint64_t min, uint64_t max, uint64_t *out, cli_error *err) {
+  const char *v = cli_args_value(a, err);
+  return v ? cli_count(a->opt, v, min, max, out, err) : -1;
+}
+
+int cli_args_int(cli_args *a, int min, int max, int *out, cli_error *err) {
+  const char *v = cli_args_value(a, err);
+  return v ? cli_int(a->opt, v, min, max, out, err) : -1;
+}
+
+int cli_args_bytes(cli_args *a, uint64_t min, uint64_t max, uint64_t *out, cli_error *err) {
+  const char *v = cli_args_value(a, err);
+  return v ? cli_bytes(a->opt, v, min, max, out, err) : -1;
+}
+
+int cli_args_real(cli_args *a, double min, double max, double *out, cli_error *err) {
+  const char *v = cli_args_value(a, err);
+  return v ? cli_real(a->opt, v, min, max, out, err) : -1;
+}
+
+int cli_args_time(cli_args *a, cli_unit unit, double *out, int *in_tau, cli_error *err) {
+  const char *v = cli_args_value(a, err);
+  return v ? cli_time(a->opt, v, unit, out, in_tau, err) : -1;
+}
+
 int cli_args_flag(const cli_args *a, cli_error *err) {
   return a->attached ? fail(err, "%s takes no value (see --help)", a->opt) : 0;
 }

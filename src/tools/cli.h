@@ -82,7 +82,7 @@ int cli_list(const char *opt, const char *text, int cap, cli_item_fn item, void 
  *   while (cli_args_next(&a)) {
  *     if (cli_args_is(&a, "-h|--help")) ...
  *     else if (cli_args_is(&a, "--quiet")) { if (cli_args_flag(&a, err)) return -1; quiet = 1; }
- *     else if (cli_args_is(&a, "-P|--P")) { const char *v = cli_args_value(&a, err); ... }
+ *     else if (cli_args_is(&a, "-P|--P")) { if (cli_args_int(&a, 1, 4096, &P, err)) return -1; }
  *     else return cli_args_unknown(&a, err);
  *   }
  */
@@ -103,6 +103,14 @@ int cli_args_is(const cli_args *a, const char *names);
 /* The current option's value (attached, else the next argument), or NULL
  * with "OPT needs a value" in *err. */
 const char *cli_args_value(cli_args *a, cli_error *err);
+/* The current option's value parsed by cli_count, cli_int, ... with the
+ * option's name in messages: -1 if it is missing or refused. */
+int cli_args_text(cli_args *a, const char **out, cli_error *err);
+int cli_args_count(cli_args *a, uint64_t min, uint64_t max, uint64_t *out, cli_error *err);
+int cli_args_int(cli_args *a, int min, int max, int *out, cli_error *err);
+int cli_args_bytes(cli_args *a, uint64_t min, uint64_t max, uint64_t *out, cli_error *err);
+int cli_args_real(cli_args *a, double min, double max, double *out, cli_error *err);
+int cli_args_time(cli_args *a, cli_unit unit, double *out, int *in_tau, cli_error *err);
 /* 0 for a flag without a value; -1 with a message for "--flag=value". */
 int cli_args_flag(const cli_args *a, cli_error *err);
 /* -1 with "unknown option OPT (see --help)" in *err. */

@@ -241,7 +241,32 @@ static int options(void) {
   return 0;
 }
 
+/* the value parsers through the walker: the option's name in the message */
+static int option_values(void) {
+  char *argv[] = {"prog", "-P", "5000", "--N=1m", "--max-delay", "2tau", "--noise", "x", "--size", "64KiB", "--seed"};
+  cli_args a;
+  cli_args_init(&a, (int)(sizeof argv / sizeof *argv), argv);
+  int P = 7, in_tau = 0;
+  uint64_t N = 0, size = 0, seed = 5;
+  double delay = 0, noise = 0.5;
+  CHECK(cli_args_next(&a) && cli_args_int(&a, 1, 4096, &P, &err) == -1 && P == 7 &&
+            !strcmp(err.text, "-P: \"5000\" is out of range (1..4096)"),
+        "int option: %s", err.text);
+  CHECK(cli_args_next(&a) && cli_args_count(&a, 1, UINT64_MAX, &N, &err) == 0 && N == 1048576, "count option");
+  CHECK(cli_args_next(&a) && cli_args_time(&a, CLI_MS, &delay, &in_tau, &err) == 0 && delay == 2 && in_tau,
+        "time option");
+  CHECK(cli_args_next(&a) && cli_args_real(&a, 0, 1, &noise, &err) == -1 && noise == 0.5 &&
+            HAS("--noise: \"x\" is not a number"),
+        "real option: %s", err.text);
+  CHECK(cli_args_next(&a) && cli_args_bytes(&a, 1, UINT64_MAX, &size, &err) == 0 && size == 65536, "bytes option");
+  CHECK(cli_args_next(&a) && cli_args_count(&a, 0, UINT64_MAX, &seed, &err) == -1 && seed == 5 &&
+            !strcmp(err.text, "--seed needs a value (see --help)"),
+        "missing value: %s", err.text);
+  return 0;
+}
+
 int main(void) {
-  if (counts() || bytes() || times() || rates() || reals() || choices() || lists() || options()) return 1;
+  if (counts() || bytes() || times() || rates() || reals() || choices() || lists() || options() || option_values())
+    return 1;
   return TEST_RESULT();
 }
