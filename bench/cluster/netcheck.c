@@ -26,12 +26,13 @@
  */
 #include <mpi.h>
 
-#include <ctype.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "tools/cli.h"
 
 typedef struct options {
   double rate_bits;   /* configured link rate, bit/s; 0 = unknown */
@@ -50,7 +51,7 @@ static void usage(FILE *f) {
     "  (default: --pingpong --ring)\n"
     "  --rate R            configured link rate: 1gbit, 500mbit, 1e9 (bit/s);\n"
     "                      default: $PAT_CLUSTER_RATE_BITS (set by pat-cluster run)\n"
-    "  --size B            ping-pong message size (default 1M; suffixes K M G = 2^10..)\n"
+    "  --size B            ping-pong message size (default 1M; suffixes K M G = 2^10.., optional B)\n"
     "  --iters N           ping-pong round trips measured (default 20)\n"
     "  --warmup N          ping-pong round trips not measured (default 3)\n"
     "  --block B           ring block size per rank (default 512K)\n"
@@ -64,38 +65,47 @@ static void usage(FILE *f) {
     "  --no-check          report only; exit 0 whatever the numbers\n");
 }
 
-/* "1M" -> 1048576; returns 0 on error. */
-static size_t parse_size(const char *s) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || v <= 0) return 0;
-  double mult = 1;
-  switch (toupper((unsigned char)*end)) {
-  case 'K': mult = 1024.0; end++; break;
-  case 'M': mult = 1024.0 * 1024; end++; break;
-  case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-  default: break;
-  }
-  if (toupper((unsigned char)*end) == 'B') end++;
-  if (*end) return 0;
-  return (size_t)(v * mult);
-}
-
-/* tc-style rate: "1gbit", "500mbit", "64kbit", "1000bit", or a bare number in
- * bit/s.  Returns 0 on error. */
-static double parse_rate(const char *s) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || v <= 0) return 0;
-  if (!*end) return v;
-  if (!strcasecmp(end, "bit")) return v;
-  if (!strcasecmp(end, "kbit")) return v * 1e3;
-  if (!strcasecmp(end, "mbit")) return v * 1e6;
-  if (!strcasecmp(end, "gbit")) return v * 1e9;
+/* A message size: bytes (1M, 512K, 64KiB), at most what an MPI count holds. */
+static int size_option(cli_args *a, size_t *out, cli_error *err) {
+  uint64_t v;
+  if (cli_args_bytes(a, 1, 2147483647, &v, err)) return -1;
+  *out = (size_t)v;
   return 0;
 }
 
-static int parse_args(int argc, char **argv, options *o) {
+/* The configured rate: tc-style ("1gbit", "500mbit") or a bare number in bit/s. */
+static int rate_option(cli_args *a, options *o, cli_error *err) {
+  const char *v;
+  if (cli_args_text(a, &v, err) || cli_rate(a->opt, v, &o->rate_bits, err)) return -1;
+  o->rate_from = "--rate";
+  return 0;
+}
+
+static int flag_option(cli_args *a, options *o, cli_error *err) {
+  if (cli_args_is(a, "--pingpong")) o->do_pingpong = 1;
+  else if (cli_args_is(a, "--ring")) o->do_ring = 1;
+  else if (cli_args_is(a, "--gather")) o->do_gather = 1;
+  else o->check = 0; /* --no-check */
+  return cli_args_flag(a, err);
+}
+
+static int parse_option(cli_args *a, options *o, cli_error *err) {
+  if (cli_args_is(a, "--pingpong|--ring|--gather|--no-check")) return flag_option(a, o, err);
+  if (cli_args_is(a, "--rate")) return rate_option(a, o, err);
+  if (cli_args_is(a, "--size")) return size_option(a, &o->size, err);
+  if (cli_args_is(a, "--block")) return size_option(a, &o->block, err);
+  if (cli_args_is(a, "--iters")) return cli_args_int(a, 1, 1000000000, &o->pp_iters, err);
+  if (cli_args_is(a, "--warmup")) return cli_args_int(a, 0, 1000000000, &o->pp_warmup, err);
+  if (cli_args_is(a, "--ring-iters")) return cli_args_int(a, 1, 1000000000, &o->ring_iters, err);
+  if (cli_args_is(a, "--ring-warmup")) return cli_args_int(a, 0, 1000000000, &o->ring_warmup, err);
+  if (cli_args_is(a, "--min-pp-ratio")) return cli_args_real(a, 0, INFINITY, &o->min_pp_ratio, err);
+  if (cli_args_is(a, "--max-pp-ratio")) return cli_args_real(a, 0, INFINITY, &o->max_pp_ratio, err);
+  if (cli_args_is(a, "--max-ring-ratio")) return cli_args_real(a, 0, INFINITY, &o->max_ring_ratio, err);
+  return cli_args_unknown(a, err);
+}
+
+/* The options: 0, 1 for --help, or -1 with a message in *err. */
+static int parse_args(int argc, char **argv, options *o, cli_error *err) {
   memset(o, 0, sizeof *o);
   o->size = 1 << 20;
   o->pp_iters = 20;
@@ -107,38 +117,16 @@ static int parse_args(int argc, char **argv, options *o) {
   o->max_pp_ratio = 1.10;
   o->max_ring_ratio = 2.0;
   o->check = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEEDV() do { if (!v) { fprintf(stderr, "netcheck: %s needs a value\n", a); return -1; } i++; } while (0)
-    if (!strcmp(a, "--pingpong")) o->do_pingpong = 1;
-    else if (!strcmp(a, "--ring")) o->do_ring = 1;
-    else if (!strcmp(a, "--gather")) o->do_gather = 1;
-    else if (!strcmp(a, "--no-check")) o->check = 0;
-    else if (!strcmp(a, "--rate")) { NEEDV(); o->rate_bits = parse_rate(v); o->rate_from = "--rate";
-      if (o->rate_bits <= 0) { fprintf(stderr, "netcheck: bad rate '%s'\n", v); return -1; } }
-    else if (!strcmp(a, "--size")) { NEEDV(); o->size = parse_size(v); if (!o->size) goto bad; }
-    else if (!strcmp(a, "--iters")) { NEEDV(); o->pp_iters = atoi(v); if (o->pp_iters < 1) goto bad; }
-    else if (!strcmp(a, "--warmup")) { NEEDV(); o->pp_warmup = atoi(v); if (o->pp_warmup < 0) goto bad; }
-    else if (!strcmp(a, "--block")) { NEEDV(); o->block = parse_size(v); if (!o->block) goto bad; }
-    else if (!strcmp(a, "--ring-iters")) { NEEDV(); o->ring_iters = atoi(v); if (o->ring_iters < 1) goto bad; }
-    else if (!strcmp(a, "--ring-warmup")) { NEEDV(); o->ring_warmup = atoi(v); if (o->ring_warmup < 0) goto bad; }
-    else if (!strcmp(a, "--min-pp-ratio")) { NEEDV(); o->min_pp_ratio = atof(v); }
-    else if (!strcmp(a, "--max-pp-ratio")) { NEEDV(); o->max_pp_ratio = atof(v); }
-    else if (!strcmp(a, "--max-ring-ratio")) { NEEDV(); o->max_ring_ratio = atof(v); }
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 1; }
-    else { fprintf(stderr, "netcheck: unknown argument '%s'\n", a); return -1; }
-    continue;
-  bad:
-    fprintf(stderr, "netcheck: bad value '%s' for %s\n", v, a);
-    return -1;
-#undef NEEDV
+  cli_args a;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    if (cli_args_is(&a, "-h|--help")) return 1;
+    if (parse_option(&a, o, err)) return -1;
   }
   if (!o->do_pingpong && !o->do_ring && !o->do_gather) o->do_pingpong = o->do_ring = 1;
-  if (o->rate_bits <= 0) {
-    const char *env = getenv("PAT_CLUSTER_RATE_BITS");
-    if (env && (o->rate_bits = parse_rate(env)) > 0) o->rate_from = "PAT_CLUSTER_RATE_BITS";
-  }
+  const char *env = getenv("PAT_CLUSTER_RATE_BITS");
+  if (o->rate_bits <= 0 && env && cli_rate("PAT_CLUSTER_RATE_BITS", env, &o->rate_bits, NULL) == 0)
+    o->rate_from = "PAT_CLUSTER_RATE_BITS";
   return 0;
 }
 
@@ -336,9 +324,11 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &p);
 
   options o;
-  int pr = parse_args(argc, argv, &o);
+  cli_error err;
+  int pr = parse_args(argc, argv, &o, &err);
   if (pr != 0) {
-    if (pr < 0 && rank == 0) usage(stderr);
+    if (pr < 0 && rank == 0) fprintf(stderr, "netcheck: %s\n", err.text);
+    if (rank == 0) usage(pr < 0 ? stderr : stdout);
     MPI_Finalize();
     return pr < 0 ? 2 : 0;
   }

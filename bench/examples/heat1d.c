@@ -30,6 +30,8 @@
 #include <string.h>
 
 #include <mpi.h>
+
+#include "tools/cli.h"
 #ifdef HEAT1D_PAT
 #include "pat.h"
 #define ALLGATHER PAT_Allgather
@@ -56,23 +58,27 @@ static void usage(void) {
           "defaults: -n 8192 -i 300 -b 20 -x 3 -w 1 -d 0.02 -s 0\n");
 }
 
-static int parse(int argc, char **argv, options *o) {
+static int parse_option(cli_args *a, options *o, cli_error *err) {
+  if (cli_args_is(a, "-n")) return cli_args_int(a, 1, 1 << 30, &o->n, err);
+  if (cli_args_is(a, "-i")) return cli_args_int(a, 1, 1 << 30, &o->iters, err);
+  if (cli_args_is(a, "-b")) return cli_args_int(a, 1, 1 << 30, &o->base, err);
+  if (cli_args_is(a, "-x")) return cli_args_real(a, 0, 1e6, &o->imbalance, err);
+  if (cli_args_is(a, "-w")) return cli_args_real(a, 0, INFINITY, &o->hot, err);
+  if (cli_args_is(a, "-d")) return cli_args_real(a, -INFINITY, INFINITY, &o->drift, err);
+  if (cli_args_is(a, "-s")) return cli_args_real(a, -INFINITY, INFINITY, &o->start, err);
+  return cli_args_unknown(a, err);
+}
+
+/* The options: 0, 1 for -h, or -1 with a message in *err. */
+static int parse(int argc, char **argv, options *o, cli_error *err) {
   *o = (options){8192, 300, 20, 3.0, 1.0, 0.02, 0.0};
-  for (int i = 1; i < argc; i++) {
-    if (i + 1 >= argc || argv[i][0] != '-' || strlen(argv[i]) != 2) return -1;
-    const char *v = argv[++i];
-    switch (argv[i - 1][1]) {
-      case 'n': o->n = atoi(v); break;
-      case 'i': o->iters = atoi(v); break;
-      case 'b': o->base = atoi(v); break;
-      case 'x': o->imbalance = atof(v); break;
-      case 'w': o->hot = atof(v); break;
-      case 'd': o->drift = atof(v); break;
-      case 's': o->start = atof(v); break;
-      default: return -1;
-    }
+  cli_args a;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    if (cli_args_is(&a, "-h|--help")) return 1;
+    if (parse_option(&a, o, err)) return -1;
   }
-  return o->n > 0 && o->iters > 0 && o->base > 0 && o->imbalance >= 0 && o->hot >= 0 ? 0 : -1;
+  return 0;
 }
 
 /* Centre of the hot spot (in cells) at iteration it: moves around the rod. */
@@ -140,10 +146,13 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   options o;
-  if (parse(argc, argv, &o) != 0) {
+  cli_error err;
+  int parsed = parse(argc, argv, &o, &err);
+  if (parsed != 0) {
+    if (rank == 0 && parsed < 0) fprintf(stderr, "heat1d: %s\n", err.text);
     if (rank == 0) usage();
     MPI_Finalize();
-    return 2;
+    return parsed < 0 ? 2 : 0;
   }
 #ifdef HEAT1D_PAT
   if (PAT_Init() != MPI_SUCCESS) {

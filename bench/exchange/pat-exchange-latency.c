@@ -26,6 +26,8 @@
 #include <mpi.h>
 #include <pat.h>
 
+#include "tools/cli.h"
+
 static void sleep_ms(double ms) {
   struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
   nanosleep(&ts, NULL);
@@ -76,30 +78,51 @@ static void run(const char *mode, int edge, int calls, double compute_ms, int P,
   free(all);
 }
 
+static const char usage_text[] = "usage: pat-exchange-latency [--calls K] [--compute-ms T] [--alg NAME]\n";
+
+typedef struct exchange_opts {
+  int calls;
+  double compute_ms;
+  const char *alg;
+} exchange_opts;
+
+/* The options: 0, 1 for --help, or -1 with a message in *err. */
+static int parse_options(int argc, char **argv, exchange_opts *o, cli_error *err) {
+  *o = (exchange_opts){.calls = 200, .compute_ms = 2.0, .alg = "bdr"};
+  cli_args a;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    int rc;
+    if (cli_args_is(&a, "-h|--help")) return 1;
+    if (cli_args_is(&a, "--calls")) rc = cli_args_int(&a, 1, 100000000, &o->calls, err);
+    else if (cli_args_is(&a, "--compute-ms")) rc = cli_args_time(&a, CLI_MS, &o->compute_ms, NULL, err);
+    else if (cli_args_is(&a, "--alg")) rc = cli_args_text(&a, &o->alg, err);
+    else rc = cli_args_unknown(&a, err);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int provided, P, rank, calls = 200;
-  double compute_ms = 2.0;
-  const char *alg = "bdr";
+  int provided, P, rank;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--calls") && i + 1 < argc) calls = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--compute-ms") && i + 1 < argc) compute_ms = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--alg") && i + 1 < argc) alg = argv[++i];
-    else {
-      if (rank == 0) fprintf(stderr, "usage: pat-exchange-latency [--calls K] [--compute-ms T] [--alg NAME]\n");
-      MPI_Finalize();
-      return 2;
-    }
+  exchange_opts o;
+  cli_error err;
+  int parsed = parse_options(argc, argv, &o, &err);
+  if (parsed) {
+    if (rank == 0 && parsed < 0) fprintf(stderr, "pat-exchange-latency: %s\n", err.text);
+    if (rank == 0) fprintf(parsed < 0 ? stderr : stdout, "%s", usage_text);
+    MPI_Finalize();
+    return parsed < 0 ? 2 : 0;
   }
-  if (PAT_Init() != MPI_SUCCESS || PAT_UseAlg(alg) != MPI_SUCCESS) {
+  if (PAT_Init() != MPI_SUCCESS || PAT_UseAlg(o.alg) != MPI_SUCCESS) {
     if (rank == 0) fprintf(stderr, "pat-exchange-latency: %s\n", PAT_Error_string(MPI_ERR_OTHER));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
-  if (calls < 1) calls = 1;
-  run("at-arrival", 0, calls, compute_ms, P, rank);
-  run("edge-50", 1, calls, compute_ms, P, rank);
+  run("at-arrival", 0, o.calls, o.compute_ms, P, rank);
+  run("edge-50", 1, o.calls, o.compute_ms, P, rank);
   PAT_Finalize();
   MPI_Finalize();
   return 0;

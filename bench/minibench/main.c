@@ -27,6 +27,113 @@ static int finish(int code) {
   return code;
 }
 
+/* What the launch shares: sizes, host, time stamp, common clock, tau.
+ * Returns 0, or 3 (after saying why) when -N gives no usable block. */
+static int make_setup(const mb_opts *o, int rank, int P, int provided, mb_setup *s) {
+  memset(s, 0, sizeof *s);
+  s->P = P;
+  s->thread_level = provided;
+  s->count = o->n_req / P;
+  s->n = s->count * P;
+  s->block_bytes = s->count * (long long)sizeof(float);
+  if (s->count < 1 || s->count > 2147483647LL) {
+    if (rank == 0)
+      fprintf(stderr, "pat-minibench: -N %lld gives %lld floats per rank at P=%d (need 1 .. 2^31-1)\n", o->n_req,
+              s->count, P);
+    return 3;
+  }
+  gethostname(s->host, sizeof s->host - 1);
+  for (char *p = s->host; *p; p++)
+    if (*p == ',' || *p == '"') *p = '_';
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(s->timestamp, sizeof s->timestamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  MPI_Bcast(s->timestamp, sizeof s->timestamp, MPI_CHAR, 0, MPI_COMM_WORLD);
+
+  s->clock.skew = 1e-6 * o->skew_us * rank;
+  mb_clock_sync(&s->clock, MPI_COMM_WORLD, 32);
+  s->tau = o->tau_us > 0 ? 1e-6 * o->tau_us : mb_measure_tau(MPI_COMM_WORLD, s->block_bytes, o->tau_reps);
+  s->max_delay_s = o->delay_in_tau ? o->max_delay * s->tau : 1e-3 * o->max_delay;
+  return 0;
+}
+
+/* Rank 0: the --trace file, its header written when it is new. */
+static void open_trace(const mb_opts *o, int rank, mb_setup *s) {
+  if (rank != 0 || !o->trace) return;
+  s->trace = fopen(o->trace, "a");
+  if (s->trace && ftell(s->trace) == 0) fprintf(s->trace, "alg,phase,iter,rank,delay_ms,a_us,f_us,errors,late_us\n");
+  if (!s->trace) fprintf(stderr, "pat-minibench: cannot open %s; no trace\n", o->trace);
+}
+
+/* --order blocked: every iteration of one algorithm, then the next. */
+static void run_blocked(const mb_opts *o, const mb_setup *s, float *send, float *recv, mb_result *res, int rank) {
+  int flat_n = mb_flat_iters(o, s);
+  for (int i = 0; i < o->nalgs; i++) {
+    mb_run *run = mb_run_begin(o, s, o->algs[i], send, recv, &res[i], MPI_COMM_NULL);
+    for (int k = 0; k < o->warmup; k++) mb_run_step(run, MB_WARMUP, k);
+    for (int k = 0; k < flat_n; k++) mb_run_step(run, MB_FLAT, k);
+    for (int k = 0; k < o->iters; k++) mb_run_step(run, MB_MEASURED, k);
+    mb_run_end(run);
+    progress(o, rank, &res[i]);
+  }
+}
+
+static MPI_Comm fresh_comm(void) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  return c;
+}
+
+/* --order interleaved: iteration k of every algorithm, then k+1.  One shared
+ * communicator: PAT_Edge predicts the next call on the communicator used
+ * last, so every algorithm's call must be on it. */
+static void run_interleaved(const mb_opts *o, const mb_setup *s, float *send, float *recv, mb_result *res,
+                            int rank) {
+  MPI_Comm shared = fresh_comm();
+  mb_run **runs = calloc((size_t)o->nalgs, sizeof *runs);
+  if (!runs) MPI_Abort(MPI_COMM_WORLD, 3);
+  for (int i = 0; i < o->nalgs; i++) runs[i] = mb_run_begin(o, s, o->algs[i], send, recv, &res[i], shared);
+  const mb_phase phases[3] = {MB_WARMUP, MB_FLAT, MB_MEASURED};
+  const int counts[3] = {o->warmup, mb_flat_iters(o, s), o->iters};
+  for (int p = 0; p < 3; p++)
+    for (int k = 0; k < counts[p]; k++)
+      for (int i = 0; i < o->nalgs; i++) {
+        int was = mb_run_failed(runs[i]);
+        if (mb_run_step(runs[i], phases[p], k) && !was) {
+          /* every rank knows (agreed): start over on a clean communicator */
+          MPI_Comm_free(&shared);
+          shared = fresh_comm();
+          for (int j = 0; j < o->nalgs; j++) mb_run_set_comm(runs[j], shared);
+        }
+      }
+  for (int i = 0; i < o->nalgs; i++) {
+    mb_run_end(runs[i]);
+    progress(o, rank, &res[i]);
+  }
+  MPI_Comm_free(&shared);
+  free(runs);
+}
+
+/* Rank 0: summary and CSV; the exit status, the same on every rank. */
+static int report(const mb_opts *o, const mb_setup *s, const mb_result *res, int rank) {
+  int code = 0;
+  if (rank == 0) {
+    mb_print_summary(o, s, res, o->nalgs);
+    if (o->csv && mb_write_csv(o, s, res, o->nalgs) != 0) code = 3;
+    int any_errors = 0, any_failed = 0;
+    for (int i = 0; i < o->nalgs; i++) {
+      any_errors |= res[i].errors > 0;
+      any_failed |= !strcmp(res[i].status, "failed");
+    }
+    if (any_errors) code = 1;
+    else if (any_failed && o->strict && code == 0) code = 2;
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return code;
+}
+
 int main(int argc, char **argv) {
   int provided, rank, P;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -49,33 +156,8 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 3;
   }
-
   mb_setup s;
-  memset(&s, 0, sizeof s);
-  s.P = P;
-  s.thread_level = provided;
-  s.count = o.n_req / P;
-  s.n = s.count * P;
-  s.block_bytes = s.count * (long long)sizeof(float);
-  if (s.count < 1 || s.count > 2147483647LL) {
-    if (rank == 0)
-      fprintf(stderr, "pat-minibench: -N %lld gives %lld floats per rank at P=%d (need 1 .. 2^31-1)\n", o.n_req,
-              s.count, P);
-    return finish(3);
-  }
-  gethostname(s.host, sizeof s.host - 1);
-  for (char *p = s.host; *p; p++)
-    if (*p == ',' || *p == '"') *p = '_';
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(s.timestamp, sizeof s.timestamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  MPI_Bcast(s.timestamp, sizeof s.timestamp, MPI_CHAR, 0, MPI_COMM_WORLD);
-
-  s.clock.skew = 1e-6 * o.skew_us * rank;
-  mb_clock_sync(&s.clock, MPI_COMM_WORLD, 32);
-  s.tau = o.tau_us > 0 ? 1e-6 * o.tau_us : mb_measure_tau(MPI_COMM_WORLD, s.block_bytes, o.tau_reps);
-  s.max_delay_s = o.delay_in_tau ? o.max_delay * s.tau : 1e-3 * o.max_delay;
+  if (make_setup(&o, rank, P, provided, &s)) return finish(3);
 
   float *send = malloc(sizeof(float) * (size_t)s.count);
   float *recv = malloc(sizeof(float) * (size_t)s.n);
@@ -87,67 +169,13 @@ int main(int argc, char **argv) {
     return finish(3);
   }
   if (rank == 0 && !o.quiet) mb_print_header(&o, &s);
-
-  if (rank == 0 && o.trace) {
-    s.trace = fopen(o.trace, "a");
-    if (s.trace && ftell(s.trace) == 0) fprintf(s.trace, "alg,phase,iter,rank,delay_ms,a_us,f_us,errors,late_us\n");
-    if (!s.trace) fprintf(stderr, "pat-minibench: cannot open %s; no trace\n", o.trace);
-  }
-  int flat_n = mb_flat_iters(&o, &s);
-  if (o.blocked) {
-    for (int i = 0; i < o.nalgs; i++) {
-      mb_run *run = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i], MPI_COMM_NULL);
-      for (int k = 0; k < o.warmup; k++) mb_run_step(run, MB_WARMUP, k);
-      for (int k = 0; k < flat_n; k++) mb_run_step(run, MB_FLAT, k);
-      for (int k = 0; k < o.iters; k++) mb_run_step(run, MB_MEASURED, k);
-      mb_run_end(run);
-      progress(&o, rank, &res[i]);
-    }
-  } else {
-    /* one shared communicator: PAT_Edge predicts the next call on the
-     * communicator used last, so every algorithm's call must be on it */
-    MPI_Comm shared;
-    MPI_Comm_dup(MPI_COMM_WORLD, &shared);
-    MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
-    mb_run **runs = calloc((size_t)o.nalgs, sizeof *runs);
-    if (!runs) MPI_Abort(MPI_COMM_WORLD, 3);
-    for (int i = 0; i < o.nalgs; i++) runs[i] = mb_run_begin(&o, &s, o.algs[i], send, recv, &res[i], shared);
-    const mb_phase phases[3] = {MB_WARMUP, MB_FLAT, MB_MEASURED};
-    const int counts[3] = {o.warmup, flat_n, o.iters};
-    for (int p = 0; p < 3; p++)
-      for (int k = 0; k < counts[p]; k++)
-        for (int i = 0; i < o.nalgs; i++) {
-          int was = mb_run_failed(runs[i]);
-          if (mb_run_step(runs[i], phases[p], k) && !was) {
-            /* every rank knows (agreed): start over on a clean communicator */
-            MPI_Comm_free(&shared);
-            MPI_Comm_dup(MPI_COMM_WORLD, &shared);
-            MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
-            for (int j = 0; j < o.nalgs; j++) mb_run_set_comm(runs[j], shared);
-          }
-        }
-    for (int i = 0; i < o.nalgs; i++) {
-      mb_run_end(runs[i]);
-      progress(&o, rank, &res[i]);
-    }
-    MPI_Comm_free(&shared);
-    free(runs);
-  }
+  open_trace(&o, rank, &s);
+  if (o.blocked)
+    run_blocked(&o, &s, send, recv, res, rank);
+  else
+    run_interleaved(&o, &s, send, recv, res, rank);
   if (s.trace) fclose(s.trace);
-
-  int code = 0;
-  if (rank == 0) {
-    mb_print_summary(&o, &s, res, o.nalgs);
-    if (o.csv && mb_write_csv(&o, &s, res, o.nalgs) != 0) code = 3;
-    int any_errors = 0, any_failed = 0;
-    for (int i = 0; i < o.nalgs; i++) {
-      any_errors |= res[i].errors > 0;
-      any_failed |= !strcmp(res[i].status, "failed");
-    }
-    if (any_errors) code = 1;
-    else if (any_failed && o.strict && code == 0) code = 2;
-  }
-  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int code = report(&o, &s, res, rank);
   free(send);
   free(recv);
   free(res);

@@ -1,16 +1,18 @@
 /* Command line of pat-minibench (every rank parses the same arguments). */
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mb.h"
+#include "tools/cli.h"
 
 void mb_usage(FILE *out) {
   fprintf(out,
           "usage: mpirun -np P pat-minibench [options]\n"
           "  -N n                floats in the gathered vector, total over the P ranks (default 128K);\n"
-          "                      suffixes K, M, G (x1024); each rank contributes floor(n/P) floats and\n"
+          "                      suffixes k, m, g (x1024), either case; each rank contributes floor(n/P) floats and\n"
           "                      the remainder is dropped (reported as N != N_requested)\n"
           "  --iters k           measured iterations per algorithm (default 20)\n"
           "  --warmup k          warm-up iterations per algorithm, not measured (default 2)\n"
@@ -18,7 +20,8 @@ void mb_usage(FILE *out) {
           "                      absorption; default max(5, iters/4) when --max-delay > 0, and none\n"
           "                      when it is 0 (the run is flat: r' = r); 0 disables (A not reported)\n"
           "  --max-delay d       per-rank random delay drawn uniformly in [0, d] (default 10)\n"
-          "  --delay-unit ms|tau unit of --max-delay (default ms); tau = one block's one-way time\n"
+          "  --delay-unit ms|tau unit of a bare --max-delay (default ms); tau = one block's one-way time;\n"
+          "                      or give the unit with the value: --max-delay 500us, --max-delay 2tau\n"
           "  --alg list          comma list of algorithms (names of PAT_AlgName, auto, native) or\n"
           "                      'all' (every algorithm, then auto); default all.  Every algorithm\n"
           "                      sees the same data and the same delay sequence.  A name given\n"
@@ -52,97 +55,133 @@ void mb_usage(FILE *out) {
           "3 bad usage or set-up failure.\n");
 }
 
-static int parse_count(const char *s, long long *out) {
-  char *end;
-  long long v = strtoll(s, &end, 10);
-  if (end == s) return -1;
-  if (*end == 'k' || *end == 'K') v *= 1024LL, end++;
-  else if (*end == 'm' || *end == 'M') v *= 1024LL * 1024, end++;
-  else if (*end == 'g' || *end == 'G') v *= 1024LL * 1024 * 1024, end++;
-  if (*end != '\0') return -1;
+enum { OPT_TAKEN = 0, OPT_BAD = -1, OPT_OTHER = 1 }; /* what an option group made of the option */
+
+/* The values of an option that are read once every option is known. */
+typedef struct later {
+  const char *algs, *max_delay;
+} later;
+
+static int flag_option(cli_args *a, mb_opts *o, cli_error *err) {
+  if (cli_args_is(a, "--quiet")) o->quiet = 1;
+  else if (cli_args_is(a, "--inject-error")) o->inject_error = 1;
+  else if (cli_args_is(a, "--strict")) o->strict = 1;
+  else return OPT_OTHER;
+  return cli_args_flag(a, err);
+}
+
+/* An option whose value is one of `names`; *out its index. */
+static int choice_option(cli_args *a, const char *what, const char *const *names, int *out, cli_error *err) {
+  const char *v;
+  return cli_args_text(a, &v, err) || cli_choice(a->opt, v, what, names, 2, out, err) ? OPT_BAD : OPT_TAKEN;
+}
+
+static int seed_option(cli_args *a, unsigned long long *out, cli_error *err) {
+  uint64_t v;
+  if (cli_args_count(a, 0, UINT64_MAX, &v, err)) return OPT_BAD;
   *out = v;
+  return OPT_TAKEN;
+}
+
+static int length_option(cli_args *a, long long *out, cli_error *err) {
+  uint64_t v;
+  if (cli_args_count(a, 1, INT64_MAX, &v, err)) return OPT_BAD;
+  *out = (long long)v;
+  return OPT_TAKEN;
+}
+
+/* The options of the measurement: size, iterations, delays, compute. */
+static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
+  static const char *const units[] = {"ms", "tau"}, *const computes[] = {"sleep", "busy"},
+                           *const orders[] = {"interleaved", "blocked"};
+  if (cli_args_is(a, "-N|--N")) return length_option(a, &o->n_req, err);
+  if (cli_args_is(a, "--iters")) return cli_args_int(a, 1, 1000000000, &o->iters, err);
+  if (cli_args_is(a, "--warmup")) return cli_args_int(a, 0, 1000000000, &o->warmup, err);
+  if (cli_args_is(a, "--flat-iters")) return cli_args_int(a, 0, 1000000000, &o->flat_iters, err);
+  if (cli_args_is(a, "--max-delay")) return cli_args_text(a, &l->max_delay, err);
+  if (cli_args_is(a, "--delay-unit")) return choice_option(a, "delay unit", units, &o->delay_in_tau, err);
+  if (cli_args_is(a, "--compute")) return choice_option(a, "compute mode", computes, &o->busy, err);
+  if (cli_args_is(a, "--order")) return choice_option(a, "order", orders, &o->blocked, err);
+  if (cli_args_is(a, "--base-ms")) return cli_args_time(a, CLI_MS, &o->base_ms, NULL, err);
+  if (cli_args_is(a, "--seed")) return seed_option(a, &o->seed, err);
+  if (cli_args_is(a, "--alg")) return cli_args_text(a, &l->algs, err);
+  return OPT_OTHER;
+}
+
+/* The options of the output, of tau and of the tests. */
+static int other_option(cli_args *a, mb_opts *o, cli_error *err) {
+  const char *v;
+  if (cli_args_is(a, "--csv")) return cli_args_text(a, &o->csv, err);
+  if (cli_args_is(a, "--label")) return cli_args_text(a, &o->label, err);
+  if (cli_args_is(a, "--trace")) return cli_args_text(a, &o->trace, err);
+  if (cli_args_is(a, "--tau-reps")) return cli_args_int(a, 1, 1000000000, &o->tau_reps, err);
+  if (cli_args_is(a, "--inject-skew-us")) return cli_args_real(a, -INFINITY, INFINITY, &o->skew_us, err);
+  if (cli_args_is(a, "--inject-fail")) {
+    if (cli_args_text(a, &v, err)) return OPT_BAD;
+    snprintf(o->inject_fail, MB_NAME, "%.*s", MB_NAME - 1, v);
+    return OPT_TAKEN;
+  }
+  if (!cli_args_is(a, "--tau-us")) return OPT_OTHER;
+  if (cli_args_time(a, CLI_US, &o->tau_us, NULL, err)) return OPT_BAD;
+  if (o->tau_us > 0) return OPT_TAKEN;
+  snprintf(err->text, sizeof err->text, "--tau-us must be > 0 (leave it out to measure tau)");
+  return OPT_BAD;
+}
+
+/* --max-delay: a bare number is in --delay-unit; with a unit (500us, 2tau) the
+ * unit given wins.  A bare number needs no conversion: ms and tau alike. */
+static int resolve_max_delay(mb_opts *o, const char *text, cli_error *err) {
+  int in_tau;
+  if (cli_time("--max-delay", text, CLI_MS, &o->max_delay, &in_tau, err)) return -1;
+  size_t n = strlen(text);
+  if (in_tau || isalpha((unsigned char)text[n - 1])) o->delay_in_tau = in_tau;
   return 0;
 }
 
-static int parse_int(const char *s, int *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v < -1000000000L || v > 1000000000L) return -1;
-  *out = (int)v;
-  return 0;
-}
-
-static int parse_double(const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end != '\0') return -1;
-  *out = v;
-  return 0;
-}
-
-static int known_alg(const char *name) {
-  if (strcasecmp(name, "auto") == 0 || mb_mockup_index(name) >= 0) return 1;
-  for (int i = 0; i < PAT_AlgCount(); i++)
-    if (strcasecmp(name, PAT_AlgName(i)) == 0) return 1;
-  return 0;
-}
-
-static int add_alg(mb_opts *o, const char *name, char *err, size_t errlen) {
+static int add_alg(mb_opts *o, const char *name, cli_error *err) {
   if (o->nalgs >= MB_MAX_ALGS) {
-    snprintf(err, errlen, "too many algorithms (at most %d)", MB_MAX_ALGS);
+    snprintf(err->text, sizeof err->text, "too many algorithms (at most %d)", MB_MAX_ALGS);
     return -1;
   }
   snprintf(o->algs[o->nalgs++], MB_NAME, "%.*s", MB_NAME - 1, name);
   return 0;
 }
 
-static int parse_algs(mb_opts *o, const char *list, char *err, size_t errlen) {
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", list);
+/* A repeated name runs again as a twin, labelled name#2, name#3...: the
+ * spread between twins shows the noise of the machine. */
+static int add_alg_or_twin(mb_opts *o, const char *name, cli_error *err) {
+  int seen = 0;
+  for (int i = 0; i < o->nalgs; i++) {
+    size_t n = strcspn(o->algs[i], "#");
+    seen += strlen(name) == n && strncmp(o->algs[i], name, n) == 0;
+  }
+  if (!seen) return add_alg(o, name, err);
+  char twin[MB_NAME];
+  snprintf(twin, sizeof twin, "%.20s#%d", name, seen + 1);
+  return add_alg(o, twin, err);
+}
+
+/* --alg: names of PAT_AlgName, auto, the mock-ups, or all (every algorithm, then auto). */
+static int parse_algs(mb_opts *o, const char *list, cli_error *err) {
+  const char *names[2 + 64 + MB_MOCKUPS] = {"all", "auto"};
+  int nnames = 2, ids[2 * MB_MAX_ALGS], n;
+  for (int i = 0; i < PAT_AlgCount() && i < 64; i++) names[nnames++] = PAT_AlgName(i);
+  for (int i = 0; i < MB_MOCKUPS; i++) names[nnames++] = mb_mockup_name(i);
+  if (cli_choice_list("--alg", list, "algorithm", names, nnames, ids, 2 * MB_MAX_ALGS, &n, err)) return -1;
   o->nalgs = 0;
-  for (char *tok = buf, *next; tok && *tok; tok = next) {
-    next = strchr(tok, ',');
-    if (next) *next++ = '\0';
-    if (*tok == '\0') continue;
-    if (strcasecmp(tok, "all") == 0) {
-      for (int i = 0; i < PAT_AlgCount(); i++)
-        if (add_alg(o, PAT_AlgName(i), err, errlen)) return -1;
-      if (add_alg(o, "auto", err, errlen)) return -1;
+  for (int k = 0; k < n; k++) {
+    if (ids[k] != 0) {
+      if (add_alg_or_twin(o, names[ids[k]], err)) return -1;
       continue;
     }
-    if (!known_alg(tok)) {
-      int n = snprintf(err, errlen, "unknown algorithm '%s'; valid: all, auto", tok);
-      for (int i = 0; i < PAT_AlgCount() && n > 0 && (size_t)n < errlen; i++)
-        n += snprintf(err + n, errlen - (size_t)n, ", %s", PAT_AlgName(i));
-      for (int i = 0; i < MB_MOCKUPS && n > 0 && (size_t)n < errlen; i++)
-        n += snprintf(err + n, errlen - (size_t)n, ", %s", mb_mockup_name(i));
-      return -1;
-    }
-    for (char *c = tok; *c; c++)
-      if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
-    /* a repeated name runs again as a twin, labelled name#2, name#3...: the spread
-     * between twins shows the noise of the machine */
-    int seen = 0;
-    for (int i = 0; i < o->nalgs; i++) {
-      size_t n = strcspn(o->algs[i], "#");
-      seen += strlen(tok) == n && strncmp(o->algs[i], tok, n) == 0;
-    }
-    if (seen > 0) {
-      char twin[MB_NAME];
-      snprintf(twin, sizeof twin, "%.20s#%d", tok, seen + 1);
-      if (add_alg(o, twin, err, errlen)) return -1;
-    } else if (add_alg(o, tok, err, errlen)) {
-      return -1;
-    }
-  }
-  if (o->nalgs == 0) {
-    snprintf(err, errlen, "--alg: empty list");
-    return -1;
+    for (int i = 0; i < PAT_AlgCount(); i++)
+      if (add_alg(o, PAT_AlgName(i), err)) return -1;
+    if (add_alg(o, "auto", err)) return -1;
   }
   return 0;
 }
 
-int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen) {
+static void set_defaults(mb_opts *o) {
   memset(o, 0, sizeof *o);
   o->n_req = 128 * 1024;
   o->iters = 20;
@@ -153,80 +192,32 @@ int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen
   o->seed = 1;
   o->tau_reps = 10;
   o->label = "";
-  const char *algs = "all";
-  for (int i = 1; i < argc; i++) {
-    char name[64];
-    const char *arg = argv[i], *val = NULL;
-    const char *eq = strchr(arg, '=');
-    if (strncmp(arg, "--", 2) == 0 && eq) {
-      snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
-      val = eq + 1;
-    } else {
-      snprintf(name, sizeof name, "%s", arg);
-    }
-    if (!strcmp(name, "-h") || !strcmp(name, "--help")) return 1;
-    if (!strcmp(name, "--quiet")) {
-      o->quiet = 1;
-      continue;
-    }
-    if (!strcmp(name, "--inject-error")) {
-      o->inject_error = 1;
-      continue;
-    }
-    if (!strcmp(name, "--strict")) {
-      o->strict = 1;
-      continue;
-    }
-    if (!val) {
-      if (i + 1 >= argc) {
-        snprintf(err, errlen, "%s needs a value", name);
-        return -1;
-      }
-      val = argv[++i];
-    }
-    int bad = 0;
-    if (!strcmp(name, "-N") || !strcmp(name, "--N")) bad = parse_count(val, &o->n_req) || o->n_req < 1;
-    else if (!strcmp(name, "--iters")) bad = parse_int(val, &o->iters) || o->iters < 1;
-    else if (!strcmp(name, "--warmup")) bad = parse_int(val, &o->warmup) || o->warmup < 0;
-    else if (!strcmp(name, "--flat-iters")) bad = parse_int(val, &o->flat_iters) || o->flat_iters < 0;
-    else if (!strcmp(name, "--max-delay")) bad = parse_double(val, &o->max_delay) || !(o->max_delay >= 0);
-    else if (!strcmp(name, "--delay-unit")) {
-      if (!strcmp(val, "ms")) o->delay_in_tau = 0;
-      else if (!strcmp(val, "tau")) o->delay_in_tau = 1;
-      else bad = 1;
-    } else if (!strcmp(name, "--alg")) algs = val;
-    else if (!strcmp(name, "--compute")) {
-      if (!strcmp(val, "sleep")) o->busy = 0;
-      else if (!strcmp(val, "busy")) o->busy = 1;
-      else bad = 1;
-    } else if (!strcmp(name, "--order")) {
-      if (!strcmp(val, "interleaved")) o->blocked = 0;
-      else if (!strcmp(val, "blocked")) o->blocked = 1;
-      else bad = 1;
-    } else if (!strcmp(name, "--base-ms")) bad = parse_double(val, &o->base_ms) || !(o->base_ms >= 0);
-    else if (!strcmp(name, "--seed")) {
-      long long s;
-      bad = parse_count(val, &s) || s < 0;
-      o->seed = (unsigned long long)s;
-    } else if (!strcmp(name, "--csv")) o->csv = val;
-    else if (!strcmp(name, "--label")) o->label = val;
-    else if (!strcmp(name, "--trace")) o->trace = val;
-    else if (!strcmp(name, "--inject-fail")) snprintf(o->inject_fail, MB_NAME, "%.*s", MB_NAME - 1, val);
-    else if (!strcmp(name, "--tau-us")) bad = parse_double(val, &o->tau_us) || !(o->tau_us > 0);
-    else if (!strcmp(name, "--tau-reps")) bad = parse_int(val, &o->tau_reps) || o->tau_reps < 1;
-    else if (!strcmp(name, "--inject-skew-us")) bad = parse_double(val, &o->skew_us);
-    else {
-      snprintf(err, errlen, "unknown option %s (see --help)", name);
-      return -1;
-    }
-    if (bad) {
-      snprintf(err, errlen, "bad value '%s' for %s (see --help)", val, name);
-      return -1;
-    }
+}
+
+static int parse_all(int argc, char **argv, mb_opts *o, cli_error *err) {
+  later l = {"all", NULL};
+  cli_args a;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    if (cli_args_is(&a, "-h|--help")) return 1;
+    int rc = flag_option(&a, o, err);
+    if (rc == OPT_OTHER) rc = run_option(&a, o, &l, err);
+    if (rc == OPT_OTHER) rc = other_option(&a, o, err);
+    if (rc == OPT_OTHER) rc = cli_args_unknown(&a, err);
+    if (rc != OPT_TAKEN) return -1;
   }
+  if (l.max_delay && resolve_max_delay(o, l.max_delay, err)) return -1;
   if (strchr(o->label, ',') || strchr(o->label, '"') || strchr(o->label, '\n')) {
-    snprintf(err, errlen, "--label must not contain commas, quotes or newlines");
+    snprintf(err->text, sizeof err->text, "--label must not contain commas, quotes or newlines");
     return -1;
   }
-  return parse_algs(o, algs, err, errlen);
+  return parse_algs(o, l.algs, err);
+}
+
+int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen) {
+  cli_error e = {""};
+  set_defaults(o);
+  int rc = parse_all(argc, argv, o, &e);
+  if (rc < 0) snprintf(err, errlen, "%s", e.text);
+  return rc;
 }

@@ -17,7 +17,6 @@
  * benchmark; this tool only needs the numbers.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <string.h>
 
 #include "model/fit.h"
+#include "tools/cli.h"
 
 #define MAXPTS 256
 
@@ -41,25 +41,12 @@ static void usage(FILE *f) {
           "              application will use; a Hockney line rarely fits 64 B and 2 MiB alike)\n"
           "  --synthetic self-check on times made by the model with known parameters\n"
           "  --noise     relative noise of the synthetic times (default 0.02)\n"
-          "times: seconds, or with s, ms, us, ns.\n");
+          "times: seconds, or with s, ms, us, ns; sizes: bytes, with k, m, g = 2^10, 2^20, 2^30 (32k).\n");
 }
 
 static void die(const char *what, const char *arg) {
   fprintf(stderr, "pat-fit: %s%s\n", what, arg ? arg : "");
   exit(2);
-}
-
-static double parse_time(const char *s) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno || !isfinite(v) || v < 0) die("bad time: ", s);
-  if (!*end || !strcmp(end, "s")) return v;
-  if (!strcmp(end, "ms")) return v * 1e-3;
-  if (!strcmp(end, "us")) return v * 1e-6;
-  if (!strcmp(end, "ns")) return v * 1e-9;
-  die("bad time unit: ", s);
-  return 0;
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -81,6 +68,56 @@ static void report(int alg, const pat_fit_result *fr, int rc) {
          fr->refinements, fr->msg[0] ? "\n       note: " : "", fr->msg);
 }
 
+/* Algorithm number k of the synthetic check: its own parameters (as on a real
+ * machine), times from the model with noise and one outlier, the fit; the fit
+ * goes into mp.  Returns 1 if a parameter is not recovered. */
+static int synthetic_alg(int alg, int k, int P, double alpha, double beta, double noise, int metric,
+                         const double *m, pat_model_params *mp) {
+  double a = alpha * (1 + 0.15 * k), b = beta * (1 - 0.07 * k), T[10];
+  pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0};
+  pat_sched s;
+  if (pat_build(alg, &s, &args)) die("cannot build ", pat_algorithms[alg].name);
+  pat_model_params truth;
+  pat_model_params_init(&truth, a, b);
+  for (int i = 0; i < 10; i++) {
+    pat_model_result r;
+    memset(&r, 0, sizeof r);
+    pat_model_replay(&s, NULL, &truth, m[i], &r);
+    T[i] = (metric == PAT_FIT_RUNTIME ? r.r : r.ebar) * (1 + noise * unoise());
+  }
+  T[(k * 3 + 2) % 10] *= 2.0; /* an outlier */
+  pat_sched_free(&s);
+  pat_fit_opts o = {metric, 0, 0};
+  pat_fit_result fr;
+  if (pat_fit_alg(alg, P, 0, 10, m, T, &o, &fr)) {
+    printf("%-6s fit failed: %s\n", pat_algorithms[alg].name, fr.msg);
+    return 1;
+  }
+  double ea = fabs(fr.alpha / a - 1), eb = fabs(fr.beta / b - 1);
+  int ok = ea <= 0.10 && eb <= 0.05;
+  printf("%-6s %12.4g %12.4g %12.4g %12.4g %7.2f%% %7.2f%% %s\n", pat_algorithms[alg].name, a, fr.alpha, b,
+         fr.beta, 100 * ea, 100 * eb, ok ? "ok" : "OFF");
+  mp->alg[alg].set = 1;
+  mp->alg[alg].inter.alpha = fr.alpha;
+  mp->alg[alg].inter.beta = fr.beta;
+  return !ok;
+}
+
+/* The model file of the synthetic fits, formatted and read back unchanged. */
+static int round_trip_ok(const pat_model_params *mp, char *text) {
+  char err[512] = "";
+  pat_model_params back;
+  if (!text || pat_model_parse(text, "synthetic", &back, err, sizeof err) ||
+      memcmp(back.alg, mp->alg, sizeof mp->alg) != 0) {
+    printf("model file round trip FAILED %s\n", err);
+    return 0;
+  }
+  printf("model file round trip: ok\n");
+  return 1;
+}
+
+/* Fits times made by the model with known per-algorithm parameters, checks
+ * the guard against falling times and the model file.  Returns 0 if all holds. */
 static int synthetic(int P, double alpha, double beta, double noise, const char *out, int metric) {
   const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC};
   double m[10], T[10];
@@ -92,58 +129,18 @@ static int synthetic(int P, double alpha, double beta, double noise, const char 
   printf("# synthetic: P=%d, 10 sizes 1 KiB..4 MiB, noise +-%g%%, one outlier (x2) per algorithm\n", P, 100 * noise);
   printf("%-6s %12s %12s %12s %12s %8s %8s\n", "alg", "alpha true", "alpha fit", "beta true", "beta fit", "err a",
          "err b");
-  for (size_t k = 0; k < sizeof algs / sizeof *algs; k++) {
-    int alg = algs[k];
-    /* each algorithm its own parameters, as on a real machine */
-    double a = alpha * (1 + 0.15 * k), b = beta * (1 - 0.07 * k);
-    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0};
-    pat_sched s;
-    if (pat_build(alg, &s, &args)) die("cannot build ", pat_algorithms[alg].name);
-    pat_model_params truth;
-    pat_model_params_init(&truth, a, b);
-    for (int i = 0; i < 10; i++) {
-      pat_model_result r;
-      memset(&r, 0, sizeof r);
-      pat_model_replay(&s, NULL, &truth, m[i], &r);
-      T[i] = (metric == PAT_FIT_RUNTIME ? r.r : r.ebar) * (1 + noise * unoise());
-    }
-    T[(int)(k * 3 + 2) % 10] *= 2.0; /* an outlier */
-    pat_sched_free(&s);
-    pat_fit_opts o = {metric, 0, 0};
-    pat_fit_result fr;
-    int rc = pat_fit_alg(alg, P, 0, 10, m, T, &o, &fr);
-    if (rc) {
-      printf("%-6s fit failed: %s\n", pat_algorithms[alg].name, fr.msg);
-      bad = 1;
-      continue;
-    }
-    double ea = fabs(fr.alpha / a - 1), eb = fabs(fr.beta / b - 1);
-    int ok = ea <= 0.10 && eb <= 0.05;
-    bad |= !ok;
-    printf("%-6s %12.4g %12.4g %12.4g %12.4g %7.2f%% %7.2f%% %s\n", pat_algorithms[alg].name, a, fr.alpha, b,
-           fr.beta, 100 * ea, 100 * eb, ok ? "ok" : "OFF");
-    mp.alg[alg].set = 1;
-    mp.alg[alg].inter.alpha = fr.alpha;
-    mp.alg[alg].inter.beta = fr.beta;
-  }
+  for (size_t k = 0; k < sizeof algs / sizeof *algs; k++)
+    bad |= synthetic_alg(algs[k], (int)k, P, alpha, beta, noise, metric, m, &mp);
   /* the negative-slope guard */
   for (int i = 0; i < 10; i++) T[i] = 1e-2 * (1 - i * 0.05);
   pat_fit_result fr;
   int rc = pat_fit_alg(PAT_ALG_RING, P, 0, 10, m, T, NULL, &fr);
   printf("falling times: %s (%s)\n", rc == PAT_EFIT ? "rejected" : "ACCEPTED", fr.msg);
   bad |= rc != PAT_EFIT;
-  /* the file */
-  char err[512];
   char *text = pat_model_format(&mp);
-  pat_model_params back;
-  if (!text || pat_model_parse(text, "synthetic", &back, err, sizeof err) ||
-      memcmp(back.alg, mp.alg, sizeof mp.alg) != 0) {
-    printf("model file round trip FAILED %s\n", err);
-    bad = 1;
-  } else {
-    printf("model file round trip: ok\n");
-  }
+  bad |= !round_trip_ok(&mp, text);
   if (out) {
+    char err[512];
     if (pat_model_write(out, &mp, err, sizeof err)) die(err, NULL);
     printf("wrote %s\n", out);
   } else {
@@ -154,67 +151,91 @@ static int synthetic(int P, double alpha, double beta, double noise, const char 
   return bad;
 }
 
-int main(int argc, char **argv) {
-  const char *in = NULL, *out = NULL, *made = NULL, *dflt = NULL;
-  int P = 8, syn = 0, metric = PAT_FIT_EBAR;
-  double alpha = 50e-6, beta = 8e-9, noise = 0.02, min_bytes = 0, max_bytes = 1e300;
-  for (int i = 1; i < argc; i++) {
-    const char *k = argv[i];
-    if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
+/* ---- options --------------------------------------------------------------- */
+
+typedef struct fit_args {
+  const char *in, *out, *made, *dflt;
+  int P, synthetic, metric;
+  double alpha, beta, noise, min_bytes, max_bytes;
+} fit_args;
+
+static const char *const metrics[] = {[PAT_FIT_EBAR] = "ebar", [PAT_FIT_RUNTIME] = "runtime"};
+
+/* --min-bytes, --max-bytes: a byte size, kept as a double. */
+static int bytes_option(cli_args *a, double *out, cli_error *err) {
+  uint64_t v;
+  if (cli_args_bytes(a, 0, UINT64_MAX, &v, err)) return -1;
+  *out = (double)v;
+  return 0;
+}
+
+static int parse_option(cli_args *a, fit_args *f, cli_error *err) {
+  const char *v;
+  if (cli_args_is(a, "--synthetic")) {
+    f->synthetic = 1;
+    return cli_args_flag(a, err);
+  }
+  if (cli_args_is(a, "--in")) return cli_args_text(a, &f->in, err);
+  if (cli_args_is(a, "--out")) return cli_args_text(a, &f->out, err);
+  if (cli_args_is(a, "--made")) return cli_args_text(a, &f->made, err);
+  if (cli_args_is(a, "--default")) return cli_args_text(a, &f->dflt, err);
+  if (cli_args_is(a, "--P")) return cli_args_int(a, 2, 4096, &f->P, err);
+  if (cli_args_is(a, "--min-bytes")) return bytes_option(a, &f->min_bytes, err);
+  if (cli_args_is(a, "--max-bytes")) return bytes_option(a, &f->max_bytes, err);
+  if (cli_args_is(a, "--alpha")) return cli_args_time(a, CLI_S, &f->alpha, NULL, err);
+  if (cli_args_is(a, "--beta")) return cli_args_time(a, CLI_S, &f->beta, NULL, err);
+  if (cli_args_is(a, "--noise")) return cli_args_real(a, 0, 1, &f->noise, err);
+  if (cli_args_is(a, "--metric"))
+    return cli_args_text(a, &v, err) || cli_choice(a->opt, v, "metric", metrics, 2, &f->metric, err) ? -1 : 0;
+  return cli_args_unknown(a, err);
+}
+
+/* Parses the command line into *f; exits after --help (0) or a bad option (2). */
+static void parse_options(int argc, char **argv, fit_args *f) {
+  *f = (fit_args){.P = 8, .metric = PAT_FIT_EBAR, .alpha = 50e-6, .beta = 8e-9, .noise = 0.02, .max_bytes = 1e300};
+  cli_args a;
+  cli_error err;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    if (cli_args_is(&a, "-h|--help")) {
       usage(stdout);
-      return 0;
+      exit(0);
     }
-    if (!strcmp(k, "--synthetic")) {
-      syn = 1;
-      continue;
-    }
-    if (i + 1 >= argc) die("missing value after ", k);
-    const char *v = argv[++i];
-    if (!strcmp(k, "--in")) in = v;
-    else if (!strcmp(k, "--out")) out = v;
-    else if (!strcmp(k, "--made")) made = v;
-    else if (!strcmp(k, "--default")) dflt = v;
-    else if (!strcmp(k, "--P")) P = atoi(v);
-    else if (!strcmp(k, "--min-bytes")) min_bytes = atof(v);
-    else if (!strcmp(k, "--max-bytes")) max_bytes = atof(v);
-    else if (!strcmp(k, "--alpha")) alpha = parse_time(v);
-    else if (!strcmp(k, "--beta")) beta = parse_time(v);
-    else if (!strcmp(k, "--noise")) noise = atof(v);
-    else if (!strcmp(k, "--metric")) {
-      if (!strcmp(v, "ebar")) metric = PAT_FIT_EBAR;
-      else if (!strcmp(v, "runtime")) metric = PAT_FIT_RUNTIME;
-      else die("--metric: ebar or runtime, not ", v);
-    } else die("unknown option ", k);
+    if (parse_option(&a, f, &err)) die(err.text, NULL);
   }
-  if (P < 2 || P > 4096) die("P must be 2..4096", NULL);
-  printf("#");
-  for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
-  printf("\n");
-  if (syn) return synthetic(P, alpha, beta, noise, out, metric);
-  if (!in || !out) {
-    usage(stderr);
-    return 2;
-  }
-  /* read the measurements */
+}
+
+/* ---- measured times ---------------------------------------------------------- */
+
+typedef struct measurements {
+  double bytes[PAT_ALG_COUNT][MAXPTS], T[PAT_ALG_COUNT][MAXPTS];
+  int n[PAT_ALG_COUNT];
+  char comments[200]; /* how the times were made: carried into the model's "made" line */
+} measurements;
+
+/* A comment line "# text": its text appended to m->comments. */
+static void add_comment(measurements *m, char *p) {
+  p++;
+  while (isspace((unsigned char)*p)) p++;
+  p[strcspn(p, "\r\n")] = '\0';
+  size_t used = strlen(m->comments);
+  if (*p && used + strlen(p) + 3 < sizeof m->comments)
+    snprintf(m->comments + used, sizeof m->comments - used, "%s%s", used ? "; " : "", p);
+}
+
+/* Reads "alg,block_bytes,seconds" lines, keeping the sizes in [min, max]
+ * of algorithms with a schedule.  Returns 0, or 2 after saying what is wrong. */
+static int read_times(const char *in, double min_bytes, double max_bytes, measurements *m) {
   FILE *f = fopen(in, "r");
   if (!f) die("cannot open ", in);
-  static double bytes[PAT_ALG_COUNT][MAXPTS], T[PAT_ALG_COUNT][MAXPTS];
-  int n[PAT_ALG_COUNT] = {0}, lineno = 0, ndata = 0, skipped_native = 0;
-  char line[512], comments[200] = "";
+  int lineno = 0, ndata = 0, skipped_native = 0;
+  char line[512];
   while (fgets(line, sizeof line, f)) {
     lineno++;
     char *p = line;
     while (isspace((unsigned char)*p)) p++;
-    if (*p == '#') { /* how the times were made: carried into the model's "made" line */
-      p++;
-      while (isspace((unsigned char)*p)) p++;
-      p[strcspn(p, "\r\n")] = '\0';
-      size_t used = strlen(comments);
-      if (*p && used + strlen(p) + 3 < sizeof comments)
-        snprintf(comments + used, sizeof comments - used, "%s%s", used ? "; " : "", p);
-      continue;
-    }
-    if (!*p) continue;
+    if (*p == '#') add_comment(m, p);
+    if (!*p || *p == '#') continue;
     char name[32];
     double b, t;
     if (sscanf(p, "%31[^,],%lf,%lf", name, &b, &t) != 3) {
@@ -233,38 +254,69 @@ int main(int argc, char **argv) {
       continue;
     }
     if (b < min_bytes || b > max_bytes) continue; /* outside --min-bytes/--max-bytes */
-    if (n[alg] == MAXPTS) die("too many points for ", name);
-    bytes[alg][n[alg]] = b;
-    T[alg][n[alg]++] = t;
+    if (m->n[alg] == MAXPTS) die("too many points for ", name);
+    m->bytes[alg][m->n[alg]] = b;
+    m->T[alg][m->n[alg]++] = t;
   }
   fclose(f);
+  return 0;
+}
+
+/* Fits every measured algorithm into mp; returns the first fitted (-1: none)
+ * and sets *failed if a fit was rejected. */
+static int fit_all(const fit_args *a, const measurements *m, pat_model_params *mp, int *failed) {
+  int first = -1;
+  *failed = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (!m->n[alg]) continue;
+    pat_fit_opts o = {a->metric, 0, 0};
+    pat_fit_result fr;
+    int rc = pat_fit_alg(alg, a->P, 0, m->n[alg], m->bytes[alg], m->T[alg], &o, &fr);
+    report(alg, &fr, rc);
+    if (rc) {
+      *failed = 1;
+      continue;
+    }
+    mp->alg[alg].set = 1;
+    mp->alg[alg].inter.alpha = fr.alpha;
+    mp->alg[alg].inter.beta = fr.beta;
+    if (first < 0) first = alg;
+  }
+  return first;
+}
+
+/* Fits the measured times and writes the model file; the exit status. */
+static int fit_measured(const fit_args *a) {
+  static measurements m;
+  int rc = read_times(a->in, a->min_bytes, a->max_bytes, &m);
+  if (rc) return rc;
   pat_model_params mp;
   pat_model_params_init(&mp, 0, 0);
   mp.dflt.set = 0;
-  snprintf(mp.made, sizeof mp.made, "pat-fit from %s: P=%d, metric %s%s%s%s%s", in, P,
-           metric == PAT_FIT_EBAR ? "ebar" : "runtime", made ? "; " : "", made ? made : "", comments[0] ? "; " : "",
-           comments);
-  int want = dflt ? pat_alg_by_name(dflt) : PAT_ALG_RING, first = -1, failed = 0;
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-    if (!n[alg]) continue;
-    pat_fit_opts o = {metric, 0, 0};
-    pat_fit_result fr;
-    int rc = pat_fit_alg(alg, P, 0, n[alg], bytes[alg], T[alg], &o, &fr);
-    report(alg, &fr, rc);
-    if (rc) {
-      failed = 1;
-      continue;
-    }
-    mp.alg[alg].set = 1;
-    mp.alg[alg].inter.alpha = fr.alpha;
-    mp.alg[alg].inter.beta = fr.beta;
-    if (first < 0) first = alg;
-  }
+  snprintf(mp.made, sizeof mp.made, "pat-fit from %s: P=%d, metric %s%s%s%s%s", a->in, a->P,
+           a->metric == PAT_FIT_EBAR ? "ebar" : "runtime", a->made ? "; " : "", a->made ? a->made : "",
+           m.comments[0] ? "; " : "", m.comments);
+  int failed, first = fit_all(a, &m, &mp, &failed);
   if (first < 0) die("no algorithm could be fitted", NULL);
+  int want = a->dflt ? pat_alg_by_name(a->dflt) : PAT_ALG_RING;
   int d = want >= 0 && mp.alg[want].set ? want : first;
   mp.dflt = mp.alg[d];
   char err[512];
-  if (pat_model_write(out, &mp, err, sizeof err)) die(err, NULL);
-  printf("wrote %s (default = %s)%s\n", out, pat_algorithms[d].name, failed ? "; some fits were rejected" : "");
+  if (pat_model_write(a->out, &mp, err, sizeof err)) die(err, NULL);
+  printf("wrote %s (default = %s)%s\n", a->out, pat_algorithms[d].name, failed ? "; some fits were rejected" : "");
   return failed;
+}
+
+int main(int argc, char **argv) {
+  fit_args a;
+  parse_options(argc, argv, &a);
+  printf("#");
+  for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
+  printf("\n");
+  if (a.synthetic) return synthetic(a.P, a.alpha, a.beta, a.noise, a.out, a.metric);
+  if (!a.in || !a.out) {
+    usage(stderr);
+    return 2;
+  }
+  return fit_measured(&a);
 }

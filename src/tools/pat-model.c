@@ -12,20 +12,21 @@
  * Run with --help for every option.  Pure model: no MPI.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "model/fit.h"
 #include "model/model_prog.h"
 #include "model/select.h"
+#include "tools/cli.h"
 
 #define MAXP 4096
+#define MAXLIST 64                  /* values in --sizes, --delays */
+#define MAX_EXACT 9007199254740992u /* 2^53: counts and bytes are kept as doubles */
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -56,7 +57,8 @@ static void usage(FILE *f) {
           "  --delays LIST         maxDelay values for the table (times, or multiples of tau: 4tau)\n"
           "  --bslb-roots K        BSLB: try the K earliest arrivals as root (default 1)\n"
           "  --timing              time schedule build, replay, compiled programs and selection at this P\n"
-          "times: a number with s, ms, us or ns (plain numbers are seconds); sizes: bytes.\n",
+          "times: a number with s, ms, us or ns (plain numbers are seconds); counts and sizes (bytes):\n"
+          "k, m, g = 2^10, 2^20, 2^30, either case (64k, 1M); rates: also a bare number in bit/s.\n",
           MAXP);
 }
 
@@ -65,59 +67,6 @@ static int die(const char *fmt, const char *arg) {
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n");
   exit(2);
-}
-
-/* a time: seconds, or with s/ms/us/ns; with tau_ok, "<x>tau" gives -x (caller scales) */
-static double parse_time(const char *s, int tau_ok, int *is_tau) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno || !isfinite(v) || v < 0) die("bad time \"%s\"", s);
-  if (is_tau) *is_tau = 0;
-  if (*end == '\0' || strcasecmp(end, "s") == 0) return v;
-  if (strcasecmp(end, "ms") == 0) return v * 1e-3;
-  if (strcasecmp(end, "us") == 0) return v * 1e-6;
-  if (strcasecmp(end, "ns") == 0) return v * 1e-9;
-  if (tau_ok && is_tau && strcasecmp(end, "tau") == 0) {
-    *is_tau = 1;
-    return v;
-  }
-  die("bad time unit in \"%s\" (s, ms, us, ns%s)", s);
-  return 0;
-}
-
-static double parse_count(const char *s) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno || !isfinite(v) || v < 0) die("bad number \"%s\"", s);
-  if (*end == 'k' || *end == 'K') v *= 1024, end++;
-  else if (*end == 'M') v *= 1048576, end++;
-  else if (*end == 'G') v *= 1073741824.0, end++;
-  if (*end) die("bad number \"%s\" (k, M, G suffixes)", s);
-  return v;
-}
-
-/* link rate -> seconds per byte */
-static double parse_rate(const char *s) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno || !(v > 0) || !isfinite(v)) die("bad rate \"%s\"", s);
-  char unit[32];
-  snprintf(unit, sizeof unit, "%s", end);
-  size_t n = strlen(unit);
-  if (n >= 2 && strcmp(unit + n - 2, "/s") == 0) unit[n - 2] = '\0';
-  static const struct { const char *u; double bytes_per_s; } units[] = {
-      {"bit", 0.125}, {"kbit", 125.0}, {"mbit", 125e3}, {"gbit", 125e6}, {"tbit", 125e9},
-      {"B", 1},       {"kB", 1e3},     {"MB", 1e6},     {"GB", 1e9},     {"bps", 0.125},
-  };
-  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-    if ((units[i].u[0] == 'B' || units[i].u[1] == 'B') ? strcmp(unit, units[i].u) == 0
-                                                        : strcasecmp(unit, units[i].u) == 0)
-      return 1.0 / (v * units[i].bytes_per_s);
-  die("bad rate unit in \"%s\" (bit, kbit, mbit, gbit, B, kB, MB, GB; optional /s)", s);
-  return 0;
 }
 
 static double now(void) {
@@ -141,10 +90,29 @@ typedef struct opts {
   uint64_t seed;
   const char *csv;
   unsigned algs;
-  char *sizes, *delays;
 } opts;
 
-enum { PAP_UNIFORM, PAP_LATE, PAP_CSV };
+enum { PAP_UNIFORM, PAP_LATE, PAP_CSV }; /* the order of pap_kinds */
+static const char *const pap_kinds[] = {"uniform", "late", "csv"};
+
+/* How the model is given; NAN: not given. */
+typedef struct model_args {
+  const char *file;
+  double alpha, beta, latency, rate, eager; /* s, s/B, s, s/B, bytes */
+} model_args;
+
+/* --sizes and --delays: the rows and columns of the table of winners. */
+typedef struct table_axes {
+  int nN, nD; /* 0: no table */
+  double N[MAXLIST], D[MAXLIST];
+  int D_tau[MAXLIST]; /* D[j] is a multiple of tau */
+} table_axes;
+
+typedef struct tool_args {
+  opts o;
+  model_args model;
+  table_axes table;
+} tool_args;
 
 static int read_csv(const char *path, double *a, int maxp) {
   FILE *f = fopen(path, "r");
@@ -293,103 +261,113 @@ static void describe_pap(const opts *o, double tau, char *buf, size_t n) {
              (unsigned long long)o->seed, (unsigned long long)(o->seed + (uint64_t)o->reps - 1));
 }
 
-static void timing(const opts *o, const pat_model_params *mp, double block) {
-  const int P = o->P;
-  printf("\n# timing at P=%d (best of 5 unless noted; wall clock)\n", P);
-  printf("%-6s %10s %11s %12s %12s %12s %12s\n", "alg", "ops", "build", "replay", "replay-event", "compile",
-         "program");
-  int64_t *a = malloc((size_t)P * sizeof *a);
-  double *ad = malloc((size_t)P * sizeof *ad);
-  uint64_t s = 7;
-  double tau = pat_model_cost(mp->dflt.inter, block, 1.0);
-  for (int i = 0; i < P; i++) {
-    a[i] = (int64_t)llround((double)(mix(&s) >> 11) / 9007199254740992.0 * 20 * tau * 1e9);
-    ad[i] = (double)a[i] * 1e-9;
-  }
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-    if (!(pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) || !(o->algs & (1u << alg))) continue;
-    pat_build_args args = {P, PAT_ALL_RANKS, a, 0, 0, 0};
-    pat_sched sc;
-    double t0 = now();
-    int rc = pat_build(alg, &sc, &args);
-    double tb = now() - t0;
-    if (rc) {
-      printf("%-6s build failed (%d)\n", pat_algorithms[alg].name, rc);
-      continue;
-    }
-    double best[4] = {1e9, 1e9, 1e9, 1e9};
-    pat_model_params m = *mp;
-    pat_model_result res;
-    for (int k = 0; k < 5; k++) {
-      memset(&res, 0, sizeof res);
-      m.engine = PAT_ENGINE_AUTO;
-      t0 = now();
-      pat_model_replay(&sc, ad, &m, block, &res);
-      double d = now() - t0;
-      best[0] = d < best[0] ? d : best[0];
-    }
-    for (int k = 0; k < (sc.nops > 1000000 ? 1 : 5); k++) {
-      m.engine = PAT_ENGINE_EVENT;
-      t0 = now();
-      pat_model_replay(&sc, ad, &m, block, &res);
-      double d = now() - t0;
-      best[1] = d < best[1] ? d : best[1];
-    }
-    size_t nops = sc.nops;
-    pat_sched_free(&sc);
-    pat_prog *g = NULL;
-    t0 = now();
-    pat_prog_compile(&g, alg, P, 0, 0);
-    best[2] = now() - t0;
-    for (int k = 0; k < 20 && g; k++) {
-      memset(&res, 0, sizeof res);
-      t0 = now();
-      pat_prog_eval(g, ad, mp, block, &res);
-      double d = now() - t0;
-      best[3] = d < best[3] ? d : best[3];
-    }
-    char b[6][32];
-    printf("%-6s %10zu %11s %12s %12s %12s %12s%s\n", pat_algorithms[alg].name, nops, fmt_time(tb, b[0], 32),
-           fmt_time(best[0], b[1], 32), fmt_time(best[1], b[2], 32), fmt_time(best[2], b[3], 32),
-           fmt_time(best[3], b[4], 32), g && pat_prog_is_uniform(g) ? "  (closed form)" : "");
-    pat_prog_free(g);
-  }
-  /* arrival-aware algorithms: built per call from the predicted pattern */
-  int64_t tau_ns = pat_quantise_ns(tau);
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-    if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || !(o->algs & (1u << alg))) continue;
-    pat_build_args one = {P, 0, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
-    pat_sched s1;
-    double t0 = now();
-    int rc = pat_build(alg, &s1, &one);
-    double tone = now() - t0;
-    if (rc) {
-      printf("%-6s builder failed (%s)\n", pat_algorithms[alg].name, pat_status_string(rc));
-      continue;
-    }
-    pat_sched_free(&s1);
-    pat_build_args all = {P, PAT_ALL_RANKS, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
-    pat_sched sa;
-    t0 = now();
-    rc = pat_build(alg, &sa, &all);
-    double tall = now() - t0;
+/* ---- --timing ------------------------------------------------------------ */
+
+/* The fastest of `reps` replays of sc by the given engine (s). */
+static double best_replay(const pat_sched *sc, const double *ad, const pat_model_params *mp, int engine,
+                         double block, int reps) {
+  pat_model_params m = *mp;
+  m.engine = engine;
+  double best = 1e9;
+  for (int k = 0; k < reps; k++) {
     pat_model_result res;
     memset(&res, 0, sizeof res);
-    t0 = now();
-    if (!rc) rc = pat_model_replay(&sa, ad, mp, block, &res);
-    double trep = now() - t0;
-    char b[3][32];
-    printf("%-6s %10zu build one rank %s, all ranks %s, replay %s (engine %s)%s\n", pat_algorithms[alg].name,
-           rc ? (size_t)0 : sa.nops, fmt_time(tone, b[0], 32), fmt_time(tall, b[1], 32), fmt_time(trep, b[2], 32),
-           res.engine == PAT_ENGINE_FAST ? "fast" : "event", rc ? " FAILED" : "");
-    if (!rc) pat_sched_free(&sa);
+    double t0 = now();
+    pat_model_replay(sc, ad, &m, block, &res);
+    double d = now() - t0;
+    best = d < best ? d : best;
   }
+  return best;
+}
+
+/* The fastest of `reps` evaluations of a compiled program (s); 1e9 without one. */
+static double best_program(const pat_prog *g, const double *ad, const pat_model_params *mp, double block, int reps) {
+  double best = 1e9;
+  for (int k = 0; k < reps && g; k++) {
+    pat_model_result res;
+    memset(&res, 0, sizeof res);
+    double t0 = now();
+    pat_prog_eval(g, ad, mp, block, &res);
+    double d = now() - t0;
+    best = d < best ? d : best;
+  }
+  return best;
+}
+
+/* A classic algorithm: build, replay by both engines, compile, evaluate. */
+static void time_classic(int P, int alg, const int64_t *a, const double *ad, const pat_model_params *mp,
+                         double block) {
+  pat_build_args args = {P, PAT_ALL_RANKS, a, 0, 0, 0};
+  pat_sched sc;
+  double t0 = now();
+  int rc = pat_build(alg, &sc, &args);
+  double tb = now() - t0;
+  if (rc) {
+    printf("%-6s build failed (%d)\n", pat_algorithms[alg].name, rc);
+    return;
+  }
+  double replay = best_replay(&sc, ad, mp, PAT_ENGINE_AUTO, block, 5);
+  double replay_event = best_replay(&sc, ad, mp, PAT_ENGINE_EVENT, block, sc.nops > 1000000 ? 1 : 5);
+  size_t nops = sc.nops;
+  pat_sched_free(&sc);
+  pat_prog *g = NULL;
+  t0 = now();
+  pat_prog_compile(&g, alg, P, 0, 0);
+  double compile = now() - t0;
+  double program = best_program(g, ad, mp, block, 20);
+  char b[5][32];
+  printf("%-6s %10zu %11s %12s %12s %12s %12s%s\n", pat_algorithms[alg].name, nops, fmt_time(tb, b[0], 32),
+         fmt_time(replay, b[1], 32), fmt_time(replay_event, b[2], 32), fmt_time(compile, b[3], 32),
+         fmt_time(program, b[4], 32), g && pat_prog_is_uniform(g) ? "  (closed form)" : "");
+  pat_prog_free(g);
+}
+
+/* An arrival-aware algorithm, built per call from the predicted pattern:
+ * one rank's schedule, every rank's, and its replay. */
+static void time_arrival(int P, int alg, const int64_t *a, const double *ad, const pat_model_params *mp,
+                         double block, int64_t tau_ns) {
+  pat_build_args one = {P, 0, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
+  pat_sched s1;
+  double t0 = now();
+  int rc = pat_build(alg, &s1, &one);
+  double tone = now() - t0;
+  if (rc) {
+    printf("%-6s builder failed (%s)\n", pat_algorithms[alg].name, pat_status_string(rc));
+    return;
+  }
+  pat_sched_free(&s1);
+  pat_build_args all = {P, PAT_ALL_RANKS, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
+  pat_sched sa;
+  t0 = now();
+  rc = pat_build(alg, &sa, &all);
+  double tall = now() - t0;
+  pat_model_result res;
+  memset(&res, 0, sizeof res);
+  t0 = now();
+  if (!rc) rc = pat_model_replay(&sa, ad, mp, block, &res);
+  double trep = now() - t0;
+  char b[3][32];
+  printf("%-6s %10zu build one rank %s, all ranks %s, replay %s (engine %s)%s\n", pat_algorithms[alg].name,
+         rc ? (size_t)0 : sa.nops, fmt_time(tone, b[0], 32), fmt_time(tall, b[1], 32), fmt_time(trep, b[2], 32),
+         res.engine == PAT_ENGINE_FAST ? "fast" : "event", rc ? " FAILED" : "");
+  if (!rc) pat_sched_free(&sa);
+}
+
+static const char *arrival_status(int status) {
+  return status == PAT_OK                   ? "predicted (schedule built and replayed per call)"
+         : status == PAT_SELECT_SKIPPED     ? "not considered"
+         : status == PAT_SELECT_OVER_BUDGET ? "not considered: schedule over the per-call budget"
+                                            : "skipped (builder failed)";
+}
+
+/* The selection (auto): filling its cache, then 200 calls on a warm one. */
+static void time_selection(const opts *o, const pat_model_params *mp, double block, const int64_t *a) {
   pat_select_cache c;
   pat_select_cache_init(&c);
   double t0 = now();
-  pat_select_prepare(&c, P, o->algs, 0, 0);
+  pat_select_prepare(&c, o->P, o->algs, 0, 0);
   double tprep = now() - t0;
-  pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = block, .mp = mp,
+  pat_select_in in = {.P = o->P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = block, .mp = mp,
                       .allowed = o->algs, .bslb_roots = o->bslb_roots};
   pat_select_out so;
   double best = 1e9, worst = 0, sum = 0;
@@ -407,244 +385,348 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
          so.alg >= 0 ? pat_algorithms[so.alg].name : "none", fmt_time(tprep, b4, 32));
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && (o->algs & (1u << alg)))
-      printf("  %s: %s\n", pat_algorithms[alg].name,
-             so.status[alg] == PAT_OK                   ? "predicted (schedule built and replayed per call)"
-             : so.status[alg] == PAT_SELECT_SKIPPED     ? "not considered"
-             : so.status[alg] == PAT_SELECT_OVER_BUDGET ? "not considered: schedule over the per-call budget"
-                                                        : "skipped (builder failed)");
+      printf("  %s: %s\n", pat_algorithms[alg].name, arrival_status(so.status[alg]));
   pat_select_cache_free(&c);
+}
+
+static void timing(const opts *o, const pat_model_params *mp, double block) {
+  const int P = o->P;
+  printf("\n# timing at P=%d (best of 5 unless noted; wall clock)\n", P);
+  printf("%-6s %10s %11s %12s %12s %12s %12s\n", "alg", "ops", "build", "replay", "replay-event", "compile",
+         "program");
+  int64_t *a = malloc((size_t)P * sizeof *a);
+  double *ad = malloc((size_t)P * sizeof *ad);
+  uint64_t s = 7;
+  double tau = pat_model_cost(mp->dflt.inter, block, 1.0);
+  for (int i = 0; i < P; i++) {
+    a[i] = (int64_t)llround((double)(mix(&s) >> 11) / 9007199254740992.0 * 20 * tau * 1e9);
+    ad[i] = (double)a[i] * 1e-9;
+  }
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if ((pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) && (o->algs & (1u << alg)))
+      time_classic(P, alg, a, ad, mp, block);
+  int64_t tau_ns = pat_quantise_ns(tau);
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && (o->algs & (1u << alg)))
+      time_arrival(P, alg, a, ad, mp, block, tau_ns);
+  time_selection(o, mp, block, a);
   free(a);
   free(ad);
 }
 
-int main(int argc, char **argv) {
-  opts o;
-  memset(&o, 0, sizeof o);
-  o.P = 8;
-  o.reps = 1;
-  o.seed = 1;
-  o.late_rank = -1;
-  o.late_delay = 10;
-  o.late_delay_tau = 1;
-  o.N = 1048576;
-  o.bslb_roots = 1;
-  o.algs = 0;
-  const char *model = NULL;
-  double alpha = NAN, beta = NAN, latency = NAN, rate = NAN, eager = NAN;
-  for (int i = 1; i < argc; i++) {
-    const char *k = argv[i];
-    if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(k, "--timing")) {
-      o.timing = 1;
-      continue;
-    }
-    if (i + 1 >= argc) die("%s needs a value (see --help)", k);
-    const char *v = argv[++i];
-    int tau;
-    if (!strcmp(k, "--model")) model = v;
-    else if (!strcmp(k, "--alpha")) alpha = parse_time(v, 0, NULL);
-    else if (!strcmp(k, "--beta")) beta = parse_time(v, 0, NULL);
-    else if (!strcmp(k, "--latency")) latency = parse_time(v, 0, NULL);
-    else if (!strcmp(k, "--rate")) rate = parse_rate(v);
-    else if (!strcmp(k, "--eager")) eager = parse_count(v);
-    else if (!strcmp(k, "--ppn")) o.ppn = (int)parse_count(v);
-    else if (!strcmp(k, "--P")) o.P = (int)parse_count(v);
-    else if (!strcmp(k, "--pap")) {
-      if (!strcmp(v, "uniform")) o.pap = PAP_UNIFORM;
-      else if (!strcmp(v, "late")) o.pap = PAP_LATE;
-      else if (!strcmp(v, "csv")) o.pap = PAP_CSV;
-      else die("--pap: uniform, late or csv, not \"%s\"", v);
-    } else if (!strcmp(k, "--max-delay")) {
-      o.max_delay = parse_time(v, 1, &tau);
-      o.max_delay_tau = tau;
-    } else if (!strcmp(k, "--seed")) o.seed = (uint64_t)parse_count(v);
-    else if (!strcmp(k, "--reps")) o.reps = (int)parse_count(v);
-    else if (!strcmp(k, "--late-rank")) o.late_rank = (int)parse_count(v);
-    else if (!strcmp(k, "--late-delay")) {
-      o.late_delay = parse_time(v, 1, &tau);
-      o.late_delay_tau = tau;
-    } else if (!strcmp(k, "--csv")) {
-      o.csv = v;
-      o.pap = PAP_CSV;
-    } else if (!strcmp(k, "--bg-start")) {
-      o.bg_start = parse_time(v, 0, NULL);
-      o.have_bg = 1;
-    } else if (!strcmp(k, "--N")) o.N = parse_count(v);
-    else if (!strcmp(k, "--block")) o.block = parse_count(v);
-    else if (!strcmp(k, "--algs")) {
-      char *list = strdup(v), *save = NULL;
-      for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int id = pat_alg_by_name(t);
-        if (id < 0 || !pat_algorithms[id].build) die("--algs: no schedule for \"%s\"", t);
-        o.algs |= 1u << id;
-      }
-      free(list);
-    } else if (!strcmp(k, "--sizes")) o.sizes = strdup(v);
-    else if (!strcmp(k, "--delays")) o.delays = strdup(v);
-    else if (!strcmp(k, "--bslb-roots")) o.bslb_roots = (int)parse_count(v);
-    else die("unknown option %s (see --help)", k);
+/* ---- options ------------------------------------------------------------- */
+
+enum { OPT_TAKEN = 0, OPT_BAD = -1, OPT_OTHER = 1 }; /* what an option group made of the option */
+
+/* A count or byte size, kept as a double (exact up to 2^53). */
+static int count_as_double(cli_args *a, int bytes, uint64_t min, double *out, cli_error *err) {
+  uint64_t v;
+  if (bytes ? cli_args_bytes(a, min, MAX_EXACT, &v, err) : cli_args_count(a, min, MAX_EXACT, &v, err)) return OPT_BAD;
+  *out = (double)v;
+  return OPT_TAKEN;
+}
+
+static int model_option(cli_args *a, model_args *m, cli_error *err) {
+  const char *v;
+  double bits;
+  if (cli_args_is(a, "--model")) return cli_args_text(a, &m->file, err);
+  if (cli_args_is(a, "--alpha")) return cli_args_time(a, CLI_S, &m->alpha, NULL, err);
+  if (cli_args_is(a, "--beta")) return cli_args_time(a, CLI_S, &m->beta, NULL, err);
+  if (cli_args_is(a, "--latency")) return cli_args_time(a, CLI_S, &m->latency, NULL, err);
+  if (cli_args_is(a, "--eager")) return count_as_double(a, 1, 0, &m->eager, err);
+  if (!cli_args_is(a, "--rate")) return OPT_OTHER;
+  if (cli_args_text(a, &v, err) || cli_rate(a->opt, v, &bits, err)) return OPT_BAD;
+  m->rate = 1.0 / (bits / 8); /* seconds per byte */
+  return OPT_TAKEN;
+}
+
+static int pattern_option(cli_args *a, opts *o, cli_error *err) {
+  const char *v;
+  if (cli_args_is(a, "--P")) return cli_args_int(a, 1, MAXP, &o->P, err);
+  if (cli_args_is(a, "--ppn")) return cli_args_int(a, 1, MAXP, &o->ppn, err);
+  if (cli_args_is(a, "--max-delay")) return cli_args_time(a, CLI_S, &o->max_delay, &o->max_delay_tau, err);
+  if (cli_args_is(a, "--seed")) return cli_args_count(a, 0, UINT64_MAX, &o->seed, err);
+  if (cli_args_is(a, "--reps")) return cli_args_int(a, 1, 1000000, &o->reps, err);
+  if (cli_args_is(a, "--late-rank")) return cli_args_int(a, 0, MAXP - 1, &o->late_rank, err);
+  if (cli_args_is(a, "--late-delay")) return cli_args_time(a, CLI_S, &o->late_delay, &o->late_delay_tau, err);
+  if (cli_args_is(a, "--pap"))
+    return cli_args_text(a, &v, err) || cli_choice(a->opt, v, "pattern", pap_kinds, 3, &o->pap, err) ? OPT_BAD
+                                                                                                     : OPT_TAKEN;
+  if (cli_args_is(a, "--csv")) {
+    o->pap = PAP_CSV;
+    return cli_args_text(a, &o->csv, err);
   }
-  /* model */
-  pat_model_params mp;
-  if (model) {
+  if (cli_args_is(a, "--bg-start")) {
+    o->have_bg = 1;
+    return cli_args_time(a, CLI_S, &o->bg_start, NULL, err);
+  }
+  return OPT_OTHER;
+}
+
+/* --algs: the algorithms with a schedule, added to the mask. */
+static int algs_option(cli_args *a, unsigned *mask, cli_error *err) {
+  const char *names[PAT_ALG_COUNT], *v;
+  int ids[MAXLIST], n;
+  for (int i = 0; i < PAT_ALG_COUNT; i++) names[i] = pat_algorithms[i].build ? pat_algorithms[i].name : NULL;
+  if (cli_args_text(a, &v, err) || cli_choice_list(a->opt, v, "algorithm", names, PAT_ALG_COUNT, ids, MAXLIST, &n, err))
+    return OPT_BAD;
+  for (int k = 0; k < n; k++) *mask |= 1u << ids[k];
+  return OPT_TAKEN;
+}
+
+static int sizes_option(cli_args *a, table_axes *t, cli_error *err) {
+  const char *v;
+  uint64_t N[MAXLIST];
+  if (cli_args_text(a, &v, err) || cli_count_list(a->opt, v, 1, MAX_EXACT, N, MAXLIST, &t->nN, err)) return OPT_BAD;
+  for (int i = 0; i < t->nN; i++) t->N[i] = (double)N[i];
+  return OPT_TAKEN;
+}
+
+static int output_option(cli_args *a, tool_args *g, cli_error *err) {
+  const char *v;
+  if (cli_args_is(a, "--N")) return count_as_double(a, 0, 1, &g->o.N, err);
+  if (cli_args_is(a, "--block")) return count_as_double(a, 1, 1, &g->o.block, err);
+  if (cli_args_is(a, "--algs")) return algs_option(a, &g->o.algs, err);
+  if (cli_args_is(a, "--sizes")) return sizes_option(a, &g->table, err);
+  if (cli_args_is(a, "--delays"))
+    return cli_args_text(a, &v, err) ||
+                   cli_time_list(a->opt, v, CLI_S, g->table.D, g->table.D_tau, MAXLIST, &g->table.nD, err)
+               ? OPT_BAD
+               : OPT_TAKEN;
+  if (cli_args_is(a, "--bslb-roots")) return cli_args_int(a, 1, MAXP, &g->o.bslb_roots, err);
+  if (cli_args_is(a, "--timing")) {
+    g->o.timing = 1;
+    return cli_args_flag(a, err);
+  }
+  return OPT_OTHER;
+}
+
+static void set_defaults(tool_args *g) {
+  memset(g, 0, sizeof *g);
+  g->o.P = 8;
+  g->o.reps = 1;
+  g->o.seed = 1;
+  g->o.late_rank = -1; /* P-1 */
+  g->o.late_delay = 10;
+  g->o.late_delay_tau = 1;
+  g->o.N = 1048576;
+  g->o.bslb_roots = 1;
+  g->model.alpha = g->model.beta = g->model.latency = g->model.rate = g->model.eager = NAN;
+}
+
+/* The options that only make sense together. */
+static void check_options(const tool_args *g) {
+  if ((g->table.nN > 0) != (g->table.nD > 0)) die("%s", "--sizes and --delays go together");
+  if (g->table.nN && g->o.pap != PAP_UNIFORM) die("%s", "the table varies maxDelay: use --pap uniform");
+  if (g->o.pap == PAP_CSV && !g->o.csv) die("%s", "--pap csv needs --csv FILE");
+}
+
+/* Parses the command line into *g; exits after --help (0) or a bad option (2). */
+static void parse_options(int argc, char **argv, tool_args *g) {
+  set_defaults(g);
+  cli_args a;
+  cli_error err;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    if (cli_args_is(&a, "-h|--help")) {
+      usage(stdout);
+      exit(0);
+    }
+    int rc = model_option(&a, &g->model, &err);
+    if (rc == OPT_OTHER) rc = pattern_option(&a, &g->o, &err);
+    if (rc == OPT_OTHER) rc = output_option(&a, g, &err);
+    if (rc == OPT_OTHER) rc = cli_args_unknown(&a, &err);
+    if (rc != OPT_TAKEN) die("%s", err.text);
+  }
+  check_options(g);
+  if (!g->o.algs)
+    for (int i = 0; i < PAT_ALG_COUNT; i++)
+      if (pat_algorithms[i].build) g->o.algs |= 1u << i;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static void load_model(const model_args *m, pat_model_params *mp) {
+  if (m->file) {
     char err[512];
-    if (pat_model_read(model, &mp, err, sizeof err)) die("%s", err);
-    if (!isnan(alpha) || !isnan(beta) || !isnan(rate) || !isnan(latency))
+    if (pat_model_read(m->file, mp, err, sizeof err)) die("%s", err);
+    if (!isnan(m->alpha) || !isnan(m->beta) || !isnan(m->rate) || !isnan(m->latency))
       die("%s", "--model and --alpha/--beta/--rate/--latency exclude each other");
   } else {
-    if (!isnan(rate)) beta = rate;
-    if (!isnan(latency)) alpha = latency;
-    if (isnan(alpha) || isnan(beta))
-      die("%s", "give --model FILE, or --alpha and --beta, or --rate and --latency");
-    pat_model_params_init(&mp, alpha, beta);
-    snprintf(mp.made, sizeof mp.made, "command line");
+    double alpha = isnan(m->latency) ? m->alpha : m->latency, beta = isnan(m->rate) ? m->beta : m->rate;
+    if (isnan(alpha) || isnan(beta)) die("%s", "give --model FILE, or --alpha and --beta, or --rate and --latency");
+    pat_model_params_init(mp, alpha, beta);
+    snprintf(mp->made, sizeof mp->made, "command line");
   }
-  if (!isnan(eager)) mp.eager_bytes = eager;
-  if (!o.algs)
-    for (int i = 0; i < PAT_ALG_COUNT; i++)
-      if (pat_algorithms[i].build) o.algs |= 1u << i;
+  if (!isnan(m->eager)) mp->eager_bytes = m->eager;
+}
+
+/* Measured arrivals for --pap csv (their number is P), else NULL; the late rank. */
+static double *load_pattern(opts *o) {
   double *csv = NULL;
-  if (o.pap == PAP_CSV) {
-    if (!o.csv) die("%s", "--pap csv needs --csv FILE");
+  if (o->pap == PAP_CSV) {
     csv = malloc(MAXP * sizeof *csv);
-    int n = read_csv(o.csv, csv, MAXP);
-    o.P = n;
+    o->P = read_csv(o->csv, csv, MAXP);
   }
-  if (o.P < 1 || o.P > MAXP) die("P must be 1..4096%s", "");
-  if (o.late_rank < 0) o.late_rank = o.P - 1;
-  if (o.late_rank >= o.P) die("%s", "--late-rank must be < P");
-  if (o.reps < 1) o.reps = 1;
-  int *node = NULL;
-  if (o.ppn > 1) {
-    node = malloc((size_t)o.P * sizeof *node);
-    for (int i = 0; i < o.P; i++) node[i] = i / o.ppn;
-    mp.node = node;
+  if (o->late_rank < 0) o->late_rank = o->P - 1;
+  if (o->late_rank >= o->P) die("%s", "--late-rank must be < P");
+  return csv;
+}
+
+/* --ppn K: K consecutive ranks per node, so that intra-node parameters apply. */
+static int *place_ranks(const opts *o, pat_model_params *mp) {
+  if (o->ppn <= 1) return NULL;
+  int *node = malloc((size_t)o->P * sizeof *node);
+  for (int i = 0; i < o->P; i++) node[i] = i / o->ppn;
+  mp->node = node;
+  return node;
+}
+
+/* The table of winners: the algorithm with the smallest predicted ē of one cell. */
+static void winner_cell(pat_select_cache *cache, const opts *o, const pat_model_params *mp, double block, double D,
+                        int D_tau, const double *csv, char *cell, size_t size) {
+  opts c = *o;
+  c.max_delay = D;
+  c.max_delay_tau = D_tau;
+  double best = INFINITY, best_classic = INFINITY;
+  int win = -1;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (!(o->algs & (1u << alg))) continue;
+    pred p = predict(cache, alg, &c, mp, block, csv);
+    if (p.rc) continue;
+    if (pat_quantise_ns(p.ebar) < pat_quantise_ns(best)) {
+      best = p.ebar;
+      win = alg;
+    }
+    if ((pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) && p.ebar < best_classic) best_classic = p.ebar;
   }
+  if (win < 0)
+    snprintf(cell, size, "-");
+  else if (pat_algorithms[win].flags & PAT_ALGF_ARRIVAL)
+    snprintf(cell, size, "%s x%.2f", pat_algorithms[win].name, best_classic / best);
+  else
+    snprintf(cell, size, "%s", pat_algorithms[win].name);
+}
+
+static void print_winner_table(pat_select_cache *cache, const opts *o, const pat_model_params *mp,
+                               const table_axes *t, const double *csv) {
+  printf("# pattern: P=%d, uniform delays in [0, maxDelay], %d pattern(s) per cell (seeds %llu..)\n", o->P, o->reps,
+         (unsigned long long)o->seed);
+  printf("# cell: the algorithm with the smallest predicted mean e; for an arrival-aware winner, its speed-up\n"
+         "# over the best classic algorithm (x1.23).  Rows: N floats in the vector; columns: maxDelay.\n");
+  printf("%-10s", "N \\ delay");
+  for (int j = 0; j < t->nD; j++) {
+    char b[32];
+    if (t->D_tau[j])
+      snprintf(b, sizeof b, "%gtau", t->D[j]);
+    else
+      fmt_time(t->D[j], b, sizeof b);
+    printf(" %16s", b);
+  }
+  printf("\n");
+  for (int i = 0; i < t->nN; i++) {
+    double block = 4.0 * t->N[i] / o->P;
+    printf("%-10.0f", t->N[i]);
+    for (int j = 0; j < t->nD; j++) {
+      char cell[40];
+      winner_cell(cache, o, mp, block, t->D[j], t->D_tau[j], csv, cell, sizeof cell);
+      printf(" %16s", cell);
+    }
+    printf("\n");
+  }
+}
+
+static void print_pattern_heading(const opts *o, double block, double tau, const double *csv) {
+  char pap[200], b1[32], b2[32];
+  describe_pap(o, tau, pap, sizeof pap);
+  printf("# pattern: P=%d, %s\n", o->P, pap);
+  printf("# size: block %.6g bytes", block);
+  if (o->block <= 0) printf(" (N = %.0f floats)", o->N);
+  printf("; tau = %s (default parameters)\n", fmt_time(tau, b1, sizeof b1));
+  if (o->pap != PAP_UNIFORM || o->reps == 1) {
+    int64_t *a = malloc((size_t)o->P * sizeof *a);
+    make_pap(o, tau, 0, csv, a);
+    int64_t mx = 0;
+    for (int i = 0; i < o->P; i++) mx = a[i] > mx ? a[i] : mx;
+    printf("# omega = %s, omega/tau = %.3g\n", fmt_time(mx * 1e-9, b2, sizeof b2), mx * 1e-9 / tau);
+    free(a);
+  }
+}
+
+/* One line per algorithm: predicted ē, r, ē/ē_lb; then the lower bound. */
+static void print_alg_rows(pat_select_cache *cache, const opts *o, const pat_model_params *mp, double block,
+                           const double *csv) {
+  char b1[32], b2[32];
+  printf("%-6s %12s %12s %9s %s\n", "alg", "ebar", "r", "ebar/lb", "note");
+  double lb = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (!(o->algs & (1u << alg))) continue;
+    pred p = predict(cache, alg, o, mp, block, csv);
+    if (p.rc) {
+      printf("%-6s %12s %12s %9s cannot predict (%s)\n", pat_algorithms[alg].name, "-", "-", "-",
+             pat_status_string(p.rc));
+      continue;
+    }
+    lb = p.lb;
+    char note[64] = "";
+    if (pat_algorithms[alg].flags & PAT_ALGF_ROOTED) snprintf(note, sizeof note, "root %d", p.root);
+    printf("%-6s %12s %12s %9.3f %s\n", pat_algorithms[alg].name, fmt_time(p.ebar, b1, sizeof b1),
+           fmt_time(p.r, b2, sizeof b2), p.lb > 0 ? p.ebar / p.lb : INFINITY, note);
+  }
+  printf("%-6s %12s\n", "lower", fmt_time(lb, b1, sizeof b1));
+}
+
+/* What the selection (PAT_ALG=auto) would run on the first pattern. */
+static void print_auto_choice(pat_select_cache *cache, const opts *o, const pat_model_params *mp, double block,
+                              double tau, const double *csv) {
+  int64_t *a = malloc((size_t)o->P * sizeof *a);
+  make_pap(o, tau, 0, csv, a);
+  pat_select_in in = {.P = o->P,
+                      .arrival_ns = a,
+                      .bg_start_ns = o->have_bg ? (int64_t)llround(o->bg_start * 1e9) : PAT_NO_TIME,
+                      .block_bytes = block,
+                      .mp = mp,
+                      .allowed = o->algs,
+                      .bslb_roots = o->bslb_roots};
+  pat_select_out so;
+  if (pat_select(cache, &in, &so) == PAT_OK)
+    printf("# auto would choose: %s%s\n", so.alg >= 0 ? pat_algorithms[so.alg].name : "none",
+           so.balanced ? " (balanced pattern: classic only)" : "");
+  free(a);
+}
+
+static void print_predictions(pat_select_cache *cache, const opts *o, const pat_model_params *mp,
+                              const double *csv) {
+  double block = o->block > 0 ? o->block : 4.0 * o->N / o->P;
+  double tau = pat_model_cost(mp->dflt.inter, block, 1.0);
+  print_pattern_heading(o, block, tau, csv);
+  print_alg_rows(cache, o, mp, block, csv);
+  if (o->reps == 1 || o->pap != PAP_UNIFORM) print_auto_choice(cache, o, mp, block, tau, csv);
+  if (o->timing) timing(o, mp, block);
+}
+
+int main(int argc, char **argv) {
+  tool_args g;
+  parse_options(argc, argv, &g);
+  pat_model_params mp;
+  load_model(&g.model, &mp);
+  double *csv = load_pattern(&g.o);
+  int *node = place_ranks(&g.o, &mp);
 
   /* header: the command line and the parameters */
   printf("#");
   for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
   printf("\n");
-  print_model(&mp, &o);
+  print_model(&mp, &g.o);
 
   pat_select_cache cache;
   pat_select_cache_init(&cache);
-
-  if (o.sizes || o.delays) {
-    if (!o.sizes || !o.delays) die("%s", "--sizes and --delays go together");
-    double Ns[64], D[64];
-    int dtau[64], nN = 0, nD = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(o.sizes, ",", &save); t && nN < 64; t = strtok_r(NULL, ",", &save)) Ns[nN++] = parse_count(t);
-    save = NULL;
-    for (char *t = strtok_r(o.delays, ",", &save); t && nD < 64; t = strtok_r(NULL, ",", &save)) {
-      D[nD] = parse_time(t, 1, &dtau[nD]);
-      nD++;
-    }
-    if (o.pap != PAP_UNIFORM) die("%s", "the table varies maxDelay: use --pap uniform");
-    printf("# pattern: P=%d, uniform delays in [0, maxDelay], %d pattern(s) per cell (seeds %llu..)\n", o.P, o.reps,
-           (unsigned long long)o.seed);
-    printf("# cell: the algorithm with the smallest predicted mean e; for an arrival-aware winner, its speed-up\n"
-           "# over the best classic algorithm (x1.23).  Rows: N floats in the vector; columns: maxDelay.\n");
-    printf("%-10s", "N \\ delay");
-    for (int j = 0; j < nD; j++) {
-      char b[32];
-      if (dtau[j])
-        snprintf(b, sizeof b, "%gtau", D[j]);
-      else
-        fmt_time(D[j], b, sizeof b);
-      printf(" %16s", b);
-    }
-    printf("\n");
-    for (int i = 0; i < nN; i++) {
-      double block = 4.0 * Ns[i] / o.P;
-      printf("%-10.0f", Ns[i]);
-      for (int j = 0; j < nD; j++) {
-        opts c = o;
-        c.max_delay = D[j];
-        c.max_delay_tau = dtau[j];
-        double best = INFINITY, best_classic = INFINITY;
-        int win = -1;
-        for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-          if (!(o.algs & (1u << alg))) continue;
-          pred p = predict(&cache, alg, &c, &mp, block, csv);
-          if (p.rc) continue;
-          if (pat_quantise_ns(p.ebar) < pat_quantise_ns(best)) {
-            best = p.ebar;
-            win = alg;
-          }
-          if ((pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) && p.ebar < best_classic) best_classic = p.ebar;
-        }
-        char cell[40];
-        if (win < 0)
-          snprintf(cell, sizeof cell, "-");
-        else if (pat_algorithms[win].flags & PAT_ALGF_ARRIVAL)
-          snprintf(cell, sizeof cell, "%s x%.2f", pat_algorithms[win].name, best_classic / best);
-        else
-          snprintf(cell, sizeof cell, "%s", pat_algorithms[win].name);
-        printf(" %16s", cell);
-      }
-      printf("\n");
-    }
-  } else {
-    double block = o.block > 0 ? o.block : 4.0 * o.N / o.P;
-    double tau = pat_model_cost(mp.dflt.inter, block, 1.0);
-    char pap[200], b1[32], b2[32];
-    describe_pap(&o, tau, pap, sizeof pap);
-    printf("# pattern: P=%d, %s\n", o.P, pap);
-    printf("# size: block %.6g bytes", block);
-    if (o.block <= 0) printf(" (N = %.0f floats)", o.N);
-    printf("; tau = %s (default parameters)\n", fmt_time(tau, b1, sizeof b1));
-    if (o.pap != PAP_UNIFORM || o.reps == 1) {
-      int64_t *a = malloc((size_t)o.P * sizeof *a);
-      make_pap(&o, tau, 0, csv, a);
-      int64_t mx = 0;
-      for (int i = 0; i < o.P; i++) mx = a[i] > mx ? a[i] : mx;
-      printf("# omega = %s, omega/tau = %.3g\n", fmt_time(mx * 1e-9, b2, sizeof b2), mx * 1e-9 / tau);
-      free(a);
-    }
-    printf("%-6s %12s %12s %9s %s\n", "alg", "ebar", "r", "ebar/lb", "note");
-    double lb = 0;
-    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-      if (!(o.algs & (1u << alg))) continue;
-      pred p = predict(&cache, alg, &o, &mp, block, csv);
-      if (p.rc) {
-        printf("%-6s %12s %12s %9s cannot predict (%s)\n", pat_algorithms[alg].name, "-", "-", "-",
-               pat_status_string(p.rc));
-        continue;
-      }
-      lb = p.lb;
-      char note[64] = "";
-      if (pat_algorithms[alg].flags & PAT_ALGF_ROOTED) snprintf(note, sizeof note, "root %d", p.root);
-      printf("%-6s %12s %12s %9.3f %s\n", pat_algorithms[alg].name, fmt_time(p.ebar, b1, sizeof b1),
-             fmt_time(p.r, b2, sizeof b2), p.lb > 0 ? p.ebar / p.lb : INFINITY, note);
-    }
-    printf("%-6s %12s\n", "lower", fmt_time(lb, b1, sizeof b1));
-    if (o.reps == 1 || o.pap != PAP_UNIFORM) {
-      int64_t *a = malloc((size_t)o.P * sizeof *a);
-      make_pap(&o, tau, 0, csv, a);
-      pat_select_in in = {.P = o.P,
-                          .arrival_ns = a,
-                          .bg_start_ns = o.have_bg ? (int64_t)llround(o.bg_start * 1e9) : PAT_NO_TIME,
-                          .block_bytes = block,
-                          .mp = &mp,
-                          .allowed = o.algs,
-                          .bslb_roots = o.bslb_roots};
-      pat_select_out so;
-      if (pat_select(&cache, &in, &so) == PAT_OK)
-        printf("# auto would choose: %s%s\n", so.alg >= 0 ? pat_algorithms[so.alg].name : "none",
-               so.balanced ? " (balanced pattern: classic only)" : "");
-      free(a);
-    }
-    if (o.timing) timing(&o, &mp, block);
-  }
+  if (g.table.nN)
+    print_winner_table(&cache, &g.o, &mp, &g.table, csv);
+  else
+    print_predictions(&cache, &g.o, &mp, csv);
   pat_select_cache_free(&cache);
   free(csv);
   free(node);
-  free(o.sizes);
-  free(o.delays);
   return 0;
 }

@@ -13,7 +13,6 @@
  * the cost model with alpha = 0 and one block = one tau (src/model.h), with
  * the receive-port lower bound beside them.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +20,26 @@
 
 #include "algorithms/algorithms.h"
 #include "model/model.h"
+#include "tools/cli.h"
 
 #define TAU_NS 1000000 /* the builders' tau: arrivals given in tau are scaled by this */
+#define MAXP 4096
+
+enum { LAYOUT_AUTO, LAYOUT_TABLE, LAYOUT_LIST };
+
+typedef struct schedule_opts {
+  const char *alg_name, *arrivals; /* --alg; --arrivals LIST (parsed once P is known) */
+  int alg, P, root, layout, times_only;
+  double random_w; /* --random W; < 0: not given */
+  uint64_t seed;
+} schedule_opts;
+
+/* Per rank: arrival (tau), exit, elapsed time and first foreground step, for
+ * the shown algorithm and for RING; the lower bound on e. */
+typedef struct rank_times {
+  double *arr, *f, *e, *fr, *er, *elb;
+  int *fg, *fgr;
+} rank_times;
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -88,19 +105,97 @@ static void op_text(char *buf, size_t n, int P, const pat_op *op) {
   }
 }
 
-static int parse_arrivals(const char *s, int P, double *a) {
-  int n = 0;
-  const char *p = s;
-  while (*p) {
-    char *end;
-    double v = strtod(p, &end);
-    if (end == p || n >= P || !isfinite(v) || v < 0 || v > 1e9) return -1;
-    a[n++] = v;
-    p = end;
-    if (*p == ',') p++;
-    else if (*p) return -1;
+enum { PARSED, PARSED_HELP, PARSE_FAILED };
+
+static int parse_option(cli_args *a, schedule_opts *o, cli_error *err) {
+  if (cli_args_is(a, "--table|--list|--times")) {
+    if (cli_args_flag(a, err)) return -1;
+    if (cli_args_is(a, "--times"))
+      o->times_only = 1;
+    else
+      o->layout = cli_args_is(a, "--table") ? LAYOUT_TABLE : LAYOUT_LIST;
+    return 0;
   }
-  return n;
+  if (cli_args_is(a, "--alg")) return cli_args_text(a, &o->alg_name, err);
+  if (cli_args_is(a, "--arrivals")) return cli_args_text(a, &o->arrivals, err);
+  if (cli_args_is(a, "-P")) return cli_args_int(a, 1, MAXP, &o->P, err);
+  if (cli_args_is(a, "--root")) return cli_args_int(a, 0, MAXP - 1, &o->root, err);
+  if (cli_args_is(a, "--random")) return cli_args_real(a, 0, 1e9, &o->random_w, err);
+  if (cli_args_is(a, "--seed")) return cli_args_count(a, 0, UINT64_MAX, &o->seed, err);
+  return cli_args_unknown(a, err);
+}
+
+/* The algorithm named by --alg, or -1 after saying which names have a schedule. */
+static int schedule_alg(const char *name) {
+  int alg = pat_alg_by_name(name);
+  if (alg >= 0 && pat_algorithms[alg].build) return alg;
+  fprintf(stderr, "pat-schedule: '%s' has no schedule to show; valid: ", name);
+  for (int i = 0; i < PAT_ALG_COUNT; i++)
+    if (pat_algorithms[i].build) fprintf(stderr, "%s ", pat_algorithms[i].name);
+  fprintf(stderr, "\n");
+  return -1;
+}
+
+static int parse_options(int argc, char **argv, schedule_opts *o) {
+  *o = (schedule_opts){.alg = -1, .random_w = -1, .seed = 1};
+  cli_args a;
+  cli_error err;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    if (cli_args_is(&a, "-h|--help")) {
+      usage(stdout);
+      return PARSED_HELP;
+    }
+    if (parse_option(&a, o, &err)) {
+      fprintf(stderr, "pat-schedule: %s\n", err.text);
+      return PARSE_FAILED;
+    }
+  }
+  if (!o->alg_name || !o->P) {
+    usage(stderr);
+    return PARSE_FAILED;
+  }
+  if ((o->alg = schedule_alg(o->alg_name)) < 0) return PARSE_FAILED;
+  if (o->root >= o->P) {
+    fprintf(stderr, "pat-schedule: --root must be in 0..%d\n", o->P - 1);
+    return PARSE_FAILED;
+  }
+  return PARSED;
+}
+
+/* Each rank's arrival in tau: --arrivals, --random W (on a 0.01 tau grid), or 0. */
+static int make_arrivals(const schedule_opts *o, double *arr) {
+  const int P = o->P;
+  if (o->arrivals) {
+    cli_error err;
+    int n = 0;
+    if (cli_real_list("--arrivals", o->arrivals, 0, 1e9, arr, P, &n, &err)) {
+      fprintf(stderr, "pat-schedule: %s\n", err.text);
+      return -1;
+    }
+    if (n != P) {
+      fprintf(stderr, "pat-schedule: --arrivals needs %d non-negative numbers (units of tau), comma-separated\n", P);
+      return -1;
+    }
+  } else if (o->random_w >= 0) {
+    uint64_t x = o->seed * 0x9e3779b97f4a7c15ull + 1;
+    for (int r = 0; r < P; r++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      arr[r] = floor((double)(x >> 11) / 9007199254740992.0 * o->random_w * 100 + 0.5) / 100;
+    }
+  }
+  return 0;
+}
+
+static int rank_times_alloc(rank_times *t, int P) {
+  t->arr = calloc(P, sizeof *t->arr), t->f = calloc(P, sizeof *t->f), t->e = calloc(P, sizeof *t->e);
+  t->fr = calloc(P, sizeof *t->fr), t->er = calloc(P, sizeof *t->er), t->elb = calloc(P, sizeof *t->elb);
+  t->fg = calloc(P, sizeof *t->fg), t->fgr = calloc(P, sizeof *t->fgr);
+  return t->arr && t->f && t->e && t->fr && t->er && t->elb && t->fg && t->fgr ? 0 : -1;
+}
+
+static void rank_times_free(rank_times *t) {
+  free(t->arr), free(t->f), free(t->e), free(t->fr), free(t->er), free(t->elb), free(t->fg), free(t->fgr);
 }
 
 static int replay(const pat_sched *s, const double *arr, double *e, double *f, int *fg, double *ebar) {
@@ -116,194 +211,177 @@ static int replay(const pat_sched *s, const double *arr, double *e, double *f, i
   return rc;
 }
 
-int main(int argc, char **argv) {
-  const char *algname = NULL, *arrivals = NULL;
-  int P = 0, root = 0, layout = 0 /* 0 auto, 1 table, 2 list */, times_only = 0;
-  double random_w = -1;
-  unsigned long long seed = 1;
-  static const struct option lo[] = {{"alg", 1, 0, 'a'},   {"arrivals", 1, 0, 'A'}, {"root", 1, 0, 'r'},
-                                     {"random", 1, 0, 'R'}, {"seed", 1, 0, 's'},     {"table", 0, 0, 'T'},
-                                     {"list", 0, 0, 'L'},   {"times", 0, 0, 't'},    {"help", 0, 0, 'h'},
-                                     {0, 0, 0, 0}};
-  int c;
-  while ((c = getopt_long(argc, argv, "P:h", lo, NULL)) != -1) {
-    switch (c) {
-    case 'a': algname = optarg; break;
-    case 'A': arrivals = optarg; break;
-    case 'r': root = atoi(optarg); break;
-    case 'R': random_w = atof(optarg); break;
-    case 's': seed = strtoull(optarg, NULL, 0); break;
-    case 'T': layout = 1; break;
-    case 'L': layout = 2; break;
-    case 't': times_only = 1; break;
-    case 'P': P = atoi(optarg); break;
-    case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
-    }
-  }
-  if (!algname || P < 1 || P > 4096 || optind < argc) {
-    usage(stderr);
-    return 2;
-  }
-  int alg = pat_alg_by_name(algname);
-  if (alg < 0 || !pat_algorithms[alg].build) {
-    fprintf(stderr, "pat-schedule: '%s' has no schedule to show; valid: ", algname);
-    for (int i = 0; i < PAT_ALG_COUNT; i++)
-      if (pat_algorithms[i].build) fprintf(stderr, "%s ", pat_algorithms[i].name);
-    fprintf(stderr, "\n");
-    return 2;
-  }
-  if (root < 0 || root >= P) {
-    fprintf(stderr, "pat-schedule: --root must be in 0..%d\n", P - 1);
-    return 2;
-  }
-  double *arr = calloc(P, sizeof *arr), *e = calloc(P, sizeof *e), *f = calloc(P, sizeof *f),
-         *er = calloc(P, sizeof *er), *fr = calloc(P, sizeof *fr), *elb = calloc(P, sizeof *elb);
-  int64_t *arr_ns = calloc(P, sizeof *arr_ns);
-  int *fg = calloc(P, sizeof *fg), *fgr = calloc(P, sizeof *fgr);
-  if (!arr || !e || !f || !er || !fr || !elb || !arr_ns || !fg || !fgr) return 1;
-  if (arrivals) {
-    int n = parse_arrivals(arrivals, P, arr);
-    if (n != P) {
-      fprintf(stderr, "pat-schedule: --arrivals needs %d non-negative numbers (units of tau), comma-separated\n", P);
-      return 2;
-    }
-  } else if (random_w >= 0) {
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-    for (int r = 0; r < P; r++) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      arr[r] = floor((double)(x >> 11) / 9007199254740992.0 * random_w * 100 + 0.5) / 100; /* 0.01 tau grid */
-    }
-  }
-  for (int r = 0; r < P; r++) arr_ns[r] = (int64_t)llround(arr[r] * TAU_NS);
+/* The schedule of o->alg and RING's for the arrivals in t->arr. */
+static int build_schedules(const schedule_opts *o, const rank_times *t, pat_sched *s, pat_sched *ring) {
+  int64_t *arr_ns = calloc(o->P, sizeof *arr_ns);
+  if (!arr_ns) return -1;
+  for (int r = 0; r < o->P; r++) arr_ns[r] = (int64_t)llround(t->arr[r] * TAU_NS);
+  int predicted = o->arrivals || o->random_w >= 0;
+  pat_build_args ba = {o->P, PAT_ALL_RANKS, predicted ? arr_ns : NULL, TAU_NS, o->root, 0};
+  int rc = pat_build(o->alg, s, &ba);
+  if (rc)
+    fprintf(stderr, "pat-schedule: building %s failed (%s)\n", o->alg_name, pat_status_string(rc));
+  else if ((rc = pat_build(PAT_ALG_RING, ring, &ba)))
+    pat_sched_free(s);
+  free(arr_ns);
+  return rc ? -1 : 0;
+}
 
-  pat_build_args ba = {P, PAT_ALL_RANKS, arrivals || random_w >= 0 ? arr_ns : NULL, TAU_NS, root, 0};
-  pat_sched s, ring;
-  int rc = pat_build(alg, &s, &ba);
-  if (rc) {
-    fprintf(stderr, "pat-schedule: building %s failed (%s)\n", algname, pat_status_string(rc));
-    return 1;
-  }
-  if ((rc = pat_build(PAT_ALG_RING, &ring, &ba))) return 1;
-  double ebar, ebar_ring;
-  if (replay(&s, arr, e, f, fg, &ebar) || replay(&ring, arr, er, fr, fgr, &ebar_ring)) {
-    fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
-    return 1;
-  }
-  double elb_bar = pat_lower_bound(P, arr, 1.0, elb);
-  char err[256];
-  int bad = pat_sched_check(&s, 0, err, sizeof err);
-
-  printf("%s (%s): P = %d", pat_algorithms[alg].name, pat_algorithms[alg].summary, P);
-  if (pat_algorithms[alg].flags & PAT_ALGF_ROOTED) printf(", root %d", root);
-  printf(", %d steps, %zu transfers%s%s\n", s.nsteps, s.nops / 2, s.flags & PAT_SCHED_PIECES ? ", pieces" : "",
-         bad ? "" : ", valid");
-  if (bad) printf("INVALID SCHEDULE: %s\n", err);
+static void print_heading(const schedule_opts *o, const pat_sched *s, const char *invalid, const double *arr) {
+  printf("%s (%s): P = %d", pat_algorithms[o->alg].name, pat_algorithms[o->alg].summary, o->P);
+  if (pat_algorithms[o->alg].flags & PAT_ALGF_ROOTED) printf(", root %d", o->root);
+  printf(", %d steps, %zu transfers%s%s\n", s->nsteps, s->nops / 2, s->flags & PAT_SCHED_PIECES ? ", pieces" : "",
+         invalid ? "" : ", valid");
+  if (invalid) printf("INVALID SCHEDULE: %s\n", invalid);
   printf("arrivals (tau):");
-  for (int r = 0; r < P; r++) printf(" %g", arr[r]);
+  for (int r = 0; r < o->P; r++) printf(" %g", arr[r]);
   printf("\n\n");
+}
 
-  if (!times_only && s.nops) {
-    /* per step, per rank: text of the rank's ops */
-    int tbl = layout == 1 || (layout == 0 && P <= 12);
-    size_t *pos = calloc(P, sizeof *pos);
-    char cell[512], buf[160];
-    int width = 6;
-    if (tbl) { /* column width from the longest cell */
-      for (int r = 0; r < P; r++) {
-        size_t n;
-        const pat_op *o = pat_sched_rank_ops(&s, r, &n);
-        for (size_t i = 0; i < n;) {
-          size_t k = 0;
-          int stp = o[i].step;
-          cell[0] = 0;
-          for (; i < n && o[i].step == stp; i++) {
-            op_text(buf, sizeof buf, P, &o[i]);
-            k += snprintf(cell + k, sizeof cell - k, "%s%s", k ? " " : (o[i].step < fg[r] || fg[r] < 0 ? "." : ""),
-                          buf);
-          }
-          if ((int)k > width) width = (int)k;
-        }
-      }
-      if (width > 40) width = 40;
-      printf("%-9s", "step");
-      for (int r = 0; r < P; r++) {
-        snprintf(buf, sizeof buf, "rank %d", r);
-        printf(" %-*s", width, buf);
-      }
-      printf("\n");
+/* The text of one rank's ops at step t, from ops[*pos] on (and *pos past
+ * them): the ops joined by blanks, led by '.' if it is background work
+ * (before the rank's foreground step fg).  Returns its length. */
+static int step_cell(char *cell, size_t size, int P, const pat_op *ops, size_t nops, size_t *pos, int t, int fg) {
+  char buf[160];
+  size_t k = 0;
+  cell[0] = '\0';
+  for (; *pos < nops && ops[*pos].step == t; (*pos)++) {
+    if (k + 1 >= size) continue; /* full: the rest is cut */
+    op_text(buf, sizeof buf, P, &ops[*pos]);
+    k += snprintf(cell + k, size - k, "%s%s", k ? " " : (t < fg || fg < 0 ? "." : ""), buf);
+  }
+  return (int)k;
+}
+
+/* Column width of the table: its longest cell, at least 6, at most 40. */
+static int table_width(const pat_sched *s, int P, const int *fg) {
+  char cell[512];
+  int width = 6;
+  for (int r = 0; r < P; r++) {
+    size_t n, pos = 0;
+    const pat_op *ops = pat_sched_rank_ops(s, r, &n);
+    while (pos < n) {
+      int k = step_cell(cell, sizeof cell, P, ops, n, &pos, ops[pos].step, fg[r]);
+      if (k > width) width = k;
     }
-    for (int t = 0; t < s.nsteps; t++) {
-      int any = 0, pre = 0;
-      for (int r = 0; r < P; r++) {
-        size_t n;
-        const pat_op *o = pat_sched_rank_ops(&s, r, &n);
-        for (size_t i = pos[r]; i < n && o[i].step == t; i++) {
-          any = 1;
-          if (o[i].flags & PAT_OPF_PRESTEP) pre = 1;
-        }
-      }
-      if (!any) continue;
-      if (tbl) {
-        printf("%4d %-4s", t, pre ? "pre" : "");
-        for (int r = 0; r < P; r++) {
-          size_t n, k = 0;
-          const pat_op *o = pat_sched_rank_ops(&s, r, &n);
-          cell[0] = 0;
-          for (; pos[r] < n && o[pos[r]].step == t; pos[r]++) {
-            op_text(buf, sizeof buf, P, &o[pos[r]]);
-            k += snprintf(cell + k, sizeof cell - k, "%s%s", k ? " " : (t < fg[r] || fg[r] < 0 ? "." : ""), buf);
-          }
-          printf(" %-*s", width, cell);
-        }
-        printf("\n");
-      } else {
-        printf("step %4d%s:", t, pre ? " pre" : "");
-        for (int r = 0; r < P; r++) {
-          size_t n;
-          const pat_op *o = pat_sched_rank_ops(&s, r, &n);
-          for (; pos[r] < n && o[pos[r]].step == t; pos[r]++) {
-            const pat_op *op = &o[pos[r]];
-            if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV) continue; /* listed with its send */
-            op_text(buf, sizeof buf, P, op);
-            const char *mark = (t < fg[r] || fg[r] < 0) ? "." : "";
-            if (op->kind == PAT_OP_SIGNAL_SEND)
-              printf("  %s%d>%d!", mark, r, op->peer);
-            else
-              printf("  %s%d>%d:%s", mark, r, op->peer, strchr(buf, ':') + 1);
-          }
-        }
-        printf("\n");
-      }
+  }
+  return width > 40 ? 40 : width;
+}
+
+/* Whether any rank has ops at step t (from pos[] on); *pre: an arrival-aware pre-step. */
+static int step_has_ops(const pat_sched *s, int P, const size_t *pos, int t, int *pre) {
+  int any = 0;
+  *pre = 0;
+  for (int r = 0; r < P; r++) {
+    size_t n;
+    const pat_op *ops = pat_sched_rank_ops(s, r, &n);
+    for (size_t i = pos[r]; i < n && ops[i].step == t; i++) {
+      any = 1;
+      if (ops[i].flags & PAT_OPF_PRESTEP) *pre = 1;
     }
-    free(pos);
+  }
+  return any;
+}
+
+static void print_table_row(const pat_sched *s, int P, const int *fg, size_t *pos, int t, int pre, int width) {
+  char cell[512];
+  printf("%4d %-4s", t, pre ? "pre" : "");
+  for (int r = 0; r < P; r++) {
+    size_t n;
+    const pat_op *ops = pat_sched_rank_ops(s, r, &n);
+    step_cell(cell, sizeof cell, P, ops, n, &pos[r], t, fg[r]);
+    printf(" %-*s", width, cell);
+  }
+  printf("\n");
+}
+
+/* One line per step: every transfer as sender>receiver:blocks. */
+static void print_list_row(const pat_sched *s, int P, const int *fg, size_t *pos, int t, int pre) {
+  char buf[160];
+  printf("step %4d%s:", t, pre ? " pre" : "");
+  for (int r = 0; r < P; r++) {
+    size_t n;
+    const pat_op *ops = pat_sched_rank_ops(s, r, &n);
+    for (; pos[r] < n && ops[pos[r]].step == t; pos[r]++) {
+      const pat_op *op = &ops[pos[r]];
+      if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV) continue; /* listed with its send */
+      op_text(buf, sizeof buf, P, op);
+      const char *mark = (t < fg[r] || fg[r] < 0) ? "." : "";
+      if (op->kind == PAT_OP_SIGNAL_SEND)
+        printf("  %s%d>%d!", mark, r, op->peer);
+      else
+        printf("  %s%d>%d:%s", mark, r, op->peer, strchr(buf, ':') + 1);
+    }
+  }
+  printf("\n");
+}
+
+/* The schedule, step by step: a step x rank table, or one line per step. */
+static void print_schedule(const pat_sched *s, int P, const int *fg, int layout) {
+  int table = layout == LAYOUT_TABLE || (layout == LAYOUT_AUTO && P <= 12);
+  size_t *pos = calloc(P, sizeof *pos); /* per rank: its first op not yet shown */
+  if (!pos) return;
+  int width = table ? table_width(s, P, fg) : 0;
+  if (table) {
+    char head[32];
+    printf("%-9s", "step");
+    for (int r = 0; r < P; r++) {
+      snprintf(head, sizeof head, "rank %d", r);
+      printf(" %-*s", width, head);
+    }
     printf("\n");
   }
+  for (int t = 0; t < s->nsteps; t++) {
+    int pre;
+    if (!step_has_ops(s, P, pos, t, &pre)) continue;
+    if (table)
+      print_table_row(s, P, fg, pos, t, pre, width);
+    else
+      print_list_row(s, P, fg, pos, t, pre);
+  }
+  free(pos);
+  printf("\n");
+}
 
-  /* per-rank summary */
+static void print_times(const schedule_opts *o, const rank_times *t, double ebar, double ebar_ring, double elb_bar) {
   printf("%-6s %8s %10s %10s %10s %10s %10s\n", "rank", "arrival", "foregrnd", "exit", "e", "e RING", "e bound");
-  for (int r = 0; r < P; r++) {
+  for (int r = 0; r < o->P; r++) {
     char fgs[32];
-    if (fg[r] < 0)
+    if (t->fg[r] < 0)
       snprintf(fgs, sizeof fgs, "-");
     else
-      snprintf(fgs, sizeof fgs, "step %d", fg[r]);
-    printf("%-6d %8.2f %10s %10.2f %10.2f %10.2f %10.2f\n", r, arr[r], fgs, f[r], e[r], er[r], elb[r]);
+      snprintf(fgs, sizeof fgs, "step %d", t->fg[r]);
+    printf("%-6d %8.2f %10s %10.2f %10.2f %10.2f %10.2f\n", r, t->arr[r], fgs, t->f[r], t->e[r], t->er[r], t->elb[r]);
   }
-  printf("mean e: %s %.3f tau, RING %.3f tau (%+.1f%%), lower bound %.3f tau\n", pat_algorithms[alg].name, ebar,
+  printf("mean e: %s %.3f tau, RING %.3f tau (%+.1f%%), lower bound %.3f tau\n", pat_algorithms[o->alg].name, ebar,
          ebar_ring, ebar_ring > 0 ? 100.0 * (ebar - ebar_ring) / ebar_ring : 0.0, elb_bar);
   printf("(replayed with alpha = 0 and one block = 1 tau; 'foregrnd' is the first step that sends the rank's own\n"
          " block: the steps before it run in the background thread)\n");
+}
+
+int main(int argc, char **argv) {
+  schedule_opts o;
+  int parsed = parse_options(argc, argv, &o);
+  if (parsed != PARSED) return parsed == PARSED_HELP ? 0 : 2;
+  rank_times t;
+  if (rank_times_alloc(&t, o.P)) return 1;
+  if (make_arrivals(&o, t.arr)) return 2;
+  pat_sched s, ring;
+  if (build_schedules(&o, &t, &s, &ring)) return 1;
+  double ebar, ebar_ring;
+  if (replay(&s, t.arr, t.e, t.f, t.fg, &ebar) || replay(&ring, t.arr, t.er, t.fr, t.fgr, &ebar_ring)) {
+    fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
+    return 1;
+  }
+  double elb_bar = pat_lower_bound(o.P, t.arr, 1.0, t.elb);
+  char err[256];
+  int bad = pat_sched_check(&s, 0, err, sizeof err);
+
+  print_heading(&o, &s, bad ? err : NULL, t.arr);
+  if (!o.times_only && s.nops) print_schedule(&s, o.P, t.fg, o.layout);
+  print_times(&o, &t, ebar, ebar_ring, elb_bar);
   pat_sched_free(&s);
   pat_sched_free(&ring);
-  free(arr);
-  free(e);
-  free(f);
-  free(er);
-  free(fr);
-  free(elb);
-  free(arr_ns);
-  free(fg);
-  free(fgr);
+  rank_times_free(&t);
   return bad ? 1 : 0;
 }

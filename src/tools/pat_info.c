@@ -27,6 +27,64 @@ static void print_topology(hwloc_topology_t topo) {
   printf("  hyperthreads: %s\n", pus > cores ? "yes" : "no");
 }
 
+/* Where this rank runs, one line; *nodes: how many nodes the job spans. */
+static void describe_rank(hwloc_topology_t topo, int rank, char *line, size_t size, int *nodes) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int node_rank, node_size, is_leader;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  is_leader = node_rank == 0;
+  MPI_Allreduce(&is_leader, nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Comm_free(&node);
+  char host[MPI_MAX_PROCESSOR_NAME];
+  int len;
+  MPI_Get_processor_name(host, &len);
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  char where[256] = "unknown";
+  if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) hwloc_bitmap_list_snprintf(where, sizeof where, set);
+  hwloc_bitmap_free(set);
+  snprintf(line, size, "  rank %d: host %s, node rank %d of %d, cpus %s, clock offset %+.3f us (rtt %.1f us)", rank,
+           host, node_rank, node_size, where, 1e-3 * (double)pat_clock_offset_ns(),
+           1e-3 * (double)pat_clock_best_rtt_ns());
+}
+
+static void print_versions(int provided) {
+  printf("libpat %d.%d.%d\n", PAT_VERSION_MAJOR, PAT_VERSION_MINOR, PAT_VERSION_PATCH);
+  char mpiver[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len;
+  MPI_Get_library_version(mpiver, &len);
+  printf("MPI: %.*s", (int)strcspn(mpiver, "\n"), mpiver);
+  printf("\nthread level: %s (background thread %s)\n",
+         provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MPI_THREAD_MULTIPLE",
+         pat_proc.background ? "running" : "off");
+}
+
+static void print_algorithms(void) {
+  printf("\nalgorithms:\n");
+  for (int i = 0; i < PAT_ALG_COUNT; i++)
+    printf("  %-7s %s%s\n", pat_algorithms[i].name, pat_algorithms[i].summary,
+           pat_algorithms[i].flags & PAT_ALGF_ARRIVAL ? " [arrival-aware]" : "");
+  printf("  %-7s let the cost model choose per call\n", "auto");
+}
+
+static void print_settings(void) {
+  printf("\nsettings:\n");
+  pat_settings_print(stdout, "  ");
+}
+
+static void print_cost_model(void) {
+  const pat_model_params *mp = pat_netparams();
+  printf("\ncost model: %s\n", pat_netparams_source());
+  printf("  default: alpha %.3f us, beta %.4f ns/byte (%.2f GB/s)\n", mp->dflt.inter.alpha * 1e6,
+         mp->dflt.inter.beta * 1e9, 1e-9 / mp->dflt.inter.beta);
+  for (int i = 0; i < PAT_ALG_COUNT; i++)
+    if (mp->alg[i].set)
+      printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name, mp->alg[i].inter.alpha * 1e6,
+             mp->alg[i].inter.beta * 1e9, mp->alg[i].has_intra ? " (+ intra-node pair)" : "");
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--settings-table") == 0) { /* the README's table; no MPI needed */
     pat_settings_markdown(stdout);
@@ -45,60 +103,22 @@ int main(int argc, char **argv) {
   hwloc_topology_t topo;
   hwloc_topology_init(&topo);
   hwloc_topology_load(topo);
-
-  /* where each rank runs */
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  int node_rank, node_size, is_leader, nodes;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_size(node, &node_size);
-  is_leader = node_rank == 0;
-  MPI_Allreduce(&is_leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  char host[MPI_MAX_PROCESSOR_NAME];
-  int len;
-  MPI_Get_processor_name(host, &len);
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  char where[256] = "unknown";
-  if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) hwloc_bitmap_list_snprintf(where, sizeof where, set);
-  hwloc_bitmap_free(set);
   char line[600];
-  snprintf(line, sizeof line, "  rank %d: host %s, node rank %d of %d, cpus %s, clock offset %+.3f us (rtt %.1f us)",
-           rank, host, node_rank, node_size, where, 1e-3 * (double)pat_clock_offset_ns(),
-           1e-3 * (double)pat_clock_best_rtt_ns());
+  int nodes;
+  describe_rank(topo, rank, line, sizeof line, &nodes);
   char *lines = rank == 0 ? malloc((size_t)P * sizeof line) : NULL;
   MPI_Gather(line, sizeof line, MPI_CHAR, lines, sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
-
   if (rank == 0) {
-    printf("libpat %d.%d.%d\n", PAT_VERSION_MAJOR, PAT_VERSION_MINOR, PAT_VERSION_PATCH);
-    char mpiver[MPI_MAX_LIBRARY_VERSION_STRING];
-    MPI_Get_library_version(mpiver, &len);
-    printf("MPI: %.*s", (int)strcspn(mpiver, "\n"), mpiver);
-    printf("\nthread level: %s (background thread %s)\n",
-           provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MPI_THREAD_MULTIPLE",
-           pat_proc.background ? "running" : "off");
-    printf("\nalgorithms:\n");
-    for (int i = 0; i < PAT_ALG_COUNT; i++)
-      printf("  %-7s %s%s\n", pat_algorithms[i].name, pat_algorithms[i].summary,
-             pat_algorithms[i].flags & PAT_ALGF_ARRIVAL ? " [arrival-aware]" : "");
-    printf("  %-7s let the cost model choose per call\n", "auto");
-    printf("\nsettings:\n");
-    pat_settings_print(stdout, "  ");
-    const pat_model_params *mp = pat_netparams();
-    printf("\ncost model: %s\n", pat_netparams_source());
-    printf("  default: alpha %.3f us, beta %.4f ns/byte (%.2f GB/s)\n", mp->dflt.inter.alpha * 1e6,
-           mp->dflt.inter.beta * 1e9, 1e-9 / mp->dflt.inter.beta);
-    for (int i = 0; i < PAT_ALG_COUNT; i++)
-      if (mp->alg[i].set)
-        printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name, mp->alg[i].inter.alpha * 1e6,
-               mp->alg[i].inter.beta * 1e9, mp->alg[i].has_intra ? " (+ intra-node pair)" : "");
-    printf("\n");
+    print_versions(provided);
+    print_algorithms();
+    print_settings();
+    print_cost_model();
     print_topology(topo);
     printf("job: %d ranks on %d node(s)\n", P, nodes);
     for (int r = 0; r < P; r++) printf("%s\n", lines + (size_t)r * sizeof line);
     free(lines);
   }
   hwloc_topology_destroy(topo);
-  MPI_Comm_free(&node);
   PAT_Finalize();
   MPI_Finalize();
   return 0;
