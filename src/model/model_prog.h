@@ -57,8 +57,4 @@ int pat_prog_is_uniform(const pat_prog *g);
 size_t pat_prog_transfers(const pat_prog *g); /* transfers of the schedule */
 void pat_prog_free(pat_prog *g);
 
-#ifndef PAT_MODEL_FALLBACK
-#define PAT_MODEL_FALLBACK 100
-#endif
-
 #endif
