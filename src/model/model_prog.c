@@ -41,19 +41,14 @@ struct pat_prog {
   pgent *ge;
 };
 
-/* ---- where ranks' ops come from: a full schedule, or one build per rank ---- */
+/* ---- where ranks' ops come from: one build per rank ---- */
 typedef struct provider {
-  const pat_sched *full;
   pat_sched one;
   pat_build_args args;
   int alg;
 } provider;
 
 static int prov_get(provider *pv, int r, const pat_op **ops, size_t *n) {
-  if (pv->full) {
-    *ops = pat_sched_rank_ops(pv->full, r, n);
-    return PAT_OK;
-  }
   pat_sched_reset(&pv->one, pv->args.P, r);
   pv->one.alg = pv->alg;
   pv->args.self = r;
@@ -312,16 +307,7 @@ int pat_prog_compile(pat_prog **out, int alg, int P, int root, int general) {
   return rc;
 }
 
-int pat_prog_from_sched(pat_prog **out, const pat_sched *s, int general) {
-  if (!s || !s->finalized || s->self != PAT_ALL_RANKS) return PAT_EINVAL;
-  provider pv;
-  memset(&pv, 0, sizeof pv);
-  pv.full = s;
-  return compile(out, &pv, s->P, s->alg, general);
-}
-
 int pat_prog_is_uniform(const pat_prog *g) { return g->uniform; }
-size_t pat_prog_transfers(const pat_prog *g) { return g->transfers; }
 
 /* ---- evaluation ---- */
 
