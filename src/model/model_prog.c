@@ -133,159 +133,216 @@ void pat_prog_free(pat_prog *g) {
   free(g);
 }
 
-static int compile(pat_prog **out, provider *pv, int P, int alg, int want_general) {
-  pat_prog *g = calloc(1, sizeof *g);
-  steps st = {0};
-  mport *multi = NULL;
-  size_t nmulti = 0, capmulti = 0;
+/* ---- compiling: pass 1 learns the schedule's shape, pass 2 its transfers ---- */
+
+/* What pass 1 learns beyond the program's own fields. */
+typedef struct shape {
+  steps st;            /* per step: message size, ranks with ops, sends */
+  mport *multi;        /* ports that serve several transfers in a step */
+  size_t nmulti, capmulti;
+  int *ranksteps;      /* number of steps in which each rank has ops */
+} shape;
+
+static void shape_free(shape *sh) {
+  free(sh->st.blocks);
+  free(sh->st.parts);
+  free(sh->st.sends);
+  free(sh->multi);
+  free(sh->ranksteps);
+}
+
+/* Rank r's send port (sends = 1) or receive port (0) serves several
+ * transfers in step t. */
+static int note_multi_port(shape *sh, int t, int r, int sends) {
+  if (sh->nmulti == sh->capmulti) {
+    size_t cap = sh->capmulti ? 2 * sh->capmulti : 16;
+    mport *m = realloc(sh->multi, cap * sizeof *m);
+    if (!m) return PAT_ENOMEM;
+    sh->multi = m;
+    sh->capmulti = cap;
+  }
+  sh->multi[sh->nmulti++] = (mport){t, r, sends};
+  return PAT_OK;
+}
+
+/* Pass 1 over rank r's ops [i, j) of one step, its k-th step with ops: the
+ * step's message size, r's first foreground step, busy ports, and whatever
+ * breaks the uniform form (a step of its own, unequal sizes, several
+ * messages on one port). */
+static int scan_step(pat_prog *g, shape *sh, int r, const pat_op *ops, size_t i, size_t j, int k) {
+  const int t = ops[i].step;
+  int ns = 0, nr = 0;
+  for (size_t x = i; x < j; x++) {
+    const pat_op *o = &ops[x];
+    if (!pat_is_send(o->kind)) {
+      nr++;
+      continue;
+    }
+    ns++;
+    double b = pat_model_op_blocks(o);
+    if (b < g->min_blocks) g->min_blocks = b;
+    if (isnan(sh->st.blocks[t]))
+      sh->st.blocks[t] = b;
+    else if (sh->st.blocks[t] != b)
+      g->uniform = 0;
+    if (g->fg[r] == INT_MAX && o->kind == PAT_OP_SEND && pat_spans_touch_block(g->P, o->nspans, o->span, r))
+      g->fg[r] = t;
+  }
+  if (t != k) g->uniform = 0;
+  for (int sends = 0; sends < 2; sends++)
+    if ((sends ? ns : nr) > 1) {
+      g->uniform = 0;
+      if (note_multi_port(sh, t, r, sends)) return PAT_ENOMEM;
+    }
+  sh->st.parts[t]++;
+  sh->st.sends[t] += (size_t)ns;
+  g->transfers += (size_t)ns;
+  return PAT_OK;
+}
+
+/* Pass 1 over rank r's ops, step by step. */
+static int scan_rank(pat_prog *g, shape *sh, int r, const pat_op *ops, size_t n) {
+  g->fg[r] = INT_MAX;
+  int k = 0;
+  for (size_t i = 0; i < n; k++) {
+    size_t j = i;
+    while (j < n && ops[j].step == ops[i].step) j++;
+    int rc = steps_grow(&sh->st, ops[i].step);
+    if (!rc) rc = scan_step(g, sh, r, ops, i, j, k);
+    if (rc) return rc;
+    i = j;
+  }
+  sh->ranksteps[r] = k;
+  if (g->fg[r] != 0) g->uniform = 0;
+  return PAT_OK;
+}
+
+/* Pass 1: the schedule's structure, sizes and whether it is uniform; a
+ * uniform program keeps the message size of every step. */
+static int scan_schedule(pat_prog *g, shape *sh, provider *pv) {
+  for (int r = 0; r < g->P; r++) {
+    const pat_op *ops;
+    size_t n;
+    int rc = prov_get(pv, r, &ops, &n);
+    if (!rc) rc = scan_rank(g, sh, r, ops, n);
+    if (rc) return rc;
+  }
+  g->nsteps = sh->st.n;
+  for (int r = 0; r < g->P; r++)
+    if (sh->ranksteps[r] != g->nsteps) g->uniform = 0;
+  if (!g->uniform) return PAT_OK;
+  g->step_blocks = malloc((size_t)(g->nsteps ? g->nsteps : 1) * sizeof *g->step_blocks);
+  if (!g->step_blocks) return PAT_ENOMEM;
+  for (int t = 0; t < g->nsteps; t++) g->step_blocks[t] = sh->st.blocks[t];
+  return PAT_OK;
+}
+
+/* The general form's arrays, and each step's slices of part[] and xs[] from
+ * pass 1's counts; fill[t] is where step t's next participant goes. */
+static int alloc_general(pat_prog *g, const shape *sh, size_t **fill, cxfer **cx) {
+  const int T = g->nsteps;
+  size_t nparts = 0, nsends = 0;
+  for (int t = 0; t < T; t++) {
+    nparts += sh->st.parts[t];
+    nsends += sh->st.sends[t];
+  }
+  g->part_off = malloc((size_t)(T + 1) * sizeof(size_t));
+  g->part = malloc((nparts ? nparts : 1) * sizeof(int));
+  g->x_off = malloc((size_t)(T + 1) * sizeof(size_t));
+  g->x_end = malloc((size_t)(T + 1) * sizeof(size_t));
+  g->xs = malloc((nsends ? nsends : 1) * sizeof(pxfer));
+  g->g_off = calloc((size_t)T + 1, sizeof(size_t));
+  *fill = malloc((size_t)(T + 1) * sizeof(size_t));
+  *cx = malloc((nsends ? nsends : 1) * sizeof(cxfer));
+  if (!g->part_off || !g->part || !g->x_off || !g->x_end || !g->xs || !g->g_off || !*fill || !*cx) return PAT_ENOMEM;
+  g->part_off[0] = g->x_off[0] = 0;
+  for (int t = 0; t < T; t++) {
+    g->part_off[t + 1] = g->part_off[t] + sh->st.parts[t];
+    g->x_off[t + 1] = g->x_off[t] + sh->st.sends[t];
+    (*fill)[t] = g->part_off[t];
+    g->x_end[t] = g->x_off[t];
+  }
+  return PAT_OK;
+}
+
+/* Pass 2: every rank's participation in each step, and its sends: simple
+ * transfers into xs[], those on a busy port into cx[] (*ncx of them) for
+ * grouping; a transfer on two busy ports makes the program unusable. */
+static int collect_transfers(pat_prog *g, provider *pv, const shape *sh, size_t *fill, cxfer *cx, size_t *ncx) {
+  for (int r = 0; r < g->P; r++) {
+    const pat_op *ops;
+    size_t n;
+    int rc = prov_get(pv, r, &ops, &n);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++) {
+      const pat_op *o = &ops[i];
+      int t = o->step;
+      if (i == 0 || ops[i - 1].step != t) g->part[fill[t]++] = r;
+      if (!pat_is_send(o->kind)) continue;
+      int cs = is_multi(sh->multi, sh->nmulti, t, r, 1), cr = is_multi(sh->multi, sh->nmulti, t, o->peer, 0);
+      double b = pat_model_op_blocks(o);
+      if (cs && cr) {
+        g->two_busy = 1;
+      } else if (!cs && !cr) {
+        g->xs[g->x_end[t]++] = (pxfer){r, o->peer, b};
+      } else {
+        cx[(*ncx)++] = (cxfer){t, cs ? r : o->peer, cs, cs ? o->peer : r, b};
+      }
+    }
+  }
+  return PAT_OK;
+}
+
+/* The transfers on busy ports, sorted, as one group per (step, port). */
+static int group_busy_ports(pat_prog *g, cxfer *cx, size_t ncx) {
+  if (ncx == 0) return PAT_OK;
+  qsort(cx, ncx, sizeof *cx, cxfer_cmp);
+  g->gs = malloc(ncx * sizeof *g->gs); /* at most one group per transfer */
+  g->ge = malloc(ncx * sizeof *g->ge);
+  if (!g->gs || !g->ge) return PAT_ENOMEM;
+  size_t ng = 0;
+  for (size_t i = 0; i < ncx; i++) {
+    if (i == 0 || cx[i].step != cx[i - 1].step || cx[i].owner != cx[i - 1].owner || cx[i].sends != cx[i - 1].sends) {
+      g->gs[ng] = (pgroup){cx[i].owner, cx[i].sends, i, i};
+      g->g_off[cx[i].step + 1]++;
+      ng++;
+    }
+    g->ge[i] = (pgent){cx[i].peer, cx[i].blocks};
+    g->gs[ng - 1].hi = i + 1;
+  }
+  for (int t = 0; t < g->nsteps; t++) g->g_off[t + 1] += g->g_off[t];
+  return PAT_OK;
+}
+
+/* Pass 2: the general form. */
+static int compile_general(pat_prog *g, provider *pv, shape *sh) {
+  if (sh->nmulti > 1) qsort(sh->multi, sh->nmulti, sizeof *sh->multi, mport_cmp);
+  size_t *fill = NULL, ncx = 0;
   cxfer *cx = NULL;
-  size_t ncx = 0;
-  size_t *fill = NULL;
-  int rc = PAT_OK;
+  int rc = alloc_general(g, sh, &fill, &cx);
+  if (!rc) rc = collect_transfers(g, pv, sh, fill, cx, &ncx);
+  if (!rc) rc = group_busy_ports(g, cx, ncx);
+  g->general = !rc;
+  free(fill);
+  free(cx);
+  return rc;
+}
+
+static int compile(pat_prog **out, provider *pv, int want_general) {
+  const int P = pv->args.P;
+  pat_prog *g = calloc(1, sizeof *g);
   if (!g) return PAT_ENOMEM;
   g->P = P;
-  g->alg = alg;
+  g->alg = pv->alg;
   g->uniform = 1;
   g->min_blocks = INFINITY;
   g->fg = malloc((size_t)P * sizeof *g->fg);
-  int *ranksteps = malloc((size_t)P * sizeof *ranksteps);
-  if (!g->fg || !ranksteps) rc = PAT_ENOMEM;
-
-  /* pass 1: structure, uniformity, sizes */
-  for (int r = 0; r < P && !rc; r++) {
-    const pat_op *ops;
-    size_t n;
-    rc = prov_get(pv, r, &ops, &n);
-    if (rc) break;
-    g->fg[r] = INT_MAX;
-    int k = 0;
-    for (size_t i = 0; i < n && !rc;) {
-      int t = ops[i].step, ns = 0, nr = 0;
-      if ((rc = steps_grow(&st, t))) break;
-      size_t j = i;
-      for (; j < n && ops[j].step == t; j++) {
-        const pat_op *o = &ops[j];
-        if (!pat_is_send(o->kind)) {
-          nr++;
-          continue;
-        }
-        ns++;
-        double b = pat_model_op_blocks(o);
-        if (b < g->min_blocks) g->min_blocks = b;
-        if (isnan(st.blocks[t]))
-          st.blocks[t] = b;
-        else if (st.blocks[t] != b)
-          g->uniform = 0;
-        if (g->fg[r] == INT_MAX && o->kind == PAT_OP_SEND && pat_spans_touch_block(P, o->nspans, o->span, r))
-          g->fg[r] = t;
-      }
-      if (t != k) g->uniform = 0;
-      for (int d = 0; d < 2; d++)
-        if ((d ? ns : nr) > 1) {
-          g->uniform = 0;
-          if (nmulti == capmulti) {
-            capmulti = capmulti ? 2 * capmulti : 16;
-            mport *m = realloc(multi, capmulti * sizeof *m);
-            if (!m) {
-              rc = PAT_ENOMEM;
-              break;
-            }
-            multi = m;
-          }
-          multi[nmulti++] = (mport){t, r, d};
-        }
-      st.parts[t]++;
-      st.sends[t] += (size_t)ns;
-      g->transfers += (size_t)ns;
-      k++;
-      i = j;
-    }
-    ranksteps[r] = k;
-    if (g->fg[r] != 0) g->uniform = 0;
-  }
-  g->nsteps = st.n;
-  for (int r = 0; r < P && !rc; r++)
-    if (ranksteps[r] != g->nsteps) g->uniform = 0;
-  if (!rc && g->uniform) {
-    g->step_blocks = malloc((size_t)(g->nsteps ? g->nsteps : 1) * sizeof *g->step_blocks);
-    if (!g->step_blocks) rc = PAT_ENOMEM;
-    for (int t = 0; t < g->nsteps && !rc; t++) g->step_blocks[t] = st.blocks[t];
-  }
-
-  /* pass 2: the general form */
-  if (!rc && (!g->uniform || want_general)) {
-    int T = g->nsteps;
-    if (nmulti > 1) qsort(multi, nmulti, sizeof *multi, mport_cmp);
-    size_t nparts = 0, nsends = 0;
-    for (int t = 0; t < T; t++) {
-      nparts += st.parts[t];
-      nsends += st.sends[t];
-    }
-    g->part_off = malloc((size_t)(T + 1) * sizeof(size_t));
-    g->part = malloc((nparts ? nparts : 1) * sizeof(int));
-    g->x_off = malloc((size_t)(T + 1) * sizeof(size_t));
-    g->x_end = malloc((size_t)(T + 1) * sizeof(size_t));
-    g->xs = malloc((nsends ? nsends : 1) * sizeof(pxfer));
-    g->g_off = calloc((size_t)T + 1, sizeof(size_t));
-    fill = malloc((size_t)(T + 1) * sizeof(size_t));
-    cx = malloc((nsends ? nsends : 1) * sizeof(cxfer));
-    if (!g->part_off || !g->part || !g->x_off || !g->x_end || !g->xs || !g->g_off || !fill || !cx) rc = PAT_ENOMEM;
-    if (!rc) {
-      g->part_off[0] = g->x_off[0] = 0;
-      for (int t = 0; t < T; t++) {
-        g->part_off[t + 1] = g->part_off[t] + st.parts[t];
-        g->x_off[t + 1] = g->x_off[t] + st.sends[t];
-        fill[t] = g->part_off[t];
-        g->x_end[t] = g->x_off[t];
-      }
-    }
-    for (int r = 0; r < P && !rc; r++) {
-      const pat_op *ops;
-      size_t n;
-      rc = prov_get(pv, r, &ops, &n);
-      for (size_t i = 0; i < n && !rc; i++) {
-        const pat_op *o = &ops[i];
-        int t = o->step;
-        if (i == 0 || ops[i - 1].step != t) g->part[fill[t]++] = r;
-        if (!pat_is_send(o->kind)) continue;
-        int cs = is_multi(multi, nmulti, t, r, 1), cr = is_multi(multi, nmulti, t, o->peer, 0);
-        double b = pat_model_op_blocks(o);
-        if (cs && cr) {
-          g->two_busy = 1;
-        } else if (!cs && !cr) {
-          g->xs[g->x_end[t]++] = (pxfer){r, o->peer, b};
-        } else {
-          cx[ncx++] = (cxfer){t, cs ? r : o->peer, cs, cs ? o->peer : r, b};
-        }
-      }
-    }
-    if (!rc && ncx > 0) {
-      qsort(cx, ncx, sizeof *cx, cxfer_cmp);
-      g->gs = malloc(ncx * sizeof *g->gs); /* at most one group per transfer */
-      g->ge = malloc(ncx * sizeof *g->ge);
-      if (!g->gs || !g->ge) rc = PAT_ENOMEM;
-      size_t ng = 0;
-      for (size_t i = 0; i < ncx && !rc; i++) {
-        if (i == 0 || cx[i].step != cx[i - 1].step || cx[i].owner != cx[i - 1].owner ||
-            cx[i].sends != cx[i - 1].sends) {
-          g->gs[ng] = (pgroup){cx[i].owner, cx[i].sends, i, i};
-          g->g_off[cx[i].step + 1]++;
-          ng++;
-        }
-        g->ge[i] = (pgent){cx[i].peer, cx[i].blocks};
-        g->gs[ng - 1].hi = i + 1;
-      }
-      for (int t = 0; t < T; t++) g->g_off[t + 1] += g->g_off[t];
-    }
-    g->general = !rc;
-  }
-  free(st.blocks);
-  free(st.parts);
-  free(st.sends);
-  free(multi);
-  free(cx);
-  free(fill);
-  free(ranksteps);
+  shape sh = {0};
+  sh.ranksteps = malloc((size_t)P * sizeof *sh.ranksteps);
+  int rc = g->fg && sh.ranksteps ? PAT_OK : PAT_ENOMEM;
+  if (!rc) rc = scan_schedule(g, &sh, pv);
+  if (!rc && (!g->uniform || want_general)) rc = compile_general(g, pv, &sh);
+  shape_free(&sh);
   if (rc) {
     pat_prog_free(g);
     return rc;
@@ -302,7 +359,7 @@ int pat_prog_compile(pat_prog **out, int alg, int P, int root, int general) {
   pv.args.P = P;
   pv.args.root = root;
   pat_sched_init(&pv.one, P, 0);
-  int rc = compile(out, &pv, P, alg, general);
+  int rc = compile(out, &pv, general);
   pat_sched_free(&pv.one);
   return rc;
 }
