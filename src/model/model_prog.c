@@ -399,97 +399,146 @@ static void finish(const pat_prog *g, const double *a, const double *fin, pat_mo
   out->engine = PAT_ENGINE_FAST;
 }
 
+/* The uniform form: every rank leaves at f = (((max a) + c_0) + c_1) + ...,
+ * or at its own arrival if later (see model_prog.h). */
+static void eval_closed_form(const pat_prog *g, const double *a, pat_hockney h, double block_bytes, double *fin) {
+  const int P = g->P;
+  double v = 0;
+  for (int i = 0; i < P; i++)
+    if (a[i] > v) v = a[i];
+  for (int t = 0; t < g->nsteps; t++) v = v + pat_model_cost(h, block_bytes, g->step_blocks[t]);
+  for (int i = 0; i < P; i++) fin[i] = v > a[i] ? v : a[i];
+}
+
+/* The general form's sweep over the steps. */
+typedef struct sweep {
+  const pat_prog *g;
+  const double *a; /* arrivals */
+  double bg;       /* background start */
+  double block_bytes;
+  pat_replay R;    /* only for the per-pair parameters */
+  double *cur;     /* when each rank left its last step so far (-inf: none yet) */
+  double *entry;   /* when each rank entered the current step */
+  double *smax;    /* when each rank's ops of the current step end */
+  gtmp *tmp;       /* one port group's transfers */
+} sweep;
+
+/* The ranks with ops in step t enter it: after their previous step, and
+ * not before their arrival (foreground) or min(bg, arrival) (background). */
+static void sweep_enter(sweep *sw, int t) {
+  const pat_prog *g = sw->g;
+  for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) {
+    int r = g->part[k];
+    double floor = t >= g->fg[r] ? sw->a[r] : (sw->bg < sw->a[r] ? sw->bg : sw->a[r]);
+    sw->entry[r] = sw->cur[r] > floor ? sw->cur[r] : floor;
+    sw->smax[r] = -INFINITY;
+  }
+}
+
+/* Step t's transfers on free ports: each starts when both ends have entered. */
+static void sweep_simple(sweep *sw, int t) {
+  const pat_prog *g = sw->g;
+  for (size_t k = g->x_off[t]; k < g->x_end[t]; k++) {
+    const pxfer *x = &g->xs[k];
+    double cost = pat_model_cost(pat_replay_pair(&sw->R, x->from, x->to), sw->block_bytes, x->blocks);
+    double ready = sw->entry[x->from] > sw->entry[x->to] ? sw->entry[x->from] : sw->entry[x->to];
+    double end = ready + cost;
+    if (end > sw->smax[x->from]) sw->smax[x->from] = end;
+    if (end > sw->smax[x->to]) sw->smax[x->to] = end;
+  }
+}
+
+/* Step t's transfers on busy ports: each port serves its group in order of
+ * readiness (ties: lower peer), one after the other. */
+static void sweep_groups(sweep *sw, int t) {
+  const pat_prog *g = sw->g;
+  const double *entry = sw->entry;
+  double *smax = sw->smax;
+  gtmp *tmp = sw->tmp;
+  for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++) {
+    const pgroup *gr = &g->gs[k];
+    size_t n = gr->hi - gr->lo;
+    int o = gr->owner;
+    for (size_t i = 0; i < n; i++) {
+      const pgent *e = &g->ge[gr->lo + i];
+      int from = gr->sends ? o : e->peer, to = gr->sends ? e->peer : o;
+      tmp[i].ready = entry[o] > entry[e->peer] ? entry[o] : entry[e->peer];
+      tmp[i].cost = pat_model_cost(pat_replay_pair(&sw->R, from, to), sw->block_bytes, e->blocks);
+      tmp[i].peer = e->peer;
+    }
+    qsort(tmp, n, sizeof *tmp, gtmp_cmp);
+    double free_at = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      double start = tmp[i].ready > free_at ? tmp[i].ready : free_at;
+      double end = start + tmp[i].cost;
+      free_at = end;
+      if (end > smax[o]) smax[o] = end;
+      if (end > smax[tmp[i].peer]) smax[tmp[i].peer] = end;
+    }
+  }
+}
+
+/* The most transfers one port group holds. */
+static size_t largest_group(const pat_prog *g) {
+  size_t maxg = 0;
+  for (int t = 0; t < g->nsteps; t++)
+    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++)
+      if (g->gs[k].hi - g->gs[k].lo > maxg) maxg = g->gs[k].hi - g->gs[k].lo;
+  return maxg;
+}
+
+/* The general form: one sweep over the steps.  Returns PAT_OK or PAT_ENOMEM. */
+static int eval_general(const pat_prog *g, const double *a, const pat_model_params *mp, const pat_link_model *lm,
+                        double block_bytes, double *fin) {
+  const int P = g->P;
+  sweep sw;
+  memset(&sw, 0, sizeof sw);
+  sw.g = g;
+  sw.a = a;
+  sw.bg = mp->bg_start;
+  sw.block_bytes = block_bytes;
+  sw.R.mp = mp;
+  sw.R.lm = lm;
+  sw.cur = malloc((size_t)P * sizeof *sw.cur);
+  sw.entry = malloc((size_t)P * sizeof *sw.entry);
+  sw.smax = malloc((size_t)P * sizeof *sw.smax);
+  size_t maxg = largest_group(g);
+  sw.tmp = malloc((maxg ? maxg : 1) * sizeof *sw.tmp);
+  int rc = sw.cur && sw.entry && sw.smax && sw.tmp ? PAT_OK : PAT_ENOMEM;
+  if (!rc) {
+    for (int i = 0; i < P; i++) sw.cur[i] = -INFINITY;
+    for (int t = 0; t < g->nsteps; t++) {
+      sweep_enter(&sw, t);
+      sweep_simple(&sw, t);
+      sweep_groups(&sw, t);
+      for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) sw.cur[g->part[k]] = sw.smax[g->part[k]];
+    }
+    for (int i = 0; i < P; i++) fin[i] = sw.cur[i] > a[i] ? sw.cur[i] : a[i];
+  }
+  free(sw.cur);
+  free(sw.entry);
+  free(sw.smax);
+  free(sw.tmp);
+  return rc;
+}
+
 int pat_prog_eval(const pat_prog *g, const double *a, const pat_model_params *mp, double block_bytes,
                   pat_model_result *out) {
-  const int P = g->P;
   if (g->two_busy) return PAT_MODEL_FALLBACK;
   if (mp->eager_bytes > 0 && block_bytes * g->min_blocks < mp->eager_bytes) return PAT_MODEL_FALLBACK;
   const pat_link_model *lm = pat_model_link(mp, g->alg);
   int varied = mp->node && lm->has_intra;
   int nonneg = lm->inter.alpha >= 0 && lm->inter.beta >= 0 && block_bytes >= 0;
-  double *fin = malloc((size_t)P * sizeof *fin);
+  double *fin = malloc((size_t)g->P * sizeof *fin);
   if (!fin) return PAT_ENOMEM;
-
-  if (g->uniform && !varied && nonneg) {
-    double v = 0;
-    for (int i = 0; i < P; i++)
-      if (a[i] > v) v = a[i];
-    for (int t = 0; t < g->nsteps; t++) v = v + pat_model_cost(lm->inter, block_bytes, g->step_blocks[t]);
-    for (int i = 0; i < P; i++) fin[i] = v > a[i] ? v : a[i];
-    finish(g, a, fin, out);
-    free(fin);
-    return PAT_OK;
-  }
-  if (!g->general) {
-    free(fin);
-    return PAT_MODEL_FALLBACK;
-  }
-
-  double *cur = malloc((size_t)P * sizeof *cur), *entry = malloc((size_t)P * sizeof *entry),
-         *smax = malloc((size_t)P * sizeof *smax);
-  size_t maxg = 0;
-  for (int t = 0; t < g->nsteps; t++)
-    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++)
-      if (g->gs[k].hi - g->gs[k].lo > maxg) maxg = g->gs[k].hi - g->gs[k].lo;
-  gtmp *tmp = malloc((maxg ? maxg : 1) * sizeof *tmp);
-  if (!cur || !entry || !smax || !tmp) {
-    free(fin);
-    free(cur);
-    free(entry);
-    free(smax);
-    free(tmp);
-    return PAT_ENOMEM;
-  }
-  pat_replay R; /* only for the per-pair parameters */
-  memset(&R, 0, sizeof R);
-  R.mp = mp;
-  R.lm = lm;
-  const double bg = mp->bg_start;
-  for (int i = 0; i < P; i++) cur[i] = -INFINITY;
-  for (int t = 0; t < g->nsteps; t++) {
-    for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) {
-      int r = g->part[k];
-      double floor = t >= g->fg[r] ? a[r] : (bg < a[r] ? bg : a[r]);
-      entry[r] = cur[r] > floor ? cur[r] : floor;
-      smax[r] = -INFINITY;
-    }
-    for (size_t k = g->x_off[t]; k < g->x_end[t]; k++) {
-      const pxfer *x = &g->xs[k];
-      double cost = pat_model_cost(pat_replay_pair(&R, x->from, x->to), block_bytes, x->blocks);
-      double ready = entry[x->from] > entry[x->to] ? entry[x->from] : entry[x->to];
-      double end = ready + cost;
-      if (end > smax[x->from]) smax[x->from] = end;
-      if (end > smax[x->to]) smax[x->to] = end;
-    }
-    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++) {
-      const pgroup *gr = &g->gs[k];
-      size_t n = gr->hi - gr->lo;
-      int o = gr->owner;
-      for (size_t i = 0; i < n; i++) {
-        const pgent *e = &g->ge[gr->lo + i];
-        int from = gr->sends ? o : e->peer, to = gr->sends ? e->peer : o;
-        tmp[i].ready = entry[o] > entry[e->peer] ? entry[o] : entry[e->peer];
-        tmp[i].cost = pat_model_cost(pat_replay_pair(&R, from, to), block_bytes, e->blocks);
-        tmp[i].peer = e->peer;
-      }
-      qsort(tmp, n, sizeof *tmp, gtmp_cmp);
-      double free_at = -INFINITY;
-      for (size_t i = 0; i < n; i++) {
-        double start = tmp[i].ready > free_at ? tmp[i].ready : free_at;
-        double end = start + tmp[i].cost;
-        free_at = end;
-        if (end > smax[o]) smax[o] = end;
-        if (end > smax[tmp[i].peer]) smax[tmp[i].peer] = end;
-      }
-    }
-    for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) cur[g->part[k]] = smax[g->part[k]];
-  }
-  for (int i = 0; i < P; i++) fin[i] = cur[i] > a[i] ? cur[i] : a[i];
-  finish(g, a, fin, out);
+  int rc = PAT_OK;
+  if (g->uniform && !varied && nonneg)
+    eval_closed_form(g, a, lm->inter, block_bytes, fin);
+  else if (!g->general)
+    rc = PAT_MODEL_FALLBACK;
+  else
+    rc = eval_general(g, a, mp, lm, block_bytes, fin);
+  if (rc == PAT_OK) finish(g, a, fin, out);
   free(fin);
-  free(cur);
-  free(entry);
-  free(smax);
-  free(tmp);
-  return PAT_OK;
+  return rc;
 }
