@@ -483,8 +483,9 @@ nomem:
   return PAT_ENOMEM;
 }
 
-/* Phase B: the end game's items from E on, in steps of tau/q; steps before
- * L's release are still pre-steps. */
+/* Phase B: the end game's items from E on, in steps of tau/q, until every
+ * item is everywhere (no time limit); steps before L's release are still
+ * pre-steps. */
 static int ard_phase_b(ard *A, pat_sched *s) {
   ard_start_phase(A);
   A->prestep_until = A->release[A->order[A->L]];
