@@ -38,7 +38,12 @@
  * with a flat PAP it is a gossip of P blocks: at least (P - 1)(alpha + beta*m).
  * Building: every rank simulates the whole greedy (bit sets of holders, the
  * items in flight in lists by holder count) and keeps its own ops:
- * O(transfers + steps * items visited * P/64).
+ * O(transfers + steps * items visited * P/64).  The clock alone needs the
+ * greedy up to E (q depends on the holder counts there), without any ops.
+ *
+ * The builder, in order: read the arrivals (order, slots, E); phase A, the
+ * whole blocks before E; the clock's q and release steps; phase B, the end
+ * game's items from E on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +57,20 @@ typedef struct ard_xfer {
 } ard_xfer;
 
 typedef struct ard {
-  int P, W, L; /* L = P - 1, the position of the last arriver */
-  const int *order;
-  int g; /* receiver rotation stride */
+  int P, W, L;      /* L = P - 1, the position of the last arriver */
+  int *order;       /* rank at each arrival position, earliest first */
+  int32_t *slot;    /* arrival slot of each rank */
+  int64_t amin;     /* the earliest predicted arrival */
+  int g;            /* receiver rotation stride */
+  /* the clock */
+  int32_t E;        /* switch step: the end game starts here */
+  int end_q;        /* pieces per block in the end game */
+  int32_t *release; /* release step of each rank */
   /* items: whole blocks (phase A) or pieces (phase B) */
   int n;             /* items */
   int *block;        /* owner position of each item */
   int *piece;        /* piece index, -1 for a whole block */
-  int q;             /* pieces per block in phase B */
+  int q;             /* pieces per block of the current phase's items */
   int32_t *rel;      /* release time of each item, in the phase's unit */
   uint64_t *hold;    /* hold[i*W + w]: holders of item i */
   int *cnt, nextrel;
@@ -138,15 +149,55 @@ static int next_count(const ard *A, int c) {
   return w * 64 + __builtin_ctzll(m);
 }
 
+/* Release the items due by time t (phase unit): they join the lists. */
+static void ard_release_due(ard *A, int32_t t) {
+  while (A->nextrel < A->n && A->rel[A->relorder[A->nextrel]] <= t) bucket_push(A, A->relorder[A->nextrel++]);
+}
+
+/* Every rank's send and receive port free for the step. */
+static void ard_open_ports(ard *A) {
+  const int P = A->P, W = A->W;
+  for (int w = 0; w < W; w++) A->fs[w] = A->fr[w] = ~0ull;
+  if (P % 64) A->fs[W - 1] = A->fr[W - 1] = (1ull << (P % 64)) - 1;
+}
+
+/* Item it's transfers xf[k0, nx) of the step: its new holders may forward it
+ * from the next step on; emit the ops the schedule keeps (none if s == NULL).
+ * Returns 0, or -1 on ENOMEM. */
+static int ard_deliver(ard *A, pat_sched *s, int it, int k0, int nx, int step, unsigned flags) {
+  uint64_t *h = A->hold + (size_t)it * A->W;
+  for (int k = k0; k < nx; k++) {
+    const ard_xfer *e = &A->xf[k];
+    h[e->to / 64] |= 1ull << (e->to % 64);
+    if (!s || (A->selfpos != -1 && e->from != A->selfpos && e->to != A->selfpos)) continue;
+    int b = A->order[A->block[it]], pc = A->piece[it];
+    pat_span sp = pc < 0 ? pat_blocks(A->P, b, 1)
+                         : pat_piece(b, (uint32_t)((uint64_t)pc * PAT_FRAC_ONE / (uint64_t)A->q),
+                                     (uint32_t)((uint64_t)(pc + 1) * PAT_FRAC_ONE / (uint64_t)A->q));
+    if (pat_sched_transfer(s, step, A->order[e->from], A->order[e->to], 1, &sp, flags)) return -1;
+  }
+  return 0;
+}
+
+/* The items served in the step (touched[0, ntouched)) move to their new
+ * holder counts, or leave the lists when complete. */
+static void ard_requeue_served(ard *A, int ntouched) {
+  for (int k = 0; k < ntouched; k++) {
+    int it = A->touched[k];
+    bucket_unlink(A, it);
+    A->cnt[it] += A->delta[k];
+    if (A->cnt[it] < A->P) bucket_push(A, it);
+  }
+}
+
 /* One step of the greedy at time t (phase unit) = schedule step `step`:
- * match, emit, update.  Returns the number of transfers, or -1 on ENOMEM. */
+ * match, emit (into s unless NULL), update.  Returns the number of
+ * transfers, or -1 on ENOMEM. */
 static int ard_step(ard *A, pat_sched *s, int32_t t, int step) {
   const int P = A->P, W = A->W;
-  /* release the items due */
-  while (A->nextrel < A->n && A->rel[A->relorder[A->nextrel]] <= t) bucket_push(A, A->relorder[A->nextrel++]);
+  ard_release_due(A, t);
+  ard_open_ports(A);
   uint64_t *fs = A->fs, *fr = A->fr;
-  for (int w = 0; w < W; w++) fs[w] = fr[w] = ~0ull;
-  if (P % 64) fs[W - 1] = fr[W - 1] = (1ull << (P % 64)) - 1;
   /* receivers in cyclic position order from o */
   const int o = (int)(((int64_t)step * A->g) % P), w0 = o / 64;
   const uint64_t himask = ~0ull << (o % 64), lomask = ~himask;
@@ -157,7 +208,7 @@ static int ard_step(ard *A, pat_sched *s, int32_t t, int step) {
   int ntouched = 0;
   for (int c = next_count(A, 0), it = c < 0 ? -1 : A->bhead[c]; it >= 0 && nfs > 0 && nfr > 0;) {
     const int k0 = nx;
-    uint64_t *h = A->hold + (size_t)it * W;
+    const uint64_t *h = A->hold + (size_t)it * W;
     while (!fs[slo]) slo++;
     while (!(fr[RWORD(rlo)] & RMASK(rlo))) rlo++;
     int ws = slo, kr = rlo, wr = RWORD(rlo);
@@ -181,33 +232,16 @@ static int ard_step(ard *A, pat_sched *s, int32_t t, int step) {
       A->xf[nx].to = wr * 64 + br;
       nx++;
     }
-    /* the item's transfers of this step: its new holders may forward it
-     * from the next step on; emit the ops this schedule keeps */
     if (nx > k0) {
       A->touched[ntouched] = it;
       A->delta[ntouched++] = nx - k0;
     }
-    for (int k = k0; k < nx; k++) {
-      const ard_xfer *e = &A->xf[k];
-      h[e->to / 64] |= 1ull << (e->to % 64);
-      if (A->selfpos != -1 && e->from != A->selfpos && e->to != A->selfpos) continue;
-      int b = A->order[A->block[it]], pc = A->piece[it];
-      pat_span sp = pc < 0 ? pat_blocks(P, b, 1)
-                           : pat_piece(b, (uint32_t)((uint64_t)pc * PAT_FRAC_ONE / (uint64_t)A->q),
-                                       (uint32_t)((uint64_t)(pc + 1) * PAT_FRAC_ONE / (uint64_t)A->q));
-      if (pat_sched_transfer(s, step, A->order[e->from], A->order[e->to], 1, &sp, flags)) return -1;
-    }
+    if (ard_deliver(A, s, it, k0, nx, step, flags) < 0) return -1;
     if ((it = A->bnext[it]) < 0 && (c = next_count(A, c + 1)) >= 0) it = A->bhead[c];
   }
 #undef RWORD
 #undef RMASK
-  /* the served items move to their new holder counts (or leave, complete) */
-  for (int k = 0; k < ntouched; k++) {
-    int it = A->touched[k];
-    bucket_unlink(A, it);
-    A->cnt[it] += A->delta[k];
-    if (A->cnt[it] < P) bucket_push(A, it);
-  }
+  ard_requeue_served(A, ntouched);
   return nx;
 }
 
@@ -224,7 +258,7 @@ static void ard_order_releases(ard *A) {
   }
 }
 
-/* Fine arrival time of position p in units of tau/q: floor((a - amin) * q / tau). */
+/* Fine arrival time of rank `rank` in units of tau/q: floor((a - amin) * q / tau). */
 static int64_t fine_time(const pat_build_args *a, int rank, int64_t amin, int q) {
   if (!a->arrival || a->tau <= 0) return 0;
   uint64_t d = (uint64_t)a->arrival[rank] - (uint64_t)amin, tau = (uint64_t)a->tau;
@@ -234,96 +268,149 @@ static int64_t fine_time(const pat_build_args *a, int rank, int64_t amin, int q)
   return (int64_t)v;
 }
 
-/* The whole builder; with clock != NULL it stops after choosing the clock
- * and fills clock and release (per rank) instead of building. */
-static int ard_run(pat_sched *s, const pat_build_args *a, pat_ard_timing *clock, int32_t *release) {
-  const int P = a->P;
-  ard A;
-  memset(&A, 0, sizeof A);
-  A.P = P;
-  A.W = (P + 63) / 64;
-  A.L = P - 1;
-  const int W = A.W, L = A.L, D = ceil_log2(P);
-  int rc = PAT_ENOMEM;
-  pat_sched nobody; /* clock only: a schedule that keeps no rank's ops */
-  pat_sched_init(&nobody, P, P);
-  int *order = malloc((size_t)P * sizeof *order);
-  int32_t *slot = malloc((size_t)P * sizeof *slot);
-  const size_t cap = (size_t)P * ARD_QMAX; /* most items ever */
-  A.block = malloc(cap * sizeof *A.block);
-  A.piece = malloc(cap * sizeof *A.piece);
-  A.rel = malloc(cap * sizeof *A.rel);
-  A.cnt = malloc(cap * sizeof *A.cnt);
-  A.bnext = malloc(cap * sizeof *A.bnext);
-  A.bprev = malloc(cap * sizeof *A.bprev);
-  A.touched = malloc(cap * sizeof *A.touched);
-  A.delta = malloc(cap * sizeof *A.delta);
-  A.bhead = malloc(((size_t)P + 1) * sizeof *A.bhead);
-  A.btail = malloc(((size_t)P + 1) * sizeof *A.btail);
-  A.bmask = malloc(((size_t)P + 64) / 64 * sizeof *A.bmask);
-  A.relorder = malloc(cap * sizeof *A.relorder);
-  A.hold = malloc((size_t)(L > 0 ? L : 1) * W * sizeof *A.hold);
-  A.fs = malloc((size_t)W * sizeof *A.fs);
-  A.fr = malloc((size_t)W * sizeof *A.fr);
-  A.xf = malloc((size_t)P * sizeof *A.xf);
-  uint64_t *blockhold = NULL;
-  if (!order || !slot || !A.block || !A.piece || !A.rel || !A.cnt || !A.bnext || !A.bprev || !A.touched || !A.delta || !A.bhead || !A.btail || !A.bmask || !A.relorder || !A.hold || !A.fs ||
-      !A.fr || !A.xf)
-    goto out;
-  if ((rc = pat_arrival_order(P, a->arrival, 0, order))) goto out;
-  rc = PAT_ENOMEM;
-  A.order = order;
-  pat_arrival_slots(P, a->arrival, a->tau, slot);
-  int64_t amin = 0;
+static void ard_free(ard *A) {
+  free(A->order);
+  free(A->slot);
+  free(A->release);
+  free(A->block);
+  free(A->piece);
+  free(A->rel);
+  free(A->cnt);
+  free(A->bnext);
+  free(A->bprev);
+  free(A->touched);
+  free(A->delta);
+  free(A->bhead);
+  free(A->btail);
+  free(A->bmask);
+  free(A->relorder);
+  free(A->hold);
+  free(A->fs);
+  free(A->fr);
+  free(A->xf);
+}
+
+/* The state for P ranks, sized for the most items ever (P blocks of
+ * ARD_QMAX pieces); hold[] for phase A's P - 1 blocks (phase B regrows it). */
+static int ard_alloc(ard *A, int P) {
+  memset(A, 0, sizeof *A);
+  A->P = P;
+  A->W = (P + 63) / 64;
+  A->L = P - 1;
+  const int W = A->W, L = A->L;
+  const size_t cap = (size_t)P * ARD_QMAX;
+  A->order = malloc((size_t)P * sizeof *A->order);
+  A->slot = malloc((size_t)P * sizeof *A->slot);
+  A->release = malloc((size_t)P * sizeof *A->release);
+  A->block = malloc(cap * sizeof *A->block);
+  A->piece = malloc(cap * sizeof *A->piece);
+  A->rel = malloc(cap * sizeof *A->rel);
+  A->cnt = malloc(cap * sizeof *A->cnt);
+  A->bnext = malloc(cap * sizeof *A->bnext);
+  A->bprev = malloc(cap * sizeof *A->bprev);
+  A->touched = malloc(cap * sizeof *A->touched);
+  A->delta = malloc(cap * sizeof *A->delta);
+  A->bhead = malloc(((size_t)P + 1) * sizeof *A->bhead);
+  A->btail = malloc(((size_t)P + 1) * sizeof *A->btail);
+  A->bmask = malloc(((size_t)P + 64) / 64 * sizeof *A->bmask);
+  A->relorder = malloc(cap * sizeof *A->relorder);
+  A->hold = malloc((size_t)(L > 0 ? L : 1) * W * sizeof *A->hold);
+  A->fs = malloc((size_t)W * sizeof *A->fs);
+  A->fr = malloc((size_t)W * sizeof *A->fr);
+  A->xf = malloc((size_t)P * sizeof *A->xf);
+  if (!A->order || !A->slot || !A->release || !A->block || !A->piece || !A->rel || !A->cnt || !A->bnext ||
+      !A->bprev || !A->touched || !A->delta || !A->bhead || !A->btail || !A->bmask || !A->relorder || !A->hold ||
+      !A->fs || !A->fr || !A->xf)
+    return PAT_ENOMEM;
+  return PAT_OK;
+}
+
+/* What the arrivals fix before any step: the arrival order and slots, the
+ * earliest arrival, the switch step E and the receiver rotation stride. */
+static int ard_read_arrivals(ard *A, const pat_build_args *a) {
+  const int P = A->P, D = ceil_log2(P);
+  int rc = pat_arrival_order(P, a->arrival, 0, A->order);
+  if (rc) return rc;
+  pat_arrival_slots(P, a->arrival, a->tau, A->slot);
+  A->amin = 0;
   if (a->arrival) {
-    amin = a->arrival[0];
+    A->amin = a->arrival[0];
     for (int r = 1; r < P; r++)
-      if (a->arrival[r] < amin) amin = a->arrival[r];
+      if (a->arrival[r] < A->amin) A->amin = a->arrival[r];
   }
-  A.g = (int)(((int64_t)P * 633) >> 10); /* ~0.618 P, coprime with P */
-  if (A.g < 1) A.g = 1;
-  while (gcd(A.g, P) != 1) A.g++;
-  const int32_t slotL = slot[order[L]];
-  const int32_t E = slotL > D ? slotL - D : 0;
+  A->g = (int)(((int64_t)P * 633) >> 10); /* ~0.618 P, coprime with P */
+  if (A->g < 1) A->g = 1;
+  while (gcd(A->g, P) != 1) A->g++;
+  const int32_t slotL = A->slot[A->order[A->L]];
+  A->E = slotL > D ? slotL - D : 0;
+  return PAT_OK;
+}
 
-  /* Phase A: whole blocks of every rank but L, slots 0 .. E-1 */
-  A.n = L;
-  A.q = 1;
-  A.prestep_until = E; /* every phase-A step precedes L's arrival */
-  memset(A.hold, 0, (size_t)L * W * sizeof *A.hold);
-  for (int b = 0; b < L; b++) {
-    A.block[b] = b;
-    A.piece[b] = -1;
-    A.rel[b] = slot[order[b]];
-    A.cnt[b] = 1;
-    A.hold[(size_t)b * W + b / 64] = 1ull << (b % 64);
-  }
-  ard_order_releases(&A);
-  ard_reset_buckets(&A);
-  if (clock) s = &nobody;
-  A.selfpos = -2;
-  for (int p = 0; p < P; p++)
-    if (s->self == order[p]) A.selfpos = p;
-  if (s->self == PAT_ALL_RANKS) A.selfpos = -1;
-  for (int32_t t = 0; t < E;) {
-    if (A.nalive == 0) { /* idle until the next arrival, or done */
-      if (A.nextrel == A.n || A.rel[A.relorder[A.nextrel]] >= E) break;
-      if (A.rel[A.relorder[A.nextrel]] > t) t = A.rel[A.relorder[A.nextrel]];
+/* Which position's ops the schedule keeps: -1 every rank's, -2 nobody's. */
+static int ard_kept_position(const ard *A, const pat_sched *s) {
+  if (s->self == PAT_ALL_RANKS) return -1;
+  for (int p = 0; p < A->P; p++)
+    if (s->self == A->order[p]) return p;
+  return -2;
+}
+
+/* Make the current items ready for a phase: none in flight, all pending in
+ * release order. */
+static void ard_start_phase(ard *A) {
+  ard_order_releases(A);
+  ard_reset_buckets(A);
+  A->nextrel = 0;
+}
+
+/* Run the greedy from time 0 of the phase, schedule steps numbered from
+ * first_step, until nothing is in flight or due before time `until`.  While
+ * nothing is in flight, time skips to the next release. */
+static int ard_run(ard *A, pat_sched *s, int32_t first_step, int32_t until) {
+  for (int32_t t = 0; t < until; t++) {
+    if (A->nalive == 0) {
+      if (A->nextrel == A->n) break;
+      const int32_t next = A->rel[A->relorder[A->nextrel]];
+      if (next >= until) break;
+      if (next > t) t = next;
     }
-    if (ard_step(&A, s, t, t) < 0) goto out;
-    t++;
+    if (ard_step(A, s, t, first_step + t) < 0) return PAT_ENOMEM;
   }
+  return PAT_OK;
+}
 
-  /* End game: pieces per block.  Every block not yet everywhere at E moves
-   * in q pieces (a whole block can only double its holders once per block
-   * time; q pieces double q times as often but each costs a latency alpha).
-   * q minimises the predicted end game: each rank's share of what is still
-   * owed, with alpha per piece, plus the pipeline of the last block (its q
-   * pieces leave L one per step, the last one then doubles for D - 1 more):
-   *   owed/P * (q*alpha + (tau - alpha)) + (D + q - 1) * (alpha + (tau - alpha)/q).
-   * More than 2*D*P block transfers still owed: bandwidth-bound, q = 1. */
+/* Phase A: the whole blocks of every rank but L, in slots 0 .. E-1, each
+ * released in its owner's slot.  s == NULL: only the holder counts it leaves
+ * are wanted, no ops. */
+static int ard_phase_a(ard *A, pat_sched *s) {
+  const int W = A->W, L = A->L;
+  A->n = L;
+  A->q = 1;
+  A->prestep_until = A->E; /* every phase-A step precedes L's arrival */
+  memset(A->hold, 0, (size_t)L * W * sizeof *A->hold);
+  for (int b = 0; b < L; b++) {
+    A->block[b] = b;
+    A->piece[b] = -1;
+    A->rel[b] = A->slot[A->order[b]];
+    A->cnt[b] = 1;
+    A->hold[(size_t)b * W + b / 64] = 1ull << (b % 64);
+  }
+  ard_start_phase(A);
+  return ard_run(A, s, 0, A->E);
+}
+
+/* End game: pieces per block, from the holder counts phase A left.  Every
+ * block not yet everywhere at E moves in q pieces (a whole block can only
+ * double its holders once per block time; q pieces double q times as often
+ * but each costs a latency alpha).  q minimises the predicted end game: each
+ * rank's share of what is still owed, with alpha per piece, plus the
+ * pipeline of the last block (its q pieces leave L one per step, the last
+ * one then doubles for D - 1 more):
+ *   owed/P * (q*alpha + (tau - alpha)) + (D + q - 1) * (alpha + (tau - alpha)/q).
+ * More than 2*D*P block transfers still owed: bandwidth-bound, q = 1. */
+static int ard_choose_q(const ard *A, const pat_build_args *a) {
+  const int P = A->P, D = ceil_log2(P);
   int64_t owed = P - 1; /* L's block */
-  for (int b = 0; b < L; b++) owed += P - A.cnt[b];
+  for (int b = 0; b < A->L; b++) owed += P - A->cnt[b];
   int q = 1;
   if (D > 1 && owed <= 2 * (int64_t)D * P && a->tau > 0) {
     /* compare the costs exactly: cost(k) = N(k) / (P k), so cost(k) < cost(j)
@@ -339,94 +426,95 @@ static int ard_run(pat_sched *s, const pat_build_args *a, pat_ard_timing *clock,
       }
     }
   }
-  if (clock) {
-    clock->switch_step = E;
-    clock->q = q;
-    for (int r = 0; r < P; r++)
-      release[r] = slot[r] < E ? slot[r] : (int32_t)(E + fine_time(a, r, amin, q) - (int64_t)E * q);
-    rc = PAT_OK;
-    goto out;
-  }
-  if (q > 1 && P - 1 <= (int)PAT_FRAC_ONE) s->flags |= PAT_SCHED_PIECES; /* on every rank alike */
+  return q;
+}
 
-  /* Phase B: every block not yet everywhere (L's included), as q items each;
-   * time in units of tau/q from E. */
-  blockhold = malloc((size_t)P * W * sizeof *blockhold);
-  if (!blockhold) goto out;
-  memcpy(blockhold, A.hold, (size_t)L * W * sizeof *blockhold);
-  {
-    size_t nitems = 0;
-    for (int b = 0; b < L; b++) nitems += A.cnt[b] < P;
-    nitems = (nitems + 1) * (size_t)q;
-    uint64_t *nh = realloc(A.hold, nitems * W * sizeof *nh);
-    if (!nh) goto out;
-    A.hold = nh;
-  }
-  int *bcnt = A.touched; /* scratch: phase-A counts per block */
-  int32_t *brel = A.relorder;
-  for (int b = 0; b < L; b++) { /* phase-A items are the blocks, in order */
-    bcnt[b] = A.cnt[b];
-    brel[b] = A.rel[b] < E ? 0 : (int32_t)(fine_time(a, order[b], amin, q) - (int64_t)E * q);
-  }
-  memset(blockhold + (size_t)L * W, 0, (size_t)W * sizeof *blockhold);
-  blockhold[(size_t)L * W + L / 64] = 1ull << (L % 64);
-  bcnt[L] = 1;
-  brel[L] = (int32_t)(fine_time(a, order[L], amin, q) - (int64_t)E * q);
+/* The rest of the clock, once phase A has run: q, and every rank's release
+ * step -- its slot before E, else E plus its fine arrival time after E. */
+static void ard_set_clock(ard *A, const pat_build_args *a) {
+  const int32_t E = A->E;
+  const int q = A->end_q = ard_choose_q(A, a);
+  for (int r = 0; r < A->P; r++)
+    A->release[r] = A->slot[r] < E ? A->slot[r] : (int32_t)(E + fine_time(a, r, A->amin, q) - (int64_t)E * q);
+}
+
+/* Phase B's items: every block not yet everywhere after phase A (L's
+ * included) as q items (pieces; the whole block if q == 1), with the holders
+ * phase A left it, released at its owner's release step counted from E (0:
+ * released before E, already on its way).  Phase A's items are the blocks
+ * 0 .. L-1 in order; their holders are copied out first, since the pieces
+ * overwrite the item arrays. */
+static int ard_setup_end_game(ard *A) {
+  const int P = A->P, W = A->W, L = A->L, q = A->end_q;
+  const int32_t E = A->E;
+  int *block_cnt = malloc((size_t)P * sizeof *block_cnt);
+  uint64_t *block_hold = malloc((size_t)P * W * sizeof *block_hold);
+  if (!block_cnt || !block_hold) goto nomem;
+  memcpy(block_cnt, A->cnt, (size_t)L * sizeof *block_cnt);
+  memcpy(block_hold, A->hold, (size_t)L * W * sizeof *block_hold);
+  block_cnt[L] = 1;
+  memset(block_hold + (size_t)L * W, 0, (size_t)W * sizeof *block_hold);
+  block_hold[(size_t)L * W + L / 64] = 1ull << (L % 64);
+  size_t nitems = 0;
+  for (int b = 0; b < P; b++) nitems += block_cnt[b] < P;
+  uint64_t *nh = realloc(A->hold, nitems * q * W * sizeof *nh);
+  if (!nh) goto nomem;
+  A->hold = nh;
   int n = 0;
   for (int b = 0; b < P; b++) {
-    if (bcnt[b] == P) continue;
+    if (block_cnt[b] == P) continue;
+    const int32_t release = A->release[A->order[b]];
     for (int k = 0; k < q; k++, n++) {
-      A.block[n] = b;
-      A.piece[n] = q > 1 ? k : -1;
-      A.rel[n] = brel[b];
-      A.cnt[n] = bcnt[b];
-      memcpy(A.hold + (size_t)n * W, blockhold + (size_t)b * W, (size_t)W * sizeof *A.hold);
+      A->block[n] = b;
+      A->piece[n] = q > 1 ? k : -1;
+      A->rel[n] = release > E ? release - E : 0;
+      A->cnt[n] = block_cnt[b];
+      memcpy(A->hold + (size_t)n * W, block_hold + (size_t)b * W, (size_t)W * sizeof *A->hold);
     }
   }
+  A->n = n;
+  A->q = q;
+  free(block_cnt);
+  free(block_hold);
+  return PAT_OK;
+nomem:
+  free(block_cnt);
+  free(block_hold);
+  return PAT_ENOMEM;
+}
 
-  A.n = n;
-  A.q = q;
-  ard_reset_buckets(&A);
-  A.nextrel = 0;
-  /* items released at E already have holders; the sort needs them in order */
-  ard_order_releases(&A);
-  A.prestep_until = E + (int32_t)(fine_time(a, order[L], amin, q) - (int64_t)E * q);
-  for (int32_t u = 0;;) {
-    if (A.nalive == 0) {
-      if (A.nextrel == A.n) break;
-      if (A.rel[A.relorder[A.nextrel]] > u) u = A.rel[A.relorder[A.nextrel]];
-    }
-    if (ard_step(&A, s, u, E + u) < 0) goto out;
-    u++;
-  }
-  rc = PAT_OK;
-out:
-  free(order);
-  free(slot);
-  free(A.block);
-  free(A.piece);
-  free(A.rel);
-  free(A.cnt);
-  free(A.bnext);
-  free(A.bprev);
-  free(A.touched);
-  free(A.delta);
-  free(A.bhead);
-  free(A.btail);
-  free(A.bmask);
-  free(A.relorder);
-  free(A.hold);
-  free(A.fs);
-  free(A.fr);
-  free(A.xf);
-  free(blockhold);
-  pat_sched_free(&nobody);
+/* Phase B: the end game's items from E on, in steps of tau/q, until every
+ * item is everywhere (no time limit); steps before L's release are still
+ * pre-steps. */
+static int ard_phase_b(ard *A, pat_sched *s) {
+  ard_start_phase(A);
+  A->prestep_until = A->release[A->order[A->L]];
+  return ard_run(A, s, A->E, INT32_MAX);
+}
+
+/* The state with its clock: arrivals read, phase A simulated (its ops into
+ * s, or none if s == NULL), E, q and the release steps chosen. */
+static int ard_start(ard *A, const pat_build_args *a, pat_sched *s) {
+  int rc = ard_alloc(A, a->P);
+  if (!rc) rc = ard_read_arrivals(A, a);
+  if (rc) return rc;
+  A->selfpos = s ? ard_kept_position(A, s) : -2;
+  rc = ard_phase_a(A, s);
+  if (!rc) ard_set_clock(A, a);
   return rc;
 }
 
 int pat_allgather_ard(pat_sched *s, const pat_build_args *a) {
   if (a->P < 2) return PAT_OK;
-  return ard_run(s, a, NULL, NULL);
+  ard A;
+  int rc = ard_start(&A, a, s);
+  if (!rc) {
+    if (A.end_q > 1 && a->P - 1 <= (int)PAT_FRAC_ONE) s->flags |= PAT_SCHED_PIECES; /* on every rank alike */
+    rc = ard_setup_end_game(&A);
+  }
+  if (!rc) rc = ard_phase_b(&A, s);
+  ard_free(&A);
+  return rc;
 }
 
 int pat_ard_clock(const pat_build_args *a, pat_ard_timing *clock, int32_t *release) {
@@ -437,5 +525,13 @@ int pat_ard_clock(const pat_build_args *a, pat_ard_timing *clock, int32_t *relea
     release[0] = 0;
     return PAT_OK;
   }
-  return ard_run(NULL, a, clock, release);
+  ard A;
+  int rc = ard_start(&A, a, NULL);
+  if (!rc) {
+    clock->switch_step = A.E;
+    clock->q = A.end_q;
+    memcpy(release, A.release, (size_t)a->P * sizeof *release);
+  }
+  ard_free(&A);
+  return rc;
 }

@@ -54,10 +54,9 @@ static int irls(int n, const double *x1, const double *x2, int two, double k, in
   return it > max_iter ? max_iter : it;
 }
 
-int pat_fit_linear(int n, const double *c1, const double *c2, const double *T, const pat_fit_opts *opt,
-                   pat_fit_result *out) {
-  memset(out, 0, sizeof *out);
-  out->n = n;
+/* Every point usable: a positive finite time, finite coefficients >= 0.
+ * Returns PAT_OK or PAT_EINVAL with the reason in out->msg. */
+static int check_points(int n, const double *c1, const double *c2, const double *T, pat_fit_result *out) {
   if (n < 2) {
     snprintf(out->msg, sizeof out->msg, "need at least 2 measured sizes, got %d", n);
     return PAT_EINVAL;
@@ -73,6 +72,45 @@ int pat_fit_linear(int n, const double *c1, const double *c2, const double *T, c
       return PAT_EINVAL;
     }
   }
+  return PAT_OK;
+}
+
+/* Can the sizes tell alpha from beta?  Not when c1 and c2 are (nearly)
+ * proportional. */
+static int separable(int n, const double *x1, const double *x2) {
+  double s11 = 0, s12 = 0, s22 = 0;
+  for (int i = 0; i < n; i++) {
+    s11 += x1[i] * x1[i];
+    s12 += x1[i] * x2[i];
+    s22 += x2[i] * x2[i];
+  }
+  return s11 > 0 && s22 > 0 && !((s11 * s22 - s12 * s12) <= 1e-9 * s11 * s22);
+}
+
+/* The residuals' summary: outliers (down-weighted points), RMS over the
+ * others, largest over all. */
+static void summarise_residuals(int n, const double *r, const double *w, pat_fit_result *out) {
+  double ss = 0;
+  int nfull = 0;
+  for (int i = 0; i < n; i++) {
+    double e = fabs(r[i]);
+    if (e > out->rel_max) out->rel_max = e;
+    if (w[i] < 1) {
+      out->n_down++;
+    } else {
+      ss += r[i] * r[i];
+      nfull++;
+    }
+  }
+  out->rel_rms = nfull ? sqrt(ss / nfull) : 0;
+}
+
+int pat_fit_linear(int n, const double *c1, const double *c2, const double *T, const pat_fit_opts *opt,
+                   pat_fit_result *out) {
+  memset(out, 0, sizeof *out);
+  out->n = n;
+  int rc = check_points(n, c1, c2, T, out);
+  if (rc) return rc;
   double k = opt && opt->huber_k > 0 ? opt->huber_k : 1.345;
   int max_iter = opt && opt->max_iter > 0 ? opt->max_iter : 100;
   double *buf = malloc((size_t)n * 6 * sizeof *buf);
@@ -82,15 +120,7 @@ int pat_fit_linear(int n, const double *c1, const double *c2, const double *T, c
     x1[i] = c1[i] / T[i];
     x2[i] = c2[i] / T[i];
   }
-  /* can the sizes tell alpha from beta? (c1, c2 not proportional) */
-  double s11 = 0, s12 = 0, s22 = 0;
-  for (int i = 0; i < n; i++) {
-    s11 += x1[i] * x1[i];
-    s12 += x1[i] * x2[i];
-    s22 += x2[i] * x2[i];
-  }
-  int rc = PAT_OK;
-  if (!(s11 > 0) || !(s22 > 0) || (s11 * s22 - s12 * s12) <= 1e-9 * s11 * s22) {
+  if (!separable(n, x1, x2)) {
     snprintf(out->msg, sizeof out->msg,
              "the sizes cannot separate alpha from beta (latency and bandwidth terms grow in proportion); "
              "measure over a wider range of sizes");
@@ -118,19 +148,7 @@ int pat_fit_linear(int n, const double *c1, const double *c2, const double *T, c
   out->alpha = a;
   out->beta = b;
   out->scale = scale;
-  double ss = 0;
-  int nfull = 0;
-  for (int i = 0; i < n; i++) {
-    double e = fabs(r[i]);
-    if (e > out->rel_max) out->rel_max = e;
-    if (w[i] < 1) {
-      out->n_down++;
-    } else {
-      ss += r[i] * r[i];
-      nfull++;
-    }
-  }
-  out->rel_rms = nfull ? sqrt(ss / nfull) : 0;
+  summarise_residuals(n, r, w, out);
 done:
   free(buf);
   return rc;

@@ -72,6 +72,12 @@ typedef struct pat_link_model {
 #define PAT_ENGINE_EVENT 1 /* general event-driven engine */
 #define PAT_ENGINE_FAST 2  /* rendezvous-only dataflow engine (reported in the result) */
 
+/* Status of the fast paths (the fast engine, compiled replay programs): they
+ * cannot reproduce the replay exactly for this input, so the caller must run
+ * the general one.  Kept apart from the PAT_* status codes; never returned by
+ * pat_model_replay or pat_predict. */
+#define PAT_MODEL_FALLBACK 100
+
 /* One transfer, as the replay resolved it (for the viewer and tests). */
 typedef struct pat_model_xfer {
   int step, from, to;

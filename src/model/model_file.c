@@ -13,12 +13,9 @@
 #define HEADER "# libpat model v"
 #define VERSION 1
 
-static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...) {
+static int vfail(char *err, size_t errlen, const char *name, int line, const char *fmt, va_list ap) {
   char what[256];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
   if (err && errlen) {
     if (line > 0)
       snprintf(err, errlen, "%s:%d: %s", name, line, what);
@@ -26,6 +23,14 @@ static int fail(char *err, size_t errlen, const char *name, int line, const char
       snprintf(err, errlen, "%s: %s", name, what);
   }
   return PAT_EINVAL;
+}
+
+static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vfail(err, errlen, name, line, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 /* a number >= 0 and finite */
@@ -48,115 +53,167 @@ static int name_index(const char *tok) {
 
 static const char *names_list(void) { return "default, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard"; }
 
+/* ---- parsing ---- */
+
+typedef struct parser {
+  pat_model_params m; /* what the file says so far */
+  int seen_inter[PAT_ALG_COUNT + 1], seen_intra[PAT_ALG_COUNT + 1], seen_eager; /* per name, "default" last */
+  const char *name;   /* for messages */
+  int line;           /* current line, from 1 */
+  char *err;
+  size_t errlen;
+} parser;
+
+/* An error on the current line. */
+static int line_error(const parser *ps, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vfail(ps->err, ps->errlen, ps->name, ps->line, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* An error about the whole file. */
+static int file_error(const parser *ps, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vfail(ps->err, ps->errlen, ps->name, 0, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* Copy the line at *p into buf without its "\n" or "\r\n" and move *p past
+ * it.  Returns 0, or -1 if the line does not fit in size bytes. */
+static int next_line(const char **p, char *buf, size_t size) {
+  const char *nl = strchr(*p, '\n');
+  size_t len = nl ? (size_t)(nl - *p) : strlen(*p);
+  if (len >= size) return -1;
+  memcpy(buf, *p, len);
+  buf[len] = '\0';
+  if (len && buf[len - 1] == '\r') buf[--len] = '\0';
+  *p = nl ? nl + 1 : *p + len;
+  return 0;
+}
+
+/* Line 1: the header with a version this parser reads. */
+static int check_header(const parser *ps, const char *buf) {
+  if (strncmp(buf, HEADER, strlen(HEADER)) != 0)
+    return line_error(ps, "not a libpat model file (the first line must be \"%s%d\")", HEADER, VERSION);
+  const char *v = buf + strlen(HEADER);
+  char *end;
+  long ver = strtol(v, &end, 10);
+  while (*end == ' ' || *end == '\t') end++;
+  if (end == v || *end) return line_error(ps, "bad version in \"%s\"", buf);
+  if (ver != VERSION)
+    return line_error(ps, "unsupported model file version %ld (this libpat reads version %d)", ver, VERSION);
+  return PAT_OK;
+}
+
+/* A "made" line is free text, kept whole ('#' included) and appended to
+ * m.made ("; " between lines while there is room).  Returns 1 if buf is one. */
+static int take_made_line(parser *ps, const char *buf) {
+  const char *q = buf;
+  while (isspace((unsigned char)*q)) q++;
+  if (!(strncmp(q, "made", 4) == 0 && (q[4] == '\0' || isspace((unsigned char)q[4])))) return 0;
+  q += 4;
+  while (isspace((unsigned char)*q)) q++;
+  char *made = ps->m.made;
+  size_t used = strlen(made);
+  if (used && used + 2 < sizeof ps->m.made) {
+    strcat(made, "; ");
+    used += 2;
+  }
+  snprintf(made + used, sizeof ps->m.made - used, "%s", q);
+  return 1;
+}
+
+/* "eager <bytes>" */
+static int parse_eager(parser *ps, char **tok, int nt) {
+  double v;
+  if (nt != 2 || !number(tok[1], &v)) return line_error(ps, "expected \"eager <bytes>\" with a number >= 0");
+  if (ps->seen_eager++) return line_error(ps, "eager given twice");
+  ps->m.eager_bytes = v;
+  return PAT_OK;
+}
+
+/* "[inter|intra] <algorithm|default> <alpha> <beta>" */
+static int parse_link(parser *ps, char **tok, int nt) {
+  int intra = strcmp(tok[0], "intra") == 0, inter = strcmp(tok[0], "inter") == 0;
+  int first = intra || inter;
+  if (first && nt < 2) return line_error(ps, "expected \"%s <algorithm|default> <alpha> <beta>\"", tok[0]);
+  int idx = name_index(tok[first]);
+  if (idx < 0) {
+    if (first && nt > 1) return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list());
+    return line_error(ps, "unknown keyword \"%s\" (expected made, eager, intra, inter, or an algorithm: %s)", tok[0],
+                      names_list());
+  }
+  double a, b;
+  if (nt != first + 3)
+    return line_error(ps, "expected \"%s%s <alpha> <beta>\" (seconds, seconds per byte)",
+                      first ? (intra ? "intra " : "inter ") : "", tok[first]);
+  if (!number(tok[first + 1], &a)) return line_error(ps, "alpha \"%s\" is not a finite number >= 0", tok[first + 1]);
+  if (!number(tok[first + 2], &b)) return line_error(ps, "beta \"%s\" is not a finite number >= 0", tok[first + 2]);
+  if (a == 0 && b == 0) return line_error(ps, "alpha and beta are both 0");
+  pat_link_model *lm = idx == PAT_ALG_COUNT ? &ps->m.dflt : &ps->m.alg[idx];
+  if (intra) {
+    if (ps->seen_intra[idx]++) return line_error(ps, "intra %s given twice", tok[1]);
+    lm->has_intra = 1;
+    lm->intra.alpha = a;
+    lm->intra.beta = b;
+  } else {
+    if (ps->seen_inter[idx]++) return line_error(ps, "%s given twice", tok[first]);
+    lm->set = 1;
+    lm->inter.alpha = a;
+    lm->inter.beta = b;
+  }
+  return PAT_OK;
+}
+
+/* Any line after the header: made, blank or comment, eager, or parameters. */
+static int parse_line(parser *ps, char *buf) {
+  if (take_made_line(ps, buf)) return PAT_OK;
+  char *hash = strchr(buf, '#');
+  if (hash) *hash = '\0';
+  char *tok[8];
+  int nt = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+    if (nt == 8) return line_error(ps, "too many fields");
+    tok[nt++] = t;
+  }
+  if (nt == 0) return PAT_OK;
+  if (strcmp(tok[0], "eager") == 0) return parse_eager(ps, tok, nt);
+  return parse_link(ps, tok, nt);
+}
+
+/* After the last line: a header, a default pair, and an inter-node pair
+ * wherever there is an intra-node one. */
+static int check_complete(const parser *ps) {
+  if (ps->line == 0) return file_error(ps, "empty file (the first line must be \"%s%d\")", HEADER, VERSION);
+  if (!ps->m.dflt.set) return file_error(ps, "no \"default <alpha> <beta>\" line");
+  for (int i = 0; i <= PAT_ALG_COUNT; i++)
+    if (ps->seen_intra[i] && !ps->seen_inter[i]) {
+      const char *nm = i == PAT_ALG_COUNT ? "default" : pat_algorithms[i].name;
+      return file_error(ps, "\"intra %s\" needs a \"%s <alpha> <beta>\" line too", nm, nm);
+    }
+  return PAT_OK;
+}
+
 int pat_model_parse(const char *text, const char *name, pat_model_params *mp, char *err, size_t errlen) {
   if (!name) name = "model";
   if (!text || !mp) return fail(err, errlen, name, 0, "no text");
-  pat_model_params m;
-  pat_model_params_init(&m, 0, 0);
-  m.dflt.set = 0;
-  int seen_inter[PAT_ALG_COUNT + 1] = {0}, seen_intra[PAT_ALG_COUNT + 1] = {0}, seen_eager = 0;
-  int line = 0;
-  const char *p = text;
+  parser ps = {.name = name, .err = err, .errlen = errlen};
+  pat_model_params_init(&ps.m, 0, 0);
+  ps.m.dflt.set = 0;
   char buf[1024];
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    line++;
-    if (len >= sizeof buf) return fail(err, errlen, name, line, "line too long");
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    if (len && buf[len - 1] == '\r') buf[--len] = '\0';
-    p = nl ? nl + 1 : p + len;
-    if (line == 1) {
-      if (strncmp(buf, HEADER, strlen(HEADER)) != 0)
-        return fail(err, errlen, name, line, "not a libpat model file (the first line must be \"%s%d\")", HEADER,
-                    VERSION);
-      const char *v = buf + strlen(HEADER);
-      char *end;
-      long ver = strtol(v, &end, 10);
-      while (*end == ' ' || *end == '\t') end++;
-      if (end == v || *end) return fail(err, errlen, name, line, "bad version in \"%s\"", buf);
-      if (ver != VERSION)
-        return fail(err, errlen, name, line, "unsupported model file version %ld (this libpat reads version %d)", ver,
-                    VERSION);
-      continue;
-    }
-    char *hash = strchr(buf, '#');
-    int is_made = 0;
-    {
-      char *q = buf;
-      while (isspace((unsigned char)*q)) q++;
-      is_made = strncmp(q, "made", 4) == 0 && (q[4] == '\0' || isspace((unsigned char)q[4]));
-      if (is_made) { /* free text: keep it whole, '#' included */
-        q += 4;
-        while (isspace((unsigned char)*q)) q++;
-        size_t used = strlen(m.made);
-        if (used && used + 2 < sizeof m.made) {
-          strcat(m.made, "; ");
-          used += 2;
-        }
-        snprintf(m.made + used, sizeof m.made - used, "%s", q);
-        continue;
-      }
-    }
-    if (hash) *hash = '\0';
-    char *tok[8];
-    int nt = 0;
-    for (char *save = NULL, *t = strtok_r(buf, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
-      if (nt == 8) return fail(err, errlen, name, line, "too many fields");
-      tok[nt++] = t;
-    }
-    if (nt == 0) continue;
-    if (strcmp(tok[0], "eager") == 0) {
-      double v;
-      if (nt != 2 || !number(tok[1], &v))
-        return fail(err, errlen, name, line, "expected \"eager <bytes>\" with a number >= 0");
-      if (seen_eager++) return fail(err, errlen, name, line, "eager given twice");
-      m.eager_bytes = v;
-      continue;
-    }
-    int intra = strcmp(tok[0], "intra") == 0, inter = strcmp(tok[0], "inter") == 0;
-    int first = intra || inter;
-    if (first && nt < 2) return fail(err, errlen, name, line, "expected \"%s <algorithm|default> <alpha> <beta>\"", tok[0]);
-    int idx = name_index(tok[first]);
-    if (idx < 0) {
-      if (first && nt > 1)
-        return fail(err, errlen, name, line, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list());
-      return fail(err, errlen, name, line,
-                  "unknown keyword \"%s\" (expected made, eager, intra, inter, or an algorithm: %s)", tok[0],
-                  names_list());
-    }
-    double a, b;
-    if (nt != first + 3)
-      return fail(err, errlen, name, line, "expected \"%s%s <alpha> <beta>\" (seconds, seconds per byte)",
-                  first ? (intra ? "intra " : "inter ") : "", tok[first]);
-    if (!number(tok[first + 1], &a))
-      return fail(err, errlen, name, line, "alpha \"%s\" is not a finite number >= 0", tok[first + 1]);
-    if (!number(tok[first + 2], &b))
-      return fail(err, errlen, name, line, "beta \"%s\" is not a finite number >= 0", tok[first + 2]);
-    if (a == 0 && b == 0) return fail(err, errlen, name, line, "alpha and beta are both 0");
-    pat_link_model *lm = idx == PAT_ALG_COUNT ? &m.dflt : &m.alg[idx];
-    if (intra) {
-      if (seen_intra[idx]++) return fail(err, errlen, name, line, "intra %s given twice", tok[1]);
-      lm->has_intra = 1;
-      lm->intra.alpha = a;
-      lm->intra.beta = b;
-    } else {
-      if (seen_inter[idx]++) return fail(err, errlen, name, line, "%s given twice", tok[first]);
-      lm->set = 1;
-      lm->inter.alpha = a;
-      lm->inter.beta = b;
-    }
+  for (const char *p = text; *p;) {
+    ps.line++;
+    if (next_line(&p, buf, sizeof buf)) return line_error(&ps, "line too long");
+    int rc = ps.line == 1 ? check_header(&ps, buf) : parse_line(&ps, buf);
+    if (rc) return rc;
   }
-  if (line == 0) return fail(err, errlen, name, 0, "empty file (the first line must be \"%s%d\")", HEADER, VERSION);
-  if (!m.dflt.set) return fail(err, errlen, name, 0, "no \"default <alpha> <beta>\" line");
-  for (int i = 0; i <= PAT_ALG_COUNT; i++)
-    if (seen_intra[i] && !seen_inter[i])
-      return fail(err, errlen, name, 0, "\"intra %s\" needs a \"%s <alpha> <beta>\" line too",
-                  i == PAT_ALG_COUNT ? "default" : pat_algorithms[i].name,
-                  i == PAT_ALG_COUNT ? "default" : pat_algorithms[i].name);
-  *mp = m;
-  return PAT_OK;
+  int rc = check_complete(&ps);
+  if (!rc) *mp = ps.m;
+  return rc;
 }
 
 int pat_model_read(const char *path, pat_model_params *mp, char *err, size_t errlen) {

@@ -4,8 +4,6 @@
 
 #include "model/model.h"
 
-#define PAT_MODEL_FALLBACK 100 /* the fast engine cannot replay this exactly: use the event engine */
-
 typedef struct pat_replay {
   const pat_sched *s;
   int P;

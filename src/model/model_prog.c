@@ -41,19 +41,14 @@ struct pat_prog {
   pgent *ge;
 };
 
-/* ---- where ranks' ops come from: a full schedule, or one build per rank ---- */
+/* ---- where ranks' ops come from: one build per rank ---- */
 typedef struct provider {
-  const pat_sched *full;
   pat_sched one;
   pat_build_args args;
   int alg;
 } provider;
 
 static int prov_get(provider *pv, int r, const pat_op **ops, size_t *n) {
-  if (pv->full) {
-    *ops = pat_sched_rank_ops(pv->full, r, n);
-    return PAT_OK;
-  }
   pat_sched_reset(&pv->one, pv->args.P, r);
   pv->one.alg = pv->alg;
   pv->args.self = r;
@@ -138,159 +133,216 @@ void pat_prog_free(pat_prog *g) {
   free(g);
 }
 
-static int compile(pat_prog **out, provider *pv, int P, int alg, int want_general) {
-  pat_prog *g = calloc(1, sizeof *g);
-  steps st = {0};
-  mport *multi = NULL;
-  size_t nmulti = 0, capmulti = 0;
+/* ---- compiling: pass 1 learns the schedule's shape, pass 2 its transfers ---- */
+
+/* What pass 1 learns beyond the program's own fields. */
+typedef struct shape {
+  steps st;            /* per step: message size, ranks with ops, sends */
+  mport *multi;        /* ports that serve several transfers in a step */
+  size_t nmulti, capmulti;
+  int *ranksteps;      /* number of steps in which each rank has ops */
+} shape;
+
+static void shape_free(shape *sh) {
+  free(sh->st.blocks);
+  free(sh->st.parts);
+  free(sh->st.sends);
+  free(sh->multi);
+  free(sh->ranksteps);
+}
+
+/* Rank r's send port (sends = 1) or receive port (0) serves several
+ * transfers in step t. */
+static int note_multi_port(shape *sh, int t, int r, int sends) {
+  if (sh->nmulti == sh->capmulti) {
+    size_t cap = sh->capmulti ? 2 * sh->capmulti : 16;
+    mport *m = realloc(sh->multi, cap * sizeof *m);
+    if (!m) return PAT_ENOMEM;
+    sh->multi = m;
+    sh->capmulti = cap;
+  }
+  sh->multi[sh->nmulti++] = (mport){t, r, sends};
+  return PAT_OK;
+}
+
+/* Pass 1 over rank r's ops [i, j) of one step, its k-th step with ops: the
+ * step's message size, r's first foreground step, busy ports, and whatever
+ * breaks the uniform form (a step of its own, unequal sizes, several
+ * messages on one port). */
+static int scan_step(pat_prog *g, shape *sh, int r, const pat_op *ops, size_t i, size_t j, int k) {
+  const int t = ops[i].step;
+  int ns = 0, nr = 0;
+  for (size_t x = i; x < j; x++) {
+    const pat_op *o = &ops[x];
+    if (!pat_is_send(o->kind)) {
+      nr++;
+      continue;
+    }
+    ns++;
+    double b = pat_model_op_blocks(o);
+    if (b < g->min_blocks) g->min_blocks = b;
+    if (isnan(sh->st.blocks[t]))
+      sh->st.blocks[t] = b;
+    else if (sh->st.blocks[t] != b)
+      g->uniform = 0;
+    if (g->fg[r] == INT_MAX && o->kind == PAT_OP_SEND && pat_spans_touch_block(g->P, o->nspans, o->span, r))
+      g->fg[r] = t;
+  }
+  if (t != k) g->uniform = 0;
+  for (int sends = 0; sends < 2; sends++)
+    if ((sends ? ns : nr) > 1) {
+      g->uniform = 0;
+      if (note_multi_port(sh, t, r, sends)) return PAT_ENOMEM;
+    }
+  sh->st.parts[t]++;
+  sh->st.sends[t] += (size_t)ns;
+  g->transfers += (size_t)ns;
+  return PAT_OK;
+}
+
+/* Pass 1 over rank r's ops, step by step. */
+static int scan_rank(pat_prog *g, shape *sh, int r, const pat_op *ops, size_t n) {
+  g->fg[r] = INT_MAX;
+  int k = 0;
+  for (size_t i = 0; i < n; k++) {
+    size_t j = i;
+    while (j < n && ops[j].step == ops[i].step) j++;
+    int rc = steps_grow(&sh->st, ops[i].step);
+    if (!rc) rc = scan_step(g, sh, r, ops, i, j, k);
+    if (rc) return rc;
+    i = j;
+  }
+  sh->ranksteps[r] = k;
+  if (g->fg[r] != 0) g->uniform = 0;
+  return PAT_OK;
+}
+
+/* Pass 1: the schedule's structure, sizes and whether it is uniform; a
+ * uniform program keeps the message size of every step. */
+static int scan_schedule(pat_prog *g, shape *sh, provider *pv) {
+  for (int r = 0; r < g->P; r++) {
+    const pat_op *ops;
+    size_t n;
+    int rc = prov_get(pv, r, &ops, &n);
+    if (!rc) rc = scan_rank(g, sh, r, ops, n);
+    if (rc) return rc;
+  }
+  g->nsteps = sh->st.n;
+  for (int r = 0; r < g->P; r++)
+    if (sh->ranksteps[r] != g->nsteps) g->uniform = 0;
+  if (!g->uniform) return PAT_OK;
+  g->step_blocks = malloc((size_t)(g->nsteps ? g->nsteps : 1) * sizeof *g->step_blocks);
+  if (!g->step_blocks) return PAT_ENOMEM;
+  for (int t = 0; t < g->nsteps; t++) g->step_blocks[t] = sh->st.blocks[t];
+  return PAT_OK;
+}
+
+/* The general form's arrays, and each step's slices of part[] and xs[] from
+ * pass 1's counts; fill[t] is where step t's next participant goes. */
+static int alloc_general(pat_prog *g, const shape *sh, size_t **fill, cxfer **cx) {
+  const int T = g->nsteps;
+  size_t nparts = 0, nsends = 0;
+  for (int t = 0; t < T; t++) {
+    nparts += sh->st.parts[t];
+    nsends += sh->st.sends[t];
+  }
+  g->part_off = malloc((size_t)(T + 1) * sizeof(size_t));
+  g->part = malloc((nparts ? nparts : 1) * sizeof(int));
+  g->x_off = malloc((size_t)(T + 1) * sizeof(size_t));
+  g->x_end = malloc((size_t)(T + 1) * sizeof(size_t));
+  g->xs = malloc((nsends ? nsends : 1) * sizeof(pxfer));
+  g->g_off = calloc((size_t)T + 1, sizeof(size_t));
+  *fill = malloc((size_t)(T + 1) * sizeof(size_t));
+  *cx = malloc((nsends ? nsends : 1) * sizeof(cxfer));
+  if (!g->part_off || !g->part || !g->x_off || !g->x_end || !g->xs || !g->g_off || !*fill || !*cx) return PAT_ENOMEM;
+  g->part_off[0] = g->x_off[0] = 0;
+  for (int t = 0; t < T; t++) {
+    g->part_off[t + 1] = g->part_off[t] + sh->st.parts[t];
+    g->x_off[t + 1] = g->x_off[t] + sh->st.sends[t];
+    (*fill)[t] = g->part_off[t];
+    g->x_end[t] = g->x_off[t];
+  }
+  return PAT_OK;
+}
+
+/* Pass 2: every rank's participation in each step, and its sends: simple
+ * transfers into xs[], those on a busy port into cx[] (*ncx of them) for
+ * grouping; a transfer on two busy ports makes the program unusable. */
+static int collect_transfers(pat_prog *g, provider *pv, const shape *sh, size_t *fill, cxfer *cx, size_t *ncx) {
+  for (int r = 0; r < g->P; r++) {
+    const pat_op *ops;
+    size_t n;
+    int rc = prov_get(pv, r, &ops, &n);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++) {
+      const pat_op *o = &ops[i];
+      int t = o->step;
+      if (i == 0 || ops[i - 1].step != t) g->part[fill[t]++] = r;
+      if (!pat_is_send(o->kind)) continue;
+      int cs = is_multi(sh->multi, sh->nmulti, t, r, 1), cr = is_multi(sh->multi, sh->nmulti, t, o->peer, 0);
+      double b = pat_model_op_blocks(o);
+      if (cs && cr) {
+        g->two_busy = 1;
+      } else if (!cs && !cr) {
+        g->xs[g->x_end[t]++] = (pxfer){r, o->peer, b};
+      } else {
+        cx[(*ncx)++] = (cxfer){t, cs ? r : o->peer, cs, cs ? o->peer : r, b};
+      }
+    }
+  }
+  return PAT_OK;
+}
+
+/* The transfers on busy ports, sorted, as one group per (step, port). */
+static int group_busy_ports(pat_prog *g, cxfer *cx, size_t ncx) {
+  if (ncx == 0) return PAT_OK;
+  qsort(cx, ncx, sizeof *cx, cxfer_cmp);
+  g->gs = malloc(ncx * sizeof *g->gs); /* at most one group per transfer */
+  g->ge = malloc(ncx * sizeof *g->ge);
+  if (!g->gs || !g->ge) return PAT_ENOMEM;
+  size_t ng = 0;
+  for (size_t i = 0; i < ncx; i++) {
+    if (i == 0 || cx[i].step != cx[i - 1].step || cx[i].owner != cx[i - 1].owner || cx[i].sends != cx[i - 1].sends) {
+      g->gs[ng] = (pgroup){cx[i].owner, cx[i].sends, i, i};
+      g->g_off[cx[i].step + 1]++;
+      ng++;
+    }
+    g->ge[i] = (pgent){cx[i].peer, cx[i].blocks};
+    g->gs[ng - 1].hi = i + 1;
+  }
+  for (int t = 0; t < g->nsteps; t++) g->g_off[t + 1] += g->g_off[t];
+  return PAT_OK;
+}
+
+/* Pass 2: the general form. */
+static int compile_general(pat_prog *g, provider *pv, shape *sh) {
+  if (sh->nmulti > 1) qsort(sh->multi, sh->nmulti, sizeof *sh->multi, mport_cmp);
+  size_t *fill = NULL, ncx = 0;
   cxfer *cx = NULL;
-  size_t ncx = 0;
-  size_t *fill = NULL;
-  int rc = PAT_OK;
+  int rc = alloc_general(g, sh, &fill, &cx);
+  if (!rc) rc = collect_transfers(g, pv, sh, fill, cx, &ncx);
+  if (!rc) rc = group_busy_ports(g, cx, ncx);
+  g->general = !rc;
+  free(fill);
+  free(cx);
+  return rc;
+}
+
+static int compile(pat_prog **out, provider *pv, int want_general) {
+  const int P = pv->args.P;
+  pat_prog *g = calloc(1, sizeof *g);
   if (!g) return PAT_ENOMEM;
   g->P = P;
-  g->alg = alg;
+  g->alg = pv->alg;
   g->uniform = 1;
   g->min_blocks = INFINITY;
   g->fg = malloc((size_t)P * sizeof *g->fg);
-  int *ranksteps = malloc((size_t)P * sizeof *ranksteps);
-  if (!g->fg || !ranksteps) rc = PAT_ENOMEM;
-
-  /* pass 1: structure, uniformity, sizes */
-  for (int r = 0; r < P && !rc; r++) {
-    const pat_op *ops;
-    size_t n;
-    rc = prov_get(pv, r, &ops, &n);
-    if (rc) break;
-    g->fg[r] = INT_MAX;
-    int k = 0;
-    for (size_t i = 0; i < n && !rc;) {
-      int t = ops[i].step, ns = 0, nr = 0;
-      if ((rc = steps_grow(&st, t))) break;
-      size_t j = i;
-      for (; j < n && ops[j].step == t; j++) {
-        const pat_op *o = &ops[j];
-        if (!pat_is_send(o->kind)) {
-          nr++;
-          continue;
-        }
-        ns++;
-        double b = pat_model_op_blocks(o);
-        if (b < g->min_blocks) g->min_blocks = b;
-        if (isnan(st.blocks[t]))
-          st.blocks[t] = b;
-        else if (st.blocks[t] != b)
-          g->uniform = 0;
-        if (g->fg[r] == INT_MAX && o->kind == PAT_OP_SEND && pat_spans_touch_block(P, o->nspans, o->span, r))
-          g->fg[r] = t;
-      }
-      if (t != k) g->uniform = 0;
-      for (int d = 0; d < 2; d++)
-        if ((d ? ns : nr) > 1) {
-          g->uniform = 0;
-          if (nmulti == capmulti) {
-            capmulti = capmulti ? 2 * capmulti : 16;
-            mport *m = realloc(multi, capmulti * sizeof *m);
-            if (!m) {
-              rc = PAT_ENOMEM;
-              break;
-            }
-            multi = m;
-          }
-          multi[nmulti++] = (mport){t, r, d};
-        }
-      st.parts[t]++;
-      st.sends[t] += (size_t)ns;
-      g->transfers += (size_t)ns;
-      k++;
-      i = j;
-    }
-    ranksteps[r] = k;
-    if (g->fg[r] != 0) g->uniform = 0;
-  }
-  g->nsteps = st.n;
-  for (int r = 0; r < P && !rc; r++)
-    if (ranksteps[r] != g->nsteps) g->uniform = 0;
-  if (!rc && g->uniform) {
-    g->step_blocks = malloc((size_t)(g->nsteps ? g->nsteps : 1) * sizeof *g->step_blocks);
-    if (!g->step_blocks) rc = PAT_ENOMEM;
-    for (int t = 0; t < g->nsteps && !rc; t++) g->step_blocks[t] = st.blocks[t];
-  }
-
-  /* pass 2: the general form */
-  if (!rc && (!g->uniform || want_general)) {
-    int T = g->nsteps;
-    if (nmulti > 1) qsort(multi, nmulti, sizeof *multi, mport_cmp);
-    size_t nparts = 0, nsends = 0;
-    for (int t = 0; t < T; t++) {
-      nparts += st.parts[t];
-      nsends += st.sends[t];
-    }
-    g->part_off = malloc((size_t)(T + 1) * sizeof(size_t));
-    g->part = malloc((nparts ? nparts : 1) * sizeof(int));
-    g->x_off = malloc((size_t)(T + 1) * sizeof(size_t));
-    g->x_end = malloc((size_t)(T + 1) * sizeof(size_t));
-    g->xs = malloc((nsends ? nsends : 1) * sizeof(pxfer));
-    g->g_off = calloc((size_t)T + 1, sizeof(size_t));
-    fill = malloc((size_t)(T + 1) * sizeof(size_t));
-    cx = malloc((nsends ? nsends : 1) * sizeof(cxfer));
-    if (!g->part_off || !g->part || !g->x_off || !g->x_end || !g->xs || !g->g_off || !fill || !cx) rc = PAT_ENOMEM;
-    if (!rc) {
-      g->part_off[0] = g->x_off[0] = 0;
-      for (int t = 0; t < T; t++) {
-        g->part_off[t + 1] = g->part_off[t] + st.parts[t];
-        g->x_off[t + 1] = g->x_off[t] + st.sends[t];
-        fill[t] = g->part_off[t];
-        g->x_end[t] = g->x_off[t];
-      }
-    }
-    for (int r = 0; r < P && !rc; r++) {
-      const pat_op *ops;
-      size_t n;
-      rc = prov_get(pv, r, &ops, &n);
-      for (size_t i = 0; i < n && !rc; i++) {
-        const pat_op *o = &ops[i];
-        int t = o->step;
-        if (i == 0 || ops[i - 1].step != t) g->part[fill[t]++] = r;
-        if (!pat_is_send(o->kind)) continue;
-        int cs = is_multi(multi, nmulti, t, r, 1), cr = is_multi(multi, nmulti, t, o->peer, 0);
-        double b = pat_model_op_blocks(o);
-        if (cs && cr) {
-          g->two_busy = 1;
-        } else if (!cs && !cr) {
-          g->xs[g->x_end[t]++] = (pxfer){r, o->peer, b};
-        } else {
-          cx[ncx++] = (cxfer){t, cs ? r : o->peer, cs, cs ? o->peer : r, b};
-        }
-      }
-    }
-    if (!rc && ncx > 0) {
-      qsort(cx, ncx, sizeof *cx, cxfer_cmp);
-      g->gs = malloc(ncx * sizeof *g->gs); /* at most one group per transfer */
-      g->ge = malloc(ncx * sizeof *g->ge);
-      if (!g->gs || !g->ge) rc = PAT_ENOMEM;
-      size_t ng = 0;
-      for (size_t i = 0; i < ncx && !rc; i++) {
-        if (i == 0 || cx[i].step != cx[i - 1].step || cx[i].owner != cx[i - 1].owner ||
-            cx[i].sends != cx[i - 1].sends) {
-          g->gs[ng] = (pgroup){cx[i].owner, cx[i].sends, i, i};
-          g->g_off[cx[i].step + 1]++;
-          ng++;
-        }
-        g->ge[i] = (pgent){cx[i].peer, cx[i].blocks};
-        g->gs[ng - 1].hi = i + 1;
-      }
-      for (int t = 0; t < T; t++) g->g_off[t + 1] += g->g_off[t];
-    }
-    g->general = !rc;
-  }
-  free(st.blocks);
-  free(st.parts);
-  free(st.sends);
-  free(multi);
-  free(cx);
-  free(fill);
-  free(ranksteps);
+  shape sh = {0};
+  sh.ranksteps = malloc((size_t)P * sizeof *sh.ranksteps);
+  int rc = g->fg && sh.ranksteps ? PAT_OK : PAT_ENOMEM;
+  if (!rc) rc = scan_schedule(g, &sh, pv);
+  if (!rc && (!g->uniform || want_general)) rc = compile_general(g, pv, &sh);
+  shape_free(&sh);
   if (rc) {
     pat_prog_free(g);
     return rc;
@@ -307,21 +359,12 @@ int pat_prog_compile(pat_prog **out, int alg, int P, int root, int general) {
   pv.args.P = P;
   pv.args.root = root;
   pat_sched_init(&pv.one, P, 0);
-  int rc = compile(out, &pv, P, alg, general);
+  int rc = compile(out, &pv, general);
   pat_sched_free(&pv.one);
   return rc;
 }
 
-int pat_prog_from_sched(pat_prog **out, const pat_sched *s, int general) {
-  if (!s || !s->finalized || s->self != PAT_ALL_RANKS) return PAT_EINVAL;
-  provider pv;
-  memset(&pv, 0, sizeof pv);
-  pv.full = s;
-  return compile(out, &pv, s->P, s->alg, general);
-}
-
 int pat_prog_is_uniform(const pat_prog *g) { return g->uniform; }
-size_t pat_prog_transfers(const pat_prog *g) { return g->transfers; }
 
 /* ---- evaluation ---- */
 
@@ -356,97 +399,146 @@ static void finish(const pat_prog *g, const double *a, const double *fin, pat_mo
   out->engine = PAT_ENGINE_FAST;
 }
 
+/* The uniform form: every rank leaves at f = (((max a) + c_0) + c_1) + ...,
+ * or at its own arrival if later (see model_prog.h). */
+static void eval_closed_form(const pat_prog *g, const double *a, pat_hockney h, double block_bytes, double *fin) {
+  const int P = g->P;
+  double v = 0;
+  for (int i = 0; i < P; i++)
+    if (a[i] > v) v = a[i];
+  for (int t = 0; t < g->nsteps; t++) v = v + pat_model_cost(h, block_bytes, g->step_blocks[t]);
+  for (int i = 0; i < P; i++) fin[i] = v > a[i] ? v : a[i];
+}
+
+/* The general form's sweep over the steps. */
+typedef struct sweep {
+  const pat_prog *g;
+  const double *a; /* arrivals */
+  double bg;       /* background start */
+  double block_bytes;
+  pat_replay R;    /* only for the per-pair parameters */
+  double *cur;     /* when each rank left its last step so far (-inf: none yet) */
+  double *entry;   /* when each rank entered the current step */
+  double *smax;    /* when each rank's ops of the current step end */
+  gtmp *tmp;       /* one port group's transfers */
+} sweep;
+
+/* The ranks with ops in step t enter it: after their previous step, and
+ * not before their arrival (foreground) or min(bg, arrival) (background). */
+static void sweep_enter(sweep *sw, int t) {
+  const pat_prog *g = sw->g;
+  for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) {
+    int r = g->part[k];
+    double floor = t >= g->fg[r] ? sw->a[r] : (sw->bg < sw->a[r] ? sw->bg : sw->a[r]);
+    sw->entry[r] = sw->cur[r] > floor ? sw->cur[r] : floor;
+    sw->smax[r] = -INFINITY;
+  }
+}
+
+/* Step t's transfers on free ports: each starts when both ends have entered. */
+static void sweep_simple(sweep *sw, int t) {
+  const pat_prog *g = sw->g;
+  for (size_t k = g->x_off[t]; k < g->x_end[t]; k++) {
+    const pxfer *x = &g->xs[k];
+    double cost = pat_model_cost(pat_replay_pair(&sw->R, x->from, x->to), sw->block_bytes, x->blocks);
+    double ready = sw->entry[x->from] > sw->entry[x->to] ? sw->entry[x->from] : sw->entry[x->to];
+    double end = ready + cost;
+    if (end > sw->smax[x->from]) sw->smax[x->from] = end;
+    if (end > sw->smax[x->to]) sw->smax[x->to] = end;
+  }
+}
+
+/* Step t's transfers on busy ports: each port serves its group in order of
+ * readiness (ties: lower peer), one after the other. */
+static void sweep_groups(sweep *sw, int t) {
+  const pat_prog *g = sw->g;
+  const double *entry = sw->entry;
+  double *smax = sw->smax;
+  gtmp *tmp = sw->tmp;
+  for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++) {
+    const pgroup *gr = &g->gs[k];
+    size_t n = gr->hi - gr->lo;
+    int o = gr->owner;
+    for (size_t i = 0; i < n; i++) {
+      const pgent *e = &g->ge[gr->lo + i];
+      int from = gr->sends ? o : e->peer, to = gr->sends ? e->peer : o;
+      tmp[i].ready = entry[o] > entry[e->peer] ? entry[o] : entry[e->peer];
+      tmp[i].cost = pat_model_cost(pat_replay_pair(&sw->R, from, to), sw->block_bytes, e->blocks);
+      tmp[i].peer = e->peer;
+    }
+    qsort(tmp, n, sizeof *tmp, gtmp_cmp);
+    double free_at = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      double start = tmp[i].ready > free_at ? tmp[i].ready : free_at;
+      double end = start + tmp[i].cost;
+      free_at = end;
+      if (end > smax[o]) smax[o] = end;
+      if (end > smax[tmp[i].peer]) smax[tmp[i].peer] = end;
+    }
+  }
+}
+
+/* The most transfers one port group holds. */
+static size_t largest_group(const pat_prog *g) {
+  size_t maxg = 0;
+  for (int t = 0; t < g->nsteps; t++)
+    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++)
+      if (g->gs[k].hi - g->gs[k].lo > maxg) maxg = g->gs[k].hi - g->gs[k].lo;
+  return maxg;
+}
+
+/* The general form: one sweep over the steps.  Returns PAT_OK or PAT_ENOMEM. */
+static int eval_general(const pat_prog *g, const double *a, const pat_model_params *mp, const pat_link_model *lm,
+                        double block_bytes, double *fin) {
+  const int P = g->P;
+  sweep sw;
+  memset(&sw, 0, sizeof sw);
+  sw.g = g;
+  sw.a = a;
+  sw.bg = mp->bg_start;
+  sw.block_bytes = block_bytes;
+  sw.R.mp = mp;
+  sw.R.lm = lm;
+  sw.cur = malloc((size_t)P * sizeof *sw.cur);
+  sw.entry = malloc((size_t)P * sizeof *sw.entry);
+  sw.smax = malloc((size_t)P * sizeof *sw.smax);
+  size_t maxg = largest_group(g);
+  sw.tmp = malloc((maxg ? maxg : 1) * sizeof *sw.tmp);
+  int rc = sw.cur && sw.entry && sw.smax && sw.tmp ? PAT_OK : PAT_ENOMEM;
+  if (!rc) {
+    for (int i = 0; i < P; i++) sw.cur[i] = -INFINITY;
+    for (int t = 0; t < g->nsteps; t++) {
+      sweep_enter(&sw, t);
+      sweep_simple(&sw, t);
+      sweep_groups(&sw, t);
+      for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) sw.cur[g->part[k]] = sw.smax[g->part[k]];
+    }
+    for (int i = 0; i < P; i++) fin[i] = sw.cur[i] > a[i] ? sw.cur[i] : a[i];
+  }
+  free(sw.cur);
+  free(sw.entry);
+  free(sw.smax);
+  free(sw.tmp);
+  return rc;
+}
+
 int pat_prog_eval(const pat_prog *g, const double *a, const pat_model_params *mp, double block_bytes,
                   pat_model_result *out) {
-  const int P = g->P;
   if (g->two_busy) return PAT_MODEL_FALLBACK;
   if (mp->eager_bytes > 0 && block_bytes * g->min_blocks < mp->eager_bytes) return PAT_MODEL_FALLBACK;
   const pat_link_model *lm = pat_model_link(mp, g->alg);
   int varied = mp->node && lm->has_intra;
   int nonneg = lm->inter.alpha >= 0 && lm->inter.beta >= 0 && block_bytes >= 0;
-  double *fin = malloc((size_t)P * sizeof *fin);
+  double *fin = malloc((size_t)g->P * sizeof *fin);
   if (!fin) return PAT_ENOMEM;
-
-  if (g->uniform && !varied && nonneg) {
-    double v = 0;
-    for (int i = 0; i < P; i++)
-      if (a[i] > v) v = a[i];
-    for (int t = 0; t < g->nsteps; t++) v = v + pat_model_cost(lm->inter, block_bytes, g->step_blocks[t]);
-    for (int i = 0; i < P; i++) fin[i] = v > a[i] ? v : a[i];
-    finish(g, a, fin, out);
-    free(fin);
-    return PAT_OK;
-  }
-  if (!g->general) {
-    free(fin);
-    return PAT_MODEL_FALLBACK;
-  }
-
-  double *cur = malloc((size_t)P * sizeof *cur), *entry = malloc((size_t)P * sizeof *entry),
-         *smax = malloc((size_t)P * sizeof *smax);
-  size_t maxg = 0;
-  for (int t = 0; t < g->nsteps; t++)
-    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++)
-      if (g->gs[k].hi - g->gs[k].lo > maxg) maxg = g->gs[k].hi - g->gs[k].lo;
-  gtmp *tmp = malloc((maxg ? maxg : 1) * sizeof *tmp);
-  if (!cur || !entry || !smax || !tmp) {
-    free(fin);
-    free(cur);
-    free(entry);
-    free(smax);
-    free(tmp);
-    return PAT_ENOMEM;
-  }
-  pat_replay R; /* only for the per-pair parameters */
-  memset(&R, 0, sizeof R);
-  R.mp = mp;
-  R.lm = lm;
-  const double bg = mp->bg_start;
-  for (int i = 0; i < P; i++) cur[i] = -INFINITY;
-  for (int t = 0; t < g->nsteps; t++) {
-    for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) {
-      int r = g->part[k];
-      double floor = t >= g->fg[r] ? a[r] : (bg < a[r] ? bg : a[r]);
-      entry[r] = cur[r] > floor ? cur[r] : floor;
-      smax[r] = -INFINITY;
-    }
-    for (size_t k = g->x_off[t]; k < g->x_end[t]; k++) {
-      const pxfer *x = &g->xs[k];
-      double cost = pat_model_cost(pat_replay_pair(&R, x->from, x->to), block_bytes, x->blocks);
-      double ready = entry[x->from] > entry[x->to] ? entry[x->from] : entry[x->to];
-      double end = ready + cost;
-      if (end > smax[x->from]) smax[x->from] = end;
-      if (end > smax[x->to]) smax[x->to] = end;
-    }
-    for (size_t k = g->g_off[t]; k < g->g_off[t + 1]; k++) {
-      const pgroup *gr = &g->gs[k];
-      size_t n = gr->hi - gr->lo;
-      int o = gr->owner;
-      for (size_t i = 0; i < n; i++) {
-        const pgent *e = &g->ge[gr->lo + i];
-        int from = gr->sends ? o : e->peer, to = gr->sends ? e->peer : o;
-        tmp[i].ready = entry[o] > entry[e->peer] ? entry[o] : entry[e->peer];
-        tmp[i].cost = pat_model_cost(pat_replay_pair(&R, from, to), block_bytes, e->blocks);
-        tmp[i].peer = e->peer;
-      }
-      qsort(tmp, n, sizeof *tmp, gtmp_cmp);
-      double free_at = -INFINITY;
-      for (size_t i = 0; i < n; i++) {
-        double start = tmp[i].ready > free_at ? tmp[i].ready : free_at;
-        double end = start + tmp[i].cost;
-        free_at = end;
-        if (end > smax[o]) smax[o] = end;
-        if (end > smax[tmp[i].peer]) smax[tmp[i].peer] = end;
-      }
-    }
-    for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) cur[g->part[k]] = smax[g->part[k]];
-  }
-  for (int i = 0; i < P; i++) fin[i] = cur[i] > a[i] ? cur[i] : a[i];
-  finish(g, a, fin, out);
+  int rc = PAT_OK;
+  if (g->uniform && !varied && nonneg)
+    eval_closed_form(g, a, lm->inter, block_bytes, fin);
+  else if (!g->general)
+    rc = PAT_MODEL_FALLBACK;
+  else
+    rc = eval_general(g, a, mp, lm, block_bytes, fin);
+  if (rc == PAT_OK) finish(g, a, fin, out);
   free(fin);
-  free(cur);
-  free(entry);
-  free(smax);
-  free(tmp);
-  return PAT_OK;
+  return rc;
 }

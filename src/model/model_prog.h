@@ -42,9 +42,6 @@ typedef struct pat_prog pat_prog;
  * PAT_ENOMEM. */
 int pat_prog_compile(pat_prog **out, int alg, int P, int root, int general);
 
-/* Same, from a finalized all-ranks schedule. */
-int pat_prog_from_sched(pat_prog **out, const pat_sched *s, int general);
-
 /* Evaluate under arrivals relative to the earliest one (a[i] >= 0, min 0).
  * mp->bg_start is relative to the same origin; mp->trace is ignored.  Fills
  * out like pat_model_replay (f relative to that origin).  Returns PAT_OK,
@@ -54,11 +51,6 @@ int pat_prog_eval(const pat_prog *g, const double *a, const pat_model_params *mp
                   pat_model_result *out);
 
 int pat_prog_is_uniform(const pat_prog *g);
-size_t pat_prog_transfers(const pat_prog *g); /* transfers of the schedule */
 void pat_prog_free(pat_prog *g);
-
-#ifndef PAT_MODEL_FALLBACK
-#define PAT_MODEL_FALLBACK 100
-#endif
 
 #endif

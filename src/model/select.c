@@ -133,12 +133,11 @@ static size_t estimate_ops(int alg, int root, const pat_select_in *in, int *rc) 
   return est;
 }
 
-int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out) {
-  if (!in || !out || in->P < 1 || !in->arrival_ns || !in->mp || !(in->block_bytes >= 0)) return PAT_EINVAL;
-  const int P = in->P;
-  const unsigned allowed = in->allowed ? in->allowed : ~0u;
+/* out before any prediction: the pattern's omega and tau, nothing chosen,
+ * every algorithm skipped. */
+static void select_start(const pat_select_in *in, pat_select_out *out) {
   int64_t amin = in->arrival_ns[0], amax = amin;
-  for (int i = 1; i < P; i++) {
+  for (int i = 1; i < in->P; i++) {
     if (in->arrival_ns[i] < amin) amin = in->arrival_ns[i];
     if (in->arrival_ns[i] > amax) amax = in->arrival_ns[i];
   }
@@ -152,59 +151,107 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
     out->status[i] = PAT_SELECT_SKIPPED;
     out->root_of[i] = 0;
   }
-  int lnbc_root = in->lnbc_root >= 0 && in->lnbc_root < P ? in->lnbc_root : 0;
-  int nroots = in->bslb_roots > 1 ? in->bslb_roots : 1;
-  if (nroots > 64) nroots = 64;
-  int roots[64];
-  int64_t best = INT64_MAX;
+}
+
+/* Does pass `pass` consider alg?  Only allowed algorithms with a schedule;
+ * pass 0 leaves out the arrival-aware ones on a balanced pattern, pass 1
+ * takes only them. */
+static int considered(int alg, int pass, unsigned allowed, int balanced) {
+  const unsigned fl = pat_algorithms[alg].flags;
+  if (!(allowed & (1u << alg)) || (fl & PAT_ALGF_NATIVE) || !pat_algorithms[alg].build) return 0;
+  const int arrival = (fl & PAT_ALGF_ARRIVAL) != 0;
+  if (pass == 0 && arrival && balanced) return 0;
+  if (pass == 1 && !arrival) return 0;
+  return 1;
+}
+
+/* The roots to try for alg into roots[0..63]; returns how many.  0 for an
+ * unrooted algorithm, LNBC's given root, the bslb_roots earliest arrivals for
+ * a rooted arrival-aware one. */
+static int candidate_roots(int alg, const pat_select_in *in, int *roots) {
+  const unsigned fl = pat_algorithms[alg].flags;
+  roots[0] = 0;
+  if (alg == PAT_ALG_LNBC) roots[0] = in->lnbc_root >= 0 && in->lnbc_root < in->P ? in->lnbc_root : 0;
+  if ((fl & PAT_ALGF_ROOTED) && (fl & PAT_ALGF_ARRIVAL)) {
+    int nroots = in->bslb_roots > 1 ? in->bslb_roots : 1;
+    if (nroots > 64) nroots = 64;
+    return earliest(in->P, in->arrival_ns, nroots, roots);
+  }
+  return 1;
+}
+
+/* The per-call budget of arrival-aware alg (root: its first candidate
+ * root): *skip = 1, with out->status[alg] saying why, if its schedule is
+ * estimated over the budget or its builder fails.  Returns PAT_OK or
+ * PAT_ENOMEM. */
+static int check_budget(int alg, int root, const pat_select_in *in, pat_select_out *out, int *skip) {
+  const int P = in->P;
   const size_t budget = in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
+  *skip = 0;
+  if (budget == SIZE_MAX) return PAT_OK;
+  /* Without a root every rank receives P-1 blocks, at most two per op,
+   * and every receive has its send: at least P(P-1) ops in all.  Over
+   * budget on that alone, skip the one-rank build (8 ms for ARD at
+   * P = 1024, on every call). */
+  if (!(pat_algorithms[alg].flags & PAT_ALGF_ROOTED) && (size_t)P * (size_t)(P - 1) > budget) {
+    out->status[alg] = PAT_SELECT_OVER_BUDGET;
+    *skip = 1;
+    return PAT_OK;
+  }
+  int rc;
+  size_t est = estimate_ops(alg, root, in, &rc);
+  if (rc == PAT_ENOMEM) return rc;
+  if (rc || est > budget) {
+    out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
+    *skip = 1;
+  }
+  return PAT_OK;
+}
+
+/* Predict alg from each of its n candidate roots; out keeps the best root's
+ * quantised ē (ties: the earlier root), or the first error.  Returns PAT_OK
+ * or PAT_ENOMEM. */
+static int predict_roots(pat_select_cache *c, const pat_select_in *in, int alg, const int *roots, int n,
+                         pat_select_out *out) {
+  for (int k = 0; k < n; k++) {
+    pat_model_result res;
+    memset(&res, 0, sizeof res);
+    int rc = pat_predict(c, alg, roots[k], in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp, &res);
+    if (rc == PAT_ENOMEM) return rc;
+    if (rc) {
+      if (out->status[alg] != PAT_OK) out->status[alg] = rc;
+      continue;
+    }
+    int64_t q = pat_quantise_ns(res.ebar);
+    out->status[alg] = PAT_OK;
+    if (q < out->ebar_ns[alg]) {
+      out->ebar_ns[alg] = q;
+      out->root_of[alg] = roots[k];
+    }
+  }
+  return PAT_OK;
+}
+
+int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out) {
+  if (!in || !out || in->P < 1 || !in->arrival_ns || !in->mp || !(in->block_bytes >= 0)) return PAT_EINVAL;
+  const unsigned allowed = in->allowed ? in->allowed : ~0u;
+  select_start(in, out);
+  int64_t best = INT64_MAX;
   /* pass 0 applies the balanced rule; pass 1 (only if pass 0 found nothing)
    * lets arrival-aware algorithms compete on a balanced pattern */
   for (int pass = 0; pass < 2 && out->alg == PAT_ALG_UNKNOWN; pass++) {
     if (pass == 1 && !out->balanced) break;
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-      unsigned fl = pat_algorithms[alg].flags;
-      if (!(allowed & (1u << alg)) || (fl & PAT_ALGF_NATIVE) || !pat_algorithms[alg].build) continue;
-      int arrival = (fl & PAT_ALGF_ARRIVAL) != 0;
-      if (pass == 0 && arrival && out->balanced) continue;
-      if (pass == 1 && !arrival) continue;
-      int n = 1;
-      roots[0] = 0;
-      if (alg == PAT_ALG_LNBC) roots[0] = lnbc_root;
-      if ((fl & PAT_ALGF_ROOTED) && arrival) n = earliest(P, in->arrival_ns, nroots, roots);
-      if (arrival && budget != SIZE_MAX) {
-        /* Without a root every rank receives P-1 blocks, at most two per op,
-         * and every receive has its send: at least P(P-1) ops in all.  Over
-         * budget on that alone, skip the one-rank build (8 ms for ARD at
-         * P = 1024, on every call). */
-        if (!(fl & PAT_ALGF_ROOTED) && (size_t)P * (size_t)(P - 1) > budget) {
-          out->status[alg] = PAT_SELECT_OVER_BUDGET;
-          continue;
-        }
-        int rc;
-        size_t est = estimate_ops(alg, roots[0], in, &rc);
-        if (rc == PAT_ENOMEM) return rc;
-        if (rc || est > budget) {
-          out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
-          continue;
-        }
+      if (!considered(alg, pass, allowed, out->balanced)) continue;
+      int roots[64];
+      const int n = candidate_roots(alg, in, roots);
+      if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) {
+        int skip, rc = check_budget(alg, roots[0], in, out, &skip);
+        if (rc) return rc;
+        if (skip) continue;
       }
-      for (int k = 0; k < n; k++) {
-        pat_model_result res;
-        memset(&res, 0, sizeof res);
-        int rc = pat_predict(c, alg, roots[k], P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp, &res);
-        if (rc == PAT_ENOMEM) return rc;
-        if (rc) {
-          if (out->status[alg] != PAT_OK) out->status[alg] = rc;
-          continue;
-        }
-        int64_t q = pat_quantise_ns(res.ebar);
-        out->status[alg] = PAT_OK;
-        if (q < out->ebar_ns[alg]) {
-          out->ebar_ns[alg] = q;
-          out->root_of[alg] = roots[k];
-        }
-      }
+      int rc = predict_roots(c, in, alg, roots, n, out);
+      if (rc) return rc;
       if (out->status[alg] == PAT_OK && out->ebar_ns[alg] < best) {
         best = out->ebar_ns[alg];
         out->alg = alg;

@@ -146,6 +146,63 @@ static int check_shape(const pat_sched *s, char *err, size_t errlen) {
   return 0;
 }
 
+/* Every send (signal) has exactly one receive of the same data in the same
+ * step, and every receive its send: sends and recvs sorted alike. */
+static int check_pairs(const pat_sched *s, const msg *sends, size_t ns, const msg *recvs, size_t nr, char *err,
+                       size_t errlen) {
+  size_t i = 0, j = 0;
+  while (i < ns || j < nr) {
+    int c = (i < ns && j < nr) ? msg_order(&sends[i], &recvs[j]) : (i < ns ? -1 : 1);
+    if (c < 0)
+      return fail(err, errlen, "step %d: %s from %d to %d has no matching receive", sends[i].step,
+                  sends[i].signal ? "signal" : "send", sends[i].from, sends[i].to);
+    if (c > 0)
+      return fail(err, errlen, "step %d: receive by %d from %d has no matching send", recvs[j].step, recvs[j].to,
+                  recvs[j].from);
+    if (!spans_equal(&s->ops[sends[i].op], &s->ops[recvs[j].op]))
+      return fail(err, errlen, "step %d: send %d->%d and its receive name different data", sends[i].step,
+                  sends[i].from, sends[i].to);
+    if ((i + 1 < ns && msg_order(&sends[i], &sends[i + 1]) == 0) ||
+        (j + 1 < nr && msg_order(&recvs[j], &recvs[j + 1]) == 0))
+      return fail(err, errlen, "step %d: more than one message %d->%d", sends[i].step, sends[i].from, sends[i].to);
+    i++;
+    j++;
+  }
+  return 0;
+}
+
+/* PAT_CHECK_ONE_SEND / _ONE_RECV unless the schedule's MULTI flags allow
+ * more: at most one data message per rank per step in that direction.
+ * Re-sorts the lists by (step, rank doing it). */
+static int check_one_per_step(const pat_sched *s, unsigned rules, msg *sends, size_t ns, msg *recvs, size_t nr,
+                              char *err, size_t errlen) {
+  for (int pass = 0; pass < 2; pass++) {
+    unsigned rule = pass == 0 ? PAT_CHECK_ONE_SEND : PAT_CHECK_ONE_RECV;
+    unsigned allow = pass == 0 ? PAT_SCHED_MULTI_SEND : PAT_SCHED_MULTI_RECV;
+    if (!(rules & rule) || (s->flags & allow)) continue;
+    msg *list = pass == 0 ? sends : recvs;
+    size_t n = pass == 0 ? ns : nr;
+    /* re-sort by (step, rank doing it) */
+    for (size_t k = 0; k < n; k++)
+      if (pass == 1) {
+        int32_t t = list[k].from;
+        list[k].from = list[k].to;
+        list[k].to = t;
+      }
+    msg_sort(list, n, s->P, s->nsteps);
+    int32_t prev_step = -1, prev_rank = -1;
+    for (size_t k = 0; k < n; k++) {
+      if (list[k].signal) continue;
+      if (list[k].step == prev_step && list[k].from == prev_rank)
+        return fail(err, errlen, "step %d: rank %d %s more than one block message", list[k].step, list[k].from,
+                    pass == 0 ? "sends" : "receives");
+      prev_step = list[k].step;
+      prev_rank = list[k].from;
+    }
+  }
+  return 0;
+}
+
 static int check_matching(const pat_sched *s, unsigned rules, char *err, size_t errlen) {
   msg *sends = malloc((s->nops + 1) * sizeof *sends);
   msg *recvs = malloc((s->nops + 1) * sizeof *recvs);
@@ -170,57 +227,73 @@ static int check_matching(const pat_sched *s, unsigned rules, char *err, size_t 
   }
   msg_sort(sends, ns, s->P, s->nsteps);
   msg_sort(recvs, nr, s->P, s->nsteps);
-  int bad = 0;
-  size_t i = 0, j = 0;
-  while (!bad && (i < ns || j < nr)) {
-    int c = (i < ns && j < nr) ? msg_order(&sends[i], &recvs[j]) : (i < ns ? -1 : 1);
-    if (c < 0) {
-      bad = fail(err, errlen, "step %d: %s from %d to %d has no matching receive", sends[i].step,
-                 sends[i].signal ? "signal" : "send", sends[i].from, sends[i].to);
-    } else if (c > 0) {
-      bad = fail(err, errlen, "step %d: receive by %d from %d has no matching send", recvs[j].step, recvs[j].to,
-                 recvs[j].from);
-    } else {
-      if (!spans_equal(&s->ops[sends[i].op], &s->ops[recvs[j].op]))
-        bad = fail(err, errlen, "step %d: send %d->%d and its receive name different data", sends[i].step,
-                   sends[i].from, sends[i].to);
-      else if ((i + 1 < ns && msg_order(&sends[i], &sends[i + 1]) == 0) ||
-               (j + 1 < nr && msg_order(&recvs[j], &recvs[j + 1]) == 0))
-        bad = fail(err, errlen, "step %d: more than one message %d->%d", sends[i].step, sends[i].from, sends[i].to);
-      i++;
-      j++;
-    }
-  }
-  /* per-rank, per-step data message counts */
-  for (int pass = 0; !bad && pass < 2; pass++) {
-    unsigned rule = pass == 0 ? PAT_CHECK_ONE_SEND : PAT_CHECK_ONE_RECV;
-    unsigned allow = pass == 0 ? PAT_SCHED_MULTI_SEND : PAT_SCHED_MULTI_RECV;
-    if (!(rules & rule) || (s->flags & allow)) continue;
-    msg *list = pass == 0 ? sends : recvs;
-    size_t n = pass == 0 ? ns : nr;
-    /* re-sort by (step, rank doing it) */
-    for (size_t k = 0; k < n; k++)
-      if (pass == 1) {
-        int32_t t = list[k].from;
-        list[k].from = list[k].to;
-        list[k].to = t;
-      }
-    msg_sort(list, n, s->P, s->nsteps);
-    int32_t prev_step = -1, prev_rank = -1;
-    for (size_t k = 0; k < n && !bad; k++) {
-      if (list[k].signal) continue;
-      if (list[k].step == prev_step && list[k].from == prev_rank)
-        bad = fail(err, errlen, "step %d: rank %d %s more than one block message", list[k].step, list[k].from,
-                   pass == 0 ? "sends" : "receives");
-      prev_step = list[k].step;
-      prev_rank = list[k].from;
-    }
-  }
+  int bad = check_pairs(s, sends, ns, recvs, nr, err, errlen);
+  if (!bad) bad = check_one_per_step(s, rules, sends, ns, recvs, nr, err, errlen);
   free(sends);
   free(recvs);
   return bad;
 }
 
+/* The ops' indices grouped by step (counting sort): step t's are
+ * by_step[step_start[t] .. step_start[t+1]).  Returns 0 or -1 (no memory). */
+static int ops_by_step(const pat_sched *s, size_t *by_step, size_t *step_start) {
+  for (size_t i = 0; i < s->nops; i++) step_start[s->ops[i].step + 1]++;
+  for (int t = 0; t < s->nsteps; t++) step_start[t + 1] += step_start[t];
+  size_t *fill = calloc((size_t)s->nsteps + 1, sizeof *fill);
+  if (!fill) return -1;
+  for (size_t i = 0; i < s->nops; i++) {
+    int t = s->ops[i].step;
+    by_step[step_start[t] + fill[t]++] = i;
+  }
+  free(fill);
+  return 0;
+}
+
+/* Step t's sends name only what their senders held before the step began
+ * (h[r*P + b]: what rank r holds of block b). */
+static int check_sends_held(const pat_sched *s, const held *h, const size_t *by_step, const size_t *step_start, int t,
+                            char *err, size_t errlen) {
+  const int P = s->P;
+  for (size_t k = step_start[t]; k < step_start[t + 1]; k++) {
+    const pat_op *op = &s->ops[by_step[k]];
+    if (op->kind != PAT_OP_SEND) continue;
+    for (int q = 0; q < op->nspans; q++) {
+      const pat_span *sp = &op->span[q];
+      for (int c = 0; c < sp->count; c++) {
+        int b = (sp->first + c) % P;
+        if (!held_covers(&h[(size_t)op->rank * P + b], sp->lo, sp->hi))
+          return fail(err, errlen, "step %d: rank %d sends block %d [%u,%u) before holding it", t, op->rank, b,
+                      sp->lo, sp->hi);
+      }
+    }
+  }
+  return 0;
+}
+
+/* Step t's receives bring only bytes their receivers lack, and add them. */
+static int take_receives(const pat_sched *s, held *h, const size_t *by_step, const size_t *step_start, int t,
+                         char *err, size_t errlen) {
+  const int P = s->P;
+  for (size_t k = step_start[t]; k < step_start[t + 1]; k++) {
+    const pat_op *op = &s->ops[by_step[k]];
+    if (op->kind != PAT_OP_RECV) continue;
+    for (int q = 0; q < op->nspans; q++) {
+      const pat_span *sp = &op->span[q];
+      for (int c = 0; c < sp->count; c++) {
+        int b = (sp->first + c) % P;
+        held *hb = &h[(size_t)op->rank * P + b];
+        if (held_overlaps(hb, sp->lo, sp->hi))
+          return fail(err, errlen, "step %d: rank %d receives block %d [%u,%u) it already has", t, op->rank, b,
+                      sp->lo, sp->hi);
+        if (held_add(hb, sp->lo, sp->hi)) return fail(err, errlen, "out of memory");
+      }
+    }
+  }
+  return 0;
+}
+
+/* Every rank starts with its own block, walks the steps (sends before
+ * receives within a step) and ends with every byte of every block. */
 static int check_holdings(const pat_sched *s, char *err, size_t errlen) {
   const int P = s->P;
   held *h = calloc((size_t)P * P, sizeof *h);
@@ -233,52 +306,10 @@ static int check_holdings(const pat_sched *s, char *err, size_t errlen) {
   }
   for (int r = 0; r < P && !bad; r++)
     if (held_add(&h[(size_t)r * P + r], 0, PAT_FRAC_ONE)) bad = fail(err, errlen, "out of memory");
-  /* counting sort of op indices by step */
-  for (size_t i = 0; i < s->nops; i++) step_start[s->ops[i].step + 1]++;
-  for (int t = 0; t < s->nsteps; t++) step_start[t + 1] += step_start[t];
-  {
-    size_t *fill = calloc((size_t)s->nsteps + 1, sizeof *fill);
-    if (!fill) {
-      bad = fail(err, errlen, "out of memory");
-      goto out;
-    }
-    for (size_t i = 0; i < s->nops; i++) {
-      int t = s->ops[i].step;
-      by_step[step_start[t] + fill[t]++] = i;
-    }
-    free(fill);
-  }
+  if (!bad && ops_by_step(s, by_step, step_start)) bad = fail(err, errlen, "out of memory");
   for (int t = 0; t < s->nsteps && !bad; t++) {
-    /* sends use what was held before the step began */
-    for (size_t k = step_start[t]; k < step_start[t + 1] && !bad; k++) {
-      const pat_op *op = &s->ops[by_step[k]];
-      if (op->kind != PAT_OP_SEND) continue;
-      for (int q = 0; q < op->nspans && !bad; q++) {
-        const pat_span *sp = &op->span[q];
-        for (int c = 0; c < sp->count && !bad; c++) {
-          int b = (sp->first + c) % P;
-          if (!held_covers(&h[(size_t)op->rank * P + b], sp->lo, sp->hi))
-            bad = fail(err, errlen, "step %d: rank %d sends block %d [%u,%u) before holding it", t, op->rank, b,
-                       sp->lo, sp->hi);
-        }
-      }
-    }
-    for (size_t k = step_start[t]; k < step_start[t + 1] && !bad; k++) {
-      const pat_op *op = &s->ops[by_step[k]];
-      if (op->kind != PAT_OP_RECV) continue;
-      for (int q = 0; q < op->nspans && !bad; q++) {
-        const pat_span *sp = &op->span[q];
-        for (int c = 0; c < sp->count && !bad; c++) {
-          int b = (sp->first + c) % P;
-          held *hb = &h[(size_t)op->rank * P + b];
-          if (held_overlaps(hb, sp->lo, sp->hi))
-            bad = fail(err, errlen, "step %d: rank %d receives block %d [%u,%u) it already has", t, op->rank, b,
-                       sp->lo, sp->hi);
-          else if (held_add(hb, sp->lo, sp->hi))
-            bad = fail(err, errlen, "out of memory");
-        }
-      }
-    }
+    bad = check_sends_held(s, h, by_step, step_start, t, err, errlen);
+    if (!bad) bad = take_receives(s, h, by_step, step_start, t, err, errlen);
   }
   for (int r = 0; r < P && !bad; r++)
     for (int b = 0; b < P && !bad; b++)
