@@ -160,7 +160,7 @@ static void random_pap(const bench_opts *o, int P, int64_t *arr_ns, double *arr)
 
 /* ē of alg for one PAP, added to *sum; -1 after saying what failed. */
 static int add_ebar(const setup *s, int alg, const int64_t *arr_ns, const double *arr, double *e, double *sum) {
-  pat_build_args ba = {s->P, PAT_ALL_RANKS, arr_ns, s->tau_ns, 0, (int64_t)llround(s->alpha * 1e9)};
+  pat_build_args ba = {.P = s->P, .self = PAT_ALL_RANKS, .arrival = arr_ns, .tau = s->tau_ns, .alpha = (int64_t)llround(s->alpha * 1e9)};
   pat_sched sc;
   if (pat_build(alg, &sc, &ba) != PAT_OK) {
     fprintf(stderr, "build of %s failed at P=%d\n", pat_algorithms[alg].name, s->P);
@@ -218,7 +218,7 @@ static void print_results(const bench_opts *o, const setup *s, const double *sum
 /* CPU time to build one rank's schedule (cycling over the ranks) and every rank's. */
 static void time_build(const setup *s, int alg, const int64_t *arr_ns) {
   const int P = s->P;
-  pat_build_args ba = {P, PAT_ALL_RANKS, arr_ns, s->tau_ns, 0, (int64_t)llround(s->alpha * 1e9)};
+  pat_build_args ba = {.P = P, .self = PAT_ALL_RANKS, .arrival = arr_ns, .tau = s->tau_ns, .alpha = (int64_t)llround(s->alpha * 1e9)};
   pat_sched sc;
   double t0 = now();
   int reps = 0;

@@ -186,7 +186,7 @@ static int coeffs(const pat_sched *s, double bb, double a0, double b0, int metri
 }
 
 static int build(int alg, int P, int root, pat_sched *s) {
-  pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, root, 0};
+  pat_build_args args = {.P = P, .self = PAT_ALL_RANKS, .root = root}; /* balanced */
   return pat_build(alg, s, &args);
 }
 

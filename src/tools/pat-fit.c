@@ -74,7 +74,7 @@ static void report(int alg, const pat_fit_result *fr, int rc) {
 static int synthetic_alg(int alg, int k, int P, double alpha, double beta, double noise, int metric,
                          const double *m, pat_model_params *mp) {
   double a = alpha * (1 + 0.15 * k), b = beta * (1 - 0.07 * k), T[10];
-  pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0};
+  pat_build_args args = {.P = P, .self = PAT_ALL_RANKS}; /* balanced */
   pat_sched s;
   if (pat_build(alg, &s, &args)) die("cannot build ", pat_algorithms[alg].name);
   pat_model_params truth;

@@ -297,7 +297,7 @@ static double best_program(const pat_prog *g, const double *ad, const pat_model_
 /* A classic algorithm: build, replay by both engines, compile, evaluate. */
 static void time_classic(int P, int alg, const int64_t *a, const double *ad, const pat_model_params *mp,
                          double block) {
-  pat_build_args args = {P, PAT_ALL_RANKS, a, 0, 0, 0};
+  pat_build_args args = {.P = P, .self = PAT_ALL_RANKS, .arrival = a};
   pat_sched sc;
   double t0 = now();
   int rc = pat_build(alg, &sc, &args);
@@ -325,8 +325,8 @@ static void time_classic(int P, int alg, const int64_t *a, const double *ad, con
 /* An arrival-aware algorithm, built per call from the predicted pattern:
  * one rank's schedule, every rank's, and its replay. */
 static void time_arrival(int P, int alg, const int64_t *a, const double *ad, const pat_model_params *mp,
-                         double block, int64_t tau_ns) {
-  pat_build_args one = {P, 0, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
+                         double block) {
+  pat_build_args one = pat_call_build_args(mp, alg, P, 0, a, block, 0);
   pat_sched s1;
   double t0 = now();
   int rc = pat_build(alg, &s1, &one);
@@ -336,7 +336,7 @@ static void time_arrival(int P, int alg, const int64_t *a, const double *ad, con
     return;
   }
   pat_sched_free(&s1);
-  pat_build_args all = {P, PAT_ALL_RANKS, a, tau_ns, 0, pat_quantise_ns(mp->dflt.inter.alpha)};
+  pat_build_args all = pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, a, block, 0);
   pat_sched sa;
   t0 = now();
   rc = pat_build(alg, &sa, &all);
@@ -405,10 +405,9 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if ((pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) && (o->algs & (1u << alg)))
       time_classic(P, alg, a, ad, mp, block);
-  int64_t tau_ns = pat_quantise_ns(tau);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && (o->algs & (1u << alg)))
-      time_arrival(P, alg, a, ad, mp, block, tau_ns);
+      time_arrival(P, alg, a, ad, mp, block);
   time_selection(o, mp, block, a);
   free(a);
   free(ad);

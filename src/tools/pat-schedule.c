@@ -217,7 +217,7 @@ static int build_schedules(const schedule_opts *o, const rank_times *t, pat_sche
   if (!arr_ns) return -1;
   for (int r = 0; r < o->P; r++) arr_ns[r] = (int64_t)llround(t->arr[r] * TAU_NS);
   int predicted = o->arrivals || o->random_w >= 0;
-  pat_build_args ba = {o->P, PAT_ALL_RANKS, predicted ? arr_ns : NULL, TAU_NS, o->root, 0};
+  pat_build_args ba = {.P = o->P, .self = PAT_ALL_RANKS, .arrival = predicted ? arr_ns : NULL, .tau = TAU_NS, .root = o->root};
   int rc = pat_build(o->alg, s, &ba);
   if (rc)
     fprintf(stderr, "pat-schedule: building %s failed (%s)\n", o->alg_name, pat_status_string(rc));
