@@ -55,11 +55,19 @@ void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s) {
   s->setting = x->all[0].setting;
   s->min_arrival = s->max_arrival = x->all[0].arrival_ns;
   s->complete_ns = x->all[0].contributed_ns;
-  for (int i = 1; i < x->P; i++) {
-    if (x->all[i].contributed_ns > s->complete_ns) s->complete_ns = x->all[i].contributed_ns;
-    if (x->all[i].block_bytes != s->agreed_bytes) s->agreed_bytes = 0;
-    if (x->all[i].setting != s->setting) s->setting = PAT_XSETTING_MIXED;
-    if (x->all[i].arrival_ns < s->min_arrival) s->min_arrival = x->all[i].arrival_ns;
-    if (x->all[i].arrival_ns > s->max_arrival) s->max_arrival = x->all[i].arrival_ns;
+  s->actual_bytes_differ = 0;
+  int64_t actual = -1; /* block size of the first record made on arrival */
+  for (int i = 0; i < x->P; i++) {
+    const pat_xrec *r = &x->all[i];
+    if (r->kind == PAT_XREC_ACTUAL) {
+      if (actual >= 0 && r->block_bytes != actual) s->actual_bytes_differ = 1;
+      actual = r->block_bytes;
+    }
+    if (i == 0) continue;
+    if (r->contributed_ns > s->complete_ns) s->complete_ns = r->contributed_ns;
+    if (r->block_bytes != s->agreed_bytes) s->agreed_bytes = 0;
+    if (r->setting != s->setting) s->setting = PAT_XSETTING_MIXED;
+    if (r->arrival_ns < s->min_arrival) s->min_arrival = r->arrival_ns;
+    if (r->arrival_ns > s->max_arrival) s->max_arrival = r->arrival_ns;
   }
 }

@@ -55,6 +55,7 @@ void pat_exchange_consume(pat_exchange *x);
 #define PAT_XSETTING_MIXED INT32_MIN /* the records carry different settings */
 typedef struct pat_xsummary {
   int64_t agreed_bytes; /* common block size if all records agree, else 0 */
+  int actual_bytes_differ; /* two ranks contributed on arrival with different block sizes: an erroneous call */
   int setting;          /* common setting if all agree, else PAT_XSETTING_MIXED */
   int64_t min_arrival, max_arrival;
   int64_t complete_ns; /* the last contribution: background work cannot start earlier */

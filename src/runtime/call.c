@@ -25,21 +25,30 @@ static int null_buffer(const void *buf, MPI_Datatype type) {
   return tlb == 0;
 }
 
+/* Bytes of count x type (MPI_Type_size_x: a type may exceed 2 GiB). */
+static int type_bytes(MPI_Datatype type, int count, long long *bytes) {
+  MPI_Count size = 0;
+  if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) return -1;
+  *bytes = (long long)size * count;
+  return 0;
+}
+
+/* The arguments of an intra-communicator all-gather (the communicator is
+ * checked before). */
 static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, MPI_Comm comm, long long *bytes) {
-  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: comm is MPI_COMM_NULL");
+                      MPI_Datatype recvtype, long long *bytes) {
+  if (recvbuf == MPI_IN_PLACE)
+    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is MPI_IN_PLACE (only sendbuf may be)");
   if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: recvcount %d < 0", recvcount);
   if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: recvtype is MPI_DATATYPE_NULL");
-  int rsize, ssize;
-  if (MPI_Type_size(recvtype, &rsize) != MPI_SUCCESS) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
-  *bytes = (long long)rsize * recvcount;
+  if (type_bytes(recvtype, recvcount, bytes)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
   if (*bytes > 0 && null_buffer(recvbuf, recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is NULL");
   if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   if (sendcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: sendcount %d < 0", sendcount);
   if (sendtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: sendtype is MPI_DATATYPE_NULL");
-  if (MPI_Type_size(sendtype, &ssize) != MPI_SUCCESS) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad sendtype");
-  long long sbytes = (long long)ssize * sendcount;
+  long long sbytes;
+  if (type_bytes(sendtype, sendcount, &sbytes)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad sendtype");
   if (sbytes != *bytes)
     return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: send size %lld bytes differs from receive size %lld bytes",
                     sbytes, *bytes);
@@ -131,6 +140,14 @@ static int run_exchanged(pat_comm_state *cs, int setting, int64_t arrival, const
    * of them keep it or all of them replan. */
   pat_xsummary sum;
   pat_exchange_summary(&cs->x, &sum);
+  if (sum.actual_bytes_differ) { /* every rank sees the same records: all of them stop here */
+    pat_plan_drop(cs);
+    pat_exchange_consume(&cs->x);
+    st->alg = PAT_ALG_NATIVE;
+    *ran = 0;
+    return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: the ranks of the communicator passed different amounts of "
+                                      "data (an erroneous program); nothing was gathered");
+  }
   int as_expected = sum.setting == setting && sum.agreed_bytes == c->bytes;
   pat_plan *plan = &cs->planner.plan;
   if (plan->decided && !(as_expected && plan->setting == setting && plan->bytes == c->bytes)) pat_plan_drop(cs);
@@ -147,13 +164,16 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgather: call PAT_Init first");
   int64_t arrival = pat_clock_global_ns();
   call_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0};
-  int rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &c.bytes);
-  if (rc != MPI_SUCCESS) return rc;
+  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: comm is MPI_COMM_NULL");
   int inter = 0;
-  rc = MPI_Comm_test_inter(comm, &inter);
+  int rc = MPI_Comm_test_inter(comm, &inter);
   if (rc != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: invalid communicator");
-  if (inter) /* inter-communicator all-gather has other semantics: leave it to MPI */
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  /* An inter-communicator all-gather has other semantics (each group
+   * receives the other's blocks, whose size may differ from its own): it is
+   * MPI's, arguments and all. */
+  if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &c.bytes);
+  if (rc != MPI_SUCCESS) return rc;
 
   pat_comm_state *cs;
   rc = pat_comm_get(comm, &cs);
