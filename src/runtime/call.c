@@ -35,6 +35,7 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   *bytes = (long long)rsize * recvcount;
   if (*bytes > 0 && null_buffer(recvbuf, recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is NULL");
+  if (recvbuf == MPI_IN_PLACE) return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf may not be MPI_IN_PLACE");
   if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   if (sendcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: sendcount %d < 0", sendcount);
   if (sendtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: sendtype is MPI_DATATYPE_NULL");
