@@ -41,9 +41,11 @@ int pat_buffers_put_own(pat_buffers *b, const void *sendbuf, int sendcount, MPI_
 /* Packed mode: unpack every block of the stage into recvbuf. */
 int pat_buffers_unpack(pat_buffers *b, int skip_own);
 
-/* Is the datatype contiguous and without holes (count elements = one
- * memcpy)?  Sets *lb to where the data starts relative to the buffer. */
-int pat_type_is_dense(MPI_Datatype type, MPI_Aint *lb);
+/* Are count elements of the type count * size bytes from the buffer's
+ * address on, in type-map order, so that one memcpy moves them as MPI
+ * would?  True for predefined types without holes and contiguous or dup
+ * types of them; other types go through MPI. */
+int pat_type_is_dense(MPI_Datatype type);
 
 /* Address of block `block` in the typed view. */
 void *pat_buffers_block(const pat_buffers *b, int block);
