@@ -81,54 +81,21 @@ static int span_runs(int P, const pat_span *sp, run *out) {
   return 2;
 }
 
-/* Buffer, count and datatype that describe an op's spans.  A temporary
- * datatype, if one is needed, is returned in *tmp (else MPI_DATATYPE_NULL). */
-static int describe(pat_exec *e, const pat_op *op, void **addr, int *count, MPI_Datatype *type, MPI_Datatype *tmp) {
+/* Packed view: the spans' byte ranges of the stage. */
+static int describe_packed(const pat_exec *e, const pat_op *op, pat_msg *m) {
+  pat_range r[PAT_MAX_RANGES];
+  int n = 0;
+  for (int i = 0; i < op->nspans; i++) n += pat_span_ranges(e->P, &op->span[i], e->buf->block_bytes, r + n);
+  return pat_bytes_message(e->buf->stage, r, n, MPI_BYTE, m);
+}
+
+/* Typed view: the spans' blocks of recvbuf, in the user's datatype (MPI
+ * moves them in type-map order); counts are of elements or of blocks. */
+static int describe_typed(pat_exec *e, const pat_op *op, pat_msg *m) {
   pat_buffers *b = e->buf;
-  *tmp = MPI_DATATYPE_NULL;
-  if (op->nspans == 0) { /* signal */
-    *addr = NULL;
-    *count = 0;
-    *type = MPI_BYTE;
-    return MPI_SUCCESS;
-  }
   run runs[2 * PAT_MAX_SPANS];
   MPI_Aint displ[2 * PAT_MAX_SPANS];
   int lens[2 * PAT_MAX_SPANS], n = 0;
-
-  if (b->packed) {
-    size_t B = b->block_bytes;
-    for (int i = 0; i < op->nspans; i++) {
-      const pat_span *sp = &op->span[i];
-      if (sp->lo != 0 || sp->hi != PAT_FRAC_ONE) {
-        size_t lo = (size_t)((unsigned long long)B * sp->lo / PAT_FRAC_ONE);
-        size_t hi = (size_t)((unsigned long long)B * sp->hi / PAT_FRAC_ONE);
-        displ[n] = (MPI_Aint)((size_t)sp->first * B + lo);
-        if (hi - lo > INT_MAX) return MPI_ERR_COUNT;
-        lens[n++] = (int)(hi - lo);
-        continue;
-      }
-      int k = span_runs(e->P, sp, runs);
-      for (int j = 0; j < k; j++) {
-        if ((size_t)runs[j].count * B > INT_MAX) return MPI_ERR_COUNT;
-        displ[n] = (MPI_Aint)((size_t)runs[j].first * B);
-        lens[n++] = (int)((size_t)runs[j].count * B);
-      }
-    }
-    if (n == 1) {
-      *addr = b->stage + displ[0];
-      *count = lens[0];
-      *type = MPI_BYTE;
-      return MPI_SUCCESS;
-    }
-    int rc = MPI_Type_create_hindexed(n, lens, displ, MPI_BYTE, tmp);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(tmp);
-    *addr = b->stage;
-    *count = 1;
-    *type = *tmp;
-    return rc;
-  }
-
   for (int i = 0; i < op->nspans; i++) {
     if (op->span[i].lo != 0 || op->span[i].hi != PAT_FRAC_ONE) return MPI_ERR_INTERN; /* pieces need packed mode */
     int k = span_runs(e->P, &op->span[i], runs);
@@ -137,10 +104,11 @@ static int describe(pat_exec *e, const pat_op *op, void **addr, int *count, MPI_
       lens[n++] = runs[j].count;
     }
   }
+  *m = (pat_msg){b->recvbuf, 1, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
   if (n == 1 && (long long)lens[0] * b->recvcount <= INT_MAX) {
-    *addr = (char *)b->recvbuf + displ[0];
-    *count = lens[0] * b->recvcount;
-    *type = b->recvtype;
+    m->addr = (char *)b->recvbuf + displ[0];
+    m->count = lens[0] * b->recvcount;
+    m->type = b->recvtype;
     return MPI_SUCCESS;
   }
   if (b->block_type == MPI_DATATYPE_NULL) {
@@ -148,12 +116,19 @@ static int describe(pat_exec *e, const pat_op *op, void **addr, int *count, MPI_
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&b->block_type);
     if (rc != MPI_SUCCESS) return rc;
   }
-  int rc = MPI_Type_create_hindexed(n, lens, displ, b->block_type, tmp);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(tmp);
-  *addr = b->recvbuf;
-  *count = 1;
-  *type = *tmp;
+  int rc = MPI_Type_create_hindexed(n, lens, displ, b->block_type, &m->tmp);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&m->tmp);
+  m->type = m->tmp;
   return rc;
+}
+
+/* The message of an op: a signal is empty. */
+static int describe(pat_exec *e, const pat_op *op, pat_msg *m) {
+  if (op->nspans == 0) {
+    *m = (pat_msg){NULL, 0, MPI_BYTE, MPI_DATATYPE_NULL};
+    return MPI_SUCCESS;
+  }
+  return e->buf->packed ? describe_packed(e, op, m) : describe_typed(e, op, m);
 }
 
 int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
@@ -210,21 +185,19 @@ int pat_exec_post(pat_exec *e) {
   e->inflight_step = step;
   for (; e->next < e->nops && e->ops[e->next].step == step; e->next++) {
     const pat_op *op = &e->ops[e->next];
-    void *addr;
-    int count, rc;
-    MPI_Datatype type, tmp;
-    rc = describe(e, op, &addr, &count, &type, &tmp);
+    pat_msg m;
+    int rc = describe(e, op, &m);
     if (rc != MPI_SUCCESS) return rc;
-    if (tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = tmp;
+    if (m.tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = m.tmp;
     MPI_Request *req = &e->reqs[e->nreq++];
     if (trace_on)
       trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm,
             op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV ? "RECV" : "SEND", op->peer, tag, e->tag_gen,
-            step, count);
+            step, m.count);
     if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV)
-      rc = MPI_Irecv(addr, count, type, op->peer, tag, e->buf->comm, req);
+      rc = MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
     else
-      rc = MPI_Isend(addr, count, type, op->peer, tag, e->buf->comm, req);
+      rc = MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;

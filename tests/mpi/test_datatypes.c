@@ -18,6 +18,10 @@
  * for every receive layout.  Last, MPI_IN_PLACE as the receive buffer must
  * fail with MPI_ERR_BUFFER on every rank.
  *
+ * --count-limit=N (not in the drop-in build) makes the executor describe
+ * every byte count above N the way it describes those above INT_MAX (units
+ * and a remainder), so that path runs at small sizes too.
+ *
  * With -DPAT_MATRIX_DROPIN (tests/dropin) it is an unmodified MPI program,
  * like the correctness matrix: MPI_Allgather, intercepted by libpat_mpi.
  */
@@ -36,6 +40,7 @@ static const char *error_text(int rc) {
   return text;
 }
 #else
+#include "exec/buffers.h"
 #include "pat.h"
 #define ALLGATHER PAT_Allgather
 #define error_text PAT_Error_string
@@ -232,8 +237,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "PAT_Init failed\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  char **algs = argv + 1;
-  int nalgs = argc - 1;
+  const char *algs[64];
+  int nalgs = 0;
+  for (int i = 1; i < argc && nalgs < 64; i++) {
+    long limit;
+    if (sscanf(argv[i], "--count-limit=%ld", &limit) == 1)
+      pat_buffers_set_count_limit((size_t)limit);
+    else
+      algs[nalgs++] = argv[i];
+  }
 #endif
   family families[2];
   int_family(&families[0]);
