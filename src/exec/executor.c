@@ -144,8 +144,9 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
   }
   if (e->max_step_ops > 0) {
     e->reqs = malloc((size_t)e->max_step_ops * sizeof *e->reqs);
+    e->statuses = malloc((size_t)e->max_step_ops * sizeof *e->statuses);
     e->types = malloc((size_t)e->max_step_ops * sizeof *e->types);
-    if (!e->reqs || !e->types) {
+    if (!e->reqs || !e->statuses || !e->types) {
       pat_exec_free(e);
       return MPI_ERR_NO_MEM;
     }
@@ -154,15 +155,19 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
 }
 
 static void free_step_types(pat_exec *e) {
-  for (int i = 0; i < e->ntypes; i++) MPI_Type_free(&e->types[i]);
+  for (int i = 0; i < e->ntypes; i++) MPI_Type_free(&e->types[i]); /* MPI keeps those pending messages use */
   e->ntypes = 0;
 }
 
 void pat_exec_free(pat_exec *e) {
+  if (e->npending > 0) MPI_Waitall(e->npending, e->reqs, MPI_STATUSES_IGNORE);
+  e->npending = 0;
   free_step_types(e);
   free(e->reqs);
+  free(e->statuses);
   free(e->types);
   e->reqs = NULL;
+  e->statuses = NULL;
   e->types = NULL;
 }
 
@@ -175,8 +180,82 @@ int pat_exec_next_needs_own(const pat_exec *e) {
   return 0;
 }
 
+/* ---- abandoning a step ---- */
+
+/* Complete, without blocking, those of reqs[0..n) that are done (freeing
+ * the ones MPI leaves allocated because they failed) and move the others,
+ * still active, to the front.  Returns how many are still active. */
+static int keep_active(MPI_Request *reqs, int n) {
+  int active = 0;
+  for (int i = 0; i < n; i++) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    int done = 0;
+    MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE); /* if Test itself fails, done stays 0: kept, to be safe */
+    if (done && reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&reqs[i]);
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    MPI_Request still = reqs[i];
+    reqs[i] = MPI_REQUEST_NULL;
+    reqs[active++] = still;
+  }
+  return active;
+}
+
+/* Cancel the posted step's requests and keep those that stay active (see
+ * executor.h); no step is posted after it. */
+static void abandon_step(pat_exec *e, int error) {
+  if (trace_on) trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
+  for (int i = 0; i < e->nreq; i++)
+    if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
+  e->npending = keep_active(e->reqs, e->nreq);
+  e->nreq = 0;
+  e->inflight = 0;
+  free_step_types(e);
+  if (e->error == MPI_SUCCESS) e->error = error;
+}
+
+/* A failed step: abandoned, and its error returned. */
+static int fail_step(pat_exec *e, int rc) {
+  abandon_step(e, rc);
+  return rc;
+}
+
+/* The error of a failed Waitall or Testall: the first request's own error
+ * when MPI says only that it is in the statuses. */
+static int step_error(const pat_exec *e, int rc) {
+  if (rc != MPI_ERR_IN_STATUS) return rc;
+  for (int i = 0; i < e->nreq; i++)
+    if (e->statuses[i].MPI_ERROR != MPI_SUCCESS && e->statuses[i].MPI_ERROR != MPI_ERR_PENDING)
+      return e->statuses[i].MPI_ERROR;
+  return rc;
+}
+
+static void finish_step(pat_exec *e) {
+  e->inflight = 0;
+  e->steps_done++;
+  free_step_types(e);
+}
+
+/* ---- stepping ---- */
+
+/* Post one op of the step being posted. */
+static int post_op(pat_exec *e, const pat_op *op, int tag) {
+  pat_msg m;
+  int rc = describe(e, op, &m);
+  if (rc != MPI_SUCCESS) return rc;
+  if (m.tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = m.tmp;
+  MPI_Request *req = &e->reqs[e->nreq++];
+  *req = MPI_REQUEST_NULL; /* stays so if posting fails */
+  int recv = op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV;
+  if (trace_on)
+    trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm, recv ? "RECV" : "SEND", op->peer,
+          tag, e->tag_gen, op->step, m.count);
+  if (recv) return MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
+  return MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
+}
+
 int pat_exec_post(pat_exec *e) {
   if (e->inflight) return MPI_ERR_INTERN;
+  if (e->error != MPI_SUCCESS) return e->error;
   if (e->next >= e->nops) return MPI_SUCCESS;
   int step = e->ops[e->next].step;
   int tag = e->tag_gen * tag_span + step % tag_span;
@@ -184,55 +263,36 @@ int pat_exec_post(pat_exec *e) {
   e->inflight = 1;
   e->inflight_step = step;
   for (; e->next < e->nops && e->ops[e->next].step == step; e->next++) {
-    const pat_op *op = &e->ops[e->next];
-    pat_msg m;
-    int rc = describe(e, op, &m);
-    if (rc != MPI_SUCCESS) return rc;
-    if (m.tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = m.tmp;
-    MPI_Request *req = &e->reqs[e->nreq++];
-    if (trace_on)
-      trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm,
-            op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV ? "RECV" : "SEND", op->peer, tag, e->tag_gen,
-            step, m.count);
-    if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV)
-      rc = MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
-    else
-      rc = MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
-    if (rc != MPI_SUCCESS) return rc;
+    int rc = post_op(e, &e->ops[e->next], tag);
+    if (rc != MPI_SUCCESS) return fail_step(e, rc);
   }
   return MPI_SUCCESS;
 }
 
 int pat_exec_test(pat_exec *e, int *done) {
   *done = 1;
-  if (!e->inflight) return MPI_SUCCESS;
-  int rc = MPI_Testall(e->nreq, e->reqs, done, MPI_STATUSES_IGNORE);
-  if (rc == MPI_SUCCESS && *done) {
-    e->inflight = 0;
-    e->steps_done++;
-    free_step_types(e);
+  if (!e->inflight) return e->error;
+  int rc = MPI_Testall(e->nreq, e->reqs, done, e->statuses);
+  if (rc != MPI_SUCCESS) {
+    *done = 1; /* nothing is in flight any more */
+    return fail_step(e, step_error(e, rc));
   }
-  return rc;
+  if (*done) finish_step(e);
+  return MPI_SUCCESS;
 }
 
 int pat_exec_wait(pat_exec *e) {
-  if (!e->inflight) return MPI_SUCCESS;
-  int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
-  e->inflight = 0;
-  e->steps_done++;
-  free_step_types(e);
-  return rc;
+  if (!e->inflight) return e->error;
+  int rc = MPI_Waitall(e->nreq, e->reqs, e->statuses);
+  if (rc != MPI_SUCCESS) return fail_step(e, step_error(e, rc));
+  finish_step(e);
+  return MPI_SUCCESS;
 }
 
 int pat_exec_cancel(pat_exec *e) {
-  if (!e->inflight) return MPI_SUCCESS;
-  if (trace_on) trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
-  for (int i = 0; i < e->nreq; i++)
-    if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
-  int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
-  e->inflight = 0;
-  free_step_types(e);
-  return rc;
+  if (e->inflight) abandon_step(e, MPI_ERR_OTHER);
+  if (e->error == MPI_SUCCESS) e->error = MPI_ERR_OTHER; /* no step after a cancel */
+  return MPI_SUCCESS;
 }
 
 int pat_exec_run(pat_exec *e) {
@@ -242,4 +302,18 @@ int pat_exec_run(pat_exec *e) {
     if (rc == MPI_SUCCESS) rc = pat_exec_wait(e);
   }
   return rc;
+}
+
+int pat_exec_pending(const pat_exec *e) { return e->npending; }
+
+int pat_exec_take_pending(pat_exec *e, MPI_Request **reqs, int *n) {
+  *reqs = NULL;
+  *n = 0;
+  if (e->npending == 0) return MPI_SUCCESS;
+  *reqs = malloc((size_t)e->npending * sizeof **reqs);
+  if (!*reqs) return MPI_ERR_NO_MEM;
+  memcpy(*reqs, e->reqs, (size_t)e->npending * sizeof **reqs);
+  *n = e->npending;
+  e->npending = 0;
+  return MPI_SUCCESS;
 }

@@ -9,6 +9,17 @@
  *           large allocation read as zeros and cost nothing, so only the
  *           bytes a test writes are resident (about one block at a time).
  *           Skipped (exit 77) when the node has too little memory available.
+ *   cancel  a step of a receive and a large send whose peer posts nothing is
+ *           cancelled: pat_exec_cancel returns at once (Open MPI's ob1
+ *           cannot cancel the send: it waited for it forever), the receive
+ *           is gone (a later message does not land in the stage), and the
+ *           send, handed over as pending, completes once the peer receives
+ *           it, with the stage kept until then.
+ *   post-error  a step fails while being posted (its second op names no
+ *           rank): the receive posted before it is cancelled, not left
+ *           active on a stage about to be freed.
+ *   wait-error  a step's receive fails (truncated): the error is the
+ *           request's own, and no request is left behind.
  *
  * Each result is checked byte by byte.
  */
@@ -195,6 +206,146 @@ static int large(MPI_Comm comm) {
   return 0;
 }
 
+/* ---- error paths ---- */
+
+/* The tag of step 0 of an executor whose tag generation is 0. */
+#define STEP0_TAG 0
+
+/* A message that arrives after the step that would have received it was
+ * abandoned: received here, it proves no request of that step still waits
+ * for it (which would write it into the stage). */
+static void late_message(MPI_Comm comm, int from, int to, const char *what) {
+  int value = 4242, got = 0;
+  if (rank == from) MPI_Send(&value, 1, MPI_INT, to, STEP0_TAG, comm);
+  if (rank == to) {
+    MPI_Recv(&got, 1, MPI_INT, from, STEP0_TAG, comm, MPI_STATUS_IGNORE);
+    CHECK(got == value, "%s: the late message carried %d", what, got);
+  }
+}
+
+static int error_class(int rc) {
+  int cls = rc;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+/* The executor after an abandoned step: nothing in flight, nothing posted
+ * after it, not done. */
+static int is_stopped(pat_exec *e) {
+  return !e->inflight && pat_exec_post(e) != MPI_SUCCESS && pat_exec_run(e) != MPI_SUCCESS && !pat_exec_done(e);
+}
+
+static void cancel(MPI_Comm comm) {
+  const size_t block = (size_t)1 << 20; /* past every eager limit: the send waits for its receiver */
+  pat_buffers b = packed_buffers(comm, block);
+  memset(b.stage, 0x5A, 2 * block);
+  pat_sched s;
+  pat_sched_init(&s, 2, 0);
+  pat_span mine = pat_blocks(2, 0, 1), theirs = pat_blocks(2, 1, 1);
+  pat_sched_add(&s, 0, 0, PAT_OP_RECV, 1, 1, &theirs, 0);
+  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 1, 1, &mine, 0);
+  pat_sched_finalize(&s);
+  MPI_Request *pending = NULL;
+  int npending = 0;
+  if (rank == 0) {
+    pat_exec e;
+    int rc = pat_exec_init(&e, &s, 0, &b);
+    if (rc == MPI_SUCCESS) rc = pat_exec_post(&e);
+    CHECK(rc == MPI_SUCCESS, "post: rc %d", rc);
+    rc = pat_exec_cancel(&e); /* rank 1 has posted nothing */
+    CHECK(rc == MPI_SUCCESS, "cancel: rc %d", rc);
+    CHECK(is_stopped(&e), "steps go on after a cancel");
+    CHECK(pat_exec_pending(&e) <= 1, "%d requests pending: the receive stayed", pat_exec_pending(&e));
+    rc = pat_exec_take_pending(&e, &pending, &npending);
+    CHECK(rc == MPI_SUCCESS && pat_exec_pending(&e) == 0, "take_pending: rc %d", rc);
+    pat_exec_free(&e); /* nothing left to wait for */
+  }
+  MPI_Bcast(&npending, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) printf("after the cancel, %d request%s pending (the send MPI could not cancel)\n", npending,
+                        npending == 1 ? "" : "s");
+  if (rank == 1 && npending == 1) { /* the send MPI could not cancel: take it */
+    unsigned char *got = malloc(block);
+    MPI_Recv(got, (int)block, MPI_BYTE, 0, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
+    long long wrong = -1;
+    for (size_t i = 0; i < block && wrong < 0; i++)
+      if (got[i] != 0x5A) wrong = (long long)i;
+    CHECK(wrong < 0, "the pending send delivered a wrong byte at %lld", wrong);
+    free(got);
+  }
+  late_message(comm, 1, 0, "after a cancel");
+  if (rank == 0) {
+    int rc = npending ? MPI_Waitall(npending, pending, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    CHECK(rc == MPI_SUCCESS, "the pending send: rc %d", rc);
+    long long touched = -1;
+    for (size_t i = 0; i < 2 * block && touched < 0; i++)
+      if ((unsigned char)b.stage[i] != 0x5A) touched = (long long)i;
+    CHECK(touched < 0, "the stage changed at byte %lld after the cancel", touched);
+  }
+  free(pending);
+  pat_sched_free(&s);
+  free(b.stage); /* only now: the send read it until it completed */
+}
+
+static void post_error(MPI_Comm comm) {
+  const size_t block = 64;
+  pat_buffers b = packed_buffers(comm, block);
+  memset(b.stage, 0x5A, 2 * block);
+  pat_sched s;
+  pat_sched_init(&s, 2, 0);
+  pat_span mine = pat_blocks(2, 0, 1), theirs = pat_blocks(2, 1, 1);
+  pat_sched_add(&s, 0, 0, PAT_OP_RECV, 1, 1, &theirs, 0);
+  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 7, 1, &mine, 0); /* there is no rank 7 */
+  pat_sched_finalize(&s);
+  int stopped = 1;
+  if (rank == 0) {
+    pat_exec e;
+    int rc = pat_exec_init(&e, &s, 0, &b);
+    if (rc == MPI_SUCCESS) rc = pat_exec_post(&e);
+    CHECK(error_class(rc) == MPI_ERR_RANK, "posting a send to rank 7: rc %d, class %d", rc, error_class(rc));
+    stopped = !e.inflight && pat_exec_pending(&e) == 0;
+    CHECK(stopped, "after the failed post: in flight %d, %d requests pending", e.inflight, pat_exec_pending(&e));
+    CHECK(is_stopped(&e), "steps go on after a failed post");
+    if (stopped) pat_exec_free(&e);
+  }
+  MPI_Bcast(&stopped, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (stopped) late_message(comm, 1, 0, "after a failed post"); /* else the receive would take it */
+  if (rank == 0 && stopped)
+    for (size_t i = 0; i < 2 * block; i++)
+      if ((unsigned char)b.stage[i] != 0x5A) {
+        CHECK(0, "the stage changed at byte %zu after the failed post", i);
+        break;
+      }
+  pat_sched_free(&s);
+  if (stopped) free(b.stage); /* else a receive may still write into it */
+}
+
+static void wait_error(MPI_Comm comm) {
+  /* rank 1 sends a block of 16 bytes; rank 0 expects 8 */
+  pat_buffers b = packed_buffers(comm, rank == 0 ? 8 : 16);
+  memset(b.stage, 0x5A, rank == 0 ? 16 : 32);
+  pat_sched s;
+  pat_sched_init(&s, 2, PAT_ALL_RANKS);
+  pat_span theirs = pat_blocks(2, 1, 1);
+  pat_sched_transfer(&s, 0, 1, 0, 1, &theirs, 0);
+  pat_sched_finalize(&s);
+  pat_exec e;
+  int rc = pat_exec_init(&e, &s, rank, &b);
+  if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+  if (rank == 0) {
+    CHECK(error_class(rc) == MPI_ERR_TRUNCATE, "a truncated receive: rc %d, class %d (%s)", rc, error_class(rc),
+          rc == MPI_ERR_IN_STATUS ? "MPI_ERR_IN_STATUS" : "");
+    CHECK(!e.inflight && pat_exec_pending(&e) == 0 && e.reqs[0] == MPI_REQUEST_NULL,
+          "after the failed step: in flight %d, %d pending, request %s", e.inflight, pat_exec_pending(&e),
+          e.reqs[0] == MPI_REQUEST_NULL ? "freed" : "still allocated");
+    CHECK(is_stopped(&e), "steps go on after a failed step");
+  } else {
+    CHECK(rc == MPI_SUCCESS, "the send: rc %d", rc);
+  }
+  pat_exec_free(&e);
+  pat_sched_free(&s);
+  free(b.stage);
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -213,6 +364,12 @@ int main(int argc, char **argv) {
   int status = 0;
   if (strcmp(mode, "large") == 0)
     status = large(comm);
+  else if (strcmp(mode, "cancel") == 0)
+    cancel(comm);
+  else if (strcmp(mode, "post-error") == 0)
+    post_error(comm);
+  else if (strcmp(mode, "wait-error") == 0)
+    wait_error(comm);
   else {
     if (rank == 0) fprintf(stderr, "unknown mode '%s'\n", mode);
     failures++;
