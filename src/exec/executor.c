@@ -160,6 +160,7 @@ static void free_step_types(pat_exec *e) {
 }
 
 void pat_exec_free(pat_exec *e) {
+  /* the caller did not take them: its buffers are about to go, so wait */
   if (e->npending > 0) MPI_Waitall(e->npending, e->reqs, MPI_STATUSES_IGNORE);
   e->npending = 0;
   free_step_types(e);
