@@ -5,14 +5,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pat_type_is_dense(MPI_Datatype type, MPI_Aint *lb) {
-  int size;
-  MPI_Aint l, extent, tlb, textent;
-  if (MPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
-  MPI_Type_get_extent(type, &l, &extent);
+/* A predefined type is dense when it has no holes (MPI_DOUBLE_INT, say, has
+ * some); its type map is then in memory order. */
+static int named_type_is_dense(MPI_Datatype type) {
+  MPI_Count size;
+  MPI_Aint lb, extent, tlb, textent;
+  if (MPI_Type_size_x(type, &size) != MPI_SUCCESS) return 0;
+  MPI_Type_get_extent(type, &lb, &extent);
   MPI_Type_get_true_extent(type, &tlb, &textent);
-  *lb = tlb;
-  return (MPI_Aint)size == extent && extent == textent && tlb == l;
+  return lb == 0 && tlb == 0 && size == extent && extent == textent;
+}
+
+/* The type a contiguous or dup type is made of (to be released with
+ * release_inner), or MPI_DATATYPE_NULL for any other constructor. */
+static MPI_Datatype inner_type(MPI_Datatype type, int combiner) {
+  if (combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS) return MPI_DATATYPE_NULL;
+  int ints[1];
+  MPI_Aint addrs[1];
+  MPI_Datatype inner = MPI_DATATYPE_NULL;
+  if (MPI_Type_get_contents(type, 1, 0, 1, ints, addrs, &inner) != MPI_SUCCESS) return MPI_DATATYPE_NULL;
+  return inner;
+}
+
+/* get_contents hands out derived types as new handles; predefined ones must not be freed. */
+static void release_inner(MPI_Datatype inner) {
+  int ni, na, nd, combiner;
+  MPI_Type_get_envelope(inner, &ni, &na, &nd, &combiner);
+  if (combiner != MPI_COMBINER_NAMED) MPI_Type_free(&inner);
+}
+
+/* Size, extent and true extent agreeing is not enough: indexed(2, {1,1},
+ * {1,0}, MPI_INT) has no holes, but MPI moves its ints in the other order.
+ * So only predefined types, and contiguous or dup types of dense types,
+ * count; any other constructor may reorder, and goes through MPI. */
+int pat_type_is_dense(MPI_Datatype type) {
+  int ni, na, nd, combiner;
+  if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return 0;
+  if (combiner == MPI_COMBINER_NAMED) return named_type_is_dense(type);
+  MPI_Datatype inner = inner_type(type, combiner);
+  if (inner == MPI_DATATYPE_NULL) return 0;
+  int dense = pat_type_is_dense(inner);
+  release_inner(inner);
+  return dense;
 }
 
 int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, int recvcount,
@@ -40,69 +74,166 @@ void *pat_buffers_block(const pat_buffers *b, int block) {
   return (char *)b->recvbuf + (MPI_Aint)block * b->block_extent;
 }
 
-/* Local copy of count x type at src into count' x type' at dst with the same
- * type signature: memcpy when both are dense, pack/unpack otherwise. */
-static int local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int dcount, MPI_Datatype dtype,
-                      MPI_Comm comm) {
-  MPI_Aint slb, dlb;
-  int ssize, dsize;
-  MPI_Type_size(stype, &ssize);
-  MPI_Type_size(dtype, &dsize);
-  if ((long long)ssize * scount != (long long)dsize * dcount) return MPI_ERR_TRUNCATE;
-  if (pat_type_is_dense(stype, &slb) && pat_type_is_dense(dtype, &dlb)) {
-    memmove((char *)dst + dlb, (const char *)src + slb, (size_t)ssize * scount);
+/* ---- byte ranges as MPI messages ---- */
+
+/* The largest count of bytes one datatype entry gets; tests lower it. */
+static size_t count_limit = INT_MAX;
+
+void pat_buffers_set_count_limit(size_t limit) { count_limit = limit >= 1 && limit <= INT_MAX ? limit : INT_MAX; }
+
+/* A committed datatype with one entry per chunk: `count` elems, or `count`
+ * units of pat_chunk_unit(count_limit) elems. */
+static int chunks_type(const pat_chunk *c, int k, MPI_Datatype elem, MPI_Datatype *out) {
+  int lens[PAT_MAX_RANGES * PAT_CHUNKS_PER_RANGE];
+  MPI_Aint displs[PAT_MAX_RANGES * PAT_CHUNKS_PER_RANGE];
+  MPI_Datatype types[PAT_MAX_RANGES * PAT_CHUNKS_PER_RANGE], unit = MPI_DATATYPE_NULL;
+  int rc = MPI_Type_contiguous((int)pat_chunk_unit(count_limit), elem, &unit);
+  for (int i = 0; i < k; i++) {
+    lens[i] = c[i].count;
+    displs[i] = (MPI_Aint)c[i].displ;
+    types[i] = c[i].in_units ? unit : elem;
+  }
+  if (rc == MPI_SUCCESS) rc = MPI_Type_create_struct(k, lens, displs, types, out);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
+  if (unit != MPI_DATATYPE_NULL) MPI_Type_free(&unit); /* the struct keeps what it needs */
+  return rc;
+}
+
+int pat_bytes_message(char *base, const pat_range *r, int n, MPI_Datatype elem, pat_msg *m) {
+  pat_chunk c[PAT_MAX_RANGES * PAT_CHUNKS_PER_RANGE];
+  *m = (pat_msg){base, 0, elem, MPI_DATATYPE_NULL};
+  if (n > PAT_MAX_RANGES) return MPI_ERR_INTERN;
+  int k = pat_ranges_chunks(r, n, count_limit, c);
+  if (k < 0) return MPI_ERR_COUNT;
+  if (k == 0) return MPI_SUCCESS;
+  if (k == 1 && !c[0].in_units) { /* the common case: one count of bytes, no datatype to make */
+    m->addr = base + c[0].displ;
+    m->count = c[0].count;
     return MPI_SUCCESS;
   }
-  int packsize, pos = 0, rc;
-  rc = MPI_Pack_size(scount, stype, comm, &packsize);
-  if (rc != MPI_SUCCESS) return rc;
-  char *tmp = malloc(packsize > 0 ? (size_t)packsize : 1);
-  if (!tmp) return MPI_ERR_NO_MEM;
-  rc = MPI_Pack(src, scount, stype, tmp, packsize, &pos, comm);
-  int upos = 0;
-  if (rc == MPI_SUCCESS) rc = MPI_Unpack(tmp, pos, &upos, dst, dcount, dtype, comm);
-  free(tmp);
+  int rc = chunks_type(c, k, elem, &m->tmp);
+  m->count = 1;
+  m->type = m->tmp;
+  return rc;
+}
+
+void pat_msg_release(pat_msg *m) {
+  if (m->tmp != MPI_DATATYPE_NULL) MPI_Type_free(&m->tmp);
+  m->tmp = MPI_DATATYPE_NULL;
+}
+
+/* ---- local copies ---- */
+
+/* Bytes of data in count elements of type (any size: MPI_Type_size says
+ * MPI_UNDEFINED past INT_MAX). */
+static MPI_Count data_bytes(MPI_Datatype type, int count) {
+  MPI_Count size = 0;
+  MPI_Type_size_x(type, &size);
+  return size * count;
+}
+
+/* MPI moves count elements of stype at src into dcount of dtype at dst, in
+ * type-map order, by a message from this rank to itself: any type maps, any
+ * size int counts can describe.  One side may be MPI_PACKED (MPI's packed
+ * representation, which a message of any type may be received as, and
+ * received from). */
+#define SELF_COPY_TAG 0 /* nothing else on the call's communicator comes from this rank to itself */
+static int self_copy(const pat_buffers *b, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
+                     MPI_Datatype dtype) {
+  return MPI_Sendrecv(src, scount, stype, b->self, SELF_COPY_TAG, dst, dcount, dtype, b->self, SELF_COPY_TAG, b->comm,
+                      MPI_STATUS_IGNORE);
+}
+
+/* Typed view: the input into its block of recvbuf. */
+static int put_own_typed(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
+  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  MPI_Count bytes = data_bytes(sendtype, sendcount);
+  if (bytes != data_bytes(b->recvtype, b->recvcount)) return MPI_ERR_TRUNCATE;
+  void *dst = pat_buffers_block(b, b->self);
+  if (pat_type_is_dense(sendtype) && pat_type_is_dense(b->recvtype)) {
+    memmove(dst, sendbuf, (size_t)bytes);
+    return MPI_SUCCESS;
+  }
+  return self_copy(b, sendbuf, sendcount, sendtype, dst, b->recvcount, b->recvtype);
+}
+
+/* Packed view: the input, packed, into its block of the stage. */
+static int put_own_packed(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
+  int in_place = sendbuf == MPI_IN_PLACE;
+  const void *src = in_place ? pat_buffers_block(b, b->self) : sendbuf;
+  int count = in_place ? b->recvcount : sendcount;
+  MPI_Datatype type = in_place ? b->recvtype : sendtype;
+  if ((size_t)data_bytes(type, count) != b->block_bytes) return MPI_ERR_TRUNCATE;
+  if (pat_type_is_dense(type)) {
+    memcpy(b->stage + (size_t)b->self * b->block_bytes, src, b->block_bytes);
+    return MPI_SUCCESS;
+  }
+  pat_range own = {(size_t)b->self * b->block_bytes, b->block_bytes};
+  pat_msg m;
+  int rc = pat_bytes_message(b->stage, &own, 1, MPI_PACKED, &m);
+  if (rc == MPI_SUCCESS) rc = self_copy(b, src, count, type, m.addr, m.count, m.type);
+  pat_msg_release(&m);
   return rc;
 }
 
 int pat_buffers_put_own(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
-  if (!b->packed) {
-    if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-    return local_copy(sendbuf, sendcount, sendtype, pat_buffers_block(b, b->self), b->recvcount, b->recvtype, b->comm);
+  if (b->recvbuf == MPI_IN_PLACE) return MPI_ERR_BUFFER; /* there is no block to write to */
+  return b->packed ? put_own_packed(b, sendbuf, sendcount, sendtype) : put_own_typed(b, sendbuf, sendcount, sendtype);
+}
+
+/* The blocks to unpack, as at most two runs (all, or all but this rank's). */
+static int unpack_runs(const pat_buffers *b, int skip_own, int first[2], int count[2]) {
+  int n = 0;
+  if (!skip_own) {
+    first[n] = 0;
+    count[n++] = b->P;
+    return n;
   }
-  const void *src = sendbuf == MPI_IN_PLACE ? pat_buffers_block(b, b->self) : sendbuf;
-  int count = sendbuf == MPI_IN_PLACE ? b->recvcount : sendcount;
-  MPI_Datatype type = sendbuf == MPI_IN_PLACE ? b->recvtype : sendtype;
-  char *dst = b->stage + (size_t)b->self * b->block_bytes;
-  MPI_Aint lb;
-  int size;
-  MPI_Type_size(type, &size);
-  if ((size_t)size * (size_t)count != b->block_bytes) return MPI_ERR_TRUNCATE;
-  if (pat_type_is_dense(type, &lb)) {
-    memcpy(dst, (const char *)src + lb, b->block_bytes);
-    return MPI_SUCCESS;
+  if (b->self > 0) {
+    first[n] = 0;
+    count[n++] = b->self;
   }
-  int pos = 0;
-  if (b->block_bytes > INT_MAX) return MPI_ERR_COUNT;
-  int rc = MPI_Pack(src, count, type, dst, (int)b->block_bytes, &pos, b->comm);
-  if (rc == MPI_SUCCESS && (size_t)pos != b->block_bytes) rc = MPI_ERR_TRUNCATE;
+  if (b->self + 1 < b->P) {
+    first[n] = b->self + 1;
+    count[n++] = b->P - b->self - 1;
+  }
+  return n;
+}
+
+/* Those runs in recvbuf: a committed datatype of whole blocks at their places. */
+static int blocks_type(const pat_buffers *b, int n, const int first[2], const int count[2], MPI_Datatype *out) {
+  MPI_Datatype block = MPI_DATATYPE_NULL;
+  MPI_Aint displs[2];
+  for (int i = 0; i < n; i++) displs[i] = (MPI_Aint)first[i] * b->block_extent;
+  int rc = MPI_Type_contiguous(b->recvcount, b->recvtype, &block);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(n, count, displs, block, out);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
+  if (block != MPI_DATATYPE_NULL) MPI_Type_free(&block);
+  return rc;
+}
+
+/* Derived receive type: one message to itself moves every block to unpack,
+ * from the stage as MPI_PACKED into recvbuf as recvtype. */
+static int unpack_through_mpi(pat_buffers *b, int n, const int first[2], const int count[2]) {
+  pat_range r[2];
+  for (int i = 0; i < n; i++) r[i] = (pat_range){(size_t)first[i] * b->block_bytes, (size_t)count[i] * b->block_bytes};
+  pat_msg m;
+  MPI_Datatype blocks = MPI_DATATYPE_NULL;
+  int rc = pat_bytes_message(b->stage, r, n, MPI_PACKED, &m);
+  if (rc == MPI_SUCCESS) rc = blocks_type(b, n, first, count, &blocks);
+  if (rc == MPI_SUCCESS) rc = self_copy(b, m.addr, m.count, m.type, b->recvbuf, 1, blocks);
+  if (blocks != MPI_DATATYPE_NULL) MPI_Type_free(&blocks);
+  pat_msg_release(&m);
   return rc;
 }
 
 int pat_buffers_unpack(pat_buffers *b, int skip_own) {
-  MPI_Aint lb;
-  int dense = pat_type_is_dense(b->recvtype, &lb);
-  for (int blk = 0; blk < b->P; blk++) {
-    if (skip_own && blk == b->self) continue;
-    const char *src = b->stage + (size_t)blk * b->block_bytes;
-    if (dense) {
-      memcpy((char *)pat_buffers_block(b, blk) + lb, src, b->block_bytes);
-      continue;
-    }
-    int pos = 0;
-    int rc = MPI_Unpack(src, (int)b->block_bytes, &pos, pat_buffers_block(b, blk), b->recvcount, b->recvtype, b->comm);
-    if (rc != MPI_SUCCESS) return rc;
-  }
+  if (b->recvbuf == MPI_IN_PLACE) return MPI_ERR_BUFFER;
+  int first[2], count[2], n = unpack_runs(b, skip_own, first, count);
+  if (n == 0 || b->block_bytes == 0) return MPI_SUCCESS;
+  if (!pat_type_is_dense(b->recvtype)) return unpack_through_mpi(b, n, first, count);
+  for (int i = 0; i < n; i++)
+    memcpy(pat_buffers_block(b, first[i]), b->stage + (size_t)first[i] * b->block_bytes,
+           (size_t)count[i] * b->block_bytes);
   return MPI_SUCCESS;
 }
-

@@ -7,12 +7,18 @@
  *    packed representation, moved as MPI_BYTE; pieces of blocks are byte
  *    ranges.  The result is unpacked into recvbuf at the end.  Every rank of
  *    a call uses the same view (it follows from the schedule's flags).
+ *    A dense type (pat_type_is_dense) is packed and unpacked by memcpy,
+ *    which assumes what the packed view already does: the ranks share one
+ *    data representation, in which MPI's packed form of a type is its data
+ *    bytes in type-map order.
  */
 #ifndef PAT_BUFFERS_H
 #define PAT_BUFFERS_H
 
 #include <mpi.h>
 #include <stddef.h>
+
+#include "exec/ranges.h"
 
 typedef struct pat_buffers {
   int P, self;
@@ -35,17 +41,47 @@ int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recv
 void pat_buffers_release(pat_buffers *b);
 
 /* Copy this rank's input into its own block (typed mode: into recvbuf;
- * packed mode: into the stage).  sendbuf may be MPI_IN_PLACE. */
+ * packed mode: into the stage).  sendbuf may be MPI_IN_PLACE; recvbuf may
+ * not (MPI_ERR_BUFFER).  Dense types are copied with memcpy, others moved by
+ * MPI in type-map order (a message from this rank to itself). */
 int pat_buffers_put_own(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype);
 
-/* Packed mode: unpack every block of the stage into recvbuf. */
+/* Packed mode: unpack every block of the stage (but this rank's own, if
+ * skip_own) into recvbuf, by memcpy for a dense recvtype, else by MPI. */
 int pat_buffers_unpack(pat_buffers *b, int skip_own);
 
-/* Is the datatype contiguous and without holes (count elements = one
- * memcpy)?  Sets *lb to where the data starts relative to the buffer. */
-int pat_type_is_dense(MPI_Datatype type, MPI_Aint *lb);
+/* Are count elements of the type count * size bytes from the buffer's
+ * address on, in type-map order, so that one memcpy moves them as MPI
+ * would?  True for predefined types without holes and contiguous or dup
+ * types of them; other types go through MPI. */
+int pat_type_is_dense(MPI_Datatype type);
 
 /* Address of block `block` in the typed view. */
 void *pat_buffers_block(const pat_buffers *b, int block);
+
+/* One side of a message: what MPI_Isend or MPI_Irecv gets.  tmp is a
+ * datatype made for it (type itself), or MPI_DATATYPE_NULL. */
+typedef struct pat_msg {
+  void *addr;
+  int count;
+  MPI_Datatype type;
+  MPI_Datatype tmp;
+} pat_msg;
+
+/* The most byte ranges one message covers: two spans, each wrapping once. */
+#define PAT_MAX_RANGES (2 * PAT_MAX_SPANS)
+
+/* Byte ranges of the buffer at base as one message of elem (MPI_BYTE or
+ * MPI_PACKED) elements, with int counts whatever the sizes (see ranges.h):
+ * one range up to the count limit is base + displ and a count; anything
+ * else a datatype.  Every rank describes the same ranges the same way. */
+int pat_bytes_message(char *base, const pat_range *r, int n, MPI_Datatype elem, pat_msg *m);
+/* Free m's datatype, if it has one (MPI keeps it while a message uses it). */
+void pat_msg_release(pat_msg *m);
+
+/* Tests only: describe byte counts above `limit` (at most INT_MAX, the
+ * default) as counts of units, as for messages over INT_MAX bytes, so that
+ * path runs at small sizes.  Set it while no call runs. */
+void pat_buffers_set_count_limit(size_t limit);
 
 #endif

@@ -91,54 +91,21 @@ static int span_runs(int P, const pat_span *sp, run *out) {
   return 2;
 }
 
-/* Buffer, count and datatype that describe an op's spans.  A temporary
- * datatype, if one is needed, is returned in *tmp (else MPI_DATATYPE_NULL). */
-static int describe(pat_exec *e, const pat_op *op, void **addr, int *count, MPI_Datatype *type, MPI_Datatype *tmp) {
+/* Packed view: the spans' byte ranges of the stage. */
+static int describe_packed(const pat_exec *e, const pat_op *op, pat_msg *m) {
+  pat_range r[PAT_MAX_RANGES];
+  int n = 0;
+  for (int i = 0; i < op->nspans; i++) n += pat_span_ranges(e->P, &op->span[i], e->buf->block_bytes, r + n);
+  return pat_bytes_message(e->buf->stage, r, n, MPI_BYTE, m);
+}
+
+/* Typed view: the spans' blocks of recvbuf, in the user's datatype (MPI
+ * moves them in type-map order); counts are of elements or of blocks. */
+static int describe_typed(pat_exec *e, const pat_op *op, pat_msg *m) {
   pat_buffers *b = e->buf;
-  *tmp = MPI_DATATYPE_NULL;
-  if (op->nspans == 0) { /* signal */
-    *addr = NULL;
-    *count = 0;
-    *type = MPI_BYTE;
-    return MPI_SUCCESS;
-  }
   run runs[2 * PAT_MAX_SPANS];
   MPI_Aint displ[2 * PAT_MAX_SPANS];
   int lens[2 * PAT_MAX_SPANS], n = 0;
-
-  if (b->packed) {
-    size_t B = b->block_bytes;
-    for (int i = 0; i < op->nspans; i++) {
-      const pat_span *sp = &op->span[i];
-      if (sp->lo != 0 || sp->hi != PAT_FRAC_ONE) {
-        size_t lo = (size_t)((unsigned long long)B * sp->lo / PAT_FRAC_ONE);
-        size_t hi = (size_t)((unsigned long long)B * sp->hi / PAT_FRAC_ONE);
-        displ[n] = (MPI_Aint)((size_t)sp->first * B + lo);
-        if (hi - lo > INT_MAX) return MPI_ERR_COUNT;
-        lens[n++] = (int)(hi - lo);
-        continue;
-      }
-      int k = span_runs(e->P, sp, runs);
-      for (int j = 0; j < k; j++) {
-        if ((size_t)runs[j].count * B > INT_MAX) return MPI_ERR_COUNT;
-        displ[n] = (MPI_Aint)((size_t)runs[j].first * B);
-        lens[n++] = (int)((size_t)runs[j].count * B);
-      }
-    }
-    if (n == 1) {
-      *addr = b->stage + displ[0];
-      *count = lens[0];
-      *type = MPI_BYTE;
-      return MPI_SUCCESS;
-    }
-    int rc = MPI_Type_create_hindexed(n, lens, displ, MPI_BYTE, tmp);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(tmp);
-    *addr = b->stage;
-    *count = 1;
-    *type = *tmp;
-    return rc;
-  }
-
   for (int i = 0; i < op->nspans; i++) {
     if (op->span[i].lo != 0 || op->span[i].hi != PAT_FRAC_ONE) return MPI_ERR_INTERN; /* pieces need packed mode */
     int k = span_runs(e->P, &op->span[i], runs);
@@ -147,10 +114,11 @@ static int describe(pat_exec *e, const pat_op *op, void **addr, int *count, MPI_
       lens[n++] = runs[j].count;
     }
   }
+  *m = (pat_msg){b->recvbuf, 1, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
   if (n == 1 && (long long)lens[0] * b->recvcount <= INT_MAX) {
-    *addr = (char *)b->recvbuf + displ[0];
-    *count = lens[0] * b->recvcount;
-    *type = b->recvtype;
+    m->addr = (char *)b->recvbuf + displ[0];
+    m->count = lens[0] * b->recvcount;
+    m->type = b->recvtype;
     return MPI_SUCCESS;
   }
   if (b->block_type == MPI_DATATYPE_NULL) {
@@ -158,12 +126,19 @@ static int describe(pat_exec *e, const pat_op *op, void **addr, int *count, MPI_
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&b->block_type);
     if (rc != MPI_SUCCESS) return rc;
   }
-  int rc = MPI_Type_create_hindexed(n, lens, displ, b->block_type, tmp);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(tmp);
-  *addr = b->recvbuf;
-  *count = 1;
-  *type = *tmp;
+  int rc = MPI_Type_create_hindexed(n, lens, displ, b->block_type, &m->tmp);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&m->tmp);
+  m->type = m->tmp;
   return rc;
+}
+
+/* The message of an op: a signal is empty. */
+static int describe(pat_exec *e, const pat_op *op, pat_msg *m) {
+  if (op->nspans == 0) {
+    *m = (pat_msg){NULL, 0, MPI_BYTE, MPI_DATATYPE_NULL};
+    return MPI_SUCCESS;
+  }
+  return e->buf->packed ? describe_packed(e, op, m) : describe_typed(e, op, m);
 }
 
 int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
@@ -179,8 +154,9 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
   }
   if (e->max_step_ops > 0) {
     e->reqs = malloc((size_t)e->max_step_ops * sizeof *e->reqs);
+    e->statuses = malloc((size_t)e->max_step_ops * sizeof *e->statuses);
     e->types = malloc((size_t)e->max_step_ops * sizeof *e->types);
-    if (!e->reqs || !e->types) {
+    if (!e->reqs || !e->statuses || !e->types) {
       pat_exec_free(e);
       return MPI_ERR_NO_MEM;
     }
@@ -189,15 +165,20 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
 }
 
 static void free_step_types(pat_exec *e) {
-  for (int i = 0; i < e->ntypes; i++) MPI_Type_free(&e->types[i]);
+  for (int i = 0; i < e->ntypes; i++) MPI_Type_free(&e->types[i]); /* MPI keeps those pending messages use */
   e->ntypes = 0;
 }
 
 void pat_exec_free(pat_exec *e) {
+  /* the caller did not take them: its buffers are about to go, so wait */
+  if (e->npending > 0) MPI_Waitall(e->npending, e->reqs, MPI_STATUSES_IGNORE);
+  e->npending = 0;
   free_step_types(e);
   free(e->reqs);
+  free(e->statuses);
   free(e->types);
   e->reqs = NULL;
+  e->statuses = NULL;
   e->types = NULL;
 }
 
@@ -210,8 +191,82 @@ int pat_exec_next_needs_own(const pat_exec *e) {
   return 0;
 }
 
+/* ---- abandoning a step ---- */
+
+/* Complete, without blocking, those of reqs[0..n) that are done (freeing
+ * the ones MPI leaves allocated because they failed) and move the others,
+ * still active, to the front.  Returns how many are still active. */
+static int keep_active(MPI_Request *reqs, int n) {
+  int active = 0;
+  for (int i = 0; i < n; i++) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    int done = 0;
+    MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE); /* if Test itself fails, done stays 0: kept, to be safe */
+    if (done && reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&reqs[i]);
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    MPI_Request still = reqs[i];
+    reqs[i] = MPI_REQUEST_NULL;
+    reqs[active++] = still;
+  }
+  return active;
+}
+
+/* Cancel the posted step's requests and keep those that stay active (see
+ * executor.h); no step is posted after it. */
+static void abandon_step(pat_exec *e, int error) {
+  if (trace_on) trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
+  for (int i = 0; i < e->nreq; i++)
+    if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
+  e->npending = keep_active(e->reqs, e->nreq);
+  e->nreq = 0;
+  e->inflight = 0;
+  free_step_types(e);
+  if (e->error == MPI_SUCCESS) e->error = error;
+}
+
+/* A failed step: abandoned, and its error returned. */
+static int fail_step(pat_exec *e, int rc) {
+  abandon_step(e, rc);
+  return rc;
+}
+
+/* The error of a failed Waitall or Testall: the first request's own error
+ * when MPI says only that it is in the statuses. */
+static int step_error(const pat_exec *e, int rc) {
+  if (rc != MPI_ERR_IN_STATUS) return rc;
+  for (int i = 0; i < e->nreq; i++)
+    if (e->statuses[i].MPI_ERROR != MPI_SUCCESS && e->statuses[i].MPI_ERROR != MPI_ERR_PENDING)
+      return e->statuses[i].MPI_ERROR;
+  return rc;
+}
+
+static void finish_step(pat_exec *e) {
+  e->inflight = 0;
+  e->steps_done++;
+  free_step_types(e);
+}
+
+/* ---- stepping ---- */
+
+/* Post one op of the step being posted. */
+static int post_op(pat_exec *e, const pat_op *op, int tag) {
+  pat_msg m;
+  int rc = describe(e, op, &m);
+  if (rc != MPI_SUCCESS) return rc;
+  if (m.tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = m.tmp;
+  MPI_Request *req = &e->reqs[e->nreq++];
+  *req = MPI_REQUEST_NULL; /* stays so if posting fails */
+  int recv = op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV;
+  if (trace_on)
+    trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm, recv ? "RECV" : "SEND", op->peer,
+          tag, e->tag_gen, op->step, m.count);
+  if (recv) return MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
+  return MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
+}
+
 int pat_exec_post(pat_exec *e) {
   if (e->inflight) return MPI_ERR_INTERN;
+  if (e->error != MPI_SUCCESS) return e->error;
   if (e->next >= e->nops) return MPI_SUCCESS;
   int step = e->ops[e->next].step;
   int tag = pat_tag(e->tag_gen, step);
@@ -219,57 +274,36 @@ int pat_exec_post(pat_exec *e) {
   e->inflight = 1;
   e->inflight_step = step;
   for (; e->next < e->nops && e->ops[e->next].step == step; e->next++) {
-    const pat_op *op = &e->ops[e->next];
-    void *addr;
-    int count, rc;
-    MPI_Datatype type, tmp;
-    rc = describe(e, op, &addr, &count, &type, &tmp);
-    if (rc != MPI_SUCCESS) return rc;
-    if (tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = tmp;
-    MPI_Request *req = &e->reqs[e->nreq++];
-    if (trace_on)
-      trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm,
-            op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV ? "RECV" : "SEND", op->peer, tag, e->tag_gen,
-            step, count);
-    if (op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV)
-      rc = MPI_Irecv(addr, count, type, op->peer, tag, e->buf->comm, req);
-    else
-      rc = MPI_Isend(addr, count, type, op->peer, tag, e->buf->comm, req);
-    if (rc != MPI_SUCCESS) return rc;
+    int rc = post_op(e, &e->ops[e->next], tag);
+    if (rc != MPI_SUCCESS) return fail_step(e, rc);
   }
   return MPI_SUCCESS;
 }
 
 int pat_exec_test(pat_exec *e, int *done) {
   *done = 1;
-  if (!e->inflight) return MPI_SUCCESS;
-  int rc = MPI_Testall(e->nreq, e->reqs, done, MPI_STATUSES_IGNORE);
-  if (rc == MPI_SUCCESS && *done) {
-    e->inflight = 0;
-    e->steps_done++;
-    free_step_types(e);
+  if (!e->inflight) return e->error;
+  int rc = MPI_Testall(e->nreq, e->reqs, done, e->statuses);
+  if (rc != MPI_SUCCESS) {
+    *done = 1; /* nothing is in flight any more */
+    return fail_step(e, step_error(e, rc));
   }
-  return rc;
+  if (*done) finish_step(e);
+  return MPI_SUCCESS;
 }
 
 int pat_exec_wait(pat_exec *e) {
-  if (!e->inflight) return MPI_SUCCESS;
-  int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
-  e->inflight = 0;
-  e->steps_done++;
-  free_step_types(e);
-  return rc;
+  if (!e->inflight) return e->error;
+  int rc = MPI_Waitall(e->nreq, e->reqs, e->statuses);
+  if (rc != MPI_SUCCESS) return fail_step(e, step_error(e, rc));
+  finish_step(e);
+  return MPI_SUCCESS;
 }
 
 int pat_exec_cancel(pat_exec *e) {
-  if (!e->inflight) return MPI_SUCCESS;
-  if (trace_on) trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
-  for (int i = 0; i < e->nreq; i++)
-    if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
-  int rc = MPI_Waitall(e->nreq, e->reqs, MPI_STATUSES_IGNORE);
-  e->inflight = 0;
-  free_step_types(e);
-  return rc;
+  if (e->inflight) abandon_step(e, MPI_ERR_OTHER);
+  if (e->error == MPI_SUCCESS) e->error = MPI_ERR_OTHER; /* no step after a cancel */
+  return MPI_SUCCESS;
 }
 
 int pat_exec_run(pat_exec *e) {
@@ -279,4 +313,18 @@ int pat_exec_run(pat_exec *e) {
     if (rc == MPI_SUCCESS) rc = pat_exec_wait(e);
   }
   return rc;
+}
+
+int pat_exec_pending(const pat_exec *e) { return e->npending; }
+
+int pat_exec_take_pending(pat_exec *e, MPI_Request **reqs, int *n) {
+  *reqs = NULL;
+  *n = 0;
+  if (e->npending == 0) return MPI_SUCCESS;
+  *reqs = malloc((size_t)e->npending * sizeof **reqs);
+  if (!*reqs) return MPI_ERR_NO_MEM;
+  memcpy(*reqs, e->reqs, (size_t)e->npending * sizeof **reqs);
+  *n = e->npending;
+  e->npending = 0;
+  return MPI_SUCCESS;
 }

@@ -9,6 +9,14 @@
  * completed by test or wait, so a background thread can progress it while
  * the application computes and hand it over to the foreground at any time.
  * The executor decides nothing.
+ *
+ * A step that fails, or that the caller cancels, is abandoned: its requests
+ * are cancelled and those MPI lets go are completed, without waiting for any
+ * peer.  Some may stay active: a send Open MPI's ob1 cannot cancel (it
+ * completes only when its receiver takes it), a receive already matched.
+ * They still read or write the buffers, so the caller must keep those alive
+ * until they complete: pat_exec_pending counts them, pat_exec_take_pending
+ * hands them over.  No step is posted after an abandoned one.
  */
 #ifndef PAT_EXECUTOR_H
 #define PAT_EXECUTOR_H
@@ -27,9 +35,11 @@ typedef struct pat_exec {
   pat_buffers *buf;
   int inflight;       /* a step is posted and not yet complete */
   int inflight_step;
-  MPI_Request *reqs;
+  MPI_Request *reqs;   /* the posted step's nreq requests; after an abandoned step, its npending still active */
+  MPI_Status *statuses;
   MPI_Datatype *types; /* temporary datatypes of the posted step */
-  int nreq, ntypes, max_step_ops;
+  int nreq, npending, ntypes, max_step_ops;
+  int error;           /* MPI_SUCCESS, or why steps stopped (MPI_ERR_OTHER after pat_exec_cancel) */
   int tag_gen;         /* generation of its messages (see Tags below) */
   long long steps_done;
 } pat_exec;
@@ -65,24 +75,41 @@ int pat_drain_stale(MPI_Comm comm, int P, int plan_gen);
 /* Prepare to run `self`'s ops of schedule s (finalized) on buffers b.
  * Returns MPI_SUCCESS or an MPI error code. */
 int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b);
+/* Release e.  Requests still pending (not taken) are waited for first, as
+ * freeing their buffers under them would be worse: take them before if the
+ * buffers can be kept alive. */
 void pat_exec_free(pat_exec *e);
 
 /* All ops done? */
-static inline int pat_exec_done(const pat_exec *e) { return e->next == e->nops && !e->inflight; }
+static inline int pat_exec_done(const pat_exec *e) {
+  return e->next == e->nops && !e->inflight && e->error == MPI_SUCCESS;
+}
 
 /* Does the next (not yet posted) step send any part of this rank's own block?
  * The background thread stops before such a step. */
 int pat_exec_next_needs_own(const pat_exec *e);
 
-/* Post the next step (no step may be in flight). */
+/* Post the next step (no step may be in flight).  If posting fails, the
+ * step is abandoned and the error returned. */
 int pat_exec_post(pat_exec *e);
-/* Complete the posted step if it is done (*done = 1), without blocking. */
+/* Complete the posted step if it is done (*done = 1), without blocking.  A
+ * failed step is abandoned and its error returned. */
 int pat_exec_test(pat_exec *e, int *done);
-/* Block until the posted step completes. */
+/* Block until the posted step completes.  A failed step is abandoned and its
+ * error returned (the first request's own error, not MPI_ERR_IN_STATUS). */
 int pat_exec_wait(pat_exec *e);
-/* Cancel a posted step's receives (used when a call abandons its schedule). */
+/* Abandon the posted step, if any (a call drops its schedule), and post no
+ * other.  Returns at once; see pat_exec_pending for what may remain. */
 int pat_exec_cancel(pat_exec *e);
 /* Run every remaining step to the end. */
 int pat_exec_run(pat_exec *e);
+
+/* Requests of an abandoned step that are still active.  They use the
+ * buffers (the stage, or recvbuf in the typed view) until they complete. */
+int pat_exec_pending(const pat_exec *e);
+/* Hand them over: *reqs (malloc'd, the caller frees it) gets the *n pending
+ * requests and e keeps none, so e can be freed while the caller keeps the
+ * buffers alive until MPI_Testall or MPI_Waitall says the *n are done. */
+int pat_exec_take_pending(pat_exec *e, MPI_Request **reqs, int *n);
 
 #endif

@@ -63,6 +63,8 @@ int main(int argc, char **argv) {
     EXPECT(PAT_Allgather(&x, 1, MPI_INT, NULL, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER, "recvbuf");
     EXPECT(PAT_Allgather(NULL, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER, "sendbuf");
     EXPECT(PAT_Allgather(y, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    EXPECT(PAT_Allgather(&x, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+           "recvbuf may not be MPI_IN_PLACE");
     EXPECT(PAT_Allgather(&x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
     EXPECT(PAT_Allgather(&x, 1, MPI_DATATYPE_NULL, y, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TYPE, "sendtype");
     EXPECT(PAT_Allgather(&x, 1, MPI_INT, y, 1, MPI_DATATYPE_NULL, MPI_COMM_WORLD), MPI_ERR_TYPE, "recvtype");
