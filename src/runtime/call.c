@@ -38,7 +38,7 @@ static int type_bytes(MPI_Datatype type, int count, long long *bytes) {
 static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, long long *bytes) {
   if (recvbuf == MPI_IN_PLACE)
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf may not be MPI_IN_PLACE");
   if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: recvcount %d < 0", recvcount);
   if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: recvtype is MPI_DATATYPE_NULL");
   if (type_bytes(recvtype, recvcount, bytes)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
