@@ -156,7 +156,9 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
     e->reqs = malloc((size_t)e->max_step_ops * sizeof *e->reqs);
     e->statuses = malloc((size_t)e->max_step_ops * sizeof *e->statuses);
     e->types = malloc((size_t)e->max_step_ops * sizeof *e->types);
-    if (!e->reqs || !e->statuses || !e->types) {
+    e->want_count = malloc((size_t)e->max_step_ops * sizeof *e->want_count);
+    e->want_type = malloc((size_t)e->max_step_ops * sizeof *e->want_type);
+    if (!e->reqs || !e->statuses || !e->types || !e->want_count || !e->want_type) {
       pat_exec_free(e);
       return MPI_ERR_NO_MEM;
     }
@@ -177,9 +179,13 @@ void pat_exec_free(pat_exec *e) {
   free(e->reqs);
   free(e->statuses);
   free(e->types);
+  free(e->want_count);
+  free(e->want_type);
   e->reqs = NULL;
   e->statuses = NULL;
   e->types = NULL;
+  e->want_count = NULL;
+  e->want_type = NULL;
 }
 
 int pat_exec_next_needs_own(const pat_exec *e) {
@@ -246,6 +252,32 @@ static void finish_step(pat_exec *e) {
   free_step_types(e);
 }
 
+/* Waitall or Testall said rc and every request of the step completed.  An
+ * error then belongs to the data (a message of another size than expected:
+ * an erroneous program whose ranks passed different counts), not to the
+ * schedule: it is kept, the step finishes, and later steps still run, so
+ * the peers that wait for them are not left hanging.  A receive that brought
+ * fewer elements than it expected is such an error too. */
+static void finish_completed_step(pat_exec *e, int rc) {
+  int err = rc == MPI_SUCCESS ? MPI_SUCCESS : step_error(e, rc);
+  for (int i = 0; i < e->nreq && err == MPI_SUCCESS; i++) {
+    if (e->want_count[i] < 0) continue;
+    int got = 0;
+    MPI_Get_count(&e->statuses[i], e->want_type[i], &got);
+    if (got != e->want_count[i]) err = MPI_ERR_TRUNCATE;
+  }
+  if (err != MPI_SUCCESS && e->data_error == MPI_SUCCESS) e->data_error = err;
+  finish_step(e);
+}
+
+/* Did every request of a failed Waitall or Testall complete? */
+static int all_completed(const pat_exec *e, int rc) {
+  if (rc != MPI_ERR_IN_STATUS) return 0;
+  for (int i = 0; i < e->nreq; i++)
+    if (e->statuses[i].MPI_ERROR == MPI_ERR_PENDING) return 0;
+  return 1;
+}
+
 /* ---- stepping ---- */
 
 /* Post one op of the step being posted. */
@@ -254,9 +286,11 @@ static int post_op(pat_exec *e, const pat_op *op, int tag) {
   int rc = describe(e, op, &m);
   if (rc != MPI_SUCCESS) return rc;
   if (m.tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = m.tmp;
+  int recv = op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV;
+  e->want_count[e->nreq] = recv ? m.count : -1;
+  e->want_type[e->nreq] = m.type;
   MPI_Request *req = &e->reqs[e->nreq++];
   *req = MPI_REQUEST_NULL; /* stays so if posting fails */
-  int recv = op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV;
   if (trace_on)
     trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm, recv ? "RECV" : "SEND", op->peer,
           tag, e->tag_gen, op->step, m.count);
@@ -284,19 +318,35 @@ int pat_exec_test(pat_exec *e, int *done) {
   *done = 1;
   if (!e->inflight) return e->error;
   int rc = MPI_Testall(e->nreq, e->reqs, done, e->statuses);
-  if (rc != MPI_SUCCESS) {
-    *done = 1; /* nothing is in flight any more */
-    return fail_step(e, step_error(e, rc));
+  if (rc == MPI_SUCCESS && !*done) return MPI_SUCCESS;
+  *done = 1; /* nothing is in flight any more */
+  if (rc == MPI_SUCCESS || all_completed(e, rc)) {
+    finish_completed_step(e, rc);
+    return MPI_SUCCESS;
   }
-  if (*done) finish_step(e);
-  return MPI_SUCCESS;
+  return fail_step(e, step_error(e, rc));
+}
+
+/* MPI_Waitall, one request at a time: Open MPI 4.1's MPI_Waitall, under
+ * MPI_THREAD_MULTIPLE, can spin forever when one of the requests completes
+ * in error (a truncated receive), while MPI_Wait returns (see
+ * tests/mpi/test_lifecycle mismatch).  Statuses and the return code are as
+ * MPI_Waitall gives them. */
+static int wait_each(pat_exec *e) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < e->nreq; i++) {
+    int rci = MPI_Wait(&e->reqs[i], &e->statuses[i]);
+    e->statuses[i].MPI_ERROR = rci;
+    if (rci != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
+  }
+  return rc;
 }
 
 int pat_exec_wait(pat_exec *e) {
   if (!e->inflight) return e->error;
-  int rc = MPI_Waitall(e->nreq, e->reqs, e->statuses);
-  if (rc != MPI_SUCCESS) return fail_step(e, step_error(e, rc));
-  finish_step(e);
+  int rc = wait_each(e);
+  if (rc != MPI_SUCCESS && !all_completed(e, rc)) return fail_step(e, step_error(e, rc));
+  finish_completed_step(e, rc);
   return MPI_SUCCESS;
 }
 
@@ -312,7 +362,7 @@ int pat_exec_run(pat_exec *e) {
     rc = pat_exec_post(e);
     if (rc == MPI_SUCCESS) rc = pat_exec_wait(e);
   }
-  return rc;
+  return rc != MPI_SUCCESS ? rc : e->data_error;
 }
 
 int pat_exec_pending(const pat_exec *e) { return e->npending; }

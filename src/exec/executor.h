@@ -37,9 +37,13 @@ typedef struct pat_exec {
   int inflight_step;
   MPI_Request *reqs;   /* the posted step's nreq requests; after an abandoned step, its npending still active */
   MPI_Status *statuses;
+  int *want_count;     /* per request of the posted step: elements a receive expects (-1: a send) */
+  MPI_Datatype *want_type;
   MPI_Datatype *types; /* temporary datatypes of the posted step */
   int nreq, npending, ntypes, max_step_ops;
   int error;           /* MPI_SUCCESS, or why steps stopped (MPI_ERR_OTHER after pat_exec_cancel) */
+  int data_error;      /* the first step that completed with a wrong-sized message (MPI_ERR_TRUNCATE...):
+                          later steps still run, so that peers are not left waiting */
   int tag_gen;         /* generation of its messages (see Tags below) */
   long long steps_done;
 } pat_exec;
