@@ -130,6 +130,20 @@ pat_comm_state *pat_comm_find(MPI_Comm comm) {
   return value;
 }
 
+/* The parts of a new state that need no communication: 0 or an MPI error. */
+static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
+  cs->user = comm;
+  cs->background = pat_proc.background;
+  pthread_mutex_init(&cs->lock, NULL);
+  MPI_Comm_size(comm, &cs->P);
+  MPI_Comm_rank(comm, &cs->rank);
+  pat_sites_init(&cs->sites);
+  int rc = pat_planner_init(&cs->planner, cs->P);
+  if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->P);
+  if (rc == MPI_SUCCESS) rc = node_map(comm, cs->P, &cs->node);
+  return rc;
+}
+
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   void *value;
   int found, rc;
@@ -139,33 +153,24 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
     *out = value;
     return MPI_SUCCESS;
   }
+  /* First use, collective: the private duplicate first (every rank makes it
+   * whatever else fails), then one all-reduce so that a rank that could not
+   * set up its state is not the only one to give up. */
+  MPI_Comm priv;
+  rc = dup_private(comm, &priv);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Allgather: cannot duplicate the communicator");
   pat_comm_state *cs = calloc(1, sizeof *cs);
-  int ok = cs != NULL, all_ok = 0;
-  /* every rank learns whether all could allocate, or one would go on alone into the dup */
-  rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-  if (rc != MPI_SUCCESS || !all_ok) {
-    free(cs);
-    return pat_fail(rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM, "PAT_Allgather: out of memory for a communicator's state");
-  }
-  cs->user = comm;
-  cs->priv = MPI_COMM_NULL;
-  cs->background = pat_proc.background;
-  pthread_mutex_init(&cs->lock, NULL);
-  MPI_Comm_size(comm, &cs->P);
-  MPI_Comm_rank(comm, &cs->rank);
-  pat_sites_init(&cs->sites);
-  pat_planner_init(&cs->planner);
-  rc = dup_private(comm, &cs->priv);
-  int local = rc == MPI_SUCCESS ? pat_exchange_init(&cs->x, cs->P) : rc;
-  if (local == MPI_SUCCESS) local = node_map(comm, cs->P, &cs->node);
-  if (rc == MPI_SUCCESS) { /* agree again: a rank that failed locally must not be the only one to give up */
-    int failed = local != MPI_SUCCESS, any = 0;
-    rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, cs->priv);
-    if (rc == MPI_SUCCESS && any) rc = local != MPI_SUCCESS ? local : MPI_ERR_NO_MEM;
-  }
+  int local = cs ? set_up_locally(cs, comm) : MPI_ERR_NO_MEM;
+  int failed = local != MPI_SUCCESS, any = 0;
+  rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, priv);
+  if (rc == MPI_SUCCESS && any) rc = local != MPI_SUCCESS ? local : MPI_ERR_NO_MEM;
+  if (cs) cs->priv = priv;
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {
-    destroy_state(cs);
+    if (cs)
+      destroy_state(cs);
+    else
+      MPI_Comm_free(&priv);
     return pat_fail(rc, "PAT_Allgather: cannot set up libpat's state of the communicator");
   }
   pthread_mutex_lock(&registry_lock);

@@ -11,10 +11,12 @@
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
 
-void pat_planner_init(pat_planner *pl) {
+int pat_planner_init(pat_planner *pl, int P) {
   memset(pl, 0, sizeof *pl);
   pl->last_alg = -1;
   pat_select_cache_init(&pl->select);
+  pl->plan.arrival = malloc((size_t)P * sizeof *pl->plan.arrival);
+  return pl->plan.arrival ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 static void drop(pat_plan *p) {
@@ -46,7 +48,6 @@ void pat_plan_drop(pat_comm_state *cs) { drop(&cs->planner.plan); }
 
 void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_start_ns, int replanned) {
   pat_plan *p = &cs->planner.plan;
-  if (!p->arrival) p->arrival = malloc((size_t)cs->P * sizeof *p->arrival);
   for (int i = 0; i < cs->P; i++) p->arrival[i] = cs->x.all[i].arrival_ns;
   p->setting = setting;
   p->bytes = bytes;

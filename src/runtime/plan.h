@@ -42,7 +42,9 @@ typedef struct pat_planner {
   uint64_t last_digest;              /* digest of the last decision's inputs and outputs (tests) */
 } pat_planner;
 
-void pat_planner_init(pat_planner *pl);
+/* Allocates what deciding needs (P arrivals), so that a decision cannot fail
+ * on one rank alone.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int pat_planner_init(pat_planner *pl, int P);
 void pat_planner_free(pat_planner *pl); /* drops the plan too */
 
 /* Decide the plan of the call from the exchanged records. */

@@ -170,6 +170,10 @@ const char *PAT_AlgName(int index) {
 
 const char *PAT_LastAlg(MPI_Comm comm) {
   if (!pat_proc.initialized || comm == MPI_COMM_NULL) return "";
-  const pat_comm_state *cs = pat_comm_find(comm);
-  return cs && cs->planner.last_alg >= 0 ? pat_algorithms[cs->planner.last_alg].name : "";
+  pat_comm_state *cs = pat_comm_find(comm);
+  if (!cs) return "";
+  pthread_mutex_lock(&cs->lock);
+  int alg = cs->planner.last_alg;
+  pthread_mutex_unlock(&cs->lock);
+  return alg >= 0 ? pat_algorithms[alg].name : "";
 }
