@@ -81,6 +81,7 @@ typedef struct PAT_Stats {
   long long fg_steps;           /* schedule steps completed in PAT_Allgather itself */
   double bg_cpu_seconds;        /* CPU time used by the background thread */
   double bg_wall_seconds;       /* wall time the background thread has existed */
+  long long exchanged_calls;    /* calls that exchanged arrivals first (auto does only where it can pay) */
 } PAT_Stats;
 int PAT_GetStats(PAT_Stats *stats);
 

@@ -24,11 +24,19 @@ enum pat_xrec_kind {
 };
 
 typedef struct pat_xrec {
-  int64_t arrival_ns;  /* predicted (or actual) arrival, common clock */
-  int64_t block_bytes; /* bytes per block of the expected call; 0 = unknown */
+  int64_t arrival_ns;     /* predicted (or actual) arrival, common clock */
+  int64_t block_bytes;    /* bytes per block of the expected call; 0 = unknown */
   int64_t contributed_ns; /* when the rank contributed, common clock */
-  int32_t setting;     /* algorithm setting when contributing (the runtime's number for it) */
-  int32_t kind;        /* enum pat_xrec_kind */
+  /* What this rank measured in its previous call on the communicator, so
+   * that every rank learns the same measured costs without a message of
+   * their own (online refinement): */
+  int64_t prev_call;       /* that call's number (calls are numbered alike on every rank); -1: none */
+  int64_t prev_arrival_ns; /* its actual arrival, common clock */
+  int64_t prev_elapsed_ns; /* e = exit - arrival */
+  int32_t prev_alg;        /* what ran */
+  int32_t setting;         /* algorithm setting when contributing (the runtime's number for it) */
+  int32_t kind;            /* enum pat_xrec_kind */
+  int32_t unused;
 } pat_xrec;
 
 enum pat_exchange_state { PAT_X_IDLE = 0, PAT_X_STARTED, PAT_X_DONE };

@@ -9,6 +9,7 @@ void pat_sites_init(pat_sites *t) {
 }
 
 static void new_site(pat_site *s, int count, int64_t bytes) {
+  /* count is kept for reports only */
   memset(s, 0, sizeof *s);
   s->count = count;
   s->bytes = bytes;
@@ -16,18 +17,29 @@ static void new_site(pat_site *s, int count, int64_t bytes) {
   pat_gap_init(&s->gaps);
 }
 
-int pat_sites_find(pat_sites *t, int count, int64_t bytes, int *replaced) {
-  *replaced = 0;
+int pat_sites_victim(const pat_sites *t) {
+  if (t->n < PAT_SITES_MAX) return -1;
+  int v = 0;
+  for (int k = 1; k < t->n; k++)
+    if (t->site[k].last_call < t->site[v].last_call) v = k;
+  return v;
+}
+
+int pat_sites_lookup(const pat_sites *t, int64_t bytes) {
   for (int i = 0; i < t->n; i++)
-    if (t->site[i].count == count && t->site[i].bytes == bytes) return i;
-  int i = t->n;
-  if (t->n < PAT_SITES_MAX) {
-    t->n++;
+    if (t->site[i].bytes == bytes) return i;
+  return -1;
+}
+
+int pat_sites_find(pat_sites *t, int count, int64_t bytes, int *fresh) {
+  int i = pat_sites_lookup(t, bytes);
+  *fresh = i < 0;
+  if (i >= 0) return i;
+  i = pat_sites_victim(t);
+  if (i < 0) {
+    i = t->n++;
   } else {
-    i = 0;
-    for (int k = 1; k < t->n; k++)
-      if (t->site[k].last_call < t->site[i].last_call) i = k;
-    *replaced = 1;
+    *fresh = 2;
     for (int k = 0; k < t->n; k++) /* nobody is followed by the old site any more */
       if (t->site[k].successor == i) t->site[k].successor = -1;
     if (t->last == i) t->last = -1;
@@ -43,14 +55,20 @@ void pat_sites_record(pat_sites *t, int i, int64_t arrival_ns, int64_t exit_ns) 
     t->site[t->last].successor = i;
   }
   t->site[i].last_call = t->calls;
+  t->site[i].calls++;
   t->last = i;
   t->last_exit_ns = exit_ns;
   t->calls++;
 }
 
+int pat_sites_next(const pat_sites *t) {
+  if (t->last < 0) return -1;
+  return t->site[t->last].successor >= 0 ? t->site[t->last].successor : t->last;
+}
+
 int pat_sites_predict(const pat_sites *t, int *site, int64_t *arrival_ns, int64_t *bytes) {
-  if (t->last < 0) return 0;
-  int next = t->site[t->last].successor >= 0 ? t->site[t->last].successor : t->last;
+  int next = pat_sites_next(t);
+  if (next < 0) return 0;
   int64_t gap;
   if (!pat_gap_predict(&t->site[next].gaps, &gap)) return 0;
   *site = next;

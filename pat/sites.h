@@ -1,7 +1,10 @@
 /*
  * Call sites: the all-gathers an application makes on one communicator, told
- * apart by (count, block bytes) -- never by a datatype handle, which the
- * application may free.  For each site the gaps between leaving the previous
+ * apart by their block size in bytes -- never by a datatype handle, which the
+ * application may free, nor by the count, which ranks may express with
+ * different datatypes.  Every rank of a correct program sees the same sizes
+ * in the same order, so every rank's table has the same sites at the same
+ * places: decisions may be keyed by site numbers.  For each site the gaps between leaving the previous
  * call and entering one of this site are smoothed (predict.h), and the site
  * that followed it last time is remembered, so the arrival at the next call
  * can be predicted as soon as a call ends.
@@ -20,8 +23,9 @@
 #define PAT_SITES_MAX 16 /* sites per communicator; beyond, the least recently used is replaced */
 
 typedef struct pat_site {
-  int count;           /* receive count of the call */
-  int64_t bytes;       /* bytes per block */
+  int64_t bytes;       /* bytes per block: the key */
+  int count;           /* receive count of its first call (for reports) */
+  long long calls;     /* calls made at it */
   pat_gap_history gaps;
   int successor;       /* the site called after this one last time, or -1 */
   long long last_call; /* number of the call that used it last */
@@ -37,11 +41,22 @@ typedef struct pat_sites {
 
 void pat_sites_init(pat_sites *t);
 
-/* The site of a call of `count` elements and `bytes` bytes per block: an
- * existing one, or a new one.  *replaced is set to 1 when a new site took
- * the place of the least recently used one (its statistics belong to the
- * old site), else 0. */
-int pat_sites_find(pat_sites *t, int count, int64_t bytes, int *replaced);
+/* The site of a call with `bytes` bytes per block (count elements): an
+ * existing one, or a new one.  *fresh is 1 for a new site, 2 when the new
+ * site took the place of the least recently used one (whose statistics
+ * belong to the old site), else 0. */
+int pat_sites_find(pat_sites *t, int count, int64_t bytes, int *fresh);
+
+/* The site a new one would replace when the table is full (the least
+ * recently used), or -1 while there is room. */
+int pat_sites_victim(const pat_sites *t);
+
+/* The site of blocks of `bytes`, or -1 if there is none. */
+int pat_sites_lookup(const pat_sites *t, int64_t bytes);
+
+/* The site expected next: the one that followed the last call's site last
+ * time, or that site again; -1 before the first call. */
+int pat_sites_next(const pat_sites *t);
 
 /* A call of site i arrived at arrival_ns and left at exit_ns: learn its gap
  * and the succession. */

@@ -5,11 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pat_select_cache_init(pat_select_cache *c) { memset(c, 0, sizeof *c); }
+static void forget_flat(pat_select_cache *c, double block_bytes) {
+  c->flat_bytes = block_bytes;
+  for (int i = 0; i < PAT_ALG_COUNT; i++) c->flat_ebar[i] = NAN;
+}
+
+void pat_select_cache_init(pat_select_cache *c) {
+  memset(c, 0, sizeof *c);
+  forget_flat(c, -1);
+}
 
 void pat_select_cache_free(pat_select_cache *c) {
   for (int i = 0; i < PAT_ALG_COUNT; i++) pat_prog_free(c->prog[i]);
   memset(c, 0, sizeof *c);
+  forget_flat(c, -1);
 }
 
 static void cache_reset(pat_select_cache *c, int P, int lnbc_root, int general) {
@@ -158,7 +167,9 @@ static void select_start(const pat_select_in *in, pat_select_out *out) {
  * takes only them. */
 static int considered(int alg, int pass, unsigned allowed, int balanced) {
   const unsigned fl = pat_algorithms[alg].flags;
-  if (!(allowed & (1u << alg)) || (fl & PAT_ALGF_NATIVE) || !pat_algorithms[alg].build) return 0;
+  if (!(allowed & (1u << alg))) return 0;
+  if (fl & PAT_ALGF_NATIVE) return pass == 0; /* predicted only when it has a level (native_ebar) */
+  if (!pat_algorithms[alg].build) return 0;
   const int arrival = (fl & PAT_ALGF_ARRIVAL) != 0;
   if (pass == 0 && arrival && balanced) return 0;
   if (pass == 1 && !arrival) return 0;
@@ -211,24 +222,111 @@ static int check_budget(int alg, int root, const pat_select_in *in, pat_select_o
 /* Predict alg from each of its n candidate roots; out keeps the best root's
  * quantised ē (ties: the earlier root), or the first error.  Returns PAT_OK
  * or PAT_ENOMEM. */
+double pat_select_wait(int P, const int64_t *arrival_ns) {
+  int64_t amax = arrival_ns[0];
+  for (int i = 1; i < P; i++)
+    if (arrival_ns[i] > amax) amax = arrival_ns[i];
+  double wait = 0;
+  for (int i = 0; i < P; i++) wait += (double)(amax - arrival_ns[i]) * 1e-9;
+  return wait / P;
+}
+
+static double refined(const pat_select_in *in, int alg, double ebar) {
+  if (!in->ratio || !(in->ratio[alg] > 0)) return ebar;
+  double wait = pat_select_wait(in->P, in->arrival_ns);
+  return ebar > wait ? wait + in->ratio[alg] * (ebar - wait) : ebar;
+}
+
+static int has_level(const pat_select_in *in, int alg) { return in->flat_s && isfinite(in->flat_s[alg]); }
+
+/* alg's replay on balanced arrivals (root 0 or LNBC's), cached per block
+ * size: the reference its measured level replaces. */
+static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, double *ebar) {
+  if (c && c->flat_bytes != in->block_bytes) forget_flat(c, in->block_bytes);
+  if (c && isfinite(c->flat_ebar[alg])) {
+    *ebar = c->flat_ebar[alg];
+    return PAT_OK;
+  }
+  int64_t *zero = calloc((size_t)in->P, sizeof *zero);
+  if (!zero) return PAT_ENOMEM;
+  pat_model_result res;
+  memset(&res, 0, sizeof res);
+  int root = alg == PAT_ALG_LNBC && in->lnbc_root >= 0 && in->lnbc_root < in->P ? in->lnbc_root : 0;
+  int rc = pat_predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, &res);
+  free(zero);
+  if (rc) return rc;
+  *ebar = res.ebar;
+  if (c) c->flat_ebar[alg] = res.ebar;
+  return PAT_OK;
+}
+
+/* The prediction of a replayed algorithm: the replay itself, or with a
+ * measured level, that level plus the replay's response to imbalance. */
+static int level_and_response(pat_select_cache *c, const pat_select_in *in, int alg, double replay, double *ebar) {
+  *ebar = replay;
+  if (!has_level(in, alg)) return PAT_OK;
+  double flat;
+  int rc = flat_replay(c, in, alg, &flat);
+  if (rc) return rc;
+  *ebar = in->flat_s[alg] + (replay - flat);
+  if (*ebar < 0) *ebar = 0;
+  return PAT_OK;
+}
+
 static int predict_roots(pat_select_cache *c, const pat_select_in *in, int alg, const int *roots, int n,
                          pat_select_out *out) {
   for (int k = 0; k < n; k++) {
     pat_model_result res;
     memset(&res, 0, sizeof res);
     int rc = pat_predict(c, alg, roots[k], in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp, &res);
+    double ebar = 0;
+    if (rc == PAT_OK) rc = level_and_response(c, in, alg, res.ebar, &ebar);
     if (rc == PAT_ENOMEM) return rc;
     if (rc) {
       if (out->status[alg] != PAT_OK) out->status[alg] = rc;
       continue;
     }
-    int64_t q = pat_quantise_ns(res.ebar);
+    int64_t q = pat_quantise_ns(refined(in, alg, ebar));
     out->status[alg] = PAT_OK;
     if (q < out->ebar_ns[alg]) {
       out->ebar_ns[alg] = q;
       out->root_of[alg] = roots[k];
     }
   }
+  return PAT_OK;
+}
+
+/* NATIVE's level: measured, or the best balanced prediction of the classic
+ * algorithms (native_from_classic).  Returns PAT_OK with *level NAN if it
+ * has none. */
+static int native_level(pat_select_cache *c, const pat_select_in *in, double *level) {
+  *level = NAN;
+  if (has_level(in, PAT_ALG_NATIVE)) {
+    *level = in->flat_s[PAT_ALG_NATIVE];
+    return PAT_OK;
+  }
+  if (!in->native_from_classic) return PAT_OK;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (!(pat_algorithms[alg].flags & PAT_ALGF_CLASSIC)) continue;
+    double flat;
+    int rc = has_level(in, alg) ? PAT_OK : flat_replay(c, in, alg, &flat);
+    if (rc == PAT_ENOMEM) return rc;
+    if (rc) continue;
+    if (has_level(in, alg)) flat = in->flat_s[alg];
+    if (!(flat >= *level)) *level = flat; /* also replaces NAN */
+  }
+  return PAT_OK;
+}
+
+/* NATIVE: its level plus the mean wait for the last arrival. */
+static int predict_native(pat_select_cache *c, const pat_select_in *in, pat_select_out *out) {
+  double level;
+  int rc = native_level(c, in, &level);
+  if (rc) return rc;
+  if (!isfinite(level)) return PAT_OK;
+  double wait = pat_select_wait(in->P, in->arrival_ns);
+  out->ebar_ns[PAT_ALG_NATIVE] = pat_quantise_ns(refined(in, PAT_ALG_NATIVE, level + wait));
+  out->status[PAT_ALG_NATIVE] = PAT_OK;
   return PAT_OK;
 }
 
@@ -243,6 +341,16 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
     if (pass == 1 && !out->balanced) break;
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
       if (!considered(alg, pass, allowed, out->balanced)) continue;
+      if (alg == PAT_ALG_NATIVE) {
+        int rc = predict_native(c, in, out);
+        if (rc) return rc;
+        if (out->status[alg] == PAT_OK && out->ebar_ns[alg] < best) {
+          best = out->ebar_ns[alg];
+          out->alg = alg;
+          out->root = 0;
+        }
+        continue;
+      }
       int roots[64];
       const int n = candidate_roots(alg, in, roots);
       if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) {

@@ -12,8 +12,12 @@
  *  - a balanced pattern (ω < τ, τ from the default parameters) picks a
  *    classic algorithm (arrival-aware ones are not considered unless no
  *    classic one is allowed);
- *  - NATIVE has no schedule, so it is never predicted; it is chosen only
- *    when nothing else is allowed;
+ *  - NATIVE has no schedule: it is predicted from its balanced level (see
+ *    flat_s below) and the wait for the last arrival; with no level it is
+ *    not predicted, and chosen only when nothing else is allowed;
+ *  - with measured balanced times (flat_s), the replay gives only each
+ *    algorithm's response to imbalance; online refinement (ratio) scales the
+ *    result;
  *  - an algorithm whose builder fails is skipped;
  *  - an arrival-aware schedule is built for every rank and replayed, which
  *    costs 60-120 ns per op: one estimated (from a one-rank build) to exceed
@@ -44,6 +48,8 @@
 
 typedef struct pat_select_cache {
   int P;                        /* programs are for this P (0: none yet) */
+  double flat_bytes;            /* flat_ebar holds balanced replays for this block size */
+  double flat_ebar[PAT_ALG_COUNT]; /* NAN: not replayed yet */
   int lnbc_root;                /* LNBC's program is for this root */
   int general;                  /* programs carry their general form */
   pat_prog *prog[PAT_ALG_COUNT];
@@ -78,13 +84,29 @@ typedef struct pat_select_in {
   size_t arrival_max_ops;     /* per-call budget: an arrival-aware schedule estimated larger than this
                                  (ops, all ranks) is not considered; 0: PAT_SELECT_ARRIVAL_MAX_OPS,
                                  SIZE_MAX: no limit */
+  const double *flat_s;       /* per algorithm: its measured time (s) on balanced arrivals for this P and
+                                 block size, or NAN; NULL: none.  With it, an algorithm's prediction is
+                                 flat_s + (replay under the PAP - replay on balanced arrivals): the
+                                 measurement sets the level, the replay the response to imbalance. */
+  int native_from_classic;    /* no measured time for NATIVE: take the best classic algorithm's balanced
+                                 prediction as its level (MPI's own is assumed as good as our best) */
+  const double *ratio;        /* per algorithm: the measured/predicted cost of earlier calls (online
+                                 refinement); NULL or entries <= 0: 1.  It scales the cost above the
+                                 wait for the last arrival, W = mean_i(max a - a_i), which no
+                                 algorithm avoids: prediction = W + ratio * (replay's ē - W) */
 } pat_select_in;
+
+/* NATIVE has no schedule: its prediction is its balanced level plus the
+ * mean wait for the last arrival, mean_i(max a - a_i), as if MPI's own
+ * collective started when the last rank arrives (an upper bound for
+ * synchronising algorithms: ring, recursive doubling, ...).  It is a
+ * candidate whenever it has a level (flat_s[NATIVE] or native_from_classic). */
 
 /* About 1 ms of building and replaying on a 2020s core (~60 ns per op):
  * BDR up to P ~ 90, BSLB at any P up to 4096. */
 #define PAT_SELECT_ARRIVAL_MAX_OPS 16384
 
-#define PAT_SELECT_SKIPPED (-1)     /* status: not considered (not allowed, NATIVE, balanced pattern) */
+#define PAT_SELECT_SKIPPED (-1)     /* status: not considered (not allowed, no level for NATIVE, balanced pattern) */
 #define PAT_SELECT_OVER_BUDGET (-2) /* status: arrival-aware schedule over the per-call budget */
 
 typedef struct pat_select_out {
@@ -92,10 +114,14 @@ typedef struct pat_select_out {
   int root;                        /* its root (rooted algorithms), else 0 */
   int balanced;                    /* ω < τ */
   int64_t omega_ns, tau_ns;
-  int64_t ebar_ns[PAT_ALG_COUNT];  /* predicted ē (quantised), INT64_MAX if not predicted */
+  int64_t ebar_ns[PAT_ALG_COUNT];  /* predicted ē (quantised, refined), INT64_MAX if not predicted */
   int root_of[PAT_ALG_COUNT];      /* root used for each rooted algorithm */
   int status[PAT_ALG_COUNT];       /* PAT_OK predicted; PAT_SELECT_SKIPPED / _OVER_BUDGET; else the error */
 } pat_select_out;
+
+/* W = mean_i(max a - a_i) (s): the wait for the last arrival, a lower
+ * bound of every algorithm's ē. */
+double pat_select_wait(int P, const int64_t *arrival_ns);
 
 /* Choose.  Returns PAT_OK, or PAT_EINVAL (bad input, or nothing allowed can
  * be predicted and NATIVE is not allowed). */

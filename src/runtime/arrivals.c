@@ -8,7 +8,6 @@
 #include "pat/phase.h"
 #include "runtime/comm.h"
 #include "runtime/debug.h"
-#include "runtime/decide.h"
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
@@ -19,14 +18,23 @@ void pat_arrivals_reset(void) { memset(&phase, 0, sizeof phase); }
 int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind) {
   if (cs->x.state != PAT_X_IDLE || cs->P < 2) return MPI_SUCCESS;
   if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->rank, cs->P, cs->x.seq, arrival_ns);
-  pat_xrec rec = {arrival_ns, block_bytes, pat_clock_global_ns(), pat_proc.alg, kind};
+  const pat_policy *pl = &cs->policy;
+  pat_xrec rec = {.arrival_ns = arrival_ns,
+                  .block_bytes = block_bytes,
+                  .contributed_ns = pat_clock_global_ns(),
+                  .prev_call = pl->prev_call,
+                  .prev_arrival_ns = pl->prev_arrival_ns,
+                  .prev_elapsed_ns = pl->prev_elapsed_ns,
+                  .prev_alg = pl->prev_alg,
+                  .setting = pat_proc.alg,
+                  .kind = kind};
   int rc = pat_exchange_start(&cs->x, cs->priv, &rec);
   if (rc == MPI_SUCCESS && cs->background) pat_comm_mark_work(cs);
   return rc;
 }
 
 void pat_contribute_from_history(pat_comm_state *cs) {
-  if (!pat_proc.background || phase.instrumented || !pat_next_call_exchanges(cs)) return;
+  if (!pat_proc.background || phase.instrumented || !cs->policy.next_exchanges) return;
   int site;
   int64_t arrival, bytes;
   if (!pat_sites_predict(&cs->sites, &site, &arrival, &bytes)) return;
@@ -39,7 +47,7 @@ static void contribute_current(int64_t arrival_ns, int kind) {
   if (!pat_proc.background) return;
   pat_comm_state *cs = pat_comm_lock_current();
   if (!cs) return; /* no all-gather yet: nothing to predict for */
-  if (pat_next_call_exchanges(cs) && cs->sites.last >= 0)
+  if (cs->policy.next_exchanges && cs->sites.last >= 0)
     pat_contribute(cs, arrival_ns, cs->sites.site[cs->sites.last].bytes, kind);
   pat_comm_unlock_current(cs);
 }

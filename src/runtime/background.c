@@ -58,8 +58,9 @@ static int progress_comm(pat_comm_state *cs) {
     pat_exchange_summary(&cs->x, &sum);
     /* plan ahead only when every rank expects the same call */
     if (sum.agreed_bytes <= 0 || sum.setting == PAT_XSETTING_MIXED) return 0;
-    pat_plan_decide(cs, sum.setting, sum.agreed_bytes, sum.complete_ns, 0);
-    if (!(pat_algorithms[plan->alg].flags & PAT_ALGF_ARRIVAL)) return 0;
+    pat_plan_decide(cs, pat_sites_lookup(&cs->sites, sum.agreed_bytes), sum.setting, sum.agreed_bytes,
+                    sum.complete_ns, 0);
+    if (!(pat_algorithms[plan->choice.alg].flags & PAT_ALGF_ARRIVAL)) return 0;
     if (pat_plan_prepare_exec(cs) != MPI_SUCCESS) return 0; /* the call will report it */
   }
   if (!plan->has_exec) return 0;

@@ -12,6 +12,7 @@
 #include "runtime/comm.h"
 #include "runtime/decide.h"
 #include "runtime/errors.h"
+#include "runtime/policy.h"
 #include "runtime/report.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -122,9 +123,11 @@ static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *b
 
 /* A call that exchanges arrivals first: contribute (if not yet), wait for
  * every record, keep the plan made ahead if it was made for exactly this
- * call, else plan now; run it.  *ran = 0: the exchange failed, nothing ran. */
-static int run_exchanged(pat_comm_state *cs, int setting, int64_t arrival, const call_args *c, pat_call_stats *st,
-                         int *ran) {
+ * call, else plan now; run it.  *ran = 0: nothing ran (the exchange
+ * failed, or the records show that ranks passed different sizes).  Then
+ * finish_exchanged. */
+static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arrival, const call_args *c,
+                         pat_call_stats *st, int *ran) {
   int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
   int64_t t0 = pat_clock_local_ns();
   if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
@@ -135,28 +138,32 @@ static int run_exchanged(pat_comm_state *cs, int setting, int64_t arrival, const
     st->predicted = 1;
     st->pred_err_s = (double)llabs(cs->x.mine.arrival_ns - arrival) * 1e-9;
   }
-  /* A plan made in the background stands only if it was made for exactly
-   * this call; every rank sees the same records and the same call, so all
-   * of them keep it or all of them replan. */
   pat_xsummary sum;
   pat_exchange_summary(&cs->x, &sum);
+  pat_plan *plan = &cs->planner.plan;
   if (sum.actual_bytes_differ) { /* every rank sees the same records: all of them stop here */
     pat_plan_drop(cs);
     pat_exchange_consume(&cs->x);
-    st->alg = PAT_ALG_NATIVE;
     *ran = 0;
     return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: the ranks of the communicator passed different amounts of "
                                       "data (an erroneous program); nothing was gathered");
   }
+  /* A plan made in the background stands only if it was made for exactly
+   * this call; every rank sees the same records and the same call, so all
+   * of them keep it or all of them replan. */
   int as_expected = sum.setting == setting && sum.agreed_bytes == c->bytes;
-  pat_plan *plan = &cs->planner.plan;
   if (plan->decided && !(as_expected && plan->setting == setting && plan->bytes == c->bytes)) pat_plan_drop(cs);
-  if (!plan->decided) pat_plan_decide(cs, setting, c->bytes, sum.complete_ns, !as_expected);
-  st->alg = plan->alg;
-  rc = run_alg(cs, plan->alg, c, &st->bg_steps, &st->fg_steps);
+  if (!plan->decided) pat_plan_decide(cs, site, setting, c->bytes, sum.complete_ns, !as_expected);
+  st->alg = plan->choice.alg;
+  return run_alg(cs, plan->choice.alg, c, &st->bg_steps, &st->fg_steps);
+}
+
+/* After an exchanged call ran (at `site`, created by now): the policy learns
+ * from the records, then the plan and the records go. */
+static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
+  pat_policy_commit(cs, site, &cs->planner.plan.choice, setting);
   pat_plan_drop(cs);
   pat_exchange_consume(&cs->x);
-  return rc;
 }
 
 int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -180,27 +187,40 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (rc != MPI_SUCCESS) return rc;
   pthread_mutex_lock(&cs->lock);
   int setting = pat_proc.alg, alg, ran = 1;
+  /* a new site is made only once the call has run: a call that fails on
+   * every rank (ranks passing different sizes) leaves no trace in the table */
+  int site = pat_sites_lookup(&cs->sites, c.bytes), fresh = site < 0;
   pat_call_stats st = {0};
-  if (cs->P > 1 && pat_setting_needs_exchange(setting)) {
-    rc = run_exchanged(cs, setting, arrival, &c, &st, &ran);
+  int exchanged = pat_policy_call_exchanges(cs, setting, fresh);
+  if (exchanged) {
+    rc = run_exchanged(cs, site, setting, arrival, &c, &st, &ran);
     alg = st.alg;
   } else {
-    /* a fixed classic setting, or a single process */
-    alg = cs->P > 1 && setting >= 0 ? setting : PAT_ALG_RING;
+    /* a fixed classic setting, the static choice of auto, or a single process */
+    alg = cs->P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : pat_policy_static_alg(cs, c.bytes);
     rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
   }
   if (!ran) {
+    cs->policy.prev_call = -1; /* no measurement to pass on (alike on every rank) */
     pthread_mutex_unlock(&cs->lock);
     return rc;
   }
   int64_t exit_ns = pat_clock_global_ns();
-  int replaced, site = pat_sites_find(&cs->sites, recvcount, c.bytes, &replaced);
+  if (fresh) {
+    int victim = pat_sites_victim(&cs->sites), made;
+    if (victim >= 0) pat_report_site_done(cs, victim); /* the new site takes its place */
+    site = pat_sites_find(&cs->sites, recvcount, c.bytes, &made);
+    pat_policy_new_site(cs, site);
+  }
+  if (exchanged) finish_exchanged(cs, site, setting);
   pat_sites_record(&cs->sites, site, arrival, exit_ns);
+  pat_policy_end_call(cs, site, alg, arrival, exit_ns, setting);
   cs->planner.last_alg = alg;
-  pat_report_call(cs, site, replaced, recvtype, alg, exit_ns - arrival, st.predicted, st.pred_err_s);
+  st.exchanged = exchanged;
+  st.alg = alg;
+  pat_report_call(cs, site, recvtype, exit_ns - arrival, &st);
   if (rc == MPI_SUCCESS) pat_contribute_from_history(cs);
   pthread_mutex_unlock(&cs->lock);
-  st.alg = alg;
   pat_stats_call(&st);
   pat_comm_set_current(cs);
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: %s failed", pat_algorithms[alg].name);

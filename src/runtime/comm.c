@@ -11,7 +11,6 @@
 #include <stdlib.h>
 
 #include "runtime/background.h"
-#include "runtime/decide.h"
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
@@ -52,7 +51,7 @@ static void retire(pat_comm_state *cs) {
   unlink_from(&live, cs);
   pthread_mutex_unlock(&registry_lock);
   pthread_mutex_lock(&cs->lock);
-  pat_retire_begin(cs, pat_next_call_exchanges(cs));
+  pat_retire_begin(cs, cs->policy.next_exchanges);
   pthread_mutex_unlock(&cs->lock);
   if (!cs->background) { /* no thread holds it: nothing can be in flight either (retire.h) */
     destroy_state(cs);
@@ -138,6 +137,7 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   MPI_Comm_size(comm, &cs->P);
   MPI_Comm_rank(comm, &cs->rank);
   pat_sites_init(&cs->sites);
+  pat_policy_init(&cs->policy);
   int rc = pat_planner_init(&cs->planner, cs->P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->P);
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->P, &cs->node);

@@ -15,6 +15,7 @@
 #include "pat/exchange.h"
 #include "pat/sites.h"
 #include "runtime/plan.h"
+#include "runtime/policy.h"
 #include "runtime/report.h"
 #include "runtime/retire.h"
 
@@ -28,6 +29,7 @@ typedef struct pat_comm_state {
   pat_exchange x;          /* the arrival exchange of the next call (pat/exchange.h) */
   pat_sites sites;         /* call-site history: predicts the next arrival (pat/sites.h) */
   pat_planner planner;     /* plans and schedule caches (plan.h) */
+  pat_policy policy;       /* when calls exchange arrivals; what calls cost (policy.h) */
   pat_comm_report report;  /* per-site statistics for PAT_REPORT (report.h) */
   int has_work;            /* the background thread has something to progress (cs->lock) */
   pat_retirement retire;   /* after the application freed it (retire.h) */

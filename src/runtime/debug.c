@@ -20,8 +20,8 @@ uint64_t pat_plan_digest(int P, const pat_plan *p) {
   h = mix(h, (uint64_t)(int64_t)p->setting);
   h = mix(h, (uint64_t)p->args.tau);
   h = mix(h, (uint64_t)p->args.alpha);
-  h = mix(h, (uint64_t)p->alg);
-  h = mix(h, (uint64_t)p->root);
+  h = mix(h, (uint64_t)p->choice.alg);
+  h = mix(h, (uint64_t)p->choice.root);
   return h;
 }
 
@@ -30,7 +30,7 @@ int pat_debug_last_plan(MPI_Comm comm, uint64_t *digest, int *alg, int64_t *arri
   if (!cs) return MPI_ERR_ARG;
   pthread_mutex_lock(&cs->lock);
   *digest = cs->planner.last_digest;
-  *alg = cs->planner.plan.alg;
+  *alg = cs->planner.plan.choice.alg;
   if (arrivals && cs->planner.plan.arrival)
     memcpy(arrivals, cs->planner.plan.arrival, (size_t)cs->P * sizeof *arrivals);
   pthread_mutex_unlock(&cs->lock);

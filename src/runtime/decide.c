@@ -1,19 +1,13 @@
 /* Which algorithm a call runs (see decide.h). */
 #include "runtime/decide.h"
 
-#include "algorithms/algorithms.h"
+#include <math.h>
+#include <string.h>
+
 #include "model/select.h"
 #include "runtime/comm.h"
 #include "runtime/netparams.h"
-#include "runtime/runtime.h"
-
-int pat_setting_needs_exchange(int setting) {
-  return setting == PAT_ALG_AUTO || (setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL));
-}
-
-int pat_next_call_exchanges(const pat_comm_state *cs) {
-  return cs->P > 1 && pat_setting_needs_exchange(pat_proc.alg);
-}
+#include "runtime/policy.h"
 
 static int uses_intra(const pat_model_params *mp) {
   if (mp->dflt.has_intra) return 1;
@@ -22,24 +16,80 @@ static int uses_intra(const pat_model_params *mp) {
   return 0;
 }
 
-int pat_choose(pat_comm_state *cs, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns, int setting,
-               int *root) {
-  *root = 0;
-  if (setting >= 0) return setting; /* fixed: BSLB's root stays 0, as in the paper */
-  if (!arrival || cs->P < 2) return PAT_ALG_RING;
-  pat_model_params mp = *pat_netparams();
-  mp.node = uses_intra(&mp) ? cs->node : NULL;
-  pat_select_in in = {0};
-  in.P = cs->P;
-  in.arrival_ns = arrival;
-  in.bg_start_ns = bg_start_ns;
-  in.block_bytes = (double)bytes;
-  in.mp = &mp;
-  in.allowed = 0;     /* every algorithm with a schedule */
-  in.lnbc_root = 0;   /* LNBC's schedules are cached for root 0 */
-  in.bslb_roots = 1;  /* BSLB rooted at the earliest predicted arrival */
-  pat_select_out out;
-  if (pat_select(&cs->planner.select, &in, &out) != PAT_OK || out.alg < 0) return PAT_ALG_RING;
-  *root = out.root;
-  return out.alg;
+/* The selection's inputs for this communicator and call. */
+typedef struct inputs {
+  pat_model_params mp;
+  double flat[PAT_ALG_COUNT];
+  pat_select_in in;
+} inputs;
+
+static void make_inputs(const pat_comm_state *cs, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns,
+                        inputs *x) {
+  x->mp = *pat_netparams();
+  x->mp.node = uses_intra(&x->mp) ? cs->node : NULL;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (!pat_model_measured_time(&x->mp, alg, cs->P, (double)bytes, &x->flat[alg])) x->flat[alg] = NAN;
+  memset(&x->in, 0, sizeof x->in);
+  x->in.P = cs->P;
+  x->in.arrival_ns = arrival;
+  x->in.bg_start_ns = bg_start_ns;
+  x->in.block_bytes = (double)bytes;
+  x->in.mp = &x->mp;
+  x->in.allowed = 0;         /* every algorithm */
+  x->in.lnbc_root = 0;       /* LNBC's schedules are cached for root 0 */
+  x->in.bslb_roots = 1;      /* BSLB rooted at the earliest predicted arrival */
+  x->in.flat_s = x->flat;
+  x->in.native_from_classic = 1;
+}
+
+/* Instead of the best, an algorithm not yet measured at the site and
+ * predicted within PAT_EXPLORE_WITHIN of it, now and then (bounded per
+ * site); -1 if none. */
+static int exploration(const pat_comm_state *cs, int site, const pat_select_out *o) {
+  if (site < 0 || o->alg < 0) return -1;
+  const pat_site_policy *sp = &cs->policy.site[site];
+  const pat_refine *rf = &sp->refine;
+  if (sp->mode != PAT_MODE_EXCHANGE || rf->samples[o->alg] == 0) return -1; /* running the best measures it */
+  if (cs->sites.site[site].calls - rf->last_explore < PAT_EXPLORE_SPACING && rf->last_explore > 0) return -1;
+  double limit = PAT_EXPLORE_WITHIN * (double)o->ebar_ns[o->alg];
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (o->status[alg] == PAT_OK && rf->samples[alg] == 0 && rf->explored[alg] < PAT_EXPLORE_MAX &&
+        (double)o->ebar_ns[alg] <= limit)
+      return alg;
+  return -1;
+}
+
+void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns,
+                int setting, pat_choice *out) {
+  memset(out, 0, sizeof *out);
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out->ebar_ns[alg] = INT64_MAX;
+  out->static_alg = pat_policy_static_alg(cs, bytes);
+  out->alg = setting >= 0 ? setting : out->static_alg; /* fixed: BSLB's root stays 0, as in the paper */
+  if (setting >= 0 || !arrival || cs->P < 2) return;
+  inputs x;
+  make_inputs(cs, arrival, bytes, bg_start_ns, &x);
+  if (site >= 0) x.in.ratio = cs->policy.site[site].refine.ratio;
+  pat_select_out o;
+  if (pat_select(&cs->planner.select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
+  memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
+  out->alg = o.alg;
+  out->root = o.root;
+  int other = exploration(cs, site, &o);
+  if (other >= 0) {
+    out->alg = other;
+    out->root = o.root_of[other];
+    out->explored = 1;
+  }
+}
+
+int pat_predict_alg(pat_comm_state *cs, int site, int alg, const int64_t *arrival, int64_t bytes,
+                    double *ebar) {
+  (void)site;
+  inputs x;
+  make_inputs(cs, arrival, bytes, PAT_NO_TIME, &x);
+  x.in.allowed = 1u << alg;
+  pat_select_out o;
+  if (pat_select(&cs->planner.select, &x.in, &o) != PAT_OK || o.status[alg] != PAT_OK) return -1;
+  *ebar = 1e-9 * (double)o.ebar_ns[alg];
+  return 0;
 }

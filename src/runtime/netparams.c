@@ -15,6 +15,11 @@ static char source[512];
 const pat_model_params *pat_netparams(void) { return &model; }
 const char *pat_netparams_source(void) { return source; }
 
+void pat_netparams_use(const pat_model_params *mp, const char *text) {
+  model = *mp;
+  snprintf(source, sizeof source, "%s", text);
+}
+
 #define SMALL 8
 #define LARGE (1 << 20)
 #define REPS 5

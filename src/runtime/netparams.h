@@ -15,6 +15,9 @@
 int pat_netparams_init(MPI_Comm world, const char *model_path);
 
 const pat_model_params *pat_netparams(void);
+/* Use these parameters (what PAT_Init does with the file or the estimate;
+ * unit tests call it to give the runtime's decisions a model). */
+void pat_netparams_use(const pat_model_params *mp, const char *source);
 /* Where the parameters came from, for pat_info. */
 const char *pat_netparams_source(void);
 

@@ -16,7 +16,8 @@ int pat_planner_init(pat_planner *pl, int P) {
   pl->last_alg = -1;
   pat_select_cache_init(&pl->select);
   pl->plan.arrival = malloc((size_t)P * sizeof *pl->plan.arrival);
-  return pl->plan.arrival ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  pl->scratch = malloc((size_t)P * sizeof *pl->scratch);
+  return pl->plan.arrival && pl->scratch ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 static void drop(pat_plan *p) {
@@ -35,6 +36,7 @@ static void drop(pat_plan *p) {
 void pat_planner_free(pat_planner *pl) {
   drop(&pl->plan);
   free(pl->plan.arrival);
+  free(pl->scratch);
   for (int a = 0; a < PAT_ALG_COUNT; a++)
     if (pl->classic[a]) {
       pat_sched_free(pl->classic[a]);
@@ -46,16 +48,18 @@ void pat_planner_free(pat_planner *pl) {
 
 void pat_plan_drop(pat_comm_state *cs) { drop(&cs->planner.plan); }
 
-void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_start_ns, int replanned) {
+void pat_plan_decide(pat_comm_state *cs, int site, int setting, int64_t bytes, int64_t bg_start_ns, int replanned) {
   pat_plan *p = &cs->planner.plan;
   for (int i = 0; i < cs->P; i++) p->arrival[i] = cs->x.all[i].arrival_ns;
   p->setting = setting;
   p->bytes = bytes;
+  p->site = site;
   p->replanned = replanned;
-  p->alg = pat_choose(cs, p->arrival, bytes, bg_start_ns, setting, &p->root);
+  pat_choose(cs, site, p->arrival, bytes, bg_start_ns, setting, &p->choice);
   memset(&p->args, 0, sizeof p->args);
-  if (pat_algorithms[p->alg].build)
-    p->args = pat_call_build_args(pat_netparams(), p->alg, cs->P, cs->rank, p->arrival, (double)bytes, p->root);
+  if (pat_algorithms[p->choice.alg].build)
+    p->args = pat_call_build_args(pat_netparams(), p->choice.alg, cs->P, cs->rank, p->arrival, (double)bytes,
+                                  p->choice.root);
   p->decided = 1;
   cs->planner.last_digest = pat_plan_digest(cs->P, p);
 }
@@ -63,9 +67,9 @@ void pat_plan_decide(pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_
 int pat_plan_prepare_exec(pat_comm_state *cs) {
   pat_plan *p = &cs->planner.plan;
   if (p->has_exec) return MPI_SUCCESS;
-  int rc = pat_build(p->alg, &p->sched, &p->args);
+  int rc = pat_build(p->choice.alg, &p->sched, &p->args);
   if (rc != PAT_OK)
-    return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[p->alg].name,
+    return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[p->choice.alg].name,
                     pat_status_string(rc));
   memset(&p->buf, 0, sizeof p->buf);
   p->buf.P = cs->P;

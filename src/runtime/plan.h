@@ -15,6 +15,7 @@
 #include "algorithms/algorithms.h"
 #include "exec/executor.h"
 #include "model/select.h"
+#include "runtime/decide.h"
 #include "sched/schedule.h"
 
 struct pat_comm_state;
@@ -24,7 +25,8 @@ typedef struct pat_plan {
   int decided;
   int setting;      /* the setting it was decided under */
   int64_t bytes;    /* the block size it was decided for */
-  int alg, root;
+  int site;         /* the call site it was decided for (-1: none) */
+  pat_choice choice; /* the algorithm, its root, the predictions (decide.h) */
   int replanned;    /* decided in the foreground because the inputs changed */
   int64_t *arrival; /* P predicted arrivals, common clock */
   pat_build_args args; /* what its schedule is built from (tau, alpha, root, arrivals) */
@@ -38,6 +40,7 @@ typedef struct pat_planner {
   pat_plan plan;
   pat_sched *classic[PAT_ALG_COUNT]; /* this rank's classic schedules, built on first use */
   pat_select_cache select;           /* compiled classic schedules for the cost model */
+  int64_t *scratch;                  /* P times, for predictions of past calls */
   int last_alg;                      /* what the last call ran (-1 before the first) */
   uint64_t last_digest;              /* digest of the last decision's inputs and outputs (tests) */
 } pat_planner;
@@ -47,8 +50,10 @@ typedef struct pat_planner {
 int pat_planner_init(pat_planner *pl, int P);
 void pat_planner_free(pat_planner *pl); /* drops the plan too */
 
-/* Decide the plan of the call from the exchanged records. */
-void pat_plan_decide(struct pat_comm_state *cs, int setting, int64_t bytes, int64_t bg_start_ns, int replanned);
+/* Decide the plan of the call from the exchanged records (site: the call
+ * site it is for, -1 if unknown). */
+void pat_plan_decide(struct pat_comm_state *cs, int site, int setting, int64_t bytes, int64_t bg_start_ns,
+                     int replanned);
 /* Build its schedule, stage and executor (once). */
 int pat_plan_prepare_exec(struct pat_comm_state *cs);
 /* Run the background part as far as it goes without blocking; *busy = 1

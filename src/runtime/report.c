@@ -18,6 +18,7 @@
 
 #include "runtime/comm.h"
 #include "runtime/runtime.h"
+#include "runtime/stats.h"
 
 #define DESC PAT_REPORT_DESC
 
@@ -33,8 +34,12 @@ typedef struct rep_comm {
 typedef struct rep_record {
   uint64_t group_hash;
   int32_t occurrence, P, leader, count;
-  int64_t bytes, calls, pred_calls, algs[PAT_ALG_COUNT];
+  int64_t bytes, calls, pred_calls, exchanged, algs[PAT_ALG_COUNT];
   double e_sum, e_max, err_sum, err_max;
+  /* the site's online refinement (agreed: the same on every rank): measured
+   * and predicted ē summed over the calls it learned from, per algorithm */
+  int64_t learned[PAT_ALG_COUNT];
+  double pred_sum[PAT_ALG_COUNT], meas_sum[PAT_ALG_COUNT];
   char comm_name[DESC], group[DESC], type_desc[DESC];
 } rep_record;
 
@@ -171,6 +176,13 @@ static void finish_site(pat_comm_state *cs, int i) {
   r->bytes = cs->sites.site[i].bytes;
   r->calls = sr->calls;
   r->pred_calls = sr->pred_calls;
+  r->exchanged = sr->exchanged;
+  const pat_refine *rf = &cs->policy.site[i].refine;
+  for (int a = 0; a < PAT_ALG_COUNT; a++) {
+    r->learned[a] = rf->samples[a];
+    r->pred_sum[a] = rf->pred_sum[a];
+    r->meas_sum[a] = rf->meas_sum[a];
+  }
   memcpy(r->algs, sr->algs, sizeof r->algs);
   r->e_sum = sr->e_sum;
   r->e_max = sr->e_max;
@@ -182,8 +194,7 @@ static void finish_site(pat_comm_state *cs, int i) {
   memset(sr, 0, sizeof *sr);
 }
 
-void pat_report_call(pat_comm_state *cs, int site, int replaced, MPI_Datatype type, int alg, int64_t elapsed_ns,
-                     int predicted, double pred_err_s) {
+void pat_report_call(pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns, const pat_call_stats *call) {
   if (!enabled) return;
   pthread_mutex_lock(&rep_lock);
   if (cs->report.id == 0) {
@@ -191,18 +202,25 @@ void pat_report_call(pat_comm_state *cs, int site, int replaced, MPI_Datatype ty
     cs->report.id = id >= 0 ? id + 1 : -1;
   }
   pat_site_report *sr = &cs->report.site[site];
-  if (replaced) finish_site(cs, site);
   if (sr->calls == 0) describe_type(type, sr->type_desc, sizeof sr->type_desc);
   double e = 1e-9 * (double)elapsed_ns;
   sr->calls++;
-  if (alg >= 0 && alg < PAT_ALG_COUNT) sr->algs[alg]++;
+  sr->exchanged += call->exchanged;
+  if (call->alg >= 0 && call->alg < PAT_ALG_COUNT) sr->algs[call->alg]++;
   sr->e_sum += e;
   if (e > sr->e_max) sr->e_max = e;
-  if (predicted) {
+  if (call->predicted) {
     sr->pred_calls++;
-    sr->err_sum += pred_err_s;
-    if (pred_err_s > sr->err_max) sr->err_max = pred_err_s;
+    sr->err_sum += call->pred_err_s;
+    if (call->pred_err_s > sr->err_max) sr->err_max = call->pred_err_s;
   }
+  pthread_mutex_unlock(&rep_lock);
+}
+
+void pat_report_site_done(pat_comm_state *cs, int site) {
+  if (!enabled) return;
+  pthread_mutex_lock(&rep_lock);
+  finish_site(cs, site);
   pthread_mutex_unlock(&rep_lock);
 }
 
@@ -252,6 +270,52 @@ static void fmt_time(double s, char *out, size_t size) {
     snprintf(out, size, "%.3f s", s);
 }
 
+/* "ard 21.3/24.0 ms, native 40.1/38.2 ms": per algorithm the site learned
+ * from, the mean predicted and measured ē (under the actual arrivals). */
+static void describe_model(const rep_record *s, char *out, size_t size) {
+  size_t len = 0;
+  out[0] = '\0';
+  for (int a = 0; a < PAT_ALG_COUNT && len < size; a++) {
+    if (s->learned[a] <= 0) continue;
+    char p[24], m[24];
+    fmt_time(s->pred_sum[a] / (double)s->learned[a], p, sizeof p);
+    fmt_time(s->meas_sum[a] / (double)s->learned[a], m, sizeof m);
+    len += (size_t)snprintf(out + len, size - len, "%s%s %s/%s", len ? ", " : "", pat_algorithms[a].name, p, m);
+  }
+  if (!out[0]) snprintf(out, size, "-");
+}
+
+static void print_row(const rep_row *row) {
+  const rep_record *s = &row->sum;
+  int n = row->ranks;
+  char what[64], algs[128], me[24], mx[24], err[24], pred[24], exch[24], model[256];
+  snprintf(what, sizeof what, "%d x %s", s->count, s->type_desc);
+  size_t len = 0;
+  algs[0] = '\0';
+  for (int a = 0; a < PAT_ALG_COUNT; a++)
+    if (s->algs[a] > 0 && len < sizeof algs) {
+      double per_rank = (double)s->algs[a] / n;
+      len += (size_t)snprintf(algs + len, sizeof algs - len, "%s%s %.0f", len ? ", " : "", pat_algorithms[a].name,
+                              per_rank);
+    }
+  fmt_time(s->calls ? s->e_sum / (double)s->calls : 0.0, me, sizeof me);
+  fmt_time(s->e_max, mx, sizeof mx);
+  snprintf(pred, sizeof pred, "%.0f%%", s->calls ? 100.0 * (double)s->pred_calls / (double)s->calls : 0.0);
+  snprintf(exch, sizeof exch, "%.0f%%", s->calls ? 100.0 * (double)s->exchanged / (double)s->calls : 0.0);
+  if (s->pred_calls)
+    fmt_time(s->err_sum / (double)s->pred_calls, err, sizeof err);
+  else
+    snprintf(err, sizeof err, "-");
+  describe_model(s, model, sizeof model);
+  char ranks[32];
+  if (n == s->P)
+    snprintf(ranks, sizeof ranks, "%d", s->P);
+  else
+    snprintf(ranks, sizeof ranks, "%d(%d)", s->P, n); /* only n of its ranks used this count and type */
+  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8lld %-28s %10s %10s %9s %10s %10s %s\n", s->comm_name,
+          s->group, ranks, what, (long long)row->max_calls, algs, me, mx, exch, pred, err, model);
+}
+
 static void print_rows(rep_row *rows, int nrows, int world_size) {
   qsort(rows, (size_t)nrows, sizeof *rows, cmp_row);
   const char *setting = pat_proc.alg == PAT_ALG_AUTO ? "auto" : pat_algorithms[pat_proc.alg].name;
@@ -261,39 +325,15 @@ static void print_rows(rep_row *rows, int nrows, int world_size) {
     fprintf(stderr, "libpat report: no all-gather calls\n");
     return;
   }
-  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8s %-28s %10s %10s %10s %10s\n", "communicator", "world ranks",
-          "P", "count x type", "calls", "algorithms (calls per rank)", "mean e", "max e", "predicted", "mean |err|");
-  for (int r = 0; r < nrows; r++) {
-    const rep_record *s = &rows[r].sum;
-    int n = rows[r].ranks;
-    char what[64], algs[128], me[24], mx[24], err[24], pred[24];
-    snprintf(what, sizeof what, "%d x %s", s->count, s->type_desc);
-    size_t len = 0;
-    algs[0] = '\0';
-    for (int a = 0; a < PAT_ALG_COUNT; a++)
-      if (s->algs[a] > 0 && len < sizeof algs) {
-        double per_rank = (double)s->algs[a] / n;
-        len += (size_t)snprintf(algs + len, sizeof algs - len, "%s%s %.0f", len ? ", " : "", pat_algorithms[a].name,
-                                per_rank);
-      }
-    fmt_time(s->calls ? s->e_sum / (double)s->calls : 0.0, me, sizeof me);
-    fmt_time(s->e_max, mx, sizeof mx);
-    snprintf(pred, sizeof pred, "%.0f%%", s->calls ? 100.0 * (double)s->pred_calls / (double)s->calls : 0.0);
-    if (s->pred_calls)
-      fmt_time(s->err_sum / (double)s->pred_calls, err, sizeof err);
-    else
-      snprintf(err, sizeof err, "-");
-    char ranks[32];
-    if (n == s->P)
-      snprintf(ranks, sizeof ranks, "%d", s->P);
-    else
-      snprintf(ranks, sizeof ranks, "%d(%d)", s->P, n); /* only n of its ranks used this count and type */
-    fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8lld %-28s %10s %10s %10s %10s\n", s->comm_name, s->group,
-            ranks, what, (long long)rows[r].max_calls, algs, me, mx, pred, err);
-  }
+  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8s %-28s %10s %10s %9s %10s %10s %s\n", "communicator",
+          "world ranks", "P", "count x type", "calls", "algorithms (calls per rank)", "mean e", "max e", "exchanged",
+          "predicted", "mean |err|", "model: predicted/measured mean e");
+  for (int r = 0; r < nrows; r++) print_row(&rows[r]);
   fprintf(stderr,
-          "libpat report: e = time in the call (exit - arrival), mean and max over ranks and calls; predicted = calls "
-          "whose arrival was predicted before it happened, |err| = |predicted - actual arrival|\n");
+          "libpat report: e = time in the call (exit - arrival), mean and max over ranks and calls; exchanged = calls "
+          "that exchanged arrivals first; predicted = calls whose arrival was predicted before it happened, |err| = "
+          "|predicted - actual arrival|; model = per algorithm, the cost model's mean e for the calls' actual "
+          "arrivals against the measured one (the calls after an exchange)\n");
 }
 
 static void merge_and_print(rep_record *rec, int n, int world_size) {
@@ -315,6 +355,12 @@ static void merge_and_print(rep_record *rec, int n, int world_size) {
     if (rec[i].calls > row->max_calls) row->max_calls = rec[i].calls;
     s->calls += rec[i].calls;
     s->pred_calls += rec[i].pred_calls;
+    s->exchanged += rec[i].exchanged;
+    for (int a = 0; a < PAT_ALG_COUNT; a++) { /* agreed values: every rank's are the same, keep one */
+      s->learned[a] = rec[i].learned[a];
+      s->pred_sum[a] = rec[i].pred_sum[a];
+      s->meas_sum[a] = rec[i].meas_sum[a];
+    }
     for (int a = 0; a < PAT_ALG_COUNT; a++) s->algs[a] += rec[i].algs[a];
     s->e_sum += rec[i].e_sum;
     s->err_sum += rec[i].err_sum;

@@ -21,7 +21,7 @@
 
 typedef struct pat_site_report {
   char type_desc[PAT_REPORT_DESC]; /* the datatype of its first call, described */
-  long long calls, pred_calls, algs[PAT_ALG_COUNT];
+  long long calls, pred_calls, exchanged, algs[PAT_ALG_COUNT];
   double e_sum, e_max, err_sum, err_max;
 } pat_site_report;
 
@@ -31,12 +31,16 @@ typedef struct pat_comm_report {
 } pat_comm_report;
 
 struct pat_comm_state;
+struct pat_call_stats;
 
 /* At PAT_Init (collective over world): on if world rank 0's setting says so. */
 int pat_report_init(MPI_Comm world, int enabled);
-/* One call of site `site` (replaced: the site took an old one's place). */
-void pat_report_call(struct pat_comm_state *cs, int site, int replaced, MPI_Datatype type, int alg,
-                     int64_t elapsed_ns, int predicted, double pred_err_s);
+/* One call of site `site`; elapsed: e = exit - arrival. */
+void pat_report_call(struct pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
+                     const struct pat_call_stats *call);
+/* Site `site` is about to be replaced by a new one: its statistics become a
+ * finished row (before its policy state is reset). */
+void pat_report_site_done(struct pat_comm_state *cs, int site);
 /* The communicator goes: its sites become finished rows. */
 void pat_report_comm_done(struct pat_comm_state *cs);
 /* At PAT_Finalize, after every communicator is done (collective over world):

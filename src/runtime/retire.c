@@ -16,7 +16,7 @@ void pat_retire_begin(pat_comm_state *cs, int may_follow) {
     return;
   }
   if (cs->x.state == PAT_X_IDLE && may_follow) {
-    pat_xrec none = {0, 0, 0, PAT_XSETTING_MIXED, PAT_XREC_NONE};
+    pat_xrec none = {.prev_call = -1, .prev_alg = -1, .setting = PAT_XSETTING_MIXED, .kind = PAT_XREC_NONE};
     if (pat_exchange_start(&cs->x, cs->priv, &none) != MPI_SUCCESS) rt->stage = RETIRE_DONE;
   }
 }

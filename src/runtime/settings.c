@@ -38,6 +38,17 @@ static int parse_alg(const char *text, pat_settings *s, char *why, size_t len) {
 }
 static int64_t key_alg(const pat_settings *s) { return s->alg; }
 
+static int parse_exchange(const char *text, pat_settings *s, char *why, size_t len) {
+  if (strcmp(text, "auto") == 0)
+    s->exchange = PAT_EXCHANGE_AUTO;
+  else if (strcmp(text, "always") == 0)
+    s->exchange = PAT_EXCHANGE_ALWAYS;
+  else
+    return reason(why, len, "not auto or always");
+  return 0;
+}
+static int64_t key_exchange(const pat_settings *s) { return s->exchange; }
+
 static int parse_thread(const char *text, pat_settings *s, char *why, size_t len) {
   return parse_flag(text, &s->thread, why, len);
 }
@@ -111,6 +122,11 @@ const pat_setting pat_setting_table[] = {
     {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
+    {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
+     "with `PAT_ALG=auto`: `auto` exchanges arrivals only where arrival-awareness can pay (per call site: "
+     "imbalance found by an exchange, probes now and then, never for blocks too small); `always` before every "
+     "call (to measure what the exchange costs).",
+     parse_exchange, key_exchange},
     {"PAT_THREAD", "0, 1", "1", PAT_SCOPE_JOB,
      "`0` runs without the background thread (arrival-aware algorithms entirely in the foreground).", parse_thread,
      key_thread},

@@ -20,11 +20,13 @@
 enum pat_setting_scope { PAT_SCOPE_JOB, PAT_SCOPE_ROOT, PAT_SCOPE_RANK };
 
 enum pat_bind_kind { PAT_BIND_NONE, PAT_BIND_PU, PAT_BIND_LAST, PAT_BIND_SIBLING };
+enum pat_exchange_mode { PAT_EXCHANGE_AUTO, PAT_EXCHANGE_ALWAYS };
 
 #define PAT_SETTING_TEXT 4096
 
 typedef struct pat_settings {
   int alg;           /* PAT_ALG: an algorithm id or PAT_ALG_AUTO */
+  int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
   int clock_samples; /* PAT_CLOCK_SAMPLES: ping-pongs per rank for the clock offsets */
   char model[PAT_SETTING_TEXT]; /* PAT_MODEL: model file path, "" if unset */

@@ -20,6 +20,7 @@ void pat_stats_reset(void) {
 void pat_stats_call(const pat_call_stats *c) {
   pthread_mutex_lock(&stats_lock);
   stats.calls++;
+  stats.exchanged_calls += c->exchanged;
   stats.bg_steps += c->bg_steps;
   stats.fg_steps += c->fg_steps;
   if (c->alg >= 0 && c->alg < (int)(sizeof stats.calls_per_alg / sizeof stats.calls_per_alg[0]))

@@ -5,6 +5,7 @@
 
 typedef struct pat_call_stats {
   int alg;               /* what ran */
+  int exchanged;         /* the call exchanged arrivals */
   double exchange_wait_s; /* time the caller waited for the arrival exchange */
   int predicted;          /* this rank's arrival was predicted before it happened */
   double pred_err_s;      /* |predicted - actual arrival| */

@@ -13,7 +13,7 @@
 static int test_alternating_sites(void) {
   pat_sites t;
   pat_sites_init(&t);
-  int site, replaced;
+  int site, fresh;
   int64_t arrival, bytes;
   CHECK(!pat_sites_predict(&t, &site, &arrival, &bytes), "no prediction before any call");
   /* calls alternate: A (10 elements of 4 bytes) after 5 ms of compute, B (1000 x 8) after 20 ms */
@@ -21,12 +21,15 @@ static int test_alternating_sites(void) {
   for (int k = 0; k < 20; k++) {
     int is_a = k % 2 == 0;
     now += is_a ? 5 * MS : 20 * MS;
-    int i = pat_sites_find(&t, is_a ? 10 : 1000, is_a ? 40 : 8000, &replaced);
-    CHECK(!replaced, "replaced with two sites");
+    int i = pat_sites_find(&t, is_a ? 10 : 1000, is_a ? 40 : 8000, &fresh);
+    CHECK(fresh == (k < 2), "call %d: fresh %d", k, fresh);
     pat_sites_record(&t, i, now, now + MS);
     now += MS;
   }
   CHECK(t.n == 2, "two sites, got %d", t.n);
+  /* the same block size in another count (another datatype) is the same site */
+  int as_ints = pat_sites_find(&t, 10, 40, &fresh), as_bytes = pat_sites_find(&t, 40, 40, &fresh);
+  CHECK(as_ints == as_bytes && !fresh, "a site is its block size, whatever the count");
   /* the last call was B: next is A, 5 ms after the last exit */
   CHECK(pat_sites_predict(&t, &site, &arrival, &bytes), "prediction");
   CHECK(t.site[site].count == 10 && bytes == 40, "next site is A (count %d, bytes %lld)", t.site[site].count,
@@ -38,19 +41,19 @@ static int test_alternating_sites(void) {
 static int test_replacement(void) {
   pat_sites t;
   pat_sites_init(&t);
-  int replaced, first = -1;
+  int fresh, first = -1;
   for (int k = 0; k < PAT_SITES_MAX; k++) {
-    int i = pat_sites_find(&t, k + 1, 4 * (k + 1), &replaced);
+    int i = pat_sites_find(&t, k + 1, 4 * (k + 1), &fresh);
     if (k == 0) first = i;
-    CHECK(!replaced, "site %d replaced while there was room", k);
+    CHECK(fresh == 1, "site %d: fresh %d while there was room", k, fresh);
     pat_sites_record(&t, i, k * MS, k * MS + 1);
   }
   /* touch the first again: the least recently used is now the second */
-  int again = pat_sites_find(&t, 1, 4, &replaced);
-  CHECK(again == first && !replaced, "an existing site is found");
+  int again = pat_sites_find(&t, 1, 4, &fresh);
+  CHECK(again == first && !fresh, "an existing site is found");
   pat_sites_record(&t, again, 100 * MS, 100 * MS + 1);
-  int i = pat_sites_find(&t, 999, 4 * 999, &replaced);
-  CHECK(replaced, "a new site when full replaces one");
+  int i = pat_sites_find(&t, 999, 4 * 999, &fresh);
+  CHECK(fresh == 2, "a new site when full replaces one");
   CHECK(i != first, "the recently used site survives");
   CHECK(t.site[i].count == 999 && t.site[i].gaps.n == 0, "the new site starts empty");
   for (int k = 0; k < t.n; k++) CHECK(t.site[k].successor != i, "nobody is followed by the replaced site");

@@ -1,0 +1,121 @@
+/*
+ * When a call exchanges arrivals (auto): an arrival exchange costs about one
+ * small all-gather, so it is made only where arrival-awareness can pay.
+ *
+ * Per call site (pat/sites.h; sites are block sizes, so every rank numbers
+ * them alike) a mode, decided from agreed inputs only -- call numbers, block
+ * sizes, the model rank 0 broadcast, and what earlier exchanges brought:
+ *
+ *  - STATIC: the call runs the static choice (the algorithm with the
+ *    smallest measured balanced time, NATIVE without a model file) with no
+ *    exchange and no message of libpat's own.  Now and then it probes: the
+ *    site's call number next_probe exchanges (its records also carry every
+ *    rank's actual arrival at the previous call), with a backoff that
+ *    doubles, from PAT_PROBE_FIRST to PAT_PROBE_MAX calls, after every probe
+ *    that finds nothing to gain.
+ *  - EXCHANGE: every call exchanges, ahead of the call (from history or
+ *    instrumentation); after PAT_QUIET_MAX exchanged calls in a row that
+ *    found nothing to gain, the site goes back to STATIC.
+ *
+ * A probe or an exchanged call finds something to gain when the selection
+ * predicts the best algorithm at least max(PAT_GAIN_FRACTION of the static
+ * choice's prediction, one exchange's cost) faster than the static choice
+ * for the exchanged arrivals.  A site whose blocks are so small that the
+ * static choice takes less than two exchanges never probes (nothing there
+ * can pay).  The first call at a new site always exchanges, on arrival: it
+ * costs one small all-gather and shows at once whether arrivals are
+ * imbalanced (and whether ranks passed different sizes).
+ *
+ * Whether the next call exchanges is decided at the end of the previous one
+ * (for the site expected next), so that ranks may contribute ahead of it.
+ */
+#ifndef PAT_POLICY_H
+#define PAT_POLICY_H
+
+#include <stdint.h>
+
+#include "algorithms/algorithms.h"
+#include "pat/sites.h"
+
+struct pat_comm_state;
+
+#define PAT_PROBE_FIRST 8     /* calls between the first probes of a site */
+#define PAT_PROBE_MAX 64      /* at most this many calls between probes: a probe costs about one
+                                 exchange X, and a site that probes has calls of at least 2X, so
+                                 probing costs under 1/128 of the calls' time, and an imbalance
+                                 that appears is found within PAT_PROBE_MAX calls */
+#define PAT_QUIET_MAX 3       /* exchanged calls without gain before a site goes static */
+#define PAT_GAIN_FRACTION 0.05
+
+enum pat_site_mode { PAT_MODE_STATIC = 0, PAT_MODE_EXCHANGE = 1 };
+
+/* Online refinement (STAR-MPI, Faraj 2006): per site and algorithm, the
+ * ratio of measured to predicted ē of the calls it ran (prediction under
+ * the actual arrivals), smoothed; it multiplies later predictions. */
+typedef struct pat_refine {
+  double ratio[PAT_ALG_COUNT];    /* 0: no sample yet */
+  int samples[PAT_ALG_COUNT];
+  int explored[PAT_ALG_COUNT];    /* times it was run to be measured */
+  long long last_explore;         /* site call number of the last exploration */
+  /* for the report: sums of predicted and measured ē per algorithm */
+  double pred_sum[PAT_ALG_COUNT], meas_sum[PAT_ALG_COUNT];
+} pat_refine;
+
+#define PAT_REFINE_WEIGHT 0.3     /* weight of a new ratio sample */
+#define PAT_REFINE_CLAMP 5.0      /* ratios are kept within [1/5, 5] */
+#define PAT_EXPLORE_MAX 2         /* runs of an unmeasured algorithm to measure it, per site */
+#define PAT_EXPLORE_SPACING 16    /* site calls between explorations */
+#define PAT_EXPLORE_WITHIN 1.10   /* explore an algorithm predicted within 10% of the best */
+
+typedef struct pat_site_policy {
+  int mode;              /* enum pat_site_mode */
+  int never;             /* blocks too small for arrival-awareness to pay: no probes */
+  long long next_probe;  /* STATIC: the site call number that exchanges next */
+  int backoff;           /* STATIC: calls between probes */
+  int quiet;             /* EXCHANGE: exchanged calls in a row without gain */
+  long long exchanged;   /* calls that exchanged (report) */
+  pat_refine refine;
+} pat_site_policy;
+
+typedef struct pat_policy {
+  pat_site_policy site[PAT_SITES_MAX];
+  int next_exchanges;   /* the next call exchanges: ranks may contribute ahead of it */
+  /* this rank's previous call, carried in its next exchange record */
+  long long prev_call;  /* -1: none */
+  int64_t prev_arrival_ns, prev_elapsed_ns;
+  int prev_alg, prev_site;
+  int64_t prev_bytes;
+} pat_policy;
+
+void pat_policy_init(pat_policy *pl);
+
+/* A site was created (or took an old one's place) at site call 0. */
+void pat_policy_new_site(struct pat_comm_state *cs, int site);
+
+/* Does this call exchange arrivals?  setting: the algorithm setting;
+ * fresh: its site is new. */
+int pat_policy_call_exchanges(const struct pat_comm_state *cs, int setting, int fresh);
+
+/* The static choice for blocks of `bytes`: the algorithm with the smallest
+ * measured balanced time for this P, or NATIVE without one. */
+int pat_policy_static_alg(const struct pat_comm_state *cs, int64_t bytes);
+
+/* An exchanged call at `site` has run what `choice` says: learn from the
+ * records what the previous call's algorithm really cost (every rank's
+ * record carries its measurement), count an exploration, and (auto) update
+ * the site's mode from the choice's predictions.  Called after the decision,
+ * never before it, so that a decision made ahead (background) and one made
+ * in the call see the same state. */
+struct pat_choice;
+void pat_policy_commit(struct pat_comm_state *cs, int site, const struct pat_choice *choice, int setting);
+
+/* A call at `site` ran alg, arrived and left at these times: remember it
+ * for the next record, and decide whether the next call exchanges. */
+void pat_policy_end_call(struct pat_comm_state *cs, int site, int alg, int64_t arrival_ns, int64_t exit_ns,
+                         int setting);
+
+/* One exchange's cost (s): the measured NATIVE time for a record, or an
+ * estimate from the model's latency. */
+double pat_policy_exchange_cost(const struct pat_comm_state *cs);
+
+#endif

@@ -1,0 +1,229 @@
+/* The exchange policy and the choice agree on every rank, and do their job.
+ *
+ * Ranks are simulated without MPI: each has its own communicator state and
+ * its own local times (arrivals, exits, predictions differ), and sees the
+ * same agreed inputs a real run gives every rank (call sizes, exchanged
+ * records).  For random call sequences every rank must take the same
+ * exchange / no-exchange decision, make the same choice (digest of inputs
+ * and outputs), and plan the same next call -- also when some ranks decide
+ * ahead (as a background thread does) and then again in the call.  Then the
+ * policy's purpose: a balanced site probes ever more rarely, an imbalanced
+ * one exchanges and runs arrival-aware algorithms, and a site of tiny
+ * blocks never probes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/select.h"
+#include "runtime/comm.h"
+#include "runtime/debug.h"
+#include "runtime/netparams.h"
+#include "testutil.h"
+
+#define MAXP 16
+#define MS 1000000LL
+
+static unsigned long long rng = 88172645463325252ull;
+static double urand(void) { /* xorshift: the same sequence on every run */
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+typedef struct sim {
+  int P;
+  pat_comm_state *rank[MAXP];
+  int64_t now; /* common clock of the simulation */
+  long long exchanged, calls, arrival_aware;
+} sim;
+
+static pat_comm_state *make_rank(int P, int r) {
+  pat_comm_state *cs = calloc(1, sizeof *cs);
+  cs->P = P;
+  cs->rank = r;
+  cs->user = cs->priv = MPI_COMM_NULL;
+  cs->background = 1;
+  pat_sites_init(&cs->sites);
+  pat_policy_init(&cs->policy);
+  pat_planner_init(&cs->planner, P);
+  pat_exchange_init(&cs->x, P);
+  return cs;
+}
+
+static void free_rank(pat_comm_state *cs) {
+  pat_planner_free(&cs->planner);
+  pat_exchange_free(&cs->x);
+  free(cs);
+}
+
+/* What every rank contributes: its arrival (predicted, with its own error)
+ * and what it measured in its previous call. */
+static void exchange(sim *s, const int64_t *arrival, int64_t bytes, pat_xrec *all) {
+  for (int q = 0; q < s->P; q++) {
+    const pat_policy *pl = &s->rank[q]->policy;
+    all[q] = (pat_xrec){.arrival_ns = arrival[q] + (int64_t)(urand() * 0.2 * MS),
+                        .block_bytes = bytes,
+                        .contributed_ns = s->now,
+                        .prev_call = pl->prev_call,
+                        .prev_arrival_ns = pl->prev_arrival_ns,
+                        .prev_elapsed_ns = pl->prev_elapsed_ns,
+                        .prev_alg = pl->prev_alg,
+                        .setting = PAT_ALG_AUTO,
+                        .kind = PAT_XREC_HISTORY};
+  }
+  for (int r = 0; r < s->P; r++) {
+    memcpy(s->rank[r]->x.all, all, (size_t)s->P * sizeof *all);
+    s->rank[r]->x.state = PAT_X_DONE;
+  }
+}
+
+/* One call of `bytes` per block with these arrivals; returns 1 if every rank agreed. */
+static int call(sim *s, int64_t bytes, const int64_t *arrival) {
+  int site[MAXP] = {0}, fresh[MAXP] = {0}, ex[MAXP] = {0}, alg[MAXP] = {0};
+  pat_xrec all[MAXP];
+  int agreed = 1;
+  for (int r = 0; r < s->P; r++) {
+    pat_comm_state *cs = s->rank[r];
+    site[r] = pat_sites_lookup(&cs->sites, bytes);
+    fresh[r] = site[r] < 0;
+    ex[r] = pat_policy_call_exchanges(cs, PAT_ALG_AUTO, fresh[r]);
+    if (ex[r] != ex[0]) agreed = 0;
+  }
+  if (ex[0]) exchange(s, arrival, bytes, all);
+  uint64_t digest0 = 0;
+  for (int r = 0; r < s->P; r++) {
+    pat_comm_state *cs = s->rank[r];
+    if (ex[0]) {
+      if (r % 2 == 0) /* decided ahead, as a background thread does, then in the call */
+        pat_plan_decide(cs, site[r], PAT_ALG_AUTO, bytes, s->now, 0);
+      pat_plan_drop(cs);
+      pat_plan_decide(cs, site[r], PAT_ALG_AUTO, bytes, s->now, 0);
+      alg[r] = cs->planner.plan.choice.alg;
+      uint64_t d = cs->planner.last_digest;
+      if (r == 0) digest0 = d;
+      if (d != digest0) agreed = 0;
+    } else {
+      alg[r] = pat_policy_static_alg(cs, bytes);
+    }
+    if (alg[r] != alg[0]) agreed = 0;
+  }
+  /* run: the world behaves as the model says, within 10%: every rank leaves
+   * when the last one has arrived plus the algorithm's predicted cost */
+  int64_t last = arrival[0];
+  for (int r = 1; r < s->P; r++)
+    if (arrival[r] > last) last = arrival[r];
+  double predicted;
+  if (pat_predict_alg(s->rank[0], site[0], alg[0], arrival, bytes, &predicted) != 0) predicted = 0.001;
+  double cost = predicted - pat_select_wait(s->P, arrival);
+  if (cost < 1e-6) cost = 1e-6;
+  for (int r = 0; r < s->P; r++) {
+    pat_comm_state *cs = s->rank[r];
+    int64_t exit_ns = last + (int64_t)(cost * (0.9 + 0.2 * urand()) * 1e9);
+    if (fresh[r]) {
+      int made;
+      site[r] = pat_sites_find(&cs->sites, (int)bytes, bytes, &made);
+      pat_policy_new_site(cs, site[r]);
+    }
+    if (ex[0]) {
+      pat_policy_commit(cs, site[r], &cs->planner.plan.choice, PAT_ALG_AUTO);
+      pat_plan_drop(cs);
+      pat_exchange_consume(&cs->x);
+    }
+    pat_sites_record(&cs->sites, site[r], arrival[r], exit_ns);
+    pat_policy_end_call(cs, site[r], alg[r], arrival[r], exit_ns, PAT_ALG_AUTO);
+    if (cs->policy.next_exchanges != s->rank[0]->policy.next_exchanges) agreed = 0;
+    if (site[r] != site[0]) agreed = 0;
+  }
+  s->calls++;
+  s->exchanged += ex[0];
+  s->arrival_aware += (pat_algorithms[alg[0]].flags & PAT_ALGF_ARRIVAL) != 0;
+  s->now = last + 3 * MS;
+  return agreed;
+}
+
+/* Arrivals: balanced (jitter only), or one rank late by `late` ms. */
+static void arrivals(sim *s, int64_t *a, double late_ms) {
+  int late_rank = (int)(urand() * s->P);
+  for (int r = 0; r < s->P; r++) {
+    a[r] = s->now + (int64_t)(urand() * 0.05 * MS);
+    if (r == late_rank) a[r] += (int64_t)(late_ms * MS);
+  }
+}
+
+static void sim_start(sim *s, int P) {
+  memset(s, 0, sizeof *s);
+  s->P = P;
+  for (int r = 0; r < P; r++) s->rank[r] = make_rank(P, r);
+  s->now = 1000 * MS;
+}
+
+static void sim_end(sim *s) {
+  for (int r = 0; r < s->P; r++) free_rank(s->rank[r]);
+}
+
+static int test_agreement(void) {
+  const int64_t sizes[] = {8, 4096, 65536, 262144, 1 << 20};
+  for (int trial = 0; trial < 20; trial++) {
+    sim s;
+    sim_start(&s, 2 + trial % 7);
+    int64_t a[MAXP];
+    for (int k = 0; k < 300; k++) {
+      int64_t bytes = sizes[(int)(urand() * 5)];
+      if (urand() < 0.7 && k > 0) bytes = sizes[k % 2 ? 1 : 3]; /* mostly alternating sites */
+      arrivals(&s, a, urand() < 0.4 ? 20.0 * urand() : 0.0);
+      CHECK(call(&s, bytes, a), "trial %d call %d: ranks disagree", trial, k);
+    }
+    sim_end(&s);
+  }
+  return 0;
+}
+
+/* A balanced site probes ever more rarely; an imbalanced one exchanges and
+ * runs arrival-aware algorithms; tiny blocks never probe. */
+static int test_purpose(void) {
+  int64_t a[MAXP];
+  sim s;
+  sim_start(&s, 8);
+  for (int k = 0; k < 2000; k++) {
+    arrivals(&s, a, 0.0);
+    call(&s, 262144, a);
+  }
+  /* probes after 8, 16, 32, 64, then every 64 calls: about 2000 / 64 */
+  CHECK(s.exchanged <= 40, "balanced: %lld of 2000 calls exchanged (probes should back off)", s.exchanged);
+  CHECK(s.exchanged >= 3, "balanced: %lld exchanges (the first call and some probes expected)", s.exchanged);
+  long long before = s.exchanged, aa_before = s.arrival_aware;
+  for (int k = 0; k < 300; k++) {
+    arrivals(&s, a, 50.0); /* one rank 50 ms late: many block times at 256 KiB */
+    call(&s, 262144, a);
+  }
+  /* found by the next probe, at most PAT_PROBE_MAX calls later; then every call exchanges */
+  CHECK(s.exchanged - before >= 300 - PAT_PROBE_MAX - 1, "imbalanced: only %lld of 300 calls exchanged",
+        s.exchanged - before);
+  CHECK(s.arrival_aware - aa_before >= 200, "imbalanced: only %lld of 300 calls arrival-aware",
+        s.arrival_aware - aa_before);
+  before = s.exchanged;
+  for (int k = 0; k < 2000; k++) {
+    arrivals(&s, a, 0.0);
+    call(&s, 262144, a);
+  }
+  CHECK(s.exchanged - before <= 45, "balanced again: %lld of 2000 calls exchanged", s.exchanged - before);
+  sim_end(&s);
+
+  sim_start(&s, 8);
+  for (int k = 0; k < 1000; k++) {
+    arrivals(&s, a, 20.0);
+    call(&s, 4, a); /* 4 bytes: a block costs less than an exchange */
+  }
+  CHECK(s.exchanged == 1, "tiny blocks: %lld exchanges (only the first call should)", s.exchanged);
+  sim_end(&s);
+  return 0;
+}
+
+int main(void) {
+  pat_model_params mp;
+  pat_model_params_init(&mp, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
+  pat_netparams_use(&mp, "test");
+  if (test_agreement() || test_purpose()) return 1;
+  return TEST_RESULT();
+}
