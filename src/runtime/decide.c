@@ -72,6 +72,7 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   pat_select_out o;
   if (pat_select(&cs->planner.select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
   memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
+  out->wait = pat_select_wait(cs->P, arrival);
   out->alg = o.alg;
   out->root = o.root;
   int other = exploration(cs, site, &o);

@@ -24,6 +24,7 @@ typedef struct pat_choice {
   int static_alg;                  /* what the call would run without an exchange */
   int explored;                    /* alg was chosen to be measured, not as the best */
   int64_t ebar_ns[PAT_ALG_COUNT];  /* predictions (refined), INT64_MAX: not predicted */
+  double wait;                     /* the wait for the last arrival in them (s), which no algorithm avoids */
 } pat_choice;
 
 /* The choice for a call of `bytes` per block at `site` (-1: unknown site)

@@ -109,7 +109,7 @@ static void found(pat_comm_state *cs, int site, int gain) {
   sp->next_probe = calls + 1 + sp->backoff;
 }
 
-static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, int static_alg) {
+static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, int static_alg, double wait) {
   cs->policy.site[site].exchanged++;
   int best = static_alg;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
@@ -119,7 +119,7 @@ static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, i
     return;
   }
   double st = 1e-9 * (double)ebar_ns[static_alg], gain = st - 1e-9 * (double)ebar_ns[best];
-  double needed = PAT_GAIN_FRACTION * st;
+  double needed = PAT_GAIN_FRACTION * (st - wait); /* of the static choice's own cost, not of the wait */
   double x = pat_policy_exchange_cost(cs);
   if (x > needed) needed = x;
   found(cs, site, gain > needed);
@@ -171,5 +171,5 @@ void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, i
     rf->explored[choice->alg]++;
     rf->last_explore = cs->sites.site[site].calls;
   }
-  after_choice(cs, site, choice->ebar_ns, choice->static_alg);
+  after_choice(cs, site, choice->ebar_ns, choice->static_alg, choice->wait);
 }

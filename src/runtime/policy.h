@@ -19,8 +19,9 @@
  *
  * A probe or an exchanged call finds something to gain when the selection
  * predicts the best algorithm at least max(PAT_GAIN_FRACTION of the static
- * choice's prediction, one exchange's cost) faster than the static choice
- * for the exchanged arrivals.  A site whose blocks are so small that the
+ * choice's own cost -- its prediction less the wait for the last arrival,
+ * which no algorithm avoids --, one exchange's cost) faster than the static
+ * choice for the exchanged arrivals.  A site whose blocks are so small that the
  * static choice takes less than two exchanges never probes (nothing there
  * can pay).  The first call at a new site always exchanges, on arrival: it
  * costs one small all-gather and shows at once whether arrivals are

@@ -1,0 +1,119 @@
+/*
+ * auto's exchange policy under MPI: sites switch between exchanging and not
+ * (balanced phases, imbalanced phases, probes), with wrong predictions, a
+ * rank seconds late, several sites, and communicators freed and created
+ * between calls -- every result is checked, every rank's last decision is
+ * the same (digest of its inputs and outputs), and nothing hangs (a hang
+ * fails through ctest's timeout).
+ *
+ *   test_modes [--late-seconds S]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mpitest.h"
+#include "pat.h"
+#include "runtime/debug.h"
+
+static long failures, cases;
+static int rank, P;
+
+#define CHECK(cond, ...)                                         \
+  do {                                                           \
+    cases++;                                                     \
+    if (!(cond)) {                                               \
+      failures++;                                                \
+      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                              \
+      fprintf(stderr, "\n");                                     \
+    }                                                            \
+  } while (0)
+
+static void sleep_ms(double ms) {
+  struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000 * (long)(ms / 1000)) * 1e6)};
+  nanosleep(&ts, NULL);
+}
+
+static unsigned shared_seed = 7; /* the same sequence on every rank: sizes, phases */
+static int shared_rand(int n) { return rand_r(&shared_seed) % n; }
+
+static int lying;
+static int64_t lie(int r, int p, int64_t seq, int64_t predicted) {
+  (void)p;
+  if (!lying) return predicted;
+  return predicted + (int64_t)((seq * 7919 + (uint64_t)r * 104729) % 50) * 1000000; /* up to 49 ms off */
+}
+
+static void one_call(MPI_Comm comm, int count, int k) {
+  int p, me;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &me);
+  double *mine = malloc((size_t)count * sizeof *mine), *all = malloc((size_t)count * p * sizeof *all);
+  for (int i = 0; i < count; i++) mine[i] = me * 1e6 + i + 0.5 * k;
+  int rc = PAT_Allgather(mine, count, MPI_DOUBLE, all, count, MPI_DOUBLE, comm);
+  CHECK(rc == MPI_SUCCESS, "call %d: %s", k, PAT_Error_string(rc));
+  long wrong = 0;
+  for (int r = 0; r < p && rc == MPI_SUCCESS; r++)
+    for (int i = 0; i < count; i++)
+      if (all[(size_t)r * count + i] != r * 1e6 + i + 0.5 * k) wrong++;
+  CHECK(wrong == 0, "call %d: %ld wrong elements", k, wrong);
+  uint64_t digest, *digests = malloc((size_t)p * sizeof *digests);
+  int alg;
+  pat_debug_last_plan(comm, &digest, &alg, NULL);
+  MPI_Allgather(&digest, 1, MPI_UINT64_T, digests, 1, MPI_UINT64_T, comm);
+  for (int r = 1; r < p; r++) CHECK(digests[r] == digests[0], "call %d: ranks 0 and %d decided differently", k, r);
+  free(digests);
+  free(mine);
+  free(all);
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  double late_s = argc > 2 && strcmp(argv[1], "--late-seconds") == 0 ? atof(argv[2]) : 2.0;
+  if (PAT_Init() != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
+  pat_test_prediction_hook = lie;
+  const int counts[] = {1, 512, 8192, 65536};
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  srand(99 + rank);
+  for (int k = 0; k < 400; k++) {
+    int phase = (k / 50) % 4; /* balanced, one rank late, random lateness with lies, balanced */
+    int count = counts[shared_rand(4)];
+    if (k % 50 == 0) count = counts[k / 50 % 4];
+    lying = phase == 2;
+    if (phase == 1 && rank == k % P) sleep_ms(10);
+    if (phase == 2) sleep_ms(rand() % 8);
+    if (k == 217 && rank == P - 1) sleep_ms(1000 * late_s); /* a rank seconds late */
+    if (k % 3 == 0) PAT_ProcessingStart();
+    if (k % 3 == 0) PAT_Edge(k % 2 ? 30 : 70);
+    if (k % 3 == 0) PAT_ProcessingEnd();
+    one_call(comm, count, k);
+    if (k % 37 == 36) { /* freed between calls, in rank-dependent order with another one */
+      MPI_Comm other;
+      MPI_Comm_split(MPI_COMM_WORLD, 0, P - rank, &other);
+      one_call(other, 100, k);
+      if (rank % 2) {
+        MPI_Comm_free(&comm);
+        MPI_Comm_free(&other);
+      } else {
+        MPI_Comm_free(&other);
+        MPI_Comm_free(&comm);
+      }
+      MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    }
+  }
+  MPI_Comm_free(&comm);
+  PAT_Stats st;
+  PAT_GetStats(&st);
+  if (rank == 0) printf("policy: %lld calls, %lld exchanged\n", st.calls, st.exchanged_calls);
+  int bad = report_failures("policy", cases, failures, MPI_COMM_WORLD);
+  PAT_Finalize();
+  MPI_Finalize();
+  return bad;
+}
