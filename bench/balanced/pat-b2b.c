@@ -549,12 +549,17 @@ static void print_header(const bench *b, const options *o, int hosts) {
   printf("settings: PAT_ALG=%s PAT_MODEL=%s\n", alg && *alg ? alg : "(unset: auto)",
          model && *model ? model : "(unset)");
   printf("P=%d on %d host%s, %s, %s\n", b->P, hosts, hosts == 1 ? "" : "s", lib, when);
-  printf("sizes: %d, %s to %s per rank; rounds %d (+%d warm-up); K %s; order of each round drawn from seed %llu\n",
-         o->nsizes, fmt_size(o->sizes[0], lo, sizeof lo), fmt_size(o->sizes[o->nsizes - 1], hi, sizeof hi),
+  printf("sizes: %d, %s%s%s per rank; rounds %d (+%d warm-up); K %s; order of each round drawn from seed %llu\n",
+         o->nsizes, fmt_size(o->sizes[0], lo, sizeof lo), o->nsizes > 1 ? " to " : "",
+         o->nsizes > 1 ? fmt_size(o->sizes[o->nsizes - 1], hi, sizeof hi) : "",
          o->rounds, o->warmup_rounds, o->calls ? "fixed" : "scaled to the time per size", (unsigned long long)o->seed);
   printf("metric: block time / K on each rank, %s over ranks; median over rounds; ratio = MPI/PMPI medians;"
          " 95%% CI: paired bootstrap over rounds (%d resamples)\n",
          metric_names[o->metric], o->bootstrap);
+  fflush(stdout);
+}
+
+static void print_columns(void) {
   printf("%9s %6s %12s %12s %7s %17s %7s  %s\n", "size", "K", "PMPI_us", "MPI_us", "ratio", "95% CI", "s",
          "libpat algorithms");
   fflush(stdout);
@@ -664,6 +669,7 @@ static FILE *open_csv(const bench *b, const options *o, int *ok) {
 
 /* Every size in turn: measure, then (rank 0) statistics, row, CSV rows. */
 static void measure_all(bench *b, const options *o, size_result *res, FILE *csv) {
+  if (b->rank == 0) print_columns();
   for (int i = 0; i < o->nsizes; i++) {
     if (size_result_alloc(&res[i], o->rounds, o->bootstrap)) {
       fprintf(stderr, "pat-b2b: out of memory\n");
