@@ -5,7 +5,8 @@
 #     size, the summary line with no wrong bytes and "libpat ran N of N", and a
 #     CSV with its header and sizes x rounds x 2 rows (positive times, libpat's
 #     algorithm named on every MPI_Allgather row);
-#  2. without the preload and with --require-libpat: "libpat: no", exit 4.
+#  2. without the preload and with --require-libpat: "libpat: no", exit 4;
+#  3. --inject-error (a spoilt byte on the last rank): WRONG RESULTS, exit 1.
 # Results and formats only, never timings.
 set -u
 mpiexec=$1 b2b=$2 lib=$3 work=$4
@@ -54,6 +55,13 @@ rc=$?
 cat "$out"
 [ $rc = 4 ] || bad "without the preload, --require-libpat should exit 4, not $rc"
 grep -q '^libpat: no (libpat_mpi is not loaded' "$out" || bad "no 'libpat: no' line without the preload"
+
+out=$work/inject.txt
+launch -x LD_PRELOAD="$lib" "$b2b" --sizes 8 --rounds 2 --calls 2 --inject-error >"$out" 2>&1
+rc=$?
+cat "$out"
+[ $rc = 1 ] || bad "--inject-error should exit 1, not $rc"
+grep -q '^pat-b2b: WRONG RESULTS' "$out" || bad "--inject-error: the spoilt bytes were not reported"
 
 [ $fail = 0 ] && echo "pat-b2b check: passed" || echo "pat-b2b check: FAILED"
 exit $fail

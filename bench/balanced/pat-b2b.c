@@ -79,6 +79,7 @@ typedef struct options {
   uint64_t seed;
   int check_calls;           /* stamp and check every call */
   int require_libpat;
+  int inject_error;          /* testing: the last rank spoils a received byte */
   const char *csv;
 } options;
 
@@ -96,6 +97,7 @@ typedef struct bench {
   int rank, P;
   unsigned char *send, *recv;
   int check_calls;
+  int inject_error;
   unsigned long seq;     /* calls made, both kinds: the stamps */
   long long mpi_calls;   /* MPI_Allgather calls made since the probe */
   long long wrong;       /* wrong bytes seen on this rank */
@@ -144,6 +146,8 @@ static void usage(FILE *f) {
     "  --csv FILE           raw per-round numbers (written, not appended)\n"
     "  --no-call-check      skip the stamp check of every call (blocks are still checked)\n"
     "  --require-libpat     exit 4 unless libpat ran every MPI_Allgather\n"
+    "  --inject-error       testing: the last rank spoils a received byte after every\n"
+    "                       MPI_Allgather (the checks must report it: exit 1)\n"
     "Exit status: 0; 1 a wrong result; 2 bad usage; 4 see --require-libpat.\n");
 }
 
@@ -169,6 +173,7 @@ static int size_item(const char *opt, const char *item, int index, void *ctx, cl
 
 static int flag_option(cli_args *a, options *o, cli_error *err) {
   if (cli_args_is(a, "--no-call-check")) o->check_calls = 0;
+  else if (cli_args_is(a, "--inject-error")) o->inject_error = 1;
   else o->require_libpat = 1;
   return cli_args_flag(a, err);
 }
@@ -183,7 +188,7 @@ static int factor_option(cli_args *a, options *o, cli_error *err) {
 
 static int parse_option(cli_args *a, options *o, cli_error *err) {
   const char *v;
-  if (cli_args_is(a, "--no-call-check|--require-libpat")) return flag_option(a, o, err);
+  if (cli_args_is(a, "--no-call-check|--require-libpat|--inject-error")) return flag_option(a, o, err);
   if (cli_args_is(a, "--sizes"))
     return cli_args_text(a, &v, err) || cli_list(a->opt, v, MAX_SIZES, size_item, o, &o->nsizes, err);
   if (cli_args_is(a, "--min-bytes")) return cli_args_bytes(a, 1, 1 << 30, &o->min_bytes, err);
@@ -326,6 +331,7 @@ static void one_call(bench *b, int impl, size_t n) {
   if (impl == IMPL_MPI) {
     MPI_Allgather(b->send, (int)n, MPI_CHAR, b->recv, (int)n, MPI_CHAR, b->comm);
     b->mpi_calls++;
+    if (b->inject_error && b->rank == b->P - 1) b->recv[0] ^= 1;
   } else {
     PMPI_Allgather(b->send, (int)n, MPI_CHAR, b->recv, (int)n, MPI_CHAR, b->comm);
   }
@@ -717,6 +723,7 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &o, &err), csv_ok;
   if (rc) return usage_exit(b.rank, rc, &err);
   b.check_calls = o.check_calls;
+  b.inject_error = o.inject_error;
   find_libpat(&b.pat);
   probe_libpat(&b);
   if (alloc_buffers(&b, &o)) {
