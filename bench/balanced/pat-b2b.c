@@ -8,7 +8,8 @@
  *
  * side by side in one run.  Per size: a few warm-up calls, a probe that sets
  * K (calls per block) so the size takes about --time-per-size, --warmup-rounds
- * untimed rounds, then --rounds rounds.  A round is one block of K calls of
+ * untimed rounds, then --rounds rounds (fewer, at least MIN_ROUNDS, when the
+ * machine slows down so much that the size passes --max-time-per-size).  A round is one block of K calls of
  * each, in an order drawn per round from --seed (the same on every rank); a
  * barrier precedes each block, nothing separates the calls inside it (as in
  * OSU's osu_allgather).
@@ -57,6 +58,7 @@
 #define MAX_SIZES 64
 #define MAX_ALGS 16
 #define MAX_ROUNDS 100000
+#define MIN_ROUNDS 5 /* before a size may stop at --max-time-per-size */
 
 enum { IMPL_PMPI, IMPL_MPI, NIMPL };    /* PMPI_Allgather (MPI's own), MPI_Allgather (libpat?) */
 enum { RED_MAX, RED_MEAN, RED_MIN, NRED }; /* reductions over ranks of a block's time */
@@ -74,6 +76,7 @@ typedef struct options {
   int calls;                 /* fixed K; 0: scaled by the probe */
   int calls_min, calls_max;
   double time_per_size;      /* s */
+  double max_time_per_size;  /* s; 0: 10 x time_per_size */
   int metric;                /* RED_MAX or RED_MEAN */
   int bootstrap;
   uint64_t seed;
@@ -108,6 +111,7 @@ typedef struct bench {
 typedef struct size_result {
   uint64_t bytes;
   int K;
+  int rounds;                 /* timed rounds done */
   double *t[NIMPL][NRED];     /* per round, s per call */
   int *mpi_first;             /* per round: MPI_Allgather's block ran first */
   long long (*algs)[MAX_ALGS]; /* per round: libpat's algorithms in its block (rank 0) */
@@ -137,6 +141,8 @@ static void usage(FILE *f) {
     "  --rounds R           timed rounds per size (default 30)\n"
     "  --warmup-rounds W    untimed rounds per size before them (default 1)\n"
     "  --time-per-size T    time to aim at per size, sets K (default 1s; bare number: s)\n"
+    "  --max-time-per-size T  stop a size's rounds after T (at least 5 rounds; default\n"
+    "                       10 x --time-per-size): a bound when the machine slows down\n"
     "  --calls K            fixed calls per block (default: scaled by a probe)\n"
     "  --calls-min K        scaled K at least (default 2)\n"
     "  --calls-max K        scaled K at most (default 10000)\n"
@@ -197,6 +203,7 @@ static int parse_option(cli_args *a, options *o, cli_error *err) {
   if (cli_args_is(a, "--rounds")) return cli_args_int(a, 1, MAX_ROUNDS, &o->rounds, err);
   if (cli_args_is(a, "--warmup-rounds")) return cli_args_int(a, 0, MAX_ROUNDS, &o->warmup_rounds, err);
   if (cli_args_is(a, "--time-per-size")) return cli_args_time(a, CLI_S, &o->time_per_size, NULL, err);
+  if (cli_args_is(a, "--max-time-per-size")) return cli_args_time(a, CLI_S, &o->max_time_per_size, NULL, err);
   if (cli_args_is(a, "--calls")) return cli_args_int(a, 1, 100000000, &o->calls, err);
   if (cli_args_is(a, "--calls-min")) return cli_args_int(a, 1, 100000000, &o->calls_min, err);
   if (cli_args_is(a, "--calls-max")) return cli_args_int(a, 1, 100000000, &o->calls_max, err);
@@ -230,6 +237,7 @@ static int parse_args(int argc, char **argv, options *o, cli_error *err) {
     if (cli_args_is(&a, "-h|--help")) return 1;
     if (parse_option(&a, o, err)) return -1;
   }
+  if (o->max_time_per_size <= 0) o->max_time_per_size = 10 * o->time_per_size;
   if (o->calls_min > o->calls_max) {
     snprintf(err->text, sizeof err->text, "--calls-min is larger than --calls-max");
     return -1;
@@ -411,7 +419,7 @@ static void size_result_free(size_result *s) {
   free(s->boot);
 }
 
-/* Max, sum and min over ranks of local[impl][round], into s on rank 0. */
+/* Max, sum and min over ranks of local[round][impl], into s on rank 0. */
 static void reduce_times(const bench *b, double *local, int rounds, size_result *s) {
   int n = NIMPL * rounds;
   double *out[NRED];
@@ -421,11 +429,26 @@ static void reduce_times(const bench *b, double *local, int rounds, size_result 
   PMPI_Reduce(local, out[RED_MIN], n, MPI_DOUBLE, MPI_MIN, 0, b->comm);
   for (int i = 0; i < NIMPL; i++)
     for (int k = 0; k < rounds; k++) {
-      s->t[i][RED_MAX][k] = out[RED_MAX][i * rounds + k];
-      s->t[i][RED_MEAN][k] = out[RED_MEAN][i * rounds + k] / b->P;
-      s->t[i][RED_MIN][k] = out[RED_MIN][i * rounds + k];
+      s->t[i][RED_MAX][k] = out[RED_MAX][k * NIMPL + i];
+      s->t[i][RED_MEAN][k] = out[RED_MEAN][k * NIMPL + i] / b->P;
+      s->t[i][RED_MIN][k] = out[RED_MIN][k * NIMPL + i];
     }
   for (int r = 0; r < NRED; r++) free(out[r]);
+}
+
+/* Whether the size has taken longer than the bound (on the slowest rank). */
+static int over_time(const bench *b, double start, double bound) {
+  double t = MPI_Wtime() - start;
+  PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, b->comm);
+  return t > bound;
+}
+
+/* One timed round: a block of each, in the drawn order; local[impl]. */
+static void timed_round(bench *b, size_t n, int K, int mpi_first, double local[NIMPL], long long algs[MAX_ALGS]) {
+  for (int j = 0; j < 2; j++) {
+    int impl = (j == 0) == mpi_first ? IMPL_MPI : IMPL_PMPI;
+    local[impl] = impl == IMPL_MPI ? mpi_block(b, n, K, algs) : run_block(b, impl, n, K);
+  }
 }
 
 /* Warm-up, probe, warm-up rounds, timed rounds of one size. */
@@ -443,15 +466,14 @@ static void measure_size(bench *b, const options *o, int index, size_result *s) 
     mpi_block(b, n, s->K, scratch);
     run_block(b, IMPL_PMPI, n, s->K);
   }
-  for (int k = 0; k < o->rounds; k++) {
-    int mpi_first = (int)(splitmix64(&rng) & 1);
-    for (int j = 0; j < 2; j++) {
-      int impl = (j == 0) == mpi_first ? IMPL_MPI : IMPL_PMPI;
-      local[impl * o->rounds + k] = impl == IMPL_MPI ? mpi_block(b, n, s->K, s->algs[k]) : run_block(b, impl, n, s->K);
-    }
-    s->mpi_first[k] = mpi_first;
+  s->rounds = 0;
+  while (s->rounds < o->rounds) {
+    int k = s->rounds++;
+    s->mpi_first[k] = (int)(splitmix64(&rng) & 1);
+    timed_round(b, n, s->K, s->mpi_first[k], local + k * NIMPL, s->algs[k]);
+    if (s->rounds >= MIN_ROUNDS && s->rounds < o->rounds && over_time(b, start, o->max_time_per_size)) break;
   }
-  reduce_times(b, local, o->rounds, s);
+  reduce_times(b, local, s->rounds, s);
   free(local);
   MPI_Barrier(b->comm);
   s->seconds = MPI_Wtime() - start;
@@ -479,7 +501,7 @@ static double quantile(const double *v, int n, double q) {
 
 /* Medians, their ratio, and its paired percentile-bootstrap 95% CI. */
 static void size_stats(size_result *s, const options *o, int index) {
-  int R = o->rounds, *idx = malloc(sizeof(int) * (size_t)R);
+  int R = s->rounds, *idx = malloc(sizeof(int) * (size_t)R);
   double *scratch = malloc(sizeof(double) * (size_t)(R > o->bootstrap ? R : o->bootstrap));
   const double *x = s->t[IMPL_MPI][o->metric], *y = s->t[IMPL_PMPI][o->metric];
   uint64_t rng = (o->seed ^ 0x6a09e667f3bcc909ULL) + (uint64_t)index * 0x9e3779b9ULL;
@@ -555,10 +577,11 @@ static void print_header(const bench *b, const options *o, int hosts) {
   printf("settings: PAT_ALG=%s PAT_MODEL=%s\n", alg && *alg ? alg : "(unset: auto)",
          model && *model ? model : "(unset)");
   printf("P=%d on %d host%s, %s, %s\n", b->P, hosts, hosts == 1 ? "" : "s", lib, when);
-  printf("sizes: %d, %s%s%s per rank; rounds %d (+%d warm-up); K %s; order of each round drawn from seed %llu\n",
+  printf("sizes: %d, %s%s%s per rank; rounds %d (+%d warm-up; fewer if a size passes %.0f s); K %s;"
+         " order of each round drawn from seed %llu\n",
          o->nsizes, fmt_size(o->sizes[0], lo, sizeof lo), o->nsizes > 1 ? " to " : "",
          o->nsizes > 1 ? fmt_size(o->sizes[o->nsizes - 1], hi, sizeof hi) : "",
-         o->rounds, o->warmup_rounds, o->calls ? "fixed" : "scaled to the time per size", (unsigned long long)o->seed);
+         o->rounds, o->warmup_rounds, o->max_time_per_size, o->calls ? "fixed" : "scaled to the time per size", (unsigned long long)o->seed);
   printf("metric: block time / K on each rank, %s over ranks; median over rounds; ratio = MPI/PMPI medians;"
          " 95%% CI: paired bootstrap over rounds (%d resamples)\n",
          metric_names[o->metric], o->bootstrap);
@@ -566,19 +589,19 @@ static void print_header(const bench *b, const options *o, int hosts) {
 }
 
 static void print_columns(void) {
-  printf("%9s %6s %12s %12s %7s %17s %7s  %s\n", "size", "K", "PMPI_us", "MPI_us", "ratio", "95% CI", "s",
+  printf("%9s %6s %3s %12s %12s %7s %17s %7s  %s\n", "size", "K", "R", "PMPI_us", "MPI_us", "ratio", "95% CI", "s",
          "libpat algorithms");
   fflush(stdout);
 }
 
-static void print_row(const bench *b, const size_result *s, int rounds) {
+static void print_row(const bench *b, const size_result *s) {
   char size[32], algs[256], ci[40];
   long long total[MAX_ALGS] = {0};
-  for (int k = 0; k < rounds; k++)
+  for (int k = 0; k < s->rounds; k++)
     for (int a = 0; a < MAX_ALGS; a++) total[a] += s->algs[k][a];
   snprintf(ci, sizeof ci, "[%.3f, %.3f]", s->lo, s->hi);
   fmt_algs(b, total, 1, algs, sizeof algs);
-  printf("%9s %6d %12.3f %12.3f %7.3f %17s %7.1f  %s\n", fmt_size(s->bytes, size, sizeof size), s->K,
+  printf("%9s %6d %3d %12.3f %12.3f %7.3f %17s %7.1f  %s\n", fmt_size(s->bytes, size, sizeof size), s->K, s->rounds,
          s->med[IMPL_PMPI] * 1e6, s->med[IMPL_MPI] * 1e6, s->ratio, ci, s->seconds, algs);
   fflush(stdout);
 }
@@ -586,9 +609,9 @@ static void print_row(const bench *b, const size_result *s, int rounds) {
 static const char csv_header[] = "P,size_bytes,round,impl,first,calls,max_us,mean_us,min_us,libpat_algs\n";
 
 /* Every timed block of a size: one row per round and all-gather. */
-static void csv_rows(FILE *f, const bench *b, const size_result *s, int rounds) {
+static void csv_rows(FILE *f, const bench *b, const size_result *s) {
   char algs[256];
-  for (int k = 0; k < rounds; k++)
+  for (int k = 0; k < s->rounds; k++)
     for (int i = 0; i < NIMPL; i++) {
       algs[0] = 0;
       if (i == IMPL_MPI) fmt_algs(b, s->algs[k], 0, algs, sizeof algs);
@@ -684,8 +707,8 @@ static void measure_all(bench *b, const options *o, size_result *res, FILE *csv)
     measure_size(b, o, i, &res[i]);
     if (b->rank != 0) continue;
     size_stats(&res[i], o, i);
-    print_row(b, &res[i], o->rounds);
-    if (csv) csv_rows(csv, b, &res[i], o->rounds);
+    print_row(b, &res[i]);
+    if (csv) csv_rows(csv, b, &res[i]);
   }
 }
 
