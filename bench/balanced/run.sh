@@ -105,6 +105,8 @@ README=$OUT/README.md RUNS_MD=$OUT/raw/runs.md SUMMARY=()
 : >"$RUNS_MD"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 STARTED=$(date -Is) LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$REPO" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
 FAILED=0
 
 # ------------------------------------------------------------------ helpers
@@ -260,8 +262,6 @@ done
 cluster_down
 
 # ------------------------------------------------------------------ README
-commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$REPO" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
 {
   echo "# Back-to-back balanced loop: libpat against MPI's own all-gather"
   echo
