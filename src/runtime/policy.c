@@ -61,9 +61,13 @@ int pat_policy_static_alg(const pat_comm_state *cs, int64_t bytes) {
 }
 
 /* Exchanges for a setting: every call of a fixed arrival-aware algorithm,
- * no call of a fixed classic one or NATIVE; auto asks the sites. */
+ * no call of a fixed classic one or NATIVE; auto asks the sites.  But a call
+ * the previous one announced as exchanging always exchanges, whatever the
+ * setting is now (PAT_UseAlg between calls): ranks may have contributed to
+ * its exchange ahead of it, and it must complete on every rank. */
 int pat_policy_call_exchanges(const pat_comm_state *cs, int setting, int fresh) {
   if (cs->P < 2) return 0;
+  if (cs->policy.next_exchanges) return 1;
   if (setting != PAT_ALG_AUTO) return setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
   if (pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS) return 1;
   return fresh || cs->policy.next_exchanges;
