@@ -5,30 +5,39 @@
  *  - at a PAT_Edge(percent) the end of the compute phase is extrapolated
  *    linearly from its start: end = start + elapsed * 100 / percent;
  *  - without instrumentation, per call site, the gap between leaving one
- *    all-gather and entering the next is smoothed with an exponential moving
- *    average whose samples are first clipped to median +- k*MAD of the recent
- *    gaps, so one outlier moves the prediction by a bounded amount.
+ *    all-gather and entering the next (the compute phase) is followed with
+ *    a damped linear trend (Holt's double exponential smoothing): a level
+ *    and a slope, so a compute phase that drifts (a moving hot spot, a
+ *    moving cluster of particles) is predicted where it is going, not where
+ *    it was on average.  Each sample is first clipped to the forecast +- k
+ *    robust deviations of the recent forecast errors, so one outlier moves
+ *    the prediction by a bounded amount while a real change (the errors
+ *    stay large) widens the range and is followed within a few calls.
  */
 #ifndef PAT_PREDICT_H
 #define PAT_PREDICT_H
 
 #include <stdint.h>
 
+/* The end of a compute phase started at start_ns that is `percent` done at
+ * now_ns, extrapolated linearly (at most a day ahead). */
 int64_t pat_predict_edge(int64_t start_ns, int64_t now_ns, double percent);
 
-#define PAT_GAP_RECENT 8
-#define PAT_GAP_EMA_WEIGHT 0.25 /* weight of a new sample */
-#define PAT_GAP_CLIP_MADS 3.0   /* clip samples beyond median +- 3 MAD */
+#define PAT_GAP_RECENT 8            /* recent forecast errors kept for the clip range */
+#define PAT_GAP_LEVEL_WEIGHT 0.3    /* weight of a new sample in the level */
+#define PAT_GAP_TREND_WEIGHT 0.1    /* weight of a new level change in the slope */
+#define PAT_GAP_TREND_DAMPING 0.98  /* the slope fades a little, so noise does not make it overshoot */
+#define PAT_GAP_CLIP_MADS 3.0       /* clip samples beyond forecast +- 3 robust deviations */
 
 typedef struct pat_gap_history {
   int n;                            /* samples seen */
-  int pos;                          /* next slot in recent[] */
-  int64_t recent[PAT_GAP_RECENT];   /* raw recent gaps */
-  double ema;                       /* smoothed gap (ns) */
+  int pos;                          /* next slot in errors[] */
+  double errors[PAT_GAP_RECENT];    /* recent forecast errors: sample - forecast (ns) */
+  double level, trend;              /* smoothed gap and its change per call (ns) */
 } pat_gap_history;
 
 void pat_gap_init(pat_gap_history *h);
-/* The range a new sample is clipped to, given the recent samples. */
+/* The range a new sample is clipped to: around the forecast. */
 void pat_gap_clip_range(const pat_gap_history *h, double *lo, double *hi);
 void pat_gap_add(pat_gap_history *h, int64_t gap_ns);
 /* Predicted next gap; returns 0 when there is no history yet. */
