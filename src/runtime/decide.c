@@ -45,16 +45,17 @@ static void make_inputs(const pat_comm_state *cs, const int64_t *arrival, int64_
 /* Instead of the best, an algorithm not yet measured at the site and
  * predicted within PAT_EXPLORE_WITHIN of it, now and then (bounded per
  * site); -1 if none. */
-static int exploration(const pat_comm_state *cs, int site, const pat_select_out *o) {
+static int exploration(const pat_comm_state *cs, int site, const pat_select_out *o, double wait_ns) {
   if (site < 0 || o->alg < 0) return -1;
   const pat_site_policy *sp = &cs->policy.site[site];
   const pat_refine *rf = &sp->refine;
   if (sp->mode != PAT_MODE_EXCHANGE || rf->samples[o->alg] == 0) return -1; /* running the best measures it */
-  if (cs->sites.site[site].calls - rf->last_explore < PAT_EXPLORE_SPACING && rf->last_explore > 0) return -1;
-  double limit = PAT_EXPLORE_WITHIN * (double)o->ebar_ns[o->alg];
+  if (rf->explorations >= PAT_EXPLORE_TOTAL) return -1;
+  if (rf->explorations > 0 && cs->sites.site[site].calls - rf->last_explore < PAT_EXPLORE_SPACING) return -1;
+  double limit = PAT_EXPLORE_WITHIN * ((double)o->ebar_ns[o->alg] - wait_ns);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (o->status[alg] == PAT_OK && rf->samples[alg] == 0 && rf->explored[alg] < PAT_EXPLORE_MAX &&
-        (double)o->ebar_ns[alg] <= limit)
+        (double)o->ebar_ns[alg] - wait_ns <= limit)
       return alg;
   return -1;
 }
@@ -75,7 +76,7 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   out->wait = pat_select_wait(cs->P, arrival);
   out->alg = o.alg;
   out->root = o.root;
-  int other = exploration(cs, site, &o);
+  int other = exploration(cs, site, &o, 1e9 * out->wait);
   if (other >= 0) {
     out->alg = other;
     out->root = o.root_of[other];

@@ -173,6 +173,7 @@ void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, i
   pat_refine *rf = &cs->policy.site[site].refine;
   if (choice->explored) {
     rf->explored[choice->alg]++;
+    rf->explorations++;
     rf->last_explore = cs->sites.site[site].calls;
   }
   after_choice(cs, site, choice->ebar_ns, choice->static_alg, choice->wait);

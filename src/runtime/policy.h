@@ -51,12 +51,17 @@ struct pat_comm_state;
 enum pat_site_mode { PAT_MODE_STATIC = 0, PAT_MODE_EXCHANGE = 1 };
 
 /* Online refinement (STAR-MPI, Faraj 2006): per site and algorithm, the
- * ratio of measured to predicted ē of the calls it ran (prediction under
- * the actual arrivals), smoothed; it multiplies later predictions. */
+ * ratio of measured to predicted cost of the calls it ran (prediction under
+ * the actual arrivals; cost = ē above the wait for the last arrival),
+ * smoothed; it scales later predictions.  An algorithm never measured at
+ * the site whose predicted cost is within PAT_EXPLORE_WITHIN of the best
+ * one's is run once to be measured: at most PAT_EXPLORE_TOTAL times per
+ * site, PAT_EXPLORE_SPACING calls apart, only in the exchange mode. */
 typedef struct pat_refine {
   double ratio[PAT_ALG_COUNT];    /* 0: no sample yet */
   int samples[PAT_ALG_COUNT];
   int explored[PAT_ALG_COUNT];    /* times it was run to be measured */
+  int explorations;               /* at the site, in all */
   long long last_explore;         /* site call number of the last exploration */
   /* for the report: sums of predicted and measured ē per algorithm */
   double pred_sum[PAT_ALG_COUNT], meas_sum[PAT_ALG_COUNT];
@@ -64,9 +69,11 @@ typedef struct pat_refine {
 
 #define PAT_REFINE_WEIGHT 0.3     /* weight of a new ratio sample */
 #define PAT_REFINE_CLAMP 5.0      /* ratios are kept within [1/5, 5] */
-#define PAT_EXPLORE_MAX 2         /* runs of an unmeasured algorithm to measure it, per site */
-#define PAT_EXPLORE_SPACING 16    /* site calls between explorations */
-#define PAT_EXPLORE_WITHIN 1.10   /* explore an algorithm predicted within 10% of the best */
+#define PAT_EXPLORE_MAX 1         /* runs of an unmeasured algorithm to measure it, per site */
+#define PAT_EXPLORE_TOTAL 4       /* explorations per site in all */
+#define PAT_EXPLORE_SPACING 32    /* site calls between explorations */
+#define PAT_EXPLORE_WITHIN 1.10   /* explore an algorithm whose cost (above the wait for the last arrival)
+                                     is predicted within 10% of the best one's */
 
 typedef struct pat_site_policy {
   int mode;              /* enum pat_site_mode */
