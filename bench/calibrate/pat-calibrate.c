@@ -95,7 +95,7 @@ static int parse_option(cli_args *a, calib_opts *o, cli_error *err) {
   if (cli_args_is(a, "--algs")) return cli_args_text(a, &v, err) || cli_list(a->opt, v, MAX_ALGS, add_alg, o, &n, err);
   if (cli_args_is(a, "--min-bytes")) return cli_args_bytes(a, 1, 2147483647, &o->min_bytes, err);
   if (cli_args_is(a, "--max-bytes")) return cli_args_bytes(a, 1, 2147483647, &o->max_bytes, err);
-  if (cli_args_is(a, "--points")) return cli_args_int(a, 1, MAX_SIZES, &o->points, err);
+  if (cli_args_is(a, "--points")) return cli_args_int(a, 2, MAX_SIZES, &o->points, err);
   if (cli_args_is(a, "--min-reps")) return cli_args_int(a, 2, 1000000000, &o->min_reps, err);
   if (cli_args_is(a, "--max-reps")) return cli_args_int(a, 2, 1000000000, &o->max_reps, err);
   if (cli_args_is(a, "--ci")) return cli_args_real(a, 0, 1, &o->ci, err);
@@ -139,7 +139,7 @@ static int parse_options(int argc, char **argv, calib_opts *o, cli_error *err) {
 static int block_sizes(const calib_opts *o, long *sizes) {
   int n = 0;
   for (int k = 0; k < o->points; k++) {
-    double f = o->points > 1 ? (double)k / (o->points - 1) : 0;
+    double f = (double)k / (o->points - 1); /* points >= 2 */
     long b = (long)llround((double)o->min_bytes * pow((double)o->max_bytes / (double)o->min_bytes, f));
     if (n == 0 || b > sizes[n - 1]) sizes[n++] = b;
   }
@@ -151,8 +151,8 @@ static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes,
   char date[64];
   strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&t));
   fprintf(f, "# pat-calibrate, P=%d, %s, balanced arrivals, value = mean elapsed time over ranks\n", P, date);
-  fprintf(f, "# %d sizes %ld..%ld B, algorithms interleaved per size; ci=%.3f min_reps=%d max_reps=%d max_seconds=%.1f\n",
-          nsizes, sizes[0], sizes[nsizes - 1], o->ci, o->min_reps, o->max_reps, o->max_seconds);
+  fprintf(f, "# %d sizes %ld..%ld B, algorithms interleaved per size; ", nsizes, sizes[0], sizes[nsizes - 1]);
+  fprintf(f, "ci=%.3f min_reps=%d max_reps=%d max_seconds=%.1f\n", o->ci, o->min_reps, o->max_reps, o->max_seconds);
   fprintf(f, "alg,block_bytes,seconds\n");
 }
 

@@ -220,8 +220,10 @@ static int parse_time(parser *ps, char **tok, int nt) {
   if (alg < 0 || alg == PAT_ALG_COUNT)
     return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list(names, sizeof names, 0));
   double bytes, seconds;
-  if (!number(tok[2], &bytes) || bytes == 0) return line_error(ps, "block bytes \"%s\" is not a finite number > 0", tok[2]);
-  if (!number(tok[3], &seconds) || seconds == 0) return line_error(ps, "seconds \"%s\" is not a finite number > 0", tok[3]);
+  if (!number(tok[2], &bytes) || bytes == 0)
+    return line_error(ps, "block bytes \"%s\" is not a finite number > 0", tok[2]);
+  if (!number(tok[3], &seconds) || seconds == 0)
+    return line_error(ps, "seconds \"%s\" is not a finite number > 0", tok[3]);
   switch (pat_measured_add(&ps->m.measured, alg, bytes, seconds)) {
   case PAT_MEASURED_DUPLICATE:
     return line_error(ps, "time %s %s given twice", tok[1], tok[2]);

@@ -40,7 +40,8 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: pat-fit --in FILE.csv [--P N] --out FILE.model [--metric ebar|runtime] [--default ALG] [--made TEXT]\n"
+          "usage: pat-fit --in FILE.csv [--P N] --out FILE.model [--metric ebar|runtime] [--default ALG]\n"
+          "               [--made TEXT] [--min-bytes B] [--max-bytes B]\n"
           "       pat-fit --synthetic [--P N] [--alpha T] [--beta T] [--noise X] [--out FILE.model]\n"
           "  --in        measured times: lines alg,block_bytes,seconds (balanced arrivals; pat-calibrate)\n"
           "  --P         processes the times were measured on (default: the CSV's \"P=N\" comment)\n"
@@ -251,7 +252,8 @@ static int add_to_table(measurements *m, const char *in, int lineno, int alg, do
   if (rc == PAT_MEASURED_DUPLICATE)
     fprintf(stderr, "%s at %.0f bytes a second time (one calibration per file)\n", pat_algorithms[alg].name, b);
   else if (rc == PAT_MEASURED_FULL)
-    fprintf(stderr, "more than %d sizes for %s (what a model file keeps)\n", PAT_MEASURED_MAX, pat_algorithms[alg].name);
+    fprintf(stderr, "more than %d sizes for %s (what a model file keeps)\n", PAT_MEASURED_MAX,
+            pat_algorithms[alg].name);
   else
     fprintf(stderr, "block_bytes and seconds must be finite and > 0\n");
   return 2;

@@ -203,7 +203,8 @@ static int interpolation(void) {
   t = -1;
   CHECK(!pat_model_measured_time(&mp, PAT_ALG_RING, 4, 1024, &t) && t == -1, "another P");
   CHECK(!pat_model_measured_time(&mp, PAT_ALG_BRUCK, 8, 1024, &t) && t == -1, "not measured");
-  CHECK(!pat_model_measured_time(&mp, PAT_ALG_RING, 8, -1, &t) && !pat_model_measured_time(&mp, PAT_ALG_RING, 8, NAN, &t) &&
+  CHECK(!pat_model_measured_time(&mp, PAT_ALG_RING, 8, -1, &t) &&
+            !pat_model_measured_time(&mp, PAT_ALG_RING, 8, NAN, &t) &&
             !pat_model_measured_time(&mp, PAT_ALG_RING, 8, INFINITY, &t) && t == -1,
         "bad size");
   CHECK(!pat_model_measured_time(&mp, -1, 8, 1024, &t) && !pat_model_measured_time(&mp, PAT_ALG_COUNT, 8, 1024, &t) &&
