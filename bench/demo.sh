@@ -39,10 +39,12 @@ if [ -z "${PAT_MODEL:-}" ] && [ "${PAT_DEMO_CALIBRATE:-1}" != 0 ]; then
   mkdir -p "$MODEL_DIR"
   echo "demo: calibrating the cost model on $P local ranks -> $MODEL_DIR/shm-p$P.model"
   # shellcheck disable=SC2086
+  # every algorithm, native included, 1 B to 1 MiB per rank (the sweep's blocks are
+  # 16-512 KiB); --quick bounds each point to 1 s: about 10-20 s on shared memory
   ${LAUNCHER//\{P\}/$P} "$BUILD_DIR/bench/calibrate/pat-calibrate" \
-    --out "$MODEL_DIR/calibration.csv" --max-bytes 2097152 --max-reps 30 >"$MODEL_DIR/calibrate.log" 2>&1 ||
+    --out "$MODEL_DIR/calibration.csv" --quick >"$MODEL_DIR/calibrate.log" 2>&1 ||
     { echo "demo: pat-calibrate failed, see $MODEL_DIR/calibrate.log" >&2; exit 1; }
-  "$BUILD_DIR/pat-fit" --in "$MODEL_DIR/calibration.csv" --P "$P" --out "$MODEL_DIR/shm-p$P.model" >"$MODEL_DIR/fit.txt" ||
+  "$BUILD_DIR/pat-fit" --in "$MODEL_DIR/calibration.csv" --out "$MODEL_DIR/shm-p$P.model" >"$MODEL_DIR/fit.txt" ||
     { echo "demo: pat-fit failed, see $MODEL_DIR/fit.txt" >&2; exit 1; }
   export PAT_MODEL="$PWD/$MODEL_DIR/shm-p$P.model"
 fi

@@ -1,15 +1,34 @@
 /*
- * pat-calibrate: time each algorithm on balanced arrivals at log-spaced
- * block sizes, for fitting the cost model per algorithm (pat-fit).
+ * pat-calibrate: time every algorithm of the portfolio (native included) on
+ * balanced arrivals at log-spaced block sizes: the measured times of the
+ * model file (pat-fit copies them into it) and the data of the per-algorithm
+ * fit.
  *
- *   mpirun -np P pat-calibrate [--algs ring,nex,...] [--min-bytes 64] [--max-bytes 4194304]
- *                              [--points 10] [--min-reps 5] [--max-reps 200] [--ci 0.025]
- *                              [--max-seconds 10] [--out times.csv]
+ *   mpirun -np P pat-calibrate [--algs native,ring,...] [--min-bytes 1] [--max-bytes 1m] [--points 11]
+ *                              [--min-reps 5] [--max-reps 200] [--ci 0.025] [--max-seconds 10]
+ *                              [--quick] [--out times.csv]
  *
- * Each point repeats: barrier, timed all-gather on every rank; the measured
- * value of one repetition is the mean elapsed time over ranks (ē).  A point
- * stops when the 95% confidence half-width of the mean is within --ci of the
- * mean (at least --min-reps, at most --max-reps repetitions or --max-seconds).
+ * Sizes: --points sizes from --min-bytes to --max-bytes per rank, evenly
+ * spaced in log; the default, 1 B to 1 MiB in 11 sizes, is a factor of 4
+ * between neighbours: it spans the issue's balanced benchmark, lands on the
+ * powers of two where MPI libraries switch protocols, and log-log
+ * interpolation between factor-4 neighbours stays within 6% of any Hockney
+ * curve (model/measured.h) at half the cost of factor 2 (1.5%).
+ *
+ * Order: size by size, and at one size the algorithms take turns
+ * repetition by repetition (as pat-minibench interleaves its iterations), so
+ * every algorithm of a size sees the same seconds of machine load: what the
+ * selection compares is measured under the same conditions.
+ *
+ * One repetition: barrier, timed all-gather on every rank; its value is the
+ * mean elapsed time over ranks (ē).  An algorithm's point stops when the 95%
+ * confidence half-width of the mean is within --ci of the mean (at least
+ * --min-reps, at most --max-reps repetitions, or --max-seconds of its own
+ * repetitions once it has 2).  A failed call ends that algorithm.
+ * --quick (ci 0.05, 3 to 50 repetitions, 1 s per point) bounds a calibration
+ * to about points x algorithms seconds even on a slow network; options after
+ * or before it override its values.
+ *
  * Output lines "alg,block_bytes,seconds" (what pat-fit reads), preceded by
  * comment lines saying how they were made; progress on stderr.
  */
@@ -23,6 +42,7 @@
 #include "tools/cli.h"
 
 #define MAX_ALGS 32
+#define MAX_SIZES 64
 
 static double now(void) {
   struct timespec ts;
@@ -48,8 +68,16 @@ typedef struct calib_opts {
   double ci, max_seconds;
 } calib_opts;
 
-static const char usage_text[] = "usage: pat-calibrate [--algs a,b] [--min-bytes B] [--max-bytes B] [--points N] "
-                                 "[--min-reps N] [--max-reps N] [--ci X] [--max-seconds S] [--out FILE]\n";
+static const char usage_text[] =
+    "usage: pat-calibrate [--algs a,b] [--min-bytes B] [--max-bytes B] [--points N] [--min-reps N] [--max-reps N]\n"
+    "                     [--ci X] [--max-seconds S] [--quick] [--out FILE]\n"
+    "  --algs         algorithms to time (default: every one, native included)\n"
+    "  --min-bytes, --max-bytes, --points  block sizes per rank, log-spaced (default 1, 1m, 11: factor 4)\n"
+    "  --ci           stop a point when the 95% CI half-width is within this share of the mean (0.025)\n"
+    "  --min-reps, --max-reps  repetitions per point (5, 200)\n"
+    "  --max-seconds  time per point, once it has 2 repetitions (10s)\n"
+    "  --quick        --ci 0.05 --min-reps 3 --max-reps 50 --max-seconds 1 (explicit options win)\n"
+    "  --out          the CSV (default: stdout)\n";
 
 /* Names are checked when they run (PAT_UseAlg): an unknown one is skipped. */
 static int add_alg(const char *opt, const char *name, int i, void *ctx, cli_error *err) {
@@ -63,10 +91,11 @@ static int add_alg(const char *opt, const char *name, int i, void *ctx, cli_erro
 static int parse_option(cli_args *a, calib_opts *o, cli_error *err) {
   const char *v;
   int n;
+  if (cli_args_is(a, "--quick")) return cli_args_flag(a, err); /* applied before the loop */
   if (cli_args_is(a, "--algs")) return cli_args_text(a, &v, err) || cli_list(a->opt, v, MAX_ALGS, add_alg, o, &n, err);
   if (cli_args_is(a, "--min-bytes")) return cli_args_bytes(a, 1, 2147483647, &o->min_bytes, err);
   if (cli_args_is(a, "--max-bytes")) return cli_args_bytes(a, 1, 2147483647, &o->max_bytes, err);
-  if (cli_args_is(a, "--points")) return cli_args_int(a, 2, 1000000, &o->points, err);
+  if (cli_args_is(a, "--points")) return cli_args_int(a, 2, MAX_SIZES, &o->points, err);
   if (cli_args_is(a, "--min-reps")) return cli_args_int(a, 2, 1000000000, &o->min_reps, err);
   if (cli_args_is(a, "--max-reps")) return cli_args_int(a, 2, 1000000000, &o->max_reps, err);
   if (cli_args_is(a, "--ci")) return cli_args_real(a, 0, 1, &o->ci, err);
@@ -75,12 +104,24 @@ static int parse_option(cli_args *a, calib_opts *o, cli_error *err) {
   return cli_args_unknown(a, err);
 }
 
+/* The defaults: every algorithm of the portfolio, 1 B .. 1 MiB by factor 4;
+ * --quick anywhere on the command line loosens the stopping rule. */
+static void set_defaults(int argc, char **argv, calib_opts *o) {
+  *o = (calib_opts){.min_bytes = 1, .max_bytes = 1 << 20, .points = 11, .min_reps = 5, .max_reps = 200,
+                    .ci = 0.025, .max_seconds = 10};
+  for (int i = 0; i < PAT_AlgCount() && i < MAX_ALGS; i++) add_alg(NULL, PAT_AlgName(i), i, o, NULL);
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--quick") == 0) {
+      o->ci = 0.05;
+      o->min_reps = 3;
+      o->max_reps = 50;
+      o->max_seconds = 1;
+    }
+}
+
 /* The options: 0, 1 for --help, or -1 with a message in *err. */
 static int parse_options(int argc, char **argv, calib_opts *o, cli_error *err) {
-  *o = (calib_opts){.min_bytes = 64, .max_bytes = 4L << 20, .points = 10, .min_reps = 5, .max_reps = 200,
-                    .ci = 0.025, .max_seconds = 10};
-  int n;
-  cli_list("--algs", "ring,nex,rdb,bruck,lnbc,bdr,bslb,ard", MAX_ALGS, add_alg, o, &n, err);
+  set_defaults(argc, argv, o);
   cli_args a;
   cli_args_init(&a, argc, argv);
   while (cli_args_next(&a)) {
@@ -93,13 +134,27 @@ static int parse_options(int argc, char **argv, calib_opts *o, cli_error *err) {
   return -1;
 }
 
-static void print_header(FILE *f, int P, const calib_opts *o) {
+/* The block sizes, log-spaced from min to max bytes, rounded, without
+ * repeats (few whole sizes between close bounds).  Returns how many. */
+static int block_sizes(const calib_opts *o, long *sizes) {
+  int n = 0;
+  for (int k = 0; k < o->points; k++) {
+    double f = (double)k / (o->points - 1); /* points >= 2 */
+    long b = (long)llround((double)o->min_bytes * pow((double)o->max_bytes / (double)o->min_bytes, f));
+    if (n == 0 || b > sizes[n - 1]) sizes[n++] = b;
+  }
+  return n;
+}
+
+static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes, int nsizes) {
   time_t t = time(NULL);
   char date[64];
   strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&t));
   fprintf(f, "# pat-calibrate, P=%d, %s, balanced arrivals, value = mean elapsed time over ranks\n", P, date);
-  fprintf(f, "# ci=%.3f min_reps=%d max_reps=%d max_seconds=%.1f\nalg,block_bytes,seconds\n", o->ci, o->min_reps,
-          o->max_reps, o->max_seconds);
+  /* short: pat-fit keeps the comments in the model's 256-character "made" text */
+  fprintf(f, "# %d sizes %ld..%ld B, interleaved, ci=%.3f reps %d..%d max_seconds=%.1f\n", nsizes, sizes[0],
+          sizes[nsizes - 1], o->ci, o->min_reps, o->max_reps, o->max_seconds);
+  fprintf(f, "alg,block_bytes,seconds\n");
 }
 
 /* Mean and 95% confidence half-width of samples[0..n). */
@@ -112,56 +167,118 @@ static void mean_ci(const double *samples, int n, double *mean, double *half) {
   *half = n > 1 ? t95(n) * sqrt(var / (n - 1) / n) : INFINITY;
 }
 
-/* One point: timed all-gathers of `bytes` until the mean is known well
- * enough; *mean is ē, *reps how many.  Returns 1 if a call failed. */
-static int measure_point(const calib_opts *o, long bytes, char *sendbuf, char *recvbuf, double *samples, int P,
-                         double *mean, int *reps) {
-  int n = 0, stop = 0;
-  double t_start = now();
-  *mean = 0;
-  /* one untimed call per point warms connections and caches */
-  if (PAT_Allgather(sendbuf, (int)bytes, MPI_BYTE, recvbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
-    return 1;
-  while (!stop) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    int rc = PAT_Allgather(sendbuf, (int)bytes, MPI_BYTE, recvbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
-    double e = MPI_Wtime() - t0, sum = 0, half;
-    int bad = rc != MPI_SUCCESS, anybad = 0;
-    MPI_Allreduce(&e, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (anybad) return 1;
-    samples[n++] = sum / P;
-    mean_ci(samples, n, mean, &half);
-    int enough = n >= o->min_reps && half <= o->ci * *mean;
-    int out_of_time = now() - t_start > o->max_seconds && n >= 2;
-    stop = enough || n >= o->max_reps || out_of_time;
-    MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0's clock decides for all */
-  }
-  *reps = n;
-  return 0;
+/* One algorithm at one size: its repetitions so far and whether it is done. */
+typedef struct point {
+  double *samples; /* ē of each repetition (max_reps) */
+  int n;
+  double spent;    /* seconds of its own repetitions (rank 0's clock) */
+  double mean;
+  int done, failed;
+} point;
+
+/* A call of the current algorithm; every rank learns whether some rank's
+ * failed.  *e: this rank's elapsed time. */
+static int timed_call(long bytes, char *sendbuf, char *recvbuf, double *e) {
+  double t0 = MPI_Wtime();
+  int rc = PAT_Allgather(sendbuf, (int)bytes, MPI_BYTE, recvbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+  *e = MPI_Wtime() - t0;
+  int bad = rc != MPI_SUCCESS, anybad = 0;
+  MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return anybad;
 }
 
-/* Every point of one algorithm, log-spaced from min to max bytes; a failed
- * point ends the algorithm. */
-static void calibrate_alg(const calib_opts *o, const char *alg, FILE *f, int rank, int P, char *sendbuf,
-                          char *recvbuf, double *samples) {
-  for (int k = 0; k < o->points; k++) {
-    long bytes = (long)llround((double)o->min_bytes *
-                               pow((double)o->max_bytes / (double)o->min_bytes, (double)k / (o->points - 1)));
-    double mean;
-    int n = 0, failed = measure_point(o, bytes, sendbuf, recvbuf, samples, P, &mean, &n);
-    if (rank == 0) {
-      if (failed) {
-        fprintf(stderr, "pat-calibrate: %s failed at %ld bytes; skipping it\n", alg, bytes);
-      } else {
-        fprintf(f, "%s,%ld,%.9g\n", alg, bytes, mean);
-        fflush(f);
-        fprintf(stderr, "  %-6s %9ld B  %10.3f us  (%d reps)\n", alg, bytes, mean * 1e6, n);
-      }
-    }
-    if (failed) break;
+/* One repetition of the current algorithm for pt; decides (rank 0's clock
+ * and view for all) whether pt is done. */
+static void repetition(const calib_opts *o, long bytes, char *sendbuf, char *recvbuf, int P, point *pt) {
+  double start = now(), e, sum = 0, half;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (timed_call(bytes, sendbuf, recvbuf, &e)) {
+    pt->failed = pt->done = 1;
+    return;
   }
+  MPI_Allreduce(&e, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  pt->samples[pt->n++] = sum / P;
+  mean_ci(pt->samples, pt->n, &pt->mean, &half);
+  pt->spent += now() - start;
+  int enough = pt->n >= o->min_reps && half <= o->ci * pt->mean;
+  int out_of_time = pt->spent > o->max_seconds && pt->n >= 2;
+  pt->done = enough || pt->n >= o->max_reps || out_of_time;
+  MPI_Bcast(&pt->done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+/* Every algorithm still running (alive[i]) at one size, taking turns
+ * repetition by repetition after one untimed call each (connections and
+ * caches warm).  An algorithm whose call fails is no longer alive. */
+static void measure_size(const calib_opts *o, long bytes, int *alive, point *pts, char *sendbuf, char *recvbuf,
+                         int P) {
+  double e;
+  int left = 0;
+  for (int i = 0; i < o->nalgs; i++) {
+    pts[i].n = pts[i].done = pts[i].failed = 0;
+    pts[i].spent = 0;
+    if (!alive[i]) continue;
+    PAT_UseAlg(o->algs[i]);
+    if (timed_call(bytes, sendbuf, recvbuf, &e)) pts[i].failed = 1;
+    else left++;
+  }
+  while (left > 0)
+    for (int i = 0; i < o->nalgs; i++) {
+      if (!alive[i] || pts[i].failed || pts[i].done) continue;
+      PAT_UseAlg(o->algs[i]);
+      repetition(o, bytes, sendbuf, recvbuf, P, &pts[i]);
+      left -= pts[i].done;
+    }
+  for (int i = 0; i < o->nalgs; i++)
+    if (pts[i].failed) alive[i] = 0;
+}
+
+/* Rank 0: the rows of one size (and progress on stderr). */
+static void report_size(const calib_opts *o, long bytes, const int *was_alive, const point *pts, FILE *f) {
+  for (int i = 0; i < o->nalgs; i++) {
+    if (!was_alive[i]) continue;
+    if (pts[i].failed) {
+      fprintf(stderr, "pat-calibrate: %s failed at %ld bytes; skipping it from here on\n", o->algs[i], bytes);
+      continue;
+    }
+    fprintf(f, "%s,%ld,%.9g\n", o->algs[i], bytes, pts[i].mean);
+    fprintf(stderr, "  %-6s %9ld B  %10.3f us  (%d reps)\n", o->algs[i], bytes, pts[i].mean * 1e6, pts[i].n);
+  }
+  fflush(f);
+}
+
+/* The known algorithms of the list (alive[i] = 1); unknown ones are skipped
+ * with a message. */
+static void known_algs(const calib_opts *o, int rank, int *alive) {
+  for (int i = 0; i < o->nalgs; i++) {
+    alive[i] = PAT_UseAlg(o->algs[i]) == MPI_SUCCESS;
+    if (!alive[i] && rank == 0) fprintf(stderr, "pat-calibrate: skipping unknown algorithm %s\n", o->algs[i]);
+  }
+}
+
+/* The whole calibration: size by size, algorithms interleaved. */
+static void calibrate(const calib_opts *o, FILE *f, int rank, int P) {
+  long sizes[MAX_SIZES];
+  int nsizes = block_sizes(o, sizes), alive[MAX_ALGS], was_alive[MAX_ALGS];
+  point pts[MAX_ALGS];
+  for (int i = 0; i < o->nalgs; i++) pts[i].samples = malloc((size_t)o->max_reps * sizeof(double));
+  char *sendbuf = malloc((size_t)o->max_bytes), *recvbuf = malloc((size_t)o->max_bytes * P);
+  memset(sendbuf, rank, (size_t)o->max_bytes);
+  known_algs(o, rank, alive);
+  if (rank == 0) {
+    print_header(f, P, o, sizes, nsizes);
+    fprintf(stderr, "pat-calibrate: P=%d, %d algorithms x %d sizes (%ld..%ld B), at most %.1f s per point\n", P,
+            o->nalgs, nsizes, sizes[0], sizes[nsizes - 1], o->max_seconds);
+  }
+  double t0 = now();
+  for (int k = 0; k < nsizes; k++) {
+    memcpy(was_alive, alive, sizeof alive);
+    measure_size(o, sizes[k], alive, pts, sendbuf, recvbuf, P);
+    if (rank == 0) report_size(o, sizes[k], was_alive, pts, f);
+  }
+  if (rank == 0) fprintf(f, "# calibration took %.1f s\n", now() - t0);
+  for (int i = 0; i < o->nalgs; i++) free(pts[i].samples);
+  free(sendbuf);
+  free(recvbuf);
 }
 
 int main(int argc, char **argv) {
@@ -188,20 +305,8 @@ int main(int argc, char **argv) {
     perror(o.out);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  if (rank == 0) print_header(f, P, &o);
-  double *samples = malloc((size_t)o.max_reps * sizeof *samples);
-  char *sendbuf = malloc((size_t)o.max_bytes), *recvbuf = malloc((size_t)o.max_bytes * P);
-  memset(sendbuf, rank, (size_t)o.max_bytes);
-  for (int i = 0; i < o.nalgs; i++) {
-    if (PAT_UseAlg(o.algs[i]) == MPI_SUCCESS)
-      calibrate_alg(&o, o.algs[i], f, rank, P, sendbuf, recvbuf, samples);
-    else if (rank == 0)
-      fprintf(stderr, "pat-calibrate: skipping unknown algorithm %s\n", o.algs[i]);
-  }
+  calibrate(&o, f, rank, P);
   if (rank == 0 && f != stdout) fclose(f);
-  free(samples);
-  free(sendbuf);
-  free(recvbuf);
   PAT_Finalize();
   MPI_Finalize();
   return 0;

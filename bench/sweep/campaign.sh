@@ -5,8 +5,8 @@
 #   bench/sweep/campaign.sh cluster    emulated cluster, P=8 hosts (root; bench/cluster/pat-cluster)
 #
 # Each stage calibrates the cost model on the platform (pat-calibrate ->
-# pat-fit -> a model file that PAT_MODEL then points at, so `auto` selects
-# with it), runs the mini-benchmark sweep over N x maxDelay x every
+# pat-fit -> a model file v2, with every algorithm's measured times and its
+# fitted line, that PAT_MODEL then points at, so `auto` selects with it), runs the mini-benchmark sweep over N x maxDelay x every
 # algorithm with traces, and compares the model with the measurements
 # (compare_model.py).  Results: bench/results/<date>-<stage>-p<P>/, with a
 # README.md that logs every command.
@@ -21,8 +21,12 @@ SIZES=${PAT_CAMPAIGN_SIZES:-128K,256K,512K,1M,2M}
 DELAYS=${PAT_CAMPAIGN_DELAYS:-0,1,5,10,50,100}
 ITERS=${PAT_CAMPAIGN_ITERS:-64}
 BASE_MS=${PAT_CAMPAIGN_BASE_MS:-20}
+# PAT_CAMPAIGN_CALIBRATE: pat-calibrate's options (default: every algorithm,
+# native included, at 11 sizes from 2 B to 2 MiB, a factor of 4 apart: the
+# sweep's blocks go up to 2 MiB at P=4 (N=2M floats), so the measured times
+# need no extrapolation; at most 100 repetitions per point).
 # PAT_CAMPAIGN_FIT_MIN_BYTES: fit only calibration sizes from this many bytes
-# up (default 0: all ten).  One Hockney line does not fit 64 B and 2 MiB alike
+# up (default 0: all; the model file's measured times keep every size).  One Hockney line does not fit 64 B and 2 MiB alike
 # on the emulated network: the full fit made auto pick NEX on balanced
 # arrivals (measured slower than RING/BRUCK); a fit from 32 KiB up picks RING
 # there, but with its near-zero alpha (11 us) ARD, whose piece count q comes
@@ -75,7 +79,8 @@ fi
 MODEL="$OUT/$STAGE-p$P.model"
 if [ ! -s "$MODEL" ]; then
   # shellcheck disable=SC2086
-  run env PAT_MODEL= ${LAUNCH//\{P\}/$P} "$BUILD/bench/calibrate/pat-calibrate" --out "$OUT/calibration.csv" --max-bytes 2097152 --max-reps 100
+  run env PAT_MODEL= ${LAUNCH//\{P\}/$P} "$BUILD/bench/calibrate/pat-calibrate" --out "$OUT/calibration.csv" \
+    ${PAT_CAMPAIGN_CALIBRATE:---min-bytes 2 --max-bytes 2m --points 11 --max-reps 100}
   run "$BUILD/pat-fit" --in "$OUT/calibration.csv" --P "$P" --min-bytes "${PAT_CAMPAIGN_FIT_MIN_BYTES:-0}" \
     --out "$MODEL" | tee "$OUT/fit.txt"
 fi

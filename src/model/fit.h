@@ -15,7 +15,7 @@
  * (beta) rejects the fit with a message; a negative intercept (alpha) is set
  * to 0 and beta refitted alone.
  *
- * Model file: see pat_model_parse below for the format.  Pure C, no MPI.
+ * The model file (parser and writer): model_file.h.  Pure C, no MPI.
  */
 #ifndef PAT_FIT_H
 #define PAT_FIT_H
@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "model/model.h"
+#include "model/model_file.h" /* the fit's output; included for the tools that use both */
 
 #define PAT_EFIT 20 /* the data cannot give an acceptable fit (see the message) */
 
@@ -67,47 +68,5 @@ int pat_fit_coeffs(int alg, int P, int root, double block_bytes, double alpha0, 
  * sizes block_bytes[i], on P ranks with balanced arrivals. */
 int pat_fit_alg(int alg, int P, int root, int n, const double *block_bytes, const double *T, const pat_fit_opts *opt,
                 pat_fit_result *out);
-
-/* ---- model file ----
- *
- *   # libpat model v1
- *   made calibrate: P=8, 10 sizes 1 KiB..4 MiB, emulated cluster 1 Gbit/s
- *   eager 65536
- *   default 5.0e-05 8.0e-09
- *   ring    4.8e-05 8.1e-09
- *   intra ring 2.0e-06 1.0e-10
- *
- * - The first line is exactly "# libpat model v1" (the format version).
- * - '#' starts a comment; blank lines are ignored; fields are separated by
- *   blanks.
- * - "made <text>": how the file was made (free text; several lines are
- *   joined with "; ").
- * - "eager <bytes>": messages of fewer bytes are sent eagerly (0: never); at
- *   most once, default 0.
- * - "default <alpha> <beta>": required; the parameters of every algorithm
- *   without its own line.
- * - "<algorithm> <alpha> <beta>": parameters fitted for one algorithm (a name
- *   of the portfolio: native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard).
- * - "intra <algorithm|default> <alpha> <beta>": optional pair for transfers
- *   between ranks of the same node; needs the plain line of the same name.
- *   "inter <name> ..." is a synonym of the plain line.
- * - alpha in seconds, beta in seconds per byte; finite, >= 0, not both 0.
- *   Each name at most once per kind.
- */
-
-/* Parse model text (name is used in messages).  On success fills mp (its
- * per-call fields take their defaults).  Returns PAT_OK, or PAT_EINVAL with
- * "name:line: what" in err. */
-int pat_model_parse(const char *text, const char *name, pat_model_params *mp, char *err, size_t errlen);
-
-/* Read and parse a file.  Returns PAT_OK or PAT_EINVAL (message in err). */
-int pat_model_read(const char *path, pat_model_params *mp, char *err, size_t errlen);
-
-/* The text of mp in the format above (exact round trip: %.17g).  Returns a
- * malloc'd string, or NULL when out of memory. */
-char *pat_model_format(const pat_model_params *mp);
-
-/* Write pat_model_format(mp) to path.  Returns PAT_OK or PAT_EINVAL (err). */
-int pat_model_write(const char *path, const pat_model_params *mp, char *err, size_t errlen);
 
 #endif

@@ -88,11 +88,27 @@ typedef struct pat_model_xfer {
 } pat_model_xfer;
 typedef void (*pat_model_trace_fn)(void *ctx, const pat_model_xfer *x);
 
+/* Measured times of one algorithm on balanced arrivals (see measured.h). */
+#define PAT_MEASURED_MAX 32 /* sizes per algorithm: factor 2 from 1 B covers every int count of bytes */
+typedef struct pat_measured_alg {
+  int n;                            /* sizes measured (0: none; else at least 2) */
+  double bytes[PAT_MEASURED_MAX];   /* block bytes per rank, strictly increasing, > 0 */
+  double seconds[PAT_MEASURED_MAX]; /* mean elapsed time over ranks (e bar) at that size, > 0 */
+} pat_measured_alg;
+
+/* The calibration's table (model file v2 "P" and "time" lines).  It holds
+ * for exactly P processes: P = 0 means there is no table. */
+typedef struct pat_measured {
+  int P;
+  pat_measured_alg alg[PAT_ALG_COUNT];
+} pat_measured;
+
 typedef struct pat_model_params {
   pat_link_model dflt;               /* for algorithms without their own parameters */
   pat_link_model alg[PAT_ALG_COUNT]; /* fitted per algorithm (Nuriyev) */
   double eager_bytes;                /* messages of fewer bytes are eager; 0: all rendezvous */
   char made[256];                    /* how the parameters were obtained (model file "made" lines) */
+  pat_measured measured;             /* measured balanced times (~5 KiB; the replay ignores them) */
 
   /* Per-call context (pat_model_params_init sets the defaults). */
   const int *node;     /* node id of each rank (P entries), or NULL: every rank on its own node */

@@ -1,4 +1,4 @@
-/* The model file: parser and writer (format in fit.h). */
+/* The model file: parser and writer (format in model_file.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -8,10 +8,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/fit.h"
+#include "model/measured.h"
+#include "model/model_file.h"
 
 #define HEADER "# libpat model v"
-#define VERSION 1
+#define VERSION PAT_MODEL_FILE_VERSION
+#define OLDEST_VERSION 1
 
 static int vfail(char *err, size_t errlen, const char *name, int line, const char *fmt, va_list ap) {
   char what[256];
@@ -51,13 +53,24 @@ static int name_index(const char *tok) {
   return -1;
 }
 
-static const char *names_list(void) { return "default, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard"; }
+/* "default, native, ring, ..." (or without "default") from the registry,
+ * for messages. */
+static const char *names_list(char *buf, size_t size, int with_default) {
+  size_t used = (size_t)snprintf(buf, size, "%s", with_default ? "default" : "");
+  for (int i = 0; i < PAT_ALG_COUNT && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", pat_algorithms[i].name);
+  return buf;
+}
 
 /* ---- parsing ---- */
 
 typedef struct parser {
   pat_model_params m; /* what the file says so far */
+  int version;        /* the header's */
   int seen_inter[PAT_ALG_COUNT + 1], seen_intra[PAT_ALG_COUNT + 1], seen_eager; /* per name, "default" last */
+  int P_line;                    /* line of "P" (0: none yet) */
+  int time_line[PAT_ALG_COUNT];  /* line of each algorithm's first "time" (0: none) */
+  int last_time_line;            /* line of the last "time" (0: none) */
   const char *name;   /* for messages */
   int line;           /* current line, from 1 */
   char *err;
@@ -69,6 +82,15 @@ static int line_error(const parser *ps, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = vfail(ps->err, ps->errlen, ps->name, ps->line, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* An error on an earlier line. */
+static int at_line_error(const parser *ps, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vfail(ps->err, ps->errlen, ps->name, line, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -96,7 +118,7 @@ static int next_line(const char **p, char *buf, size_t size) {
 }
 
 /* Line 1: the header with a version this parser reads. */
-static int check_header(const parser *ps, const char *buf) {
+static int check_header(parser *ps, const char *buf) {
   if (strncmp(buf, HEADER, strlen(HEADER)) != 0)
     return line_error(ps, "not a libpat model file (the first line must be \"%s%d\")", HEADER, VERSION);
   const char *v = buf + strlen(HEADER);
@@ -104,8 +126,15 @@ static int check_header(const parser *ps, const char *buf) {
   long ver = strtol(v, &end, 10);
   while (*end == ' ' || *end == '\t') end++;
   if (end == v || *end) return line_error(ps, "bad version in \"%s\"", buf);
-  if (ver != VERSION)
-    return line_error(ps, "unsupported model file version %ld (this libpat reads version %d)", ver, VERSION);
+  if (ver > VERSION)
+    return line_error(ps,
+                      "model file version %ld is newer than this libpat reads (versions %d to %d): use the libpat "
+                      "that wrote it, or recalibrate with this one (pat-calibrate, then pat-fit)",
+                      ver, OLDEST_VERSION, VERSION);
+  if (ver < OLDEST_VERSION)
+    return line_error(ps, "unsupported model file version %ld (this libpat reads versions %d to %d)", ver,
+                      OLDEST_VERSION, VERSION);
+  ps->version = (int)ver;
   return PAT_OK;
 }
 
@@ -142,10 +171,12 @@ static int parse_link(parser *ps, char **tok, int nt) {
   int first = intra || inter;
   if (first && nt < 2) return line_error(ps, "expected \"%s <algorithm|default> <alpha> <beta>\"", tok[0]);
   int idx = name_index(tok[first]);
+  char names[256];
   if (idx < 0) {
-    if (first && nt > 1) return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list());
-    return line_error(ps, "unknown keyword \"%s\" (expected made, eager, intra, inter, or an algorithm: %s)", tok[0],
-                      names_list());
+    if (first && nt > 1)
+      return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list(names, sizeof names, 1));
+    return line_error(ps, "unknown keyword \"%s\" (expected made, eager, intra, inter, P, time, or an algorithm: %s)",
+                      tok[0], names_list(names, sizeof names, 1));
   }
   double a, b;
   if (nt != first + 3)
@@ -169,7 +200,46 @@ static int parse_link(parser *ps, char **tok, int nt) {
   return PAT_OK;
 }
 
-/* Any line after the header: made, blank or comment, eager, or parameters. */
+/* "P <processes>" (version 2) */
+static int parse_P(parser *ps, char **tok, int nt) {
+  char *end = NULL;
+  long v = nt == 2 ? strtol(tok[1], &end, 10) : 0;
+  if (nt != 2 || end == tok[1] || *end || v < 1 || v > 1L << 30)
+    return line_error(ps, "expected \"P <processes>\" with a whole number >= 1");
+  if (ps->P_line) return line_error(ps, "P given twice (first on line %d)", ps->P_line);
+  ps->P_line = ps->line;
+  ps->m.measured.P = (int)v;
+  return PAT_OK;
+}
+
+/* "time <algorithm> <block bytes> <seconds>" (version 2) */
+static int parse_time(parser *ps, char **tok, int nt) {
+  char names[256];
+  if (nt != 4) return line_error(ps, "expected \"time <algorithm> <block bytes> <seconds>\"");
+  int alg = name_index(tok[1]);
+  if (alg < 0 || alg == PAT_ALG_COUNT)
+    return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list(names, sizeof names, 0));
+  double bytes, seconds;
+  if (!number(tok[2], &bytes) || bytes == 0)
+    return line_error(ps, "block bytes \"%s\" is not a finite number > 0", tok[2]);
+  if (!number(tok[3], &seconds) || seconds == 0)
+    return line_error(ps, "seconds \"%s\" is not a finite number > 0", tok[3]);
+  switch (pat_measured_add(&ps->m.measured, alg, bytes, seconds)) {
+  case PAT_MEASURED_DUPLICATE:
+    return line_error(ps, "time %s %s given twice", tok[1], tok[2]);
+  case PAT_MEASURED_FULL:
+    return line_error(ps, "more than %d measured sizes for %s", PAT_MEASURED_MAX, tok[1]);
+  case PAT_MEASURED_ADDED:
+    break;
+  default:
+    return line_error(ps, "bad time line");
+  }
+  if (!ps->time_line[alg]) ps->time_line[alg] = ps->line;
+  ps->last_time_line = ps->line;
+  return PAT_OK;
+}
+
+/* Any line after the header: made, blank or comment, eager, P, time, or parameters. */
 static int parse_line(parser *ps, char *buf) {
   if (take_made_line(ps, buf)) return PAT_OK;
   char *hash = strchr(buf, '#');
@@ -182,11 +252,32 @@ static int parse_line(parser *ps, char *buf) {
   }
   if (nt == 0) return PAT_OK;
   if (strcmp(tok[0], "eager") == 0) return parse_eager(ps, tok, nt);
+  if (strcmp(tok[0], "P") == 0 || strcmp(tok[0], "time") == 0) {
+    if (ps->version < 2)
+      return line_error(ps, "\"%s\" lines need model file version 2 (the first line says v%d)", tok[0], ps->version);
+    return tok[0][0] == 'P' ? parse_P(ps, tok, nt) : parse_time(ps, tok, nt);
+  }
   return parse_link(ps, tok, nt);
 }
 
-/* After the last line: a header, a default pair, and an inter-node pair
- * wherever there is an intra-node one. */
+/* The measured times: P with time lines and only with them, and at least
+ * two sizes for every algorithm that has any. */
+static int check_measured(const parser *ps) {
+  if (ps->last_time_line && !ps->P_line)
+    return at_line_error(ps, ps->last_time_line,
+                         "time lines need a \"P <processes>\" line (how many processes they were measured on)");
+  if (ps->P_line && !ps->last_time_line) return at_line_error(ps, ps->P_line, "P given but no time lines");
+  for (int a = 0; a < PAT_ALG_COUNT; a++)
+    if (ps->m.measured.alg[a].n == 1)
+      return at_line_error(ps, ps->time_line[a],
+                           "time %s: one measured size; at least 2 are needed (above the largest size the time "
+                           "follows the last two)",
+                           pat_algorithms[a].name);
+  return PAT_OK;
+}
+
+/* After the last line: a header, a default pair, an inter-node pair
+ * wherever there is an intra-node one, and consistent measured times. */
 static int check_complete(const parser *ps) {
   if (ps->line == 0) return file_error(ps, "empty file (the first line must be \"%s%d\")", HEADER, VERSION);
   if (!ps->m.dflt.set) return file_error(ps, "no \"default <alpha> <beta>\" line");
@@ -195,7 +286,7 @@ static int check_complete(const parser *ps) {
       const char *nm = i == PAT_ALG_COUNT ? "default" : pat_algorithms[i].name;
       return file_error(ps, "\"intra %s\" needs a \"%s <alpha> <beta>\" line too", nm, nm);
     }
-  return PAT_OK;
+  return check_measured(ps);
 }
 
 int pat_model_parse(const char *text, const char *name, pat_model_params *mp, char *err, size_t errlen) {
@@ -273,33 +364,57 @@ static int emit(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
   }
 }
 
+/* The header, the "made" lines (one per "; "-separated part) and eager. */
+static int emit_preamble(char **buf, size_t *len, size_t *cap, const pat_model_params *mp) {
+  int bad = emit(buf, len, cap,
+                 "%s%d\n# alpha in seconds, beta in seconds per byte; a transfer of m bytes costs alpha + beta*m\n",
+                 HEADER, VERSION);
+  for (const char *s = mp->made; !bad && *s;) {
+    const char *e = strstr(s, "; ");
+    size_t k = e ? (size_t)(e - s) : strlen(s);
+    bad = emit(buf, len, cap, "made %.*s\n", (int)k, s);
+    s += k + (e ? 2 : 0);
+  }
+  if (!bad && mp->eager_bytes > 0) bad = emit(buf, len, cap, "eager %.17g\n", mp->eager_bytes);
+  return bad;
+}
+
+/* The fitted lines: default first, then by algorithm id. */
+static int emit_links(char **buf, size_t *len, size_t *cap, const pat_model_params *mp) {
+  int bad = 0;
+  for (int i = -1; i < PAT_ALG_COUNT && !bad; i++) {
+    const pat_link_model *lm = i < 0 ? &mp->dflt : &mp->alg[i];
+    const char *nm = i < 0 ? "default" : pat_algorithms[i].name;
+    if (!lm->set) continue;
+    bad = emit(buf, len, cap, "%-8s %.17g %.17g\n", nm, lm->inter.alpha, lm->inter.beta);
+    if (!bad && lm->has_intra)
+      bad = emit(buf, len, cap, "intra %-8s %.17g %.17g\n", nm, lm->intra.alpha, lm->intra.beta);
+  }
+  return bad;
+}
+
+/* P and the time lines, by algorithm id, then size; nothing without a table. */
+static int emit_measured(char **buf, size_t *len, size_t *cap, const pat_measured *t) {
+  if (t->P < 1) return 0;
+  int bad = emit(buf, len, cap,
+                 "P %d\n# time <algorithm> <block bytes> <seconds>: mean elapsed time over ranks measured on "
+                 "balanced arrivals on P processes\n",
+                 t->P);
+  for (int a = 0; a < PAT_ALG_COUNT && !bad; a++)
+    for (int i = 0; i < t->alg[a].n && !bad; i++)
+      bad = emit(buf, len, cap, "time %-8s %.17g %.17g\n", pat_algorithms[a].name, t->alg[a].bytes[i],
+                 t->alg[a].seconds[i]);
+  return bad;
+}
+
 char *pat_model_format(const pat_model_params *mp) {
   size_t cap = 1024, len = 0;
   char *buf = malloc(cap);
   if (!buf) return NULL;
   buf[0] = '\0';
-  int bad = emit(&buf, &len, &cap,
-                 "%s%d\n# alpha in seconds, beta in seconds per byte; a transfer of m bytes costs alpha + beta*m\n",
-                 HEADER, VERSION);
-  if (mp->made[0]) {
-    /* one "made" line per "; "-separated part */
-    const char *s = mp->made;
-    while (!bad && *s) {
-      const char *e = strstr(s, "; ");
-      size_t k = e ? (size_t)(e - s) : strlen(s);
-      bad = emit(&buf, &len, &cap, "made %.*s\n", (int)k, s);
-      s += k + (e ? 2 : 0);
-    }
-  }
-  if (!bad && mp->eager_bytes > 0) bad = emit(&buf, &len, &cap, "eager %.17g\n", mp->eager_bytes);
-  for (int i = -1; i < PAT_ALG_COUNT && !bad; i++) {
-    const pat_link_model *lm = i < 0 ? &mp->dflt : &mp->alg[i];
-    const char *nm = i < 0 ? "default" : pat_algorithms[i].name;
-    if (!lm->set) continue;
-    bad = emit(&buf, &len, &cap, "%-8s %.17g %.17g\n", nm, lm->inter.alpha, lm->inter.beta);
-    if (!bad && lm->has_intra)
-      bad = emit(&buf, &len, &cap, "intra %-8s %.17g %.17g\n", nm, lm->intra.alpha, lm->intra.beta);
-  }
+  int bad = emit_preamble(&buf, &len, &cap, mp);
+  if (!bad) bad = emit_links(&buf, &len, &cap, mp);
+  if (!bad) bad = emit_measured(&buf, &len, &cap, &mp->measured);
   if (bad) {
     free(buf);
     return NULL;

@@ -1,17 +1,26 @@
 /*
- * pat-fit: fit (alpha, beta) per algorithm from measured times and write a
- * model file; or check the fitting on synthetic timings.
+ * pat-fit: write the model file (v2) from a calibration: (alpha, beta)
+ * fitted per algorithm, and the measured times themselves; or check the
+ * fitting on synthetic timings.
  *
- *   pat-fit --in times.csv --P 8 --out cluster.model [--metric ebar|runtime] [--made TEXT]
+ *   pat-fit --in times.csv [--P 8] --out cluster.model [--metric ebar|runtime] [--made TEXT]
+ *           [--min-bytes B] [--max-bytes B]
  *       times.csv: lines "alg,block_bytes,seconds" (a header line is skipped),
- *       each a time measured on balanced arrivals with that algorithm; at
- *       least 2 sizes per algorithm (~10 log-spaced sizes are best).
+ *       each a time measured on balanced arrivals with that algorithm
+ *       (pat-calibrate).  Every algorithm with a schedule gets a fitted
+ *       line (at least 2 sizes); native has no schedule, so it gets none.
+ *       Every algorithm, native included, with at least 2 sizes gets its
+ *       measured times ("P" and "time" lines), all of them: --min-bytes and
+ *       --max-bytes choose the sizes of the fit only.  P is the CSV's
+ *       ("# pat-calibrate, P=N") unless --P says it (they must agree).  With
+ *       --metric runtime the times are not ē, so the file gets no time lines.
  *
  *   pat-fit --synthetic [--P 8] [--alpha 50us] [--beta 8ns] [--noise 0.02] [--out FILE]
  *       makes times from the model itself with known per-algorithm
  *       parameters, adds noise and one outlier per algorithm, fits, compares,
- *       writes and reads back the model file.  Exit status 0 if every
- *       parameter is recovered (alpha within 10%, beta within 5%).
+ *       writes and reads back the model file (with those times as its
+ *       measured table).  Exit status 0 if every parameter is recovered
+ *       (alpha within 10%, beta within 5%) and the file round trips.
  *
  * The measuring side (timing runs with MPI) lives in the calibration
  * benchmark; this tool only needs the numbers.
@@ -24,21 +33,24 @@
 #include <string.h>
 
 #include "model/fit.h"
+#include "model/measured.h"
 #include "tools/cli.h"
 
 #define MAXPTS 256
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: pat-fit --in FILE.csv --P N --out FILE.model [--metric ebar|runtime] [--default ALG] [--made TEXT]\n"
+          "usage: pat-fit --in FILE.csv [--P N] --out FILE.model [--metric ebar|runtime] [--default ALG]\n"
+          "               [--made TEXT] [--min-bytes B] [--max-bytes B]\n"
           "       pat-fit --synthetic [--P N] [--alpha T] [--beta T] [--noise X] [--out FILE.model]\n"
-          "  --in        measured times: lines alg,block_bytes,seconds (balanced arrivals)\n"
-          "  --P         processes the times were measured on\n"
+          "  --in        measured times: lines alg,block_bytes,seconds (balanced arrivals; pat-calibrate)\n"
+          "  --P         processes the times were measured on (default: the CSV's \"P=N\" comment)\n"
           "  --metric    what was measured: ebar (mean elapsed time over ranks, default) or runtime\n"
           "  --default   algorithm whose fit is also the file's default line (default: ring, else the first)\n"
           "  --made      text for the file's \"made\" line\n"
           "  --min-bytes, --max-bytes  fit only the sizes in this range (the block sizes the\n"
-          "              application will use; a Hockney line rarely fits 64 B and 2 MiB alike)\n"
+          "              application will use; a Hockney line rarely fits 64 B and 2 MiB alike);\n"
+          "              the file's measured times keep every size\n"
           "  --synthetic self-check on times made by the model with known parameters\n"
           "  --noise     relative noise of the synthetic times (default 0.02)\n"
           "times: seconds, or with s, ms, us, ns; sizes: bytes, with k, m, g = 2^10, 2^20, 2^30 (32k).\n");
@@ -87,6 +99,7 @@ static int synthetic_alg(int alg, int k, int P, double alpha, double beta, doubl
   }
   T[(k * 3 + 2) % 10] *= 2.0; /* an outlier */
   pat_sched_free(&s);
+  for (int i = 0; i < 10; i++) pat_measured_add(&mp->measured, alg, m[i], T[i]);
   pat_fit_opts o = {metric, 0, 0};
   pat_fit_result fr;
   if (pat_fit_alg(alg, P, 0, 10, m, T, &o, &fr)) {
@@ -108,7 +121,7 @@ static int round_trip_ok(const pat_model_params *mp, char *text) {
   char err[512] = "";
   pat_model_params back;
   if (!text || pat_model_parse(text, "synthetic", &back, err, sizeof err) ||
-      memcmp(back.alg, mp->alg, sizeof mp->alg) != 0) {
+      memcmp(back.alg, mp->alg, sizeof mp->alg) != 0 || memcmp(&back.measured, &mp->measured, sizeof mp->measured)) {
     printf("model file round trip FAILED %s\n", err);
     return 0;
   }
@@ -124,6 +137,7 @@ static int synthetic(int P, double alpha, double beta, double noise, const char 
   for (int i = 0; i < 10; i++) m[i] = 1024.0 * pow(2.0, i * 12.0 / 9);
   pat_model_params mp;
   pat_model_params_init(&mp, alpha, beta);
+  mp.measured.P = P;
   snprintf(mp.made, sizeof mp.made, "pat-fit --synthetic: P=%d, noise %g, one outlier per algorithm", P, noise);
   int bad = 0;
   printf("# synthetic: P=%d, 10 sizes 1 KiB..4 MiB, noise +-%g%%, one outlier (x2) per algorithm\n", P, 100 * noise);
@@ -190,9 +204,10 @@ static int parse_option(cli_args *a, fit_args *f, cli_error *err) {
   return cli_args_unknown(a, err);
 }
 
-/* Parses the command line into *f; exits after --help (0) or a bad option (2). */
+/* Parses the command line into *f; exits after --help (0) or a bad option (2).
+ * f->P stays 0 when --P is not given. */
 static void parse_options(int argc, char **argv, fit_args *f) {
-  *f = (fit_args){.P = 8, .metric = PAT_FIT_EBAR, .alpha = 50e-6, .beta = 8e-9, .noise = 0.02, .max_bytes = 1e300};
+  *f = (fit_args){.P = 0, .metric = PAT_FIT_EBAR, .alpha = 50e-6, .beta = 8e-9, .noise = 0.02, .max_bytes = 1e300};
   cli_args a;
   cli_error err;
   cli_args_init(&a, argc, argv);
@@ -208,29 +223,51 @@ static void parse_options(int argc, char **argv, fit_args *f) {
 /* ---- measured times ---------------------------------------------------------- */
 
 typedef struct measurements {
-  double bytes[PAT_ALG_COUNT][MAXPTS], T[PAT_ALG_COUNT][MAXPTS];
+  double bytes[PAT_ALG_COUNT][MAXPTS], T[PAT_ALG_COUNT][MAXPTS]; /* the fit's points */
   int n[PAT_ALG_COUNT];
+  pat_measured table; /* every time of the CSV, for the file's time lines */
+  int csv_P;          /* P of the "# pat-calibrate, P=N" comment, 0 if none */
   char comments[200]; /* how the times were made: carried into the model's "made" line */
 } measurements;
 
-/* A comment line "# text": its text appended to m->comments. */
+/* A comment line "# text": its text appended to m->comments; P taken from
+ * pat-calibrate's first line. */
 static void add_comment(measurements *m, char *p) {
   p++;
   while (isspace((unsigned char)*p)) p++;
   p[strcspn(p, "\r\n")] = '\0';
+  int P;
+  if (!m->csv_P && sscanf(p, "pat-calibrate, P=%d", &P) == 1 && P > 0) m->csv_P = P;
   size_t used = strlen(m->comments);
   if (*p && used + strlen(p) + 3 < sizeof m->comments)
     snprintf(m->comments + used, sizeof m->comments - used, "%s%s", used ? "; " : "", p);
 }
 
-/* Reads "alg,block_bytes,seconds" lines, keeping the sizes in [min, max]
- * of algorithms with a schedule.  Returns 0, or 2 after saying what is wrong. */
+/* One row into the measured table (any algorithm, any size).  Returns 0, or
+ * 2 after saying what is wrong. */
+static int add_to_table(measurements *m, const char *in, int lineno, int alg, double b, double t) {
+  int rc = pat_measured_add(&m->table, alg, b, t);
+  if (rc == PAT_MEASURED_ADDED) return 0;
+  fprintf(stderr, "pat-fit: %s:%d: ", in, lineno);
+  if (rc == PAT_MEASURED_DUPLICATE)
+    fprintf(stderr, "%s at %.0f bytes a second time (one calibration per file)\n", pat_algorithms[alg].name, b);
+  else if (rc == PAT_MEASURED_FULL)
+    fprintf(stderr, "more than %d sizes for %s (what a model file keeps)\n", PAT_MEASURED_MAX,
+            pat_algorithms[alg].name);
+  else
+    fprintf(stderr, "block_bytes and seconds must be finite and > 0\n");
+  return 2;
+}
+
+/* Reads "alg,block_bytes,seconds" lines: every row into the measured table;
+ * the sizes in [min, max] of algorithms with a schedule into the fit's
+ * points.  Returns 0, or 2 after saying what is wrong. */
 static int read_times(const char *in, double min_bytes, double max_bytes, measurements *m) {
   FILE *f = fopen(in, "r");
   if (!f) die("cannot open ", in);
-  int lineno = 0, ndata = 0, skipped_native = 0;
+  int lineno = 0, ndata = 0, rc = 0;
   char line[512];
-  while (fgets(line, sizeof line, f)) {
+  while (!rc && fgets(line, sizeof line, f)) {
     lineno++;
     char *p = line;
     while (isspace((unsigned char)*p)) p++;
@@ -241,37 +278,76 @@ static int read_times(const char *in, double min_bytes, double max_bytes, measur
     if (sscanf(p, "%31[^,],%lf,%lf", name, &b, &t) != 3) {
       if (!ndata) continue; /* the header line */
       fprintf(stderr, "pat-fit: %s:%d: expected alg,block_bytes,seconds\n", in, lineno);
-      return 2;
+      rc = 2;
+      break;
     }
     ndata++;
     int alg = pat_alg_by_name(name);
     if (alg < 0) {
       fprintf(stderr, "pat-fit: %s:%d: unknown algorithm \"%s\"\n", in, lineno, name);
-      return 2;
+      rc = 2;
+      break;
     }
-    if (!pat_algorithms[alg].build) {
-      if (!skipped_native++) fprintf(stderr, "pat-fit: %s has no schedule to replay: its times are ignored\n", name);
-      continue;
-    }
-    if (b < min_bytes || b > max_bytes) continue; /* outside --min-bytes/--max-bytes */
+    rc = add_to_table(m, in, lineno, alg, b, t);
+    if (rc || !pat_algorithms[alg].build) continue; /* native: measured times only, no line to fit */
+    if (b < min_bytes || b > max_bytes) continue;   /* outside --min-bytes/--max-bytes */
     if (m->n[alg] == MAXPTS) die("too many points for ", name);
     m->bytes[alg][m->n[alg]] = b;
     m->T[alg][m->n[alg]++] = t;
   }
   fclose(f);
-  return 0;
+  return rc;
+}
+
+/* The P of the calibration: --P, or the CSV's; they must agree.  Exits with
+ * a message when neither says or they differ. */
+static int calibration_P(const fit_args *a, const measurements *m) {
+  if (a->P && m->csv_P && a->P != m->csv_P) {
+    fprintf(stderr, "pat-fit: --P %d, but %s was measured on P=%d\n", a->P, a->in, m->csv_P);
+    exit(2);
+  }
+  if (!a->P && !m->csv_P) die("--P is needed (the CSV does not say how many processes it was measured on)", NULL);
+  return a->P ? a->P : m->csv_P;
+}
+
+/* The file's measured times: the CSV's, for P processes, without the
+ * algorithms measured at one size only (nothing to extend above it); none
+ * with --metric runtime (the time lines are e bar). */
+static void keep_table(const fit_args *a, int P, const measurements *m, pat_model_params *mp) {
+  if (a->metric != PAT_FIT_EBAR) {
+    printf("measured times: none in the file (--metric runtime: time lines hold e bar)\n");
+    return;
+  }
+  mp->measured = m->table;
+  mp->measured.P = P;
+  int algs = 0, nsizes = 0;
+  double lo = INFINITY, hi = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    pat_measured_alg *t = &mp->measured.alg[alg];
+    if (t->n == 1) {
+      printf("measured times: %s has one size only; left out\n", pat_algorithms[alg].name);
+      t->n = 0;
+    }
+    if (!t->n) continue;
+    algs++;
+    nsizes = t->n > nsizes ? t->n : nsizes;
+    lo = fmin(lo, t->bytes[0]);
+    hi = fmax(hi, t->bytes[t->n - 1]);
+  }
+  if (!algs) mp->measured.P = 0;
+  else printf("measured times: P=%d, %d algorithms, up to %d sizes %.0f..%.0f B\n", P, algs, nsizes, lo, hi);
 }
 
 /* Fits every measured algorithm into mp; returns the first fitted (-1: none)
  * and sets *failed if a fit was rejected. */
-static int fit_all(const fit_args *a, const measurements *m, pat_model_params *mp, int *failed) {
+static int fit_all(const fit_args *a, int P, const measurements *m, pat_model_params *mp, int *failed) {
   int first = -1;
   *failed = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!m->n[alg]) continue;
     pat_fit_opts o = {a->metric, 0, 0};
     pat_fit_result fr;
-    int rc = pat_fit_alg(alg, a->P, 0, m->n[alg], m->bytes[alg], m->T[alg], &o, &fr);
+    int rc = pat_fit_alg(alg, P, 0, m->n[alg], m->bytes[alg], m->T[alg], &o, &fr);
     report(alg, &fr, rc);
     if (rc) {
       *failed = 1;
@@ -285,22 +361,25 @@ static int fit_all(const fit_args *a, const measurements *m, pat_model_params *m
   return first;
 }
 
-/* Fits the measured times and writes the model file; the exit status. */
+/* Fits the measured times and writes the model file with them; the exit
+ * status. */
 static int fit_measured(const fit_args *a) {
   static measurements m;
   int rc = read_times(a->in, a->min_bytes, a->max_bytes, &m);
   if (rc) return rc;
+  int P = calibration_P(a, &m);
   pat_model_params mp;
   pat_model_params_init(&mp, 0, 0);
   mp.dflt.set = 0;
-  snprintf(mp.made, sizeof mp.made, "pat-fit from %s: P=%d, metric %s%s%s%s%s", a->in, a->P,
+  snprintf(mp.made, sizeof mp.made, "pat-fit from %s: P=%d, metric %s%s%s%s%s", a->in, P,
            a->metric == PAT_FIT_EBAR ? "ebar" : "runtime", a->made ? "; " : "", a->made ? a->made : "",
            m.comments[0] ? "; " : "", m.comments);
-  int failed, first = fit_all(a, &m, &mp, &failed);
+  int failed, first = fit_all(a, P, &m, &mp, &failed);
   if (first < 0) die("no algorithm could be fitted", NULL);
   int want = a->dflt ? pat_alg_by_name(a->dflt) : PAT_ALG_RING;
   int d = want >= 0 && mp.alg[want].set ? want : first;
   mp.dflt = mp.alg[d];
+  keep_table(a, P, &m, &mp);
   char err[512];
   if (pat_model_write(a->out, &mp, err, sizeof err)) die(err, NULL);
   printf("wrote %s (default = %s)%s\n", a->out, pat_algorithms[d].name, failed ? "; some fits were rejected" : "");
@@ -313,7 +392,7 @@ int main(int argc, char **argv) {
   printf("#");
   for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
   printf("\n");
-  if (a.synthetic) return synthetic(a.P, a.alpha, a.beta, a.noise, a.out, a.metric);
+  if (a.synthetic) return synthetic(a.P ? a.P : 8, a.alpha, a.beta, a.noise, a.out, a.metric);
   if (!a.in || !a.out) {
     usage(stderr);
     return 2;

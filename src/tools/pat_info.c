@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "algorithms/algorithms.h"
+#include "model/measured.h"
 #include "pat.h"
 #include "pat/clock.h"
 #include "runtime/netparams.h"
@@ -73,6 +74,33 @@ static void print_settings(void) {
   pat_settings_print(stdout, "  ");
 }
 
+/* The model's measured times: at each measured size, the fastest algorithm
+ * (and native's time beside it); or why there are none. */
+static void print_measured(const pat_model_params *mp) {
+  const char *note = pat_model_measured_note(mp);
+  if (note) {
+    printf("  %s\n", note);
+    return;
+  }
+  const pat_measured *t = &mp->measured;
+  int ref = 0, algs = 0; /* the sizes shown: those of the algorithm with the most */
+  for (int a = 0; a < PAT_ALG_COUNT; a++) {
+    algs += t->alg[a].n > 0;
+    if (t->alg[a].n > t->alg[ref].n) ref = a;
+  }
+  const pat_measured_alg *r = &t->alg[ref];
+  printf("  measured times: P=%d, balanced arrivals, %d algorithms, %d sizes %.0f..%.0f B; fastest at each size:\n",
+         t->P, algs, r->n, r->bytes[0], r->bytes[r->n - 1]);
+  for (int i = 0; i < r->n; i++) {
+    double best_s, native_s;
+    int best = pat_model_measured_best(mp, 0, t->P, r->bytes[i], &best_s);
+    printf("    %9.0f B  %-7s %10.3f us", r->bytes[i], pat_algorithms[best].name, best_s * 1e6);
+    if (pat_model_measured_time(mp, PAT_ALG_NATIVE, t->P, r->bytes[i], &native_s))
+      printf("  (native %.3f us)", native_s * 1e6);
+    printf("\n");
+  }
+}
+
 static void print_cost_model(void) {
   const pat_model_params *mp = pat_netparams();
   printf("\ncost model: %s\n", pat_netparams_source());
@@ -82,6 +110,7 @@ static void print_cost_model(void) {
     if (mp->alg[i].set)
       printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name, mp->alg[i].inter.alpha * 1e6,
              mp->alg[i].inter.beta * 1e9, mp->alg[i].has_intra ? " (+ intra-node pair)" : "");
+  print_measured(mp);
   printf("\n");
 }
 
