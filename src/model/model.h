@@ -169,12 +169,6 @@ static inline double pat_model_op_blocks(const pat_op *op) {
   return total;
 }
 
-/* The measured balanced time (s) of alg on P ranks for blocks of
- * block_bytes, from the model file's calibration table; 1 if the table can
- * answer (it was measured on P ranks), else 0.  (Provisional: the
- * calibration table arrives with model file v2.) */
-int pat_model_measured_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds);
-
 /* Receive-port lower bound (DESIGN.md §1).  For each rank i the P-1 other
  * blocks come through its one receive port, block j no earlier than a_j, each
  * taking tau: f_i >= makespan of those transfers (served in release order),

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/measured.h"
 #include "model/select.h"
 #include "runtime/comm.h"
 #include "runtime/netparams.h"

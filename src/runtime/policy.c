@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/build_args.h"
+#include "model/measured.h"
 #include "pat/exchange.h"
 #include "runtime/comm.h"
 #include "runtime/decide.h"
@@ -47,17 +48,11 @@ void pat_policy_new_site(pat_comm_state *cs, int site) {
 }
 
 int pat_policy_static_alg(const pat_comm_state *cs, int64_t bytes) {
-  const pat_model_params *mp = pat_netparams();
-  int best = PAT_ALG_NATIVE;
-  double best_t = INFINITY, t;
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-    if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) continue; /* they need arrivals */
-    if (pat_model_measured_time(mp, alg, cs->P, (double)bytes, &t) && t < best_t) { /* ties: lower id */
-      best_t = t;
-      best = alg;
-    }
-  }
-  return best;
+  unsigned without_arrivals = 0; /* arrival-aware algorithms need an exchange */
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)) without_arrivals |= 1u << alg;
+  int best = pat_model_measured_best(pat_netparams(), without_arrivals, cs->P, (double)bytes, NULL);
+  return best == PAT_ALG_UNKNOWN ? PAT_ALG_NATIVE : best;
 }
 
 /* Exchanges for a setting: every call of a fixed arrival-aware algorithm,

@@ -101,6 +101,19 @@ static void print_measured(const pat_model_params *mp) {
   }
 }
 
+/* What PAT_ALG=auto does with this model (README "What auto does"). */
+static void print_auto(const pat_model_params *mp) {
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  int table = mp->measured.P == P;
+  printf("  auto: per call site (communicator, block size) the first call exchanges arrivals; balanced sites run\n"
+         "        %s without exchanges (probing now and then);\n"
+         "        imbalanced ones exchange ahead of each call and run what the model predicts fastest%s\n",
+         table ? "the fastest measured algorithm of the table above"
+               : (mp->measured.P ? "native (the table is for another process count)" : "native (no measured times)"),
+         table ? "" : ";\n        calibrate (pat-calibrate + pat-fit, or bench/demo.sh) for measured levels");
+}
+
 static void print_cost_model(void) {
   const pat_model_params *mp = pat_netparams();
   printf("\ncost model: %s\n", pat_netparams_source());
@@ -111,6 +124,7 @@ static void print_cost_model(void) {
       printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name, mp->alg[i].inter.alpha * 1e6,
              mp->alg[i].inter.beta * 1e9, mp->alg[i].has_intra ? " (+ intra-node pair)" : "");
   print_measured(mp);
+  print_auto(mp);
   printf("\n");
 }
 
