@@ -2,7 +2,6 @@
 #include "pat/predict.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Longest compute phase an edge may predict: a tiny percent must not
@@ -19,42 +18,27 @@ int64_t pat_predict_edge(int64_t start_ns, int64_t now_ns, double percent) {
 
 void pat_gap_init(pat_gap_history *h) { memset(h, 0, sizeof *h); }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static double forecast(const pat_gap_history *h) { return h->level + PAT_GAP_TREND_DAMPING * h->trend; }
 
 void pat_gap_clip_range(const pat_gap_history *h, double *lo, double *hi) {
-  int n = h->n - 1 < PAT_GAP_RECENT ? h->n - 1 : PAT_GAP_RECENT; /* errors recorded so far */
-  if (n < 3) { /* too few errors to tell an outlier */
+  if (h->n < 3) { /* too few errors to tell an outlier */
     *lo = -INFINITY;
     *hi = INFINITY;
     return;
   }
-  double v[PAT_GAP_RECENT], dev[PAT_GAP_RECENT];
-  memcpy(v, h->errors, (size_t)n * sizeof *v);
-  double med = median(v, n);
-  for (int i = 0; i < n; i++) dev[i] = fabs(h->errors[i] - med);
-  double f = forecast(h), spread = 1.4826 * median(dev, n);
+  double f = forecast(h), spread = 1.25 * h->error; /* 1.25 mean |error| ~ one standard deviation */
   /* a steady history has no spread: still allow 5% (and 1 us) of jitter */
   double floor_spread = 0.05 * fabs(f) + 1000.0;
   if (spread < floor_spread) spread = floor_spread;
-  *lo = f + med - PAT_GAP_CLIP_MADS * spread;
-  *hi = f + med + PAT_GAP_CLIP_MADS * spread;
+  *lo = f - PAT_GAP_CLIP * spread;
+  *hi = f + PAT_GAP_CLIP * spread;
 }
 
 void pat_gap_add(pat_gap_history *h, int64_t gap_ns) {
   double x = (double)gap_ns;
   if (h->n == 0) {
     h->level = x;
-    h->trend = 0;
+    h->trend = h->error = 0;
     h->n = 1;
     return;
   }
@@ -64,8 +48,8 @@ void pat_gap_add(pat_gap_history *h, int64_t gap_ns) {
   double level = f + PAT_GAP_LEVEL_WEIGHT * (clipped - f);
   h->trend = PAT_GAP_TREND_DAMPING * h->trend + PAT_GAP_TREND_WEIGHT * (level - h->level - PAT_GAP_TREND_DAMPING * h->trend);
   h->level = level;
-  h->errors[h->pos] = x - f; /* unclipped: a lasting change widens the range */
-  h->pos = (h->pos + 1) % PAT_GAP_RECENT;
+  double e = fabs(clipped - f);
+  h->error = h->n == 1 ? e : h->error + PAT_GAP_ERROR_WEIGHT * (e - h->error);
   h->n++;
 }
 

@@ -10,9 +10,10 @@
  *    and a slope, so a compute phase that drifts (a moving hot spot, a
  *    moving cluster of particles) is predicted where it is going, not where
  *    it was on average.  Each sample is first clipped to the forecast +- k
- *    robust deviations of the recent forecast errors, so one outlier moves
- *    the prediction by a bounded amount while a real change (the errors
- *    stay large) widens the range and is followed within a few calls.
+ *    times the smoothed absolute forecast error (of clipped samples), so one
+ *    outlier moves the prediction by a bounded amount, while a real change
+ *    (the errors stay large) widens the range geometrically and is followed
+ *    within a few calls.  O(1) per call: it runs on every all-gather.
  */
 #ifndef PAT_PREDICT_H
 #define PAT_PREDICT_H
@@ -23,17 +24,16 @@
  * now_ns, extrapolated linearly (at most a day ahead). */
 int64_t pat_predict_edge(int64_t start_ns, int64_t now_ns, double percent);
 
-#define PAT_GAP_RECENT 8            /* recent forecast errors kept for the clip range */
 #define PAT_GAP_LEVEL_WEIGHT 0.3    /* weight of a new sample in the level */
 #define PAT_GAP_TREND_WEIGHT 0.1    /* weight of a new level change in the slope */
 #define PAT_GAP_TREND_DAMPING 0.98  /* the slope fades a little, so noise does not make it overshoot */
-#define PAT_GAP_CLIP_MADS 3.0       /* clip samples beyond forecast +- 3 robust deviations */
+#define PAT_GAP_CLIP 3.0            /* clip samples beyond forecast +- 3 deviations */
+#define PAT_GAP_ERROR_WEIGHT 0.25   /* weight of a new absolute error in the deviation */
 
 typedef struct pat_gap_history {
   int n;                            /* samples seen */
-  int pos;                          /* next slot in errors[] */
-  double errors[PAT_GAP_RECENT];    /* recent forecast errors: sample - forecast (ns) */
   double level, trend;              /* smoothed gap and its change per call (ns) */
+  double error;                     /* smoothed |clipped sample - forecast| (ns) */
 } pat_gap_history;
 
 void pat_gap_init(pat_gap_history *h);

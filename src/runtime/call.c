@@ -197,7 +197,10 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     alg = st.alg;
   } else {
     /* a fixed classic setting, the static choice of auto, or a single process */
-    alg = cs->P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : pat_policy_static_alg(cs, c.bytes);
+    alg = cs->P < 2         ? PAT_ALG_RING
+          : setting >= 0    ? setting
+          : site >= 0       ? cs->policy.site[site].static_alg
+                            : pat_policy_static_alg(cs, c.bytes);
     rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
   }
   if (!ran) {

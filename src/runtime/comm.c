@@ -8,6 +8,7 @@
  */
 #include "runtime/comm.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "runtime/background.h"
@@ -20,7 +21,18 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pat_comm_state *live;     /* communicators the application holds */
 static pat_comm_state *retiring; /* freed by the application, finishing (retire.h) */
 static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
-static pat_comm_state *current;
+static _Atomic(pat_comm_state *) current;
+
+/* The last lookup of each thread: a program calls the all-gather on the
+ * same communicator again and again, and the attribute lookup costs far
+ * more than the rest of a call that needs no exchange.  Any retirement
+ * invalidates every thread's entry (a freed handle may be reused). */
+static atomic_uint lookup_generation;
+static _Thread_local struct {
+  MPI_Comm comm;
+  pat_comm_state *cs;
+  unsigned generation;
+} last_lookup;
 
 static void unlink_from(pat_comm_state **list, pat_comm_state *cs) {
   for (pat_comm_state **p = list; *p; p = &(*p)->next)
@@ -44,6 +56,7 @@ static void destroy_state(pat_comm_state *cs) {
 /* The application's handle goes (MPI_Comm_free, or PAT_Finalize deleting
  * the attribute): local, never waits for another rank. */
 static void retire(pat_comm_state *cs) {
+  atomic_fetch_add(&lookup_generation, 1);
   pthread_mutex_lock(&current_lock);
   if (current == cs) current = NULL;
   pthread_mutex_unlock(&current_lock);
@@ -145,12 +158,20 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
 }
 
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
+  unsigned generation = atomic_load(&lookup_generation);
+  if (last_lookup.cs && last_lookup.comm == comm && last_lookup.generation == generation) {
+    *out = last_lookup.cs;
+    return MPI_SUCCESS;
+  }
   void *value;
   int found, rc;
   rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "cannot read communicator attribute");
   if (found) {
     *out = value;
+    last_lookup.comm = comm;
+    last_lookup.cs = value;
+    last_lookup.generation = generation;
     return MPI_SUCCESS;
   }
   /* First use, collective: the private duplicate first (every rank makes it
@@ -182,6 +203,7 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
 }
 
 void pat_comm_set_current(pat_comm_state *cs) {
+  if (atomic_load(&current) == cs) return; /* the usual case: the same communicator again */
   pthread_mutex_lock(&current_lock);
   current = cs;
   pthread_mutex_unlock(&current_lock);
@@ -189,12 +211,13 @@ void pat_comm_set_current(pat_comm_state *cs) {
 
 pat_comm_state *pat_comm_lock_current(void) {
   pthread_mutex_lock(&current_lock);
-  if (!current) {
+  pat_comm_state *cs = current;
+  if (!cs) {
     pthread_mutex_unlock(&current_lock);
     return NULL;
   }
-  pthread_mutex_lock(&current->lock);
-  return current;
+  pthread_mutex_lock(&cs->lock);
+  return cs;
 }
 
 void pat_comm_unlock_current(pat_comm_state *cs) {

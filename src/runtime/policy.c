@@ -42,6 +42,7 @@ void pat_policy_new_site(pat_comm_state *cs, int site) {
   pat_site_policy *sp = &cs->policy.site[site];
   memset(sp, 0, sizeof *sp);
   sp->mode = PAT_MODE_STATIC;
+  sp->static_alg = pat_policy_static_alg(cs, cs->sites.site[site].bytes);
   sp->backoff = PAT_PROBE_FIRST;
   sp->next_probe = PAT_PROBE_FIRST;
   sp->never = static_time(cs, cs->sites.site[site].bytes) < 2.0 * pat_policy_exchange_cost(cs);

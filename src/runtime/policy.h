@@ -77,6 +77,7 @@ typedef struct pat_refine {
 
 typedef struct pat_site_policy {
   int mode;              /* enum pat_site_mode */
+  int static_alg;        /* the static choice for the site's block size (pat_policy_static_alg) */
   int never;             /* blocks too small for arrival-awareness to pay: no probes */
   long long next_probe;  /* STATIC: the site call number that exchanges next */
   int backoff;           /* STATIC: calls between probes */

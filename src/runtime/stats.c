@@ -2,29 +2,37 @@
 #include "runtime/stats.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "pat.h"
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
+#define NALGS (int)(sizeof((PAT_Stats *)0)->calls_per_alg / sizeof((PAT_Stats *)0)->calls_per_alg[0])
+
+/* A call that exchanged nothing only counts: atomic counters, no lock (it
+ * is on the path of every call). */
+static atomic_llong calls, calls_per_alg[NALGS];
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static PAT_Stats stats;
+static PAT_Stats stats; /* the rest */
 
 void pat_stats_reset(void) {
   pthread_mutex_lock(&stats_lock);
   memset(&stats, 0, sizeof stats);
+  atomic_store(&calls, 0);
+  for (int a = 0; a < NALGS; a++) atomic_store(&calls_per_alg[a], 0);
   pthread_mutex_unlock(&stats_lock);
 }
 
 void pat_stats_call(const pat_call_stats *c) {
+  atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+  if (c->alg >= 0 && c->alg < NALGS) atomic_fetch_add_explicit(&calls_per_alg[c->alg], 1, memory_order_relaxed);
+  if (!c->exchanged && !c->bg_steps && !c->fg_steps) return;
   pthread_mutex_lock(&stats_lock);
-  stats.calls++;
   stats.exchanged_calls += c->exchanged;
   stats.bg_steps += c->bg_steps;
   stats.fg_steps += c->fg_steps;
-  if (c->alg >= 0 && c->alg < (int)(sizeof stats.calls_per_alg / sizeof stats.calls_per_alg[0]))
-    stats.calls_per_alg[c->alg]++;
   stats.exchange_wait_sum += c->exchange_wait_s;
   if (c->exchange_wait_s > stats.exchange_wait_max) stats.exchange_wait_max = c->exchange_wait_s;
   if (c->predicted) {
@@ -48,5 +56,7 @@ int PAT_GetStats(PAT_Stats *out) {
   pthread_mutex_lock(&stats_lock);
   *out = stats;
   pthread_mutex_unlock(&stats_lock);
+  out->calls = atomic_load(&calls);
+  for (int a = 0; a < NALGS; a++) out->calls_per_alg[a] = atomic_load(&calls_per_alg[a]);
   return MPI_SUCCESS;
 }
