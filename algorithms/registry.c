@@ -14,6 +14,7 @@ const pat_alg_info pat_algorithms[PAT_ALG_COUNT] = {
     [PAT_ALG_BDR] = {"bdr", pat_allgather_bdr, PAT_ALGF_ARRIVAL, "background disseminated ring (Proficz 2021)"},
     [PAT_ALG_BSLB] = {"bslb", pat_allgather_bslb, PAT_ALGF_ARRIVAL | PAT_ALGF_ROOTED, "arrival-sorted synchronized linear gather + broadcast (Proficz 2021)"},
     [PAT_ALG_ARD] = {"ard", pat_allgather_ard, PAT_ALGF_ARRIVAL, "arrival-driven dissemination (libpat)"},
+    [PAT_ALG_DIRECT] = {"direct", pat_allgather_direct, PAT_ALGF_CLASSIC, "direct exchange with every rank, a window of W messages per step"},
 };
 
 int pat_alg_by_name(const char *name) {
@@ -24,7 +25,7 @@ int pat_alg_by_name(const char *name) {
   return PAT_ALG_UNKNOWN;
 }
 
-const char *pat_alg_names(void) { return "native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, auto"; }
+const char *pat_alg_names(void) { return "native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, auto"; }
 
 int pat_build(int alg, pat_sched *out, const pat_build_args *a) {
   if (alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build || a->P < 1) return PAT_EINVAL;
