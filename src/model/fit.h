@@ -87,7 +87,8 @@ int pat_fit_alg(int alg, int P, int root, int n, const double *block_bytes, cons
  * - "default <alpha> <beta>": required; the parameters of every algorithm
  *   without its own line.
  * - "<algorithm> <alpha> <beta>": parameters fitted for one algorithm (a name
- *   of the portfolio: native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard).
+ *   of the portfolio: native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard,
+ *   direct).
  * - "intra <algorithm|default> <alpha> <beta>": optional pair for transfers
  *   between ranks of the same node; needs the plain line of the same name.
  *   "inter <name> ..." is a synonym of the plain line.

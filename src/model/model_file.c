@@ -51,7 +51,7 @@ static int name_index(const char *tok) {
   return -1;
 }
 
-static const char *names_list(void) { return "default, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard"; }
+static const char *names_list(void) { return "default, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct"; }
 
 /* ---- parsing ---- */
 
