@@ -22,7 +22,7 @@
  *    it needs a predictor that exploits its structure.
  *  - the same budget holds for a classic schedule whose program sorts the
  *    transfers of each step on every call (a rank sends several messages and
- *    receives several in one step: DIRECT, ~2 P^2 ops, 30-40 ns a transfer):
+ *    receives several in one step: DIRECT, ~2 P^2 ops, 10-20 ns a transfer):
  *    DIRECT competes up to P = 91 and is neither compiled nor predicted beyond.
  *
  * Speed: classic schedules depend only on P, so they are compiled once per P
