@@ -20,47 +20,44 @@ static const double C = ALPHA + BETA * M;                  /* one transfer */
 static int close_to(double x, double y) { return fabs(x - y) <= 1e-12 * fabs(y) + 1e-18; }
 
 /* Rank r's ops, step by step: at most W sends and W receives per step, each
- * send carries r's own block to a distinct rank, each receive brings block
- * p from rank p; over all steps r sends to and receives from every other
- * rank exactly once.  Returns 0 if so, else a description in err. */
+ * send carries r's own block, each receive brings block p from rank p; over
+ * all steps r sends to and receives from every other rank exactly once.
+ * Returns 0 if so, else 1 with a description in err. */
 static int check_rank(const pat_sched *s, int r, int W, char *err, size_t errlen) {
   const int P = s->P;
   size_t n;
   const pat_op *o = pat_sched_rank_ops(s, r, &n);
   int *sent = calloc((size_t)P, sizeof *sent), *got = calloc((size_t)P, sizeof *got);
-  int bad = 0;
-  for (size_t i = 0; i < n && !bad;) {
+  err[0] = '\0';
+  for (size_t i = 0; i < n && !err[0];) {
     size_t j = i;
     int sends = 0, recvs = 0;
-    for (; j < n && o[j].step == o[i].step && !bad; j++) {
+    for (; j < n && o[j].step == o[i].step && !err[0]; j++) {
       const pat_op *x = &o[j];
-      if (x->nspans != 1 || x->span[0].count != 1 || x->span[0].lo != 0 || x->span[0].hi != PAT_FRAC_ONE) {
-        snprintf(err, errlen, "rank %d step %d: not one whole block", r, x->step);
-        bad = 1;
+      const int whole = x->nspans == 1 && x->span[0].count == 1 && x->span[0].lo == 0 && x->span[0].hi == PAT_FRAC_ONE;
+      if (!whole || (x->kind != PAT_OP_SEND && x->kind != PAT_OP_RECV)) {
+        snprintf(err, errlen, "rank %d step %d: not a message of one whole block", r, x->step);
       } else if (x->kind == PAT_OP_SEND) {
         sends++;
         sent[x->peer]++;
-        if (x->span[0].first != r) bad = snprintf(err, errlen, "rank %d sends block %d", r, x->span[0].first) > 0;
-      } else if (x->kind == PAT_OP_RECV) {
+        if (x->span[0].first != r) snprintf(err, errlen, "rank %d sends block %d", r, x->span[0].first);
+      } else {
         recvs++;
         got[x->peer]++;
         if (x->span[0].first != x->peer)
-          bad = snprintf(err, errlen, "rank %d gets block %d from %d", r, x->span[0].first, x->peer) > 0;
-      } else {
-        bad = snprintf(err, errlen, "rank %d: a signal", r) > 0;
+          snprintf(err, errlen, "rank %d gets block %d from %d", r, x->span[0].first, x->peer);
       }
     }
-    if (!bad && (sends > W || recvs > W))
-      bad = snprintf(err, errlen, "rank %d step %d: %d sends, %d receives, window %d", r, o[i].step, sends, recvs,
-                     W) > 0;
+    if (!err[0] && (sends > W || recvs > W))
+      snprintf(err, errlen, "rank %d step %d: %d sends, %d receives, window %d", r, o[i].step, sends, recvs, W);
     i = j;
   }
-  for (int p = 0; p < P && !bad; p++)
+  for (int p = 0; p < P && !err[0]; p++)
     if (p != r && (sent[p] != 1 || got[p] != 1))
-      bad = snprintf(err, errlen, "rank %d: %d sends to and %d receives from rank %d", r, sent[p], got[p], p) > 0;
+      snprintf(err, errlen, "rank %d: %d sends to and %d receives from rank %d", r, sent[p], got[p], p);
   free(sent);
   free(got);
-  return bad;
+  return err[0] != '\0';
 }
 
 /* Balanced replay, both engines, which must agree bit for bit. */
