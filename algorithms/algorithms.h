@@ -23,6 +23,7 @@ enum pat_alg_id {
   PAT_ALG_BDR,
   PAT_ALG_BSLB,
   PAT_ALG_ARD,
+  PAT_ALG_DIRECT,
   PAT_ALG_COUNT
 };
 #define PAT_ALG_AUTO (-2)    /* let the cost model choose per call */
@@ -74,6 +75,11 @@ int pat_allgather_lnbc(pat_sched *s, const pat_build_args *a);
 int pat_allgather_bdr(pat_sched *s, const pat_build_args *a);
 int pat_allgather_bslb(pat_sched *s, const pat_build_args *a);
 int pat_allgather_ard(pat_sched *s, const pat_build_args *a);
+int pat_allgather_direct(pat_sched *s, const pat_build_args *a);
+
+/* DIRECT's window: the most messages a rank sends (and receives) in one
+ * step, a function of P only (allgather_direct.c). */
+int pat_direct_window(int P);
 
 /* Shared by the arrival-aware builders (algorithms/arrival.c). */
 

@@ -1,4 +1,5 @@
 /* The portfolio table: names, builders and properties of every algorithm. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -14,6 +15,7 @@ const pat_alg_info pat_algorithms[PAT_ALG_COUNT] = {
     [PAT_ALG_BDR] = {"bdr", pat_allgather_bdr, PAT_ALGF_ARRIVAL, "background disseminated ring (Proficz 2021)"},
     [PAT_ALG_BSLB] = {"bslb", pat_allgather_bslb, PAT_ALGF_ARRIVAL | PAT_ALGF_ROOTED, "arrival-sorted synchronized linear gather + broadcast (Proficz 2021)"},
     [PAT_ALG_ARD] = {"ard", pat_allgather_ard, PAT_ALGF_ARRIVAL, "arrival-driven dissemination (libpat)"},
+    [PAT_ALG_DIRECT] = {"direct", pat_allgather_direct, PAT_ALGF_CLASSIC, "direct exchange with every rank, a window of W messages per step"},
 };
 
 int pat_alg_by_name(const char *name) {
@@ -24,7 +26,14 @@ int pat_alg_by_name(const char *name) {
   return PAT_ALG_UNKNOWN;
 }
 
-const char *pat_alg_names(void) { return "native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, auto"; }
+const char *pat_alg_names(void) {
+  static _Thread_local char names[256]; /* from the table, so a new algorithm needs no edit here */
+  size_t used = 0;
+  for (int i = 0; i < PAT_ALG_COUNT && used < sizeof names; i++)
+    used += (size_t)snprintf(names + used, sizeof names - used, "%s, ", pat_algorithms[i].name);
+  if (used < sizeof names) snprintf(names + used, sizeof names - used, "auto");
+  return names;
+}
 
 int pat_build(int alg, pat_sched *out, const pat_build_args *a) {
   if (alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build || a->P < 1) return PAT_EINVAL;

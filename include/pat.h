@@ -40,7 +40,8 @@ int PAT_Finalize(void);
 int PAT_Initialized(int *flag);
 
 /* Choose the all-gather algorithm for this process by name: "auto",
- * "native", "ring", "nex", "rdb", "bruck", "lnbc", "bdr", "bslb", "ard".
+ * "native", "ring", "nex", "rdb", "bruck", "lnbc", "bdr", "bslb", "ard",
+ * "direct".
  * Overrides the PAT_ALG environment variable.  All ranks of a communicator
  * must use the same algorithm. */
 int PAT_UseAlg(const char *name);

@@ -27,14 +27,16 @@ struct pat_prog {
   int P, alg, nsteps;
   int uniform;   /* closed form applies */
   int general;   /* general form compiled */
-  int two_busy;  /* a transfer queues on two busy ports: cannot evaluate */
+  unsigned char *mesh; /* nsteps: a transfer of step t queues on two busy ports, so the step's
+                          transfers are all in xs[] and served in the replay's global order */
+  size_t max_mesh;     /* most transfers of one mesh step */
   size_t transfers;
   double min_blocks; /* smallest message, for the eager check */
   double *step_blocks; /* nsteps: blocks of step t's messages (uniform) */
   int *fg;             /* P: first foreground step, INT_MAX if none */
   size_t *part_off;    /* nsteps+1: ranks with ops in step t are part[part_off[t] ..) */
   int *part;
-  size_t *x_off, *x_end; /* simple transfers of step t: xs[x_off[t], x_end[t]) */
+  size_t *x_off, *x_end; /* simple transfers of step t (all of them in a mesh step): xs[x_off[t], x_end[t]) */
   pxfer *xs;
   size_t *g_off;         /* nsteps+1: groups of step t: gs[g_off[t], g_off[t+1]) */
   pgroup *gs;
@@ -126,6 +128,7 @@ void pat_prog_free(pat_prog *g) {
   free(g->part);
   free(g->x_off);
   free(g->x_end);
+  free(g->mesh);
   free(g->xs);
   free(g->g_off);
   free(g->gs);
@@ -237,9 +240,28 @@ static int scan_schedule(pat_prog *g, shape *sh, provider *pv) {
   return PAT_OK;
 }
 
+/* Transfers on one busy port, before grouping (grows as needed: a schedule
+ * whose busy ports are all paired with busy ports, DIRECT's, puts none here). */
+typedef struct cxlist {
+  cxfer *v;
+  size_t n, cap;
+} cxlist;
+
+static int cx_push(cxlist *c, cxfer x) {
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 64;
+    cxfer *v = realloc(c->v, cap * sizeof *v);
+    if (!v) return PAT_ENOMEM;
+    c->v = v;
+    c->cap = cap;
+  }
+  c->v[c->n++] = x;
+  return PAT_OK;
+}
+
 /* The general form's arrays, and each step's slices of part[] and xs[] from
  * pass 1's counts; fill[t] is where step t's next participant goes. */
-static int alloc_general(pat_prog *g, const shape *sh, size_t **fill, cxfer **cx) {
+static int alloc_general(pat_prog *g, const shape *sh, size_t **fill) {
   const int T = g->nsteps;
   size_t nparts = 0, nsends = 0;
   for (int t = 0; t < T; t++) {
@@ -252,9 +274,10 @@ static int alloc_general(pat_prog *g, const shape *sh, size_t **fill, cxfer **cx
   g->x_end = malloc((size_t)(T + 1) * sizeof(size_t));
   g->xs = malloc((nsends ? nsends : 1) * sizeof(pxfer));
   g->g_off = calloc((size_t)T + 1, sizeof(size_t));
+  g->mesh = calloc((size_t)T + 1, 1);
   *fill = malloc((size_t)(T + 1) * sizeof(size_t));
-  *cx = malloc((nsends ? nsends : 1) * sizeof(cxfer));
-  if (!g->part_off || !g->part || !g->x_off || !g->x_end || !g->xs || !g->g_off || !*fill || !*cx) return PAT_ENOMEM;
+  if (!g->part_off || !g->part || !g->x_off || !g->x_end || !g->xs || !g->g_off || !g->mesh || !*fill)
+    return PAT_ENOMEM;
   g->part_off[0] = g->x_off[0] = 0;
   for (int t = 0; t < T; t++) {
     g->part_off[t + 1] = g->part_off[t] + sh->st.parts[t];
@@ -266,9 +289,9 @@ static int alloc_general(pat_prog *g, const shape *sh, size_t **fill, cxfer **cx
 }
 
 /* Pass 2: every rank's participation in each step, and its sends: simple
- * transfers into xs[], those on a busy port into cx[] (*ncx of them) for
- * grouping; a transfer on two busy ports makes the program unusable. */
-static int collect_transfers(pat_prog *g, provider *pv, const shape *sh, size_t *fill, cxfer *cx, size_t *ncx) {
+ * transfers into xs[], those on one busy port into cx for grouping; one on
+ * two busy ports goes to xs[] too and makes its step a mesh step. */
+static int collect_transfers(pat_prog *g, provider *pv, const shape *sh, size_t *fill, cxlist *cx) {
   for (int r = 0; r < g->P; r++) {
     const pat_op *ops;
     size_t n;
@@ -281,20 +304,49 @@ static int collect_transfers(pat_prog *g, provider *pv, const shape *sh, size_t 
       if (!pat_is_send(o->kind)) continue;
       int cs = is_multi(sh->multi, sh->nmulti, t, r, 1), cr = is_multi(sh->multi, sh->nmulti, t, o->peer, 0);
       double b = pat_model_op_blocks(o);
-      if (cs && cr) {
-        g->two_busy = 1;
-      } else if (!cs && !cr) {
+      if (cs && cr) g->mesh[t] = 1;
+      if (cs == cr) {
         g->xs[g->x_end[t]++] = (pxfer){r, o->peer, b};
-      } else {
-        cx[(*ncx)++] = (cxfer){t, cs ? r : o->peer, cs, cs ? o->peer : r, b};
+      } else if (cx_push(cx, (cxfer){t, cs ? r : o->peer, cs, cs ? o->peer : r, b})) {
+        return PAT_ENOMEM;
       }
     }
   }
   return PAT_OK;
 }
 
-/* The transfers on busy ports, sorted, as one group per (step, port). */
+static int pxfer_cmp(const void *pa, const void *pb) {
+  const pxfer *a = pa, *b = pb;
+  if (a->from != b->from) return a->from < b->from ? -1 : 1;
+  return (a->to > b->to) - (a->to < b->to);
+}
+
+/* A mesh step's transfers on one busy port join the others of the step in
+ * xs[] (its slice has room for all of them), which is then sorted by
+ * (sender, receiver): evaluation only has to sort by readiness, stably.
+ * Returns how many are left in cx. */
+static size_t move_to_mesh(pat_prog *g, cxfer *cx, size_t ncx) {
+  size_t kept = 0;
+  for (size_t i = 0; i < ncx; i++) {
+    const cxfer *c = &cx[i];
+    if (g->mesh[c->step])
+      g->xs[g->x_end[c->step]++] = (pxfer){c->sends ? c->owner : c->peer, c->sends ? c->peer : c->owner, c->blocks};
+    else
+      cx[kept++] = *c;
+  }
+  for (int t = 0; t < g->nsteps; t++) {
+    if (!g->mesh[t]) continue;
+    size_t n = g->x_end[t] - g->x_off[t];
+    qsort(g->xs + g->x_off[t], n, sizeof *g->xs, pxfer_cmp);
+    if (n > g->max_mesh) g->max_mesh = n;
+  }
+  return kept;
+}
+
+/* The transfers on one busy port (outside mesh steps), sorted, as one group
+ * per (step, port). */
 static int group_busy_ports(pat_prog *g, cxfer *cx, size_t ncx) {
+  ncx = move_to_mesh(g, cx, ncx);
   if (ncx == 0) return PAT_OK;
   qsort(cx, ncx, sizeof *cx, cxfer_cmp);
   g->gs = malloc(ncx * sizeof *g->gs); /* at most one group per transfer */
@@ -317,14 +369,14 @@ static int group_busy_ports(pat_prog *g, cxfer *cx, size_t ncx) {
 /* Pass 2: the general form. */
 static int compile_general(pat_prog *g, provider *pv, shape *sh) {
   if (sh->nmulti > 1) qsort(sh->multi, sh->nmulti, sizeof *sh->multi, mport_cmp);
-  size_t *fill = NULL, ncx = 0;
-  cxfer *cx = NULL;
-  int rc = alloc_general(g, sh, &fill, &cx);
-  if (!rc) rc = collect_transfers(g, pv, sh, fill, cx, &ncx);
-  if (!rc) rc = group_busy_ports(g, cx, ncx);
+  size_t *fill = NULL;
+  cxlist cx = {0};
+  int rc = alloc_general(g, sh, &fill);
+  if (!rc) rc = collect_transfers(g, pv, sh, fill, &cx);
+  if (!rc) rc = group_busy_ports(g, cx.v, cx.n);
   g->general = !rc;
   free(fill);
-  free(cx);
+  free(cx.v);
   return rc;
 }
 
@@ -379,6 +431,33 @@ static int gtmp_cmp(const void *pa, const void *pb) {
   return (a->peer > b->peer) - (a->peer < b->peer);
 }
 
+typedef struct mtmp { /* a transfer of a mesh step */
+  double ready, cost;
+  int from, to;
+} mtmp;
+
+/* Sort a mesh step's transfers into the event engine's order: readiness,
+ * then sender, then receiver.  They come in (sender, receiver) order (see
+ * move_to_mesh), so a stable sort by readiness is enough: a bottom-up merge
+ * sort through tmp (n entries), without qsort's call per comparison (this
+ * sort is most of DIRECT's cost in the selection: 3-4 times less than
+ * qsort).  Returns the sorted array (v or tmp). */
+static mtmp *mesh_sort(mtmp *v, mtmp *tmp, size_t n) {
+  mtmp *src = v, *dst = tmp;
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = src[j].ready < src[i].ready ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    mtmp *x = src;
+    src = dst;
+    dst = x;
+  }
+  return src;
+}
+
 static void finish(const pat_prog *g, const double *a, const double *fin, pat_model_result *out) {
   double sum = 0, emax = 0, fmax = 0, amax = 0;
   for (int i = 0; i < g->P; i++) {
@@ -421,6 +500,8 @@ typedef struct sweep {
   double *entry;   /* when each rank entered the current step */
   double *smax;    /* when each rank's ops of the current step end */
   gtmp *tmp;       /* one port group's transfers */
+  double *sendfree, *recvfree; /* mesh steps: when each rank's ports are free */
+  mtmp *mt, *mt2;  /* one mesh step's transfers, and room to sort them */
 } sweep;
 
 /* The ranks with ops in step t enter it: after their previous step, and
@@ -445,6 +526,37 @@ static void sweep_simple(sweep *sw, int t) {
     double end = ready + cost;
     if (end > sw->smax[x->from]) sw->smax[x->from] = end;
     if (end > sw->smax[x->to]) sw->smax[x->to] = end;
+  }
+}
+
+/* A mesh step's transfers (some queue on two busy ports, so the order of
+ * service is global): as the event engine serves them, in order of
+ * (readiness, sender, receiver), each at the earliest time both its ports
+ * are free.  The ports' earlier transfers, of earlier steps of the same
+ * ranks, ended before these ranks entered the step, so the free times kept
+ * from them never delay a transfer here: no reset is needed. */
+static void sweep_mesh(sweep *sw, int t) {
+  const pat_prog *g = sw->g;
+  const double *entry = sw->entry;
+  double *smax = sw->smax;
+  mtmp *mt = sw->mt;
+  size_t n = 0;
+  for (size_t k = g->x_off[t]; k < g->x_end[t]; k++, n++) {
+    const pxfer *x = &g->xs[k];
+    mt[n].ready = entry[x->from] > entry[x->to] ? entry[x->from] : entry[x->to];
+    mt[n].cost = pat_model_cost(pat_replay_pair(&sw->R, x->from, x->to), sw->block_bytes, x->blocks);
+    mt[n].from = x->from;
+    mt[n].to = x->to;
+  }
+  mt = mesh_sort(mt, sw->mt2, n);
+  for (size_t i = 0; i < n; i++) {
+    double start = mt[i].ready;
+    if (sw->sendfree[mt[i].from] > start) start = sw->sendfree[mt[i].from];
+    if (sw->recvfree[mt[i].to] > start) start = sw->recvfree[mt[i].to];
+    double end = start + mt[i].cost;
+    sw->sendfree[mt[i].from] = sw->recvfree[mt[i].to] = end;
+    if (end > smax[mt[i].from]) smax[mt[i].from] = end;
+    if (end > smax[mt[i].to]) smax[mt[i].to] = end;
   }
 }
 
@@ -505,11 +617,22 @@ static int eval_general(const pat_prog *g, const double *a, const pat_model_para
   size_t maxg = largest_group(g);
   sw.tmp = malloc((maxg ? maxg : 1) * sizeof *sw.tmp);
   int rc = sw.cur && sw.entry && sw.smax && sw.tmp ? PAT_OK : PAT_ENOMEM;
+  if (!rc && g->max_mesh) {
+    sw.sendfree = malloc((size_t)P * sizeof *sw.sendfree);
+    sw.recvfree = malloc((size_t)P * sizeof *sw.recvfree);
+    sw.mt = malloc(g->max_mesh * sizeof *sw.mt);
+    sw.mt2 = malloc(g->max_mesh * sizeof *sw.mt2);
+    if (!sw.sendfree || !sw.recvfree || !sw.mt || !sw.mt2) rc = PAT_ENOMEM;
+    for (int i = 0; i < P && !rc; i++) sw.sendfree[i] = sw.recvfree[i] = -INFINITY;
+  }
   if (!rc) {
     for (int i = 0; i < P; i++) sw.cur[i] = -INFINITY;
     for (int t = 0; t < g->nsteps; t++) {
       sweep_enter(&sw, t);
-      sweep_simple(&sw, t);
+      if (g->mesh[t])
+        sweep_mesh(&sw, t);
+      else
+        sweep_simple(&sw, t);
       sweep_groups(&sw, t);
       for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) sw.cur[g->part[k]] = sw.smax[g->part[k]];
     }
@@ -519,12 +642,15 @@ static int eval_general(const pat_prog *g, const double *a, const pat_model_para
   free(sw.entry);
   free(sw.smax);
   free(sw.tmp);
+  free(sw.sendfree);
+  free(sw.recvfree);
+  free(sw.mt);
+  free(sw.mt2);
   return rc;
 }
 
 int pat_prog_eval(const pat_prog *g, const double *a, const pat_model_params *mp, double block_bytes,
                   pat_model_result *out) {
-  if (g->two_busy) return PAT_MODEL_FALLBACK;
   if (mp->eager_bytes > 0 && block_bytes * g->min_blocks < mp->eager_bytes) return PAT_MODEL_FALLBACK;
   const pat_link_model *lm = pat_model_link(mp, g->alg);
   int varied = mp->node && lm->has_intra;

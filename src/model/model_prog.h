@@ -6,8 +6,8 @@
  * compiled once per (algorithm, P, root) and then evaluated for any arrival
  * pattern and parameters.  Evaluation gives exactly (bit for bit) what
  * pat_model_replay gives on the full schedule, whenever every transfer is
- * rendezvous and no transfer queues on two busy ports; otherwise it reports
- * PAT_MODEL_FALLBACK and the caller replays the schedule.
+ * rendezvous; otherwise it reports PAT_MODEL_FALLBACK and the caller
+ * replays the schedule.
  *
  * Two forms:
  *  - uniform: every rank has ops in every step, sends at most one and
@@ -21,7 +21,12 @@
  *    exit depends on every arrival (each block reaches every rank).  O(P).
  *  - general: the transfers, step by step, with the ports that serve
  *    several transfers in a step; evaluated by one sweep over the steps in
- *    the order the replay's rules fix.  O(transfers).
+ *    the order the replay's rules fix.  O(transfers), but a "mesh" step, in
+ *    which some transfer queues on a busy send port and a busy receive port
+ *    (DIRECT's), is served as the event engine serves it: all its transfers
+ *    sorted by (readiness, sender, receiver), O(n log n) for its n.  (With
+ *    rendezvous transfers a port only queues transfers of one step at a
+ *    time, so steps can be swept one after the other.)
  * A uniform program also gets its general form when a node map with
  * intra-node parameters makes costs differ between transfers.
  *
@@ -45,8 +50,8 @@ int pat_prog_compile(pat_prog **out, int alg, int P, int root, int general);
 /* Evaluate under arrivals relative to the earliest one (a[i] >= 0, min 0).
  * mp->bg_start is relative to the same origin; mp->trace is ignored.  Fills
  * out like pat_model_replay (f relative to that origin).  Returns PAT_OK,
- * PAT_MODEL_FALLBACK (eager transfers, two busy ports, or a uniform program
- * without its general form facing unequal costs) or PAT_ENOMEM. */
+ * PAT_MODEL_FALLBACK (eager transfers, or a uniform program without its
+ * general form facing unequal costs) or PAT_ENOMEM. */
 int pat_prog_eval(const pat_prog *g, const double *a, const pat_model_params *mp, double block_bytes,
                   pat_model_result *out);
 

@@ -48,12 +48,59 @@ static const pat_prog *cache_get(pat_select_cache *c, int alg, int P, int root, 
   return c->state[alg] == 1 ? c->prog[alg] : NULL;
 }
 
+/* Ops of classic algorithm alg's schedule on P ranks if its program sorts
+ * each step's transfers on every call, else 0.  That is when a rank sends
+ * several messages and receives several in one step (so some transfer
+ * queues on two busy ports): judged, and the ops estimated as P times its
+ * own, from rank 0's schedule -- classic schedules treat ranks alike.
+ * Returns PAT_OK, a builder's error or PAT_ENOMEM. */
+static int count_sorted_ops(int alg, int P, size_t *ops) {
+  pat_build_args args = {.P = P, .self = 0, .root = 0};
+  pat_sched s;
+  int rc = pat_build(alg, &s, &args);
+  if (rc) return rc;
+  size_t n, i = 0;
+  const pat_op *o = pat_sched_rank_ops(&s, 0, &n);
+  *ops = 0;
+  while (i < n && !*ops) {
+    size_t j = i;
+    int sends = 0, recvs = 0;
+    for (; j < n && o[j].step == o[i].step; j++) {
+      if (o[j].kind == PAT_OP_SEND || o[j].kind == PAT_OP_SIGNAL_SEND)
+        sends++;
+      else
+        recvs++;
+    }
+    if (sends > 1 && recvs > 1) *ops = n * (size_t)P;
+    i = j;
+  }
+  pat_sched_free(&s);
+  return PAT_OK;
+}
+
+/* count_sorted_ops, cached per P (c may be NULL). */
+static int sorted_ops(pat_select_cache *c, int alg, int P, size_t *ops) {
+  if (!c) return count_sorted_ops(alg, P, ops);
+  if (c->P != P) cache_reset(c, P, 0, c->general);
+  if (!c->sorted_known[alg]) {
+    int rc = count_sorted_ops(alg, P, &c->sorted_ops[alg]);
+    if (rc) return rc;
+    c->sorted_known[alg] = 1;
+  }
+  *ops = c->sorted_ops[alg];
+  return PAT_OK;
+}
+
 int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_root, int general) {
   if (P < 1) return PAT_EINVAL;
   if (!allowed) allowed = ~0u;
   if (c->P != P || c->general != general || c->lnbc_root != lnbc_root) cache_reset(c, P, lnbc_root, general);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if ((allowed & (1u << alg)) && (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC)) {
+      size_t ops;
+      int rc = sorted_ops(c, alg, P, &ops);
+      if (rc == PAT_ENOMEM) return rc;
+      if (rc || ops > PAT_SELECT_ARRIVAL_MAX_OPS) continue; /* pat_select would not predict it */
       cache_get(c, alg, P, lnbc_root, general);
       if (c->state[alg] == -PAT_ENOMEM) return PAT_ENOMEM;
     }
@@ -189,6 +236,24 @@ static int candidate_roots(int alg, const pat_select_in *in, int *roots) {
     return earliest(in->P, in->arrival_ns, nroots, roots);
   }
   return 1;
+}
+
+/* The per-call budget of classic alg: *skip = 1, with out->status[alg]
+ * saying why, if its program sorts more ops per call than the budget (or
+ * its builder fails).  Returns PAT_OK or PAT_ENOMEM. */
+static int check_classic_budget(pat_select_cache *c, int alg, const pat_select_in *in, pat_select_out *out,
+                                int *skip) {
+  const size_t budget = in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
+  size_t ops = 0;
+  *skip = 0;
+  if (budget == SIZE_MAX) return PAT_OK;
+  int rc = sorted_ops(c, alg, in->P, &ops);
+  if (rc == PAT_ENOMEM) return rc;
+  if (rc || ops > budget) {
+    out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
+    *skip = 1;
+  }
+  return PAT_OK;
 }
 
 /* The per-call budget of arrival-aware alg (root: its first candidate
@@ -353,12 +418,11 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
       }
       int roots[64];
       const int n = candidate_roots(alg, in, roots);
-      if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) {
-        int skip, rc = check_budget(alg, roots[0], in, out, &skip);
-        if (rc) return rc;
-        if (skip) continue;
-      }
-      int rc = predict_roots(c, in, alg, roots, n, out);
+      int skip, rc = pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL ? check_budget(alg, roots[0], in, out, &skip)
+                                                                      : check_classic_budget(c, alg, in, out, &skip);
+      if (rc) return rc;
+      if (skip) continue;
+      rc = predict_roots(c, in, alg, roots, n, out);
       if (rc) return rc;
       if (out->status[alg] == PAT_OK && out->ebar_ns[alg] < best) {
         best = out->ebar_ns[alg];

@@ -24,14 +24,18 @@
  *    the per-call budget (arrival_max_ops) is not considered.  BDR has
  *    ~2 P^2 ops, so with the default budget it competes up to P ~ 90; beyond,
  *    it needs a predictor that exploits its structure.
+ *  - the same budget holds for a classic schedule whose program sorts the
+ *    transfers of each step on every call (a rank sends several messages and
+ *    receives several in one step: DIRECT, ~2 P^2 ops, 10-20 ns a transfer):
+ *    DIRECT competes up to P = 91 and is neither compiled nor predicted beyond.
  *
  * Speed: classic schedules depend only on P, so they are compiled once per P
  * into replay programs (model_prog.h) kept in a cache, and evaluated in
  * O(P) (RING, NEX, BRUCK, RDB for powers of two) or O(transfers) (the
- * others) -- exactly what replaying the schedule gives.  Arrival-aware
- * schedules are built for every rank and replayed.  When the programs cannot
- * reproduce the replay (eager messages, two busy ports) the schedule is
- * built and replayed in full.
+ * others; DIRECT's P(P-1) with a sort per step) -- exactly what replaying
+ * the schedule gives.  Arrival-aware schedules are built for every rank and
+ * replayed.  When the programs cannot reproduce the replay (eager messages)
+ * the schedule is built and replayed in full.
  *
  * Pure C, no MPI; the cache is not thread-safe (one per communicator).
  */
@@ -54,15 +58,18 @@ typedef struct pat_select_cache {
   int general;                  /* programs carry their general form */
   pat_prog *prog[PAT_ALG_COUNT];
   int state[PAT_ALG_COUNT];     /* 0 not compiled, 1 compiled, else -(error) */
+  int sorted_known[PAT_ALG_COUNT];
+  size_t sorted_ops[PAT_ALG_COUNT]; /* if known: ops of a classic schedule whose program sorts each
+                                       step's transfers per call (estimated), 0 for the others */
 } pat_select_cache;
 
 void pat_select_cache_init(pat_select_cache *c);
 void pat_select_cache_free(pat_select_cache *c);
 
 /* Compile the programs of the allowed classic algorithms for P ahead of the
- * first call (pat_select does it on demand otherwise).  general: also the
- * general forms (needed when a node map with intra-node parameters is used).
- * Returns PAT_OK or PAT_ENOMEM. */
+ * first call (pat_select does it on demand otherwise), except those over the
+ * default per-call budget.  general: also the general forms (needed when a
+ * node map with intra-node parameters is used).  Returns PAT_OK or PAT_ENOMEM. */
 int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_root, int general);
 
 /* Predict algorithm alg (root: for LNBC and BSLB) for arrivals in ns on the
@@ -81,8 +88,9 @@ typedef struct pat_select_in {
   unsigned allowed;           /* bit (1u << alg) per candidate algorithm; 0: all */
   int lnbc_root;              /* root of LNBC */
   int bslb_roots;             /* BSLB: try this many earliest arrivals as root (<= 1: the earliest) */
-  size_t arrival_max_ops;     /* per-call budget: an arrival-aware schedule estimated larger than this
-                                 (ops, all ranks) is not considered; 0: PAT_SELECT_ARRIVAL_MAX_OPS,
+  size_t arrival_max_ops;     /* per-call budget: an arrival-aware schedule, or a classic one whose
+                                 program sorts its transfers per call (DIRECT), estimated larger than
+                                 this (ops, all ranks) is not considered; 0: PAT_SELECT_ARRIVAL_MAX_OPS,
                                  SIZE_MAX: no limit */
   const double *flat_s;       /* per algorithm: its measured time (s) on balanced arrivals for this P and
                                  block size, or NAN; NULL: none.  With it, an algorithm's prediction is
@@ -107,7 +115,7 @@ typedef struct pat_select_in {
 #define PAT_SELECT_ARRIVAL_MAX_OPS 16384
 
 #define PAT_SELECT_SKIPPED (-1)     /* status: not considered (not allowed, no level for NATIVE, balanced pattern) */
-#define PAT_SELECT_OVER_BUDGET (-2) /* status: arrival-aware schedule over the per-call budget */
+#define PAT_SELECT_OVER_BUDGET (-2) /* status: schedule over the per-call budget */
 
 typedef struct pat_select_out {
   int alg;                         /* the choice (PAT_ALG_UNKNOWN if none) */

@@ -119,7 +119,7 @@ static int parse_clock_skew(const char *text, pat_settings *s, char *why, size_t
 }
 
 const pat_setting pat_setting_table[] = {
-    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard", "auto", PAT_SCOPE_JOB,
+    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,

@@ -62,7 +62,8 @@ static void usage(FILE *f) {
           "  --seed S          seed of --random (default 1)\n"
           "  --root R          root of rooted algorithms (lnbc, bslb); default 0\n"
           "  --table | --list  force the step x rank table, or one line per step\n"
-          "                    (default: table up to 12 ranks)\n"
+          "                    (default: the table up to 12 ranks if every cell fits in\n"
+          "                    40 characters)\n"
           "  --times           print only the elapsed times, not the schedule\n"
           "  -h, --help        this text\n"
           "\n"
@@ -253,7 +254,7 @@ static int step_cell(char *cell, size_t size, int P, const pat_op *ops, size_t n
   return (int)k;
 }
 
-/* Column width of the table: its longest cell, at least 6, at most 40. */
+/* The table's longest cell, at least 6. */
 static int table_width(const pat_sched *s, int P, const int *fg) {
   char cell[512];
   int width = 6;
@@ -265,7 +266,7 @@ static int table_width(const pat_sched *s, int P, const int *fg) {
       if (k > width) width = k;
     }
   }
-  return width > 40 ? 40 : width;
+  return width;
 }
 
 /* Whether any rank has ops at step t (from pos[] on); *pre: an arrival-aware pre-step. */
@@ -316,12 +317,18 @@ static void print_list_row(const pat_sched *s, int P, const int *fg, size_t *pos
   printf("\n");
 }
 
-/* The schedule, step by step: a step x rank table, or one line per step. */
+/* The schedule, step by step: a step x rank table, or one line per step.
+ * The table's columns are at most TABLE_CELL wide (a longer cell pushes the
+ * rest of its row right), so by default it is used only when every cell
+ * fits: not for a rank that posts many messages in a step (LNBC's root from
+ * P = 10, DIRECT's windows). */
+#define TABLE_CELL 40
 static void print_schedule(const pat_sched *s, int P, const int *fg, int layout) {
-  int table = layout == LAYOUT_TABLE || (layout == LAYOUT_AUTO && P <= 12);
+  int width = layout == LAYOUT_LIST || (layout == LAYOUT_AUTO && P > 12) ? 0 : table_width(s, P, fg);
+  int table = layout == LAYOUT_TABLE || (layout == LAYOUT_AUTO && P <= 12 && width <= TABLE_CELL);
+  if (width > TABLE_CELL) width = TABLE_CELL;
   size_t *pos = calloc(P, sizeof *pos); /* per rank: its first op not yet shown */
   if (!pos) return;
-  int width = table ? table_width(s, P, fg) : 0;
   if (table) {
     char head[32];
     printf("%-9s", "step");

@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-CLASSIC = ["native", "ring", "nex", "rdb", "bruck", "lnbc"]
+CLASSIC = ["native", "ring", "nex", "rdb", "bruck", "lnbc", "direct"]
 failures = []
 
 

@@ -9,7 +9,7 @@
 static int same_ops(const pat_op *a, const pat_op *b, size_t n) { return n == 0 || memcmp(a, b, n * sizeof *a) == 0; }
 
 int main(void) {
-  const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC};
+  const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC, PAT_ALG_DIRECT};
   int checked = 0;
   for (size_t ai = 0; ai < sizeof algs / sizeof algs[0]; ai++) {
     int alg = algs[ai];
@@ -43,6 +43,7 @@ int main(void) {
   struct { int alg, P, steps; } expect[] = {
       {PAT_ALG_RING, 8, 7}, {PAT_ALG_NEX, 8, 4}, {PAT_ALG_NEX, 7, 6}, {PAT_ALG_RDB, 8, 3},
       {PAT_ALG_RDB, 6, 4},  {PAT_ALG_BRUCK, 8, 3}, {PAT_ALG_BRUCK, 5, 3}, {PAT_ALG_LNBC, 8, 4},
+      {PAT_ALG_DIRECT, 9, 1}, {PAT_ALG_DIRECT, 10, 2}, {PAT_ALG_DIRECT, 64, 8},
   };
   for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
     pat_build_args args = {expect[i].P, PAT_ALL_RANKS, NULL, 1000, 0, 0};

@@ -45,7 +45,8 @@ static int parse_fails(const char *text, const char *expect) {
 }
 
 int main(void) {
-  const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC};
+  const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC, PAT_ALG_DIRECT};
+  const size_t nalgs = sizeof algs / sizeof *algs;
   double m[10], T[10];
   for (int i = 0; i < 10; i++) m[i] = 1024.0 * pow(2.0, i * 12.0 / 9); /* 1 KiB .. 4 MiB, log-spaced */
   pat_fit_result fr;
@@ -53,7 +54,7 @@ int main(void) {
   /* ---- exact data: every classic algorithm, P a power of 2 or not ---- */
   const int Ps[] = {8, 6, 13};
   for (size_t pi = 0; pi < 3; pi++)
-    for (size_t k = 0; k < 5; k++) {
+    for (size_t k = 0; k < nalgs; k++) {
       int P = Ps[pi], alg = algs[k];
       double alpha = 4e-5 * (1 + k), beta = 9e-9 / (1 + pi);
       for (int metric = 0; metric < 2; metric++) {
@@ -69,7 +70,7 @@ int main(void) {
     }
 
   /* ---- 2% noise and one outlier (x2.5) ---- */
-  for (size_t k = 0; k < 5; k++) {
+  for (size_t k = 0; k < nalgs; k++) {
     int P = 8, alg = algs[k];
     double alpha = 5e-5, beta = 8e-9;
     for (int i = 0; i < 10; i++) T[i] = predicted(alg, P, alpha, beta, m[i], PAT_FIT_EBAR) * (1 + 0.02 * noise());

@@ -112,7 +112,7 @@ int main(void) {
 
   /* ---- engines agree on random arrivals, bg_start, node maps ---- */
   int *node = malloc(4096 * sizeof *node);
-  const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC};
+  const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC, PAT_ALG_DIRECT};
   int cases = 0;
   for (int P = 1; P <= 48; P++)
     for (size_t ai = 0; ai < sizeof algs / sizeof *algs; ai++)

@@ -47,8 +47,8 @@ static int same_choice(const pat_select_out *x, const pat_select_out *y) {
   return 1;
 }
 
-static const int classic[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC};
-#define NCLASSIC 5
+static const int classic[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC, PAT_ALG_DIRECT};
+#define NCLASSIC 6
 
 int main(void) {
   int64_t *a = malloc(1024 * sizeof *a);
@@ -71,7 +71,8 @@ int main(void) {
     int P = Ps[pi];
     for (int k = 0; k < NCLASSIC; k++) {
       int alg = classic[k];
-      if (P > 256 && (alg == PAT_ALG_RING || alg == PAT_ALG_NEX)) continue; /* full builds too slow for a unit test */
+      if ((P > 256 && (alg == PAT_ALG_RING || alg == PAT_ALG_NEX)) || (P > 128 && alg == PAT_ALG_DIRECT))
+        continue; /* full builds too slow for a unit test */
       for (int trial = 0; trial < (P > 100 ? 2 : 6); trial++) {
         int64_t base = 1700000000000000000ll + (int64_t)(rnd64() % 1000000);
         int64_t spread = trial == 0 ? 0 : (int64_t)(rnd64() % 50000000);
@@ -119,7 +120,8 @@ int main(void) {
   pat_prog *g;
   const struct { int alg, P, uniform; } form[] = {
       {PAT_ALG_RING, 1000, 1}, {PAT_ALG_NEX, 1000, 1}, {PAT_ALG_BRUCK, 1000, 1}, {PAT_ALG_RDB, 1024, 1},
-      {PAT_ALG_RDB, 1000, 0},  {PAT_ALG_LNBC, 1000, 0}, {PAT_ALG_NEX, 999, 1},
+      {PAT_ALG_RDB, 1000, 0},  {PAT_ALG_LNBC, 1000, 0}, {PAT_ALG_NEX, 999, 1}, {PAT_ALG_DIRECT, 64, 0},
+      {PAT_ALG_DIRECT, 2, 1},
   };
   for (size_t i = 0; i < sizeof form / sizeof *form; i++) {
     CHECK(pat_prog_compile(&g, form[i].alg, form[i].P, 0, 0) == PAT_OK, "compile");
@@ -203,6 +205,41 @@ int main(void) {
     CHECK(pat_predict(&cache, PAT_ALG_BDR, 0, P, a, PAT_NO_TIME, bb, &mp, &r) == PAT_OK &&
               pat_quantise_ns(r.ebar) == o.ebar_ns[PAT_ALG_BDR],
           "the selection's BDR prediction is the replay's");
+  }
+
+  /* ---- the same budget for DIRECT, whose program sorts its ~P^2 transfers per call ---- */
+  {
+    double bb = 40000;
+    int64_t tau = pat_quantise_ns(5e-5 + 8e-9 * bb);
+    const struct { int P, within; } cases[] = {{64, 1}, {91, 1}, {92, 0}, {200, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+      int P = cases[k].P;
+      for (int i = 0; i < P; i++) a[i] = (int64_t)(rnd64() % (uint64_t)(50 * tau));
+      pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = bb, .mp = &mp};
+      pat_select_out o;
+      pat_select_cache cd;
+      pat_select_cache_init(&cd);
+      CHECK(pat_select(&cd, &in, &o) == PAT_OK, "select P=%d", P);
+      CHECK(o.status[PAT_ALG_DIRECT] == (cases[k].within ? PAT_OK : PAT_SELECT_OVER_BUDGET),
+            "DIRECT at P=%d: status %d", P, o.status[PAT_ALG_DIRECT]);
+      CHECK(o.status[PAT_ALG_RING] == PAT_OK && o.status[PAT_ALG_LNBC] == PAT_OK, "the others are predicted");
+      CHECK(cases[k].within || cd.state[PAT_ALG_DIRECT] == 0, "DIRECT over the budget is not compiled");
+      pat_select_cache_free(&cd);
+      pat_select_cache_init(&cd);
+      CHECK(pat_select_prepare(&cd, P, 0, 0, 0) == PAT_OK, "prepare");
+      CHECK(cd.state[PAT_ALG_DIRECT] == (cases[k].within ? 1 : 0), "prepare P=%d compiles DIRECT: %d", P,
+            cd.state[PAT_ALG_DIRECT]);
+      pat_select_cache_free(&cd);
+      if (P == 200) { /* without a budget it is predicted, as pat_predict predicts it */
+        in.arrival_max_ops = SIZE_MAX;
+        CHECK(pat_select(&cache, &in, &o) == PAT_OK && o.status[PAT_ALG_DIRECT] == PAT_OK, "no budget: DIRECT");
+        pat_model_result r;
+        memset(&r, 0, sizeof r);
+        CHECK(pat_predict(&cache, PAT_ALG_DIRECT, 0, P, a, PAT_NO_TIME, bb, &mp, &r) == PAT_OK &&
+                  pat_quantise_ns(r.ebar) == o.ebar_ns[PAT_ALG_DIRECT] && r.engine == PAT_ENGINE_FAST,
+              "the selection's DIRECT prediction is the program's");
+      }
+    }
   }
 
   /* ---- 4. ties: at P=2 ring, nex, rdb and bruck are one exchange ---- */
