@@ -89,6 +89,7 @@ typedef struct case_shape {
   int ref_first; /* PMPI_Allgather before libpat's call (else after it) */
   int lie, instrument;
   int late_rank; /* world rank with 15 ms more delay, or -1 */
+  int calls;     /* all-gathers of this shape in a row (so that libpat predicts and plans ahead) */
 } case_shape;
 
 /* One rank's part, which every rank can derive for any rank. */
@@ -138,12 +139,20 @@ static case_shape case_make(const options *o, int64_t k, int P) {
   c.lie = rng_chance(&r, 1, 2) ? LIE_NONE : (int)rng_range(&r, 1, LIE_KINDS - 1);
   c.instrument = (int)rng_below(&r, INSTR_KINDS);
   c.late_rank = rng_chance(&r, 1, 6) ? (int)rng_below(&r, (uint64_t)P) : -1;
+  c.calls = rng_chance(&r, 1, 3) ? 1 : (int)rng_range(&r, 2, 6);
   return c;
 }
 
-static double delay_of(const options *o, const case_shape *c, int world_rank) {
-  rng r = rng_make(o->seed, c->index, world_rank, RNG_RANK);
-  double d = rng_chance(&r, 1, 4) ? 0.0 : 4.0 * rng_unit(&r);
+/* A rank's stream for call j of case c. */
+static rng call_stream(const options *o, const case_shape *c, int world_rank, int purpose, int j) {
+  return rng_make(o->seed, c->index, world_rank, purpose + 256 * j);
+}
+
+/* A rank's compute time before call j: its own for the case (0 in a
+ * quarter of the cases), plus a little jitter per call. */
+static double delay_of(const options *o, const case_shape *c, int world_rank, int j) {
+  rng r = call_stream(o, c, world_rank, RNG_RANK, 0), jitter = call_stream(o, c, world_rank, RNG_RANK, j + 1);
+  double d = rng_chance(&r, 1, 4) ? 0.0 : 4.0 * rng_unit(&r) + 0.5 * rng_unit(&jitter);
   return d + (world_rank == c->late_rank ? 15.0 : 0.0);
 }
 
@@ -158,17 +167,15 @@ static int64_t lie_of(const case_shape *c, double mine_ms, double latest_ms, int
   }
 }
 
-static rank_part part_make(const options *o, const case_shape *c, int world_rank, int P) {
+static rank_part part_make(const options *o, const case_shape *c, int world_rank, int P, int j) {
   rank_part p;
   double latest = 0;
   for (int q = 0; q < P; q++) {
-    double d = delay_of(o, c, q);
+    double d = delay_of(o, c, q, j);
     if (d > latest) latest = d;
   }
-  p.delay_ms = delay_of(o, c, world_rank);
-  rng r = rng_make(o->seed, c->index, world_rank, RNG_RANK);
-  rng_next(&r);
-  rng_next(&r); /* past delay_of's draws */
+  p.delay_ms = delay_of(o, c, world_rank, j);
+  rng r = call_stream(o, c, world_rank, RNG_FILL + 1, j);
   p.edge_at = 0.05 + 0.9 * rng_unit(&r);
   p.edge_percent = c->instrument == INSTR_MISLEADING ? 1.0 + 98.0 * rng_unit(&r) : 100.0 * p.edge_at;
   p.lie_ns = lie_of(c, p.delay_ms, latest, world_rank, &r);
@@ -180,9 +187,9 @@ static rank_part part_make(const options *o, const case_shape *c, int world_rank
 static void case_text(const options *o, const case_shape *c, const pool *pl, char *out, size_t n) {
   char comm[1400];
   comm_desc_text(&pl->desc[c->slot], comm, sizeof comm);
-  snprintf(out, n, "alg=%s slot=%d comm=[%s] family=%s units=%d%s ref=%s lie=%s instrument=%s late_rank=%d",
+  snprintf(out, n, "alg=%s slot=%d comm=[%s] family=%s units=%d%s calls=%d ref=%s lie=%s instrument=%s late_rank=%d",
            o->algs[c->alg], c->slot, comm, families[c->family].name, c->units, c->in_place ? " MPI_IN_PLACE" : "",
-           c->ref_first ? "before" : "after", lie_names[c->lie], instr_names[c->instrument], c->late_rank);
+           c->calls, c->ref_first ? "before" : "after", lie_names[c->lie], instr_names[c->instrument], c->late_rank);
 }
 
 /* The command that reruns cases first .. first+cases-1 (one case: --case). */
@@ -232,15 +239,6 @@ static region region_make(MPI_Datatype type, size_t elements) {
   return g;
 }
 
-static region region_copy(const region *g) {
-  region c = *g;
-  c.base = malloc(g->bytes);
-  if (!c.base) MPI_Abort(MPI_COMM_WORLD, 2);
-  memcpy(c.base, g->base, g->bytes);
-  c.at = c.base + (g->at - g->base);
-  return c;
-}
-
 static long first_difference(const region *a, const region *b) {
   if (memcmp(a->base, b->base, a->bytes) == 0) return -1;
   for (size_t i = 0; i < a->bytes; i++)
@@ -280,13 +278,19 @@ static void call_prepare(call *x, const options *o, const case_shape *c, int wor
   layout_check(&x->recv, f);
   x->scount = c->units / x->send.units;
   x->rcount = c->units / x->recv.units;
-  rng contents = rng_make(o->seed, c->index, world_rank, RNG_FILL);
   x->ours = region_make(x->recv.type, (size_t)x->rcount * (size_t)x->P);
-  fill(x->ours.base, x->ours.bytes, &contents);
-  x->ref = region_copy(&x->ours);
+  x->ref = region_make(x->recv.type, (size_t)x->rcount * (size_t)x->P);
   x->sendbuf = region_make(x->send.type, (size_t)x->scount);
+  x->send_before = region_make(x->send.type, (size_t)x->scount);
+}
+
+/* Fresh contents for call j: the receive regions alike, the send buffer and its copy. */
+static void call_fill(call *x, const options *o, const case_shape *c, int world_rank, int j) {
+  rng contents = call_stream(o, c, world_rank, RNG_FILL, j);
+  fill(x->ours.base, x->ours.bytes, &contents);
+  memcpy(x->ref.base, x->ours.base, x->ours.bytes);
   fill(x->sendbuf.base, x->sendbuf.bytes, &contents);
-  x->send_before = region_copy(&x->sendbuf);
+  memcpy(x->send_before.base, x->sendbuf.base, x->sendbuf.bytes);
 }
 
 static void call_release(call *x) {
@@ -327,6 +331,7 @@ static void compute(const case_shape *c, const rank_part *p) {
 }
 
 typedef struct outcome {
+  int call; /* 0 .. calls-1 */
   int rc, ref_rc;
   long diff, send_diff;
 } outcome;
@@ -350,11 +355,11 @@ static void report_failure(const options *o, const case_shape *c, const pool *pl
   rerun_case_text(o, c, P, rerun, sizeof rerun);
   if (r->diff >= 0) describe_byte(x, r->diff, where, sizeof where);
   fprintf(stderr,
-          "FAIL seed=%" PRIu64 " case=%lld P=%d world rank %d (rank %d of %d): %s delay=%.3fms lie_ns=%lld\n"
+          "FAIL seed=%" PRIu64 " case=%lld call %d P=%d world rank %d (rank %d of %d): %s delay=%.3fms lie_ns=%lld\n"
           "  send=%s x %d\n  recv=%s x %d\n"
           "  rc=%d (%s) reference rc=%d; first wrong byte (-1: none): %ld %s got 0x%02x expected 0x%02x; send buffer %s %ld\n"
           "  rerun: %s\n",
-          o->seed, (long long)c->index, P, world_rank, x->rank, x->P, what, p->delay_ms, (long long)p->lie_ns,
+          o->seed, (long long)c->index, r->call, P, world_rank, x->rank, x->P, what, p->delay_ms, (long long)p->lie_ns,
           c->in_place ? "MPI_IN_PLACE" : x->send.desc, x->scount, x->recv.desc, x->rcount, r->rc,
           r->rc == MPI_SUCCESS ? "success" : PAT_Error_string(r->rc), r->ref_rc, r->diff, where,
           r->diff >= 0 ? (unsigned char)x->ours.base[r->diff] : 0, r->diff >= 0 ? (unsigned char)x->ref.base[r->diff] : 0,
@@ -372,13 +377,16 @@ static void enter(const options *o, const case_shape *c, const pool *pl, const c
 }
 
 /* The call itself, between the reference (before or after it). */
-static outcome gather(const options *o, const case_shape *c, const pool *pl, call *x, const rank_part *p, int P) {
-  outcome r = {MPI_SUCCESS, MPI_SUCCESS, -1, -1};
+static outcome gather(const options *o, const case_shape *c, const pool *pl, call *x, const rank_part *p, int P,
+                      int j) {
+  outcome r = {j, MPI_SUCCESS, MPI_SUCCESS, -1, -1};
+  char phase[32];
+  snprintf(phase, sizeof phase, "all-gather (call %d)", j);
   const void *sendbuf = c->in_place ? MPI_IN_PLACE : x->sendbuf.at;
   if (c->ref_first) r.ref_rc = reference(x, c->in_place);
   atomic_store(&lie_now, (long long)p->lie_ns);
   compute(c, p);
-  enter(o, c, pl, "all-gather", P);
+  enter(o, c, pl, phase, P);
   r.rc = PAT_Allgather(sendbuf, x->scount, x->send.type, x->ours.at, x->rcount, x->recv.type, x->comm);
   if (!c->ref_first) r.ref_rc = reference(x, c->in_place);
   r.diff = first_difference(&x->ours, &x->ref);
@@ -394,6 +402,21 @@ typedef struct tally {
 } tally;
 
 /* Returns 1 if this rank's result is wrong. */
+/* Call j of case c on this rank: 1 if its result is wrong. */
+static int one_call(const options *o, const case_shape *c, const pool *pl, call *x, int j, tally *t) {
+  int P = pl->P, me = pl->rank;
+  call_fill(x, o, c, me, j);
+  rank_part p = part_make(o, c, me, P, j);
+  outcome r = gather(o, c, pl, x, &p, P, j);
+  int bad = r.rc != MPI_SUCCESS || r.ref_rc != MPI_SUCCESS || r.diff >= 0 || r.send_diff >= 0;
+  if (bad) report_failure(o, c, pl, x, &p, &r, me, P);
+  const char *chosen = PAT_LastAlg(x->comm);
+  for (int a = 0; x->rank == 0 && strcmp(o->algs[c->alg], "auto") == 0 && a < PAT_AlgCount() && a < 32; a++)
+    if (strcmp(chosen, PAT_AlgName(a)) == 0) t->auto_chose[a]++;
+  return bad;
+}
+
+/* Case k on this rank: 1 if any of its results is wrong. */
 static int run_case(const options *o, pool *pl, int64_t k, tally *t) {
   int P = pl->P, me = pl->rank;
   case_shape c = case_make(o, k, P);
@@ -417,13 +440,8 @@ static int run_case(const options *o, pool *pl, int64_t k, tally *t) {
   if (o->verbose)
     printf("case %lld world rank %d: send %s x %d, recv %s x %d\n", (long long)k, me,
            c.in_place ? "MPI_IN_PLACE" : x.send.desc, x.scount, x.recv.desc, x.rcount);
-  rank_part p = part_make(o, &c, me, P);
-  outcome r = gather(o, &c, pl, &x, &p, P);
-  int bad = r.rc != MPI_SUCCESS || r.ref_rc != MPI_SUCCESS || r.diff >= 0 || r.send_diff >= 0;
-  if (bad) report_failure(o, &c, pl, &x, &p, &r, me, P);
-  const char *chosen = PAT_LastAlg(x.comm);
-  for (int a = 0; x.rank == 0 && strcmp(o->algs[c.alg], "auto") == 0 && a < PAT_AlgCount() && a < 32; a++)
-    if (strcmp(chosen, PAT_AlgName(a)) == 0) t->auto_chose[a]++;
+  int bad = 0;
+  for (int j = 0; j < c.calls; j++) bad |= one_call(o, &c, pl, &x, j, t);
   call_release(&x);
   return bad;
 }
@@ -502,6 +520,10 @@ static int summarize(const options *o, tally *t, double seconds, int P, int me) 
   MPI_Allreduce(MPI_IN_PLACE, t->failed, (int)n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(&t->wrong, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(t->auto_chose, auto_total, 32, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  PAT_Stats st;
+  PAT_GetStats(&st);
+  long long stats[4] = {st.calls, st.predicted_calls, st.bg_steps, st.fg_steps};
+  MPI_Allreduce(MPI_IN_PLACE, stats, 4, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   for (int64_t i = 0; i < n; i++) failed_cases += t->failed[i];
   if (me != 0) return failed_cases > 0;
   printf("stress_conformance: seed=%" PRIu64 " P=%d cases %lld..%lld: %lld cases (", o->seed, P,
@@ -512,6 +534,9 @@ static int summarize(const options *o, tally *t, double seconds, int P, int me) 
   for (int a = 0; a < PAT_AlgCount() && a < 32; a++)
     if (auto_total[a]) printf("%s%s %lld", any_auto++ ? ", " : "auto chose: ", PAT_AlgName(a), (long long)auto_total[a]);
   if (any_auto) printf("\n");
+  printf("libpat over ranks: %lld calls, %lld with a predicted arrival, %lld schedule steps in the background, "
+         "%lld in the foreground\n", (long long)stats[0], (long long)stats[1], (long long)stats[2],
+         (long long)stats[3]);
   printf("%lld passed, %lld failed (%ld wrong results over ranks)\n", (long long)(n - failed_cases),
          (long long)failed_cases, wrong);
   for (int64_t i = 0; i < n && failed_cases; i++)
