@@ -6,7 +6,7 @@
 # usage: long.sh [--build DIR] [--logs DIR] [--nps "2 3 4 5 6 7 8"] [--cases-per-alg N]
 #                [--chunk N] [--seed S] [--free-under ALG|none] [--churn-runs R] [--timeout SEC]
 #
-#   --cases-per-alg 1000  random cases per algorithm at each P (10 algorithms)
+#   --cases-per-alg 300   random cases per algorithm at each P (10 algorithms)
 #   --chunk 500           cases per launch (launch i runs cases i*chunk ..; a hang
 #                         or crash loses at most one chunk)
 #   --seed 1000           P's cases use seed S + P
@@ -22,7 +22,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../../build logs= nps="2 3 4 5 6 7 8" per_alg=1000 chunk=500 seed=1000 free_under=auto churn_runs=500 limit=120
+build=$here/../../build logs= nps="2 3 4 5 6 7 8" per_alg=300 chunk=500 seed=1000 free_under=auto churn_runs=500 limit=120
 algs=native,ring,nex,rdb,bruck,lnbc,bdr,bslb,ard,auto
 nalgs=10
 
