@@ -46,8 +46,8 @@ static int item_size(MPI_Datatype t) {
  * padding bytes after the char). */
 static built unit_natural(const family *f) {
   if (f->m == 1) return (built){f->item[0], 0};
-  int lens[FAMILY_MAX_ITEMS];
-  MPI_Aint displs[FAMILY_MAX_ITEMS], pos = 0, align = 1;
+  int lens[FAMILY_MAX_ITEMS] = {0};
+  MPI_Aint displs[FAMILY_MAX_ITEMS] = {0}, pos = 0, align = 1;
   for (int i = 0; i < f->m; i++) {
     MPI_Aint s = item_size(f->item[i]);
     pos = (pos + s - 1) / s * s;

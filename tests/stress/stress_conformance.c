@@ -64,7 +64,8 @@ typedef struct options {
   int64_t first, cases;
   const char *algs[MAX_ALGS];
   int nalgs;
-  char alg_list[256];
+  char alg_list[256]; /* as given */
+  char alg_names[256]; /* the same, cut into the names algs[] points to */
   long max_bytes;
   double timeout_s;
   int64_t progress;
@@ -456,11 +457,13 @@ static void usage(void) {
 }
 
 static int parse_algs(options *o, const char *list) {
+  if (strlen(list) >= sizeof o->alg_list) return -1;
   snprintf(o->alg_list, sizeof o->alg_list, "%s", list);
-  char *copy = strdup(list), *save = NULL;
+  snprintf(o->alg_names, sizeof o->alg_names, "%s", list);
+  char *save = NULL;
   o->nalgs = 0;
-  for (char *a = strtok_r(copy, ",", &save); a && o->nalgs < MAX_ALGS; a = strtok_r(NULL, ",", &save))
-    o->algs[o->nalgs++] = a; /* copy lives until exit */
+  for (char *a = strtok_r(o->alg_names, ",", &save); a && o->nalgs < MAX_ALGS; a = strtok_r(NULL, ",", &save))
+    o->algs[o->nalgs++] = a;
   return o->nalgs > 0 ? 0 : -1;
 }
 
