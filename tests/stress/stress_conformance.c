@@ -400,6 +400,10 @@ typedef struct tally {
   int64_t auto_chose[32];  /* by PAT_AlgName index, counted by comm rank 0 */
   long wrong;              /* this rank's failed calls */
   unsigned char *failed;   /* by case - first */
+  struct {
+    double seconds;
+    int index;
+  } slowest;               /* this rank's slowest case (MPI_DOUBLE_INT) */
 } tally;
 
 /* Returns 1 if this rank's result is wrong. */
@@ -527,6 +531,7 @@ static int summarize(const options *o, tally *t, double seconds, int P, int me) 
   PAT_GetStats(&st);
   long long stats[4] = {st.calls, st.predicted_calls, st.bg_steps, st.fg_steps};
   MPI_Allreduce(MPI_IN_PLACE, stats, 4, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &t->slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
   for (int64_t i = 0; i < n; i++) failed_cases += t->failed[i];
   if (me != 0) return failed_cases > 0;
   printf("stress_conformance: seed=%" PRIu64 " P=%d cases %lld..%lld: %lld cases (", o->seed, P,
@@ -540,6 +545,7 @@ static int summarize(const options *o, tally *t, double seconds, int P, int me) 
   printf("libpat over ranks: %lld calls, %lld with a predicted arrival, %lld schedule steps in the background, "
          "%lld in the foreground\n", (long long)stats[0], (long long)stats[1], (long long)stats[2],
          (long long)stats[3]);
+  printf("slowest case: %d, %.3f s\n", t->slowest.index, t->slowest.seconds);
   printf("%lld passed, %lld failed (%ld wrong results over ranks)\n", (long long)(n - failed_cases),
          (long long)failed_cases, wrong);
   for (int64_t i = 0; i < n && failed_cases; i++)
@@ -579,13 +585,17 @@ int main(int argc, char **argv) {
   families_init(families);
   pat_test_prediction_hook = lying_hook;
   watchdog_start(o.timeout_s, "stress_conformance");
-  tally t = {calloc((size_t)o.nalgs, sizeof(int64_t)), {0}, 0, calloc((size_t)o.cases + 1, 1)};
+  tally t = {calloc((size_t)o.nalgs, sizeof(int64_t)), {0}, 0, calloc((size_t)o.cases + 1, 1), {0, -1}};
   double t0 = now_s();
   pool pl;
   watchdog_enter("creating the communicator pool");
   pool_start(&pl, o.seed, o.first);
   for (int64_t i = 0; i < o.cases; i++) {
+    double start = now_s();
     int bad = run_case(&o, &pl, o.first + i, &t);
+    double took = now_s() - start;
+    if (took > t.slowest.seconds) t.slowest.seconds = took, t.slowest.index = (int)(o.first + i);
+    if (o.verbose) printf("case %lld world rank %d: %.3f s\n", (long long)(o.first + i), me, took);
     t.wrong += bad;
     t.failed[i] = (unsigned char)bad;
     if (me == 0 && o.progress > 0 && (i + 1) % o.progress == 0) {
