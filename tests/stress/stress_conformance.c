@@ -398,7 +398,7 @@ static outcome gather(const options *o, const case_shape *c, const pool *pl, cal
 typedef struct tally {
   int64_t *per_alg;        /* cases run, by options.algs index */
   int64_t auto_chose[32];  /* by PAT_AlgName index, counted by comm rank 0 */
-  long wrong;              /* this rank's failed calls */
+  long wrong;              /* this rank's failed cases */
   unsigned char *failed;   /* by case - first */
   struct {
     double seconds;
@@ -406,7 +406,6 @@ typedef struct tally {
   } slowest;               /* this rank's slowest case (MPI_DOUBLE_INT) */
 } tally;
 
-/* Returns 1 if this rank's result is wrong. */
 /* Call j of case c on this rank: 1 if its result is wrong. */
 static int one_call(const options *o, const case_shape *c, const pool *pl, call *x, int j, tally *t) {
   int P = pl->P, me = pl->rank;
@@ -546,7 +545,7 @@ static int summarize(const options *o, tally *t, double seconds, int P, int me) 
          "%lld in the foreground\n", (long long)stats[0], (long long)stats[1], (long long)stats[2],
          (long long)stats[3]);
   printf("slowest case: %d, %.3f s\n", t->slowest.index, t->slowest.seconds);
-  printf("%lld passed, %lld failed (%ld wrong results over ranks)\n", (long long)(n - failed_cases),
+  printf("%lld passed, %lld failed (%ld failed (case, rank) pairs)\n", (long long)(n - failed_cases),
          (long long)failed_cases, wrong);
   for (int64_t i = 0; i < n && failed_cases; i++)
     if (t->failed[i]) printf("failed case: seed=%" PRIu64 " case=%lld\n", o->seed, (long long)(o->first + i));
