@@ -10,8 +10,8 @@
 #   --chunk 500           cases per launch (launch i runs cases i*chunk ..; a hang
 #                         or crash loses at most one chunk)
 #   --seed 1000           P's cases use seed S + P
-#   --free-under auto     passed to stress_conformance (sidesteps the known
-#                         retirement hang, README "Known failures"); none: free
+#   --free-under ALG      passed to stress_conformance (free communicators and
+#                         finalize under ALG); none (the default): free
 #                         under the case's own setting
 #   --churn-runs 500      launches of stress_churn with bslb at P=4
 #   --timeout 120         the programs' watchdog: a phase stuck this long is a hang
@@ -22,9 +22,9 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../../build logs= nps="2 3 4 5 6 7 8" per_alg=300 chunk=500 seed=1000 free_under=auto churn_runs=500 limit=120
-algs=native,ring,nex,rdb,bruck,lnbc,bdr,bslb,ard,auto
-nalgs=10
+build=$here/../../build logs= nps="2 3 4 5 6 7 8" per_alg=300 chunk=500 seed=1000 free_under=none churn_runs=500 limit=120
+algs=native,ring,nex,rdb,bruck,lnbc,bdr,bslb,ard,direct,auto
+nalgs=11
 
 usage() {
   sed -n '6,7p' "$0" | sed 's/^# \{0,1\}//' >&2
