@@ -92,7 +92,7 @@ static void usage(void) {
           "  -r  cut-off radius, in units of the potential's length\n"
           "  -w  Gaussian terms evaluated per interaction (work per neighbour)\n"
           "  -s  random seed of the initial state\n"
-          "  --profile K  every K steps, rank 0 prints each rank's interactions and compute time\n"
+          "  --profile K  every K steps, rank 0 prints each rank's neighbours, compute and all-gather time\n"
           "defaults: -n 10000 -i 300 -c 4 -k 24 -x 2 -d 0.15 -r 2.5 -w 4 -s 1\n");
 }
 
@@ -441,7 +441,8 @@ static void phase_end(void) {
 /* ---- the run ------------------------------------------------------------ */
 
 typedef struct totals {
-  double gather, compute;
+  double gather, compute;             /* summed over the steps */
+  double last_gather, last_compute;   /* the last step's */
   int64_t interactions;
 } totals;
 
@@ -460,26 +461,31 @@ static int64_t step(sim *s, totals *t) {
   integrate(s);
   phase_end();
   double tg = MPI_Wtime();
-  t->compute += tg - tc;
   int rc = ALLGATHER(s->mine, 3 * s->n, MPI_DOUBLE, s->pos, 3 * s->n, MPI_DOUBLE, MPI_COMM_WORLD);
-  t->gather += MPI_Wtime() - tg;
+  t->last_compute = tg - tc;
+  t->last_gather = MPI_Wtime() - tg;
+  t->compute += t->last_compute;
+  t->gather += t->last_gather;
   if (rc != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 4);
   t->interactions += hits;
   return hits;
 }
 
-/* --profile: each rank's interactions per particle and compute time of this
- * step, on rank 0 (an extra gather: for looking at the imbalance, not for
- * timing). */
-static void profile(const sim *s, int it, int64_t hits, double compute_s) {
-  double mine[2] = {(double)hits / s->n, compute_s * 1e3}, *all = NULL;
-  if (s->rank == 0) all = malloc(2 * (size_t)s->P * sizeof *all);
-  MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+/* --profile: each rank's interactions per particle, compute time and time
+ * in the all-gather of this step, on rank 0 (an extra gather: for looking at
+ * the imbalance, not for timing). */
+static void profile(const sim *s, int it, int64_t hits, const totals *t) {
+  enum { FIELDS = 3 };
+  double mine[FIELDS] = {(double)hits / s->n, t->last_compute * 1e3, t->last_gather * 1e3}, *all = NULL;
+  if (s->rank == 0 && !(all = malloc(FIELDS * (size_t)s->P * sizeof *all))) MPI_Abort(MPI_COMM_WORLD, 3);
+  MPI_Gather(mine, FIELDS, MPI_DOUBLE, all, FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (s->rank != 0) return;
-  printf("nbody profile step=%d neighbours/particle:", it);
-  for (int r = 0; r < s->P; r++) printf(" %.1f", all[2 * r]);
-  printf("  compute ms:");
-  for (int r = 0; r < s->P; r++) printf(" %.1f", all[2 * r + 1]);
+  static const char *const name[FIELDS] = {"neighbours/particle:", "  compute ms:", "  all-gather ms:"};
+  printf("nbody profile step=%d ", it);
+  for (int f = 0; f < FIELDS; f++) {
+    printf("%s", name[f]);
+    for (int r = 0; r < s->P; r++) printf(" %.1f", all[FIELDS * r + f]);
+  }
   printf("\n");
   free(all);
 }
@@ -615,9 +621,8 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (int it = 0; it < o.steps; it++) {
-    double before = t.compute;
     int64_t hits = step(&s, &t);
-    if (o.profile > 0 && (it % o.profile == 0 || it == o.steps - 1)) profile(&s, it, hits, t.compute - before);
+    if (o.profile > 0 && (it % o.profile == 0 || it == o.steps - 1)) profile(&s, it, hits, &t);
   }
   double t_total = MPI_Wtime() - t0;
   int agree = report(&s, &o, t_total, &t);

@@ -60,8 +60,8 @@ def config(key, app, build):
         return key, "NATIVE (plain MPI)", plain, []
     report = ["-x", f"PAT_ALG={alg}", "-x", "PAT_REPORT=1"]
     if kind == "preload":
-        return key, f"LD_PRELOAD libpat, {alg}", plain, ["-x", "LD_PRELOAD=" + os.path.join(build, "libpat_mpi.so")] + report
-    return key, f"instrumented libpat, {alg}", plain + "-pat", report
+        return key, f"LD_PRELOAD libpat {alg}", plain, ["-x", "LD_PRELOAD=" + os.path.join(build, "libpat_mpi.so")] + report
+    return key, f"instrumented libpat {alg}", plain + "-pat", report
 
 
 # ---- one run --------------------------------------------------------------
@@ -329,6 +329,7 @@ def write_outputs(a, cfgs, results, rows, sites, lines):
     head = [f"# {a.app} P={a.P}", "", f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}",
             f"- commit: {git_commit()}", f"- command: `{shlex.join(sys.argv)}`",
             f"- machine: {os.uname().nodename}, {os.cpu_count()} CPUs, {os.uname().release}",
+            f"- PAT_MODEL: {os.environ.get('PAT_MODEL') or 'unset (ping-pong estimate at PAT_Init)'}",
             f"- load average (1 min) at the runs' starts: {min(r['load1'] for r in runs):.2f} - "
             f"{max(r['load1'] for r in runs):.2f}", ""]
     with open(os.path.join(a.out, "table.md"), "w") as f:
