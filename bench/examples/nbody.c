@@ -93,7 +93,7 @@ static void usage(void) {
           "  -w  Gaussian terms evaluated per interaction (work per neighbour)\n"
           "  -s  random seed of the initial state\n"
           "  --profile K  every K steps, rank 0 prints each rank's neighbours, compute and all-gather time\n"
-          "defaults: -n 10000 -i 300 -c 4 -k 24 -x 2 -d 0.15 -r 2.5 -w 4 -s 1\n");
+          "defaults: -n 10000 -i 200 -c 4 -k 24 -x 2 -d 0.2 -r 2.5 -w 4 -s 1\n");
 }
 
 static int parse_option(cli_args *a, options *o, cli_error *err) {
@@ -117,8 +117,8 @@ static int parse_option(cli_args *a, options *o, cli_error *err) {
 
 /* The options: 0, 1 for -h, or -1 with a message in *err. */
 static int parse(int argc, char **argv, options *o, cli_error *err) {
-  *o = (options){.n = 10000, .steps = 300, .clusters = 4, .terms = 4, .profile = 0, .cutoff = 2.5,
-                 .neighbours = 24.0, .contrast = 2.0, .drift = 0.15, .seed = 1};
+  *o = (options){.n = 10000, .steps = 200, .clusters = 4, .terms = 4, .profile = 0, .cutoff = 2.5,
+                 .neighbours = 24.0, .contrast = 2.0, .drift = 0.2, .seed = 1};
   cli_args a;
   cli_args_init(&a, argc, argv);
   while (cli_args_next(&a)) {
