@@ -217,8 +217,10 @@ def summarise(cfgs, results):
 
 def summarise_sites(cfgs, results):
     """Per libpat configuration and call site: algorithms per run (summed
-    over runs / runs), medians over runs of the report's columns, and per
-    algorithm the model's predicted against measured mean e."""
+    over runs / runs), the report's columns in every run (runs of one
+    configuration can differ a lot: whether auto exchanges at all is decided
+    at run time), and per algorithm the medians over runs of the model's
+    predicted and the measured mean e."""
     out = []
     for key, _, _, _ in cfgs:
         by_site = {}
@@ -234,13 +236,11 @@ def summarise_sites(cfgs, results):
             for s in ss:
                 for a, pm in s["model"].items():
                     model.setdefault(a, []).append(pm)
-            errs = [s["err"] for s in ss if s["err"] is not None]
             out.append({"config": key, "site": site, "runs": len(ss), "calls": ss[0]["calls"],
                         "algs": {a: c / len(ss) for a, c in algs.items()},
-                        "mean_e": statistics.median(s["mean_e"] for s in ss),
-                        "exchanged": statistics.median(s["exchanged"] for s in ss),
-                        "predicted": statistics.median(s["predicted"] for s in ss),
-                        "err": statistics.median(errs) if errs else None,
+                        "mean_e": [s["mean_e"] for s in ss], "exchanged": [s["exchanged"] for s in ss],
+                        "predicted": [s["predicted"] for s in ss],
+                        "err": [s["err"] for s in ss if s["err"] is not None],
                         "model": {a: (statistics.median(p for p, _ in v), statistics.median(q for _, q in v))
                                   for a, v in model.items()}})
     return out
@@ -254,8 +254,13 @@ def fmt_ci(v, lo, hi, digits=3):
     return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def fmt_ms(s):
-    return "-" if s is None else f"{s * 1e3:.2f}"
+def fmt_spread(values, scale=1.0, digits=2, unit=""):
+    """'median (min-max)' of the values, or '-' without any."""
+    if not values:
+        return "-"
+    v = [x * scale for x in values]
+    med = f"{statistics.median(v):.{digits}f}{unit}"
+    return med if len(v) == 1 else f"{med} ({min(v):.{digits}f}-{max(v):.{digits}f})"
 
 
 def fmt_algs(algs):
@@ -283,13 +288,16 @@ def markdown(a, rows, sites, checksum, nruns):
                      f"{fmt_ci(r['speedup_ag_mean'], r['speedup_ag_mean_lo'], r['speedup_ag_mean_hi'])} |")
     lines += ["", f"checksum {checksum} in all {nruns} runs: identical results"]
     if sites:
-        lines += ["", "libpat's report (PAT_REPORT=1), per configuration and call site, medians over runs; "
-                  "algorithms = calls per rank per run; model = per algorithm, predicted/measured mean e in ms:", "",
+        lines += ["", "libpat's report (PAT_REPORT=1), per configuration and call site: median (min-max) over runs; "
+                  "algorithms = calls per rank per run (mean over runs); model = per algorithm, predicted/measured "
+                  "mean e in ms (medians over runs):", "",
                   "| configuration | call site | calls | algorithms | mean e ms | exchanged | predicted | mean abs err ms | model |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for s in sites:
-            lines.append(f"| {s['config']} | {s['site']} | {s['calls']} | {fmt_algs(s['algs'])} | {fmt_ms(s['mean_e'])} | "
-                         f"{s['exchanged']:.0f}% | {s['predicted']:.0f}% | {fmt_ms(s['err'])} | {fmt_model(s['model'])} |")
+            err = fmt_spread(s["err"], 1e3) + (f" in {len(s['err'])} of {s['runs']} runs" if 0 < len(s["err"]) < s["runs"] else "")
+            lines.append(f"| {s['config']} | {s['site']} | {s['calls']} | {fmt_algs(s['algs'])} | "
+                         f"{fmt_spread(s['mean_e'], 1e3)} | {fmt_spread(s['exchanged'], digits=0, unit='%')} | "
+                         f"{fmt_spread(s['predicted'], digits=0, unit='%')} | {err} | {fmt_model(s['model'])} |")
     return lines
 
 
@@ -323,7 +331,9 @@ def write_outputs(a, cfgs, results, rows, sites, lines):
                          "mean_abs_err_s": ";".join(f"{e:.6g}" for e in err), "command": r["cmd"]})
     write_csv(os.path.join(a.out, "runs.csv"), runs, list(runs[0].keys()))
     write_csv(os.path.join(a.out, "summary.csv"), rows, list(rows[0].keys()))
-    site_rows = [dict(s, algs=fmt_algs(s["algs"]), model=fmt_model(s["model"])) for s in sites]
+    site_rows = [dict(s, algs=fmt_algs(s["algs"]), model=fmt_model(s["model"]),
+                      **{k: " ".join(f"{v:.6g}" for v in s[k]) for k in ("mean_e", "exchanged", "predicted", "err")})
+                 for s in sites]
     if site_rows:
         write_csv(os.path.join(a.out, "sites.csv"), site_rows, list(site_rows[0].keys()))
     head = [f"# {a.app} P={a.P}", "", f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}",
