@@ -262,14 +262,19 @@ static void particles_init(sim *s, const cluster *cl, const options *o) {
 
 /* ---- cell list ------------------------------------------------------------ */
 
+#define MAX_CELLS (1 << 26) /* 256 MiB of cell starts: a box far too sparse for its cut-off */
+
 static int cells_init(cell_list *c, const double *box, double rc, int N) {
-  c->ncells = 1;
+  double cells = 1.0;
   for (int d = 0; d < 3; d++) {
-    c->dim[d] = (int)floor(box[d] / rc);
-    if (c->dim[d] < 3) return -1; /* the 27 neighbours must be distinct cells */
-    c->size[d] = box[d] / c->dim[d];
-    c->ncells *= c->dim[d];
+    double dim = floor(box[d] / rc);
+    if (dim < 3) return -1; /* the 27 neighbours must be distinct cells */
+    cells *= dim;
+    if (cells > MAX_CELLS) return -1;
+    c->dim[d] = (int)dim;
+    c->size[d] = box[d] / dim;
   }
+  c->ncells = (int)cells;
   c->start = calloc((size_t)c->ncells + 1, sizeof *c->start);
   c->fill = calloc((size_t)c->ncells, sizeof *c->fill);
   c->index = malloc((size_t)N * sizeof *c->index);
@@ -614,7 +619,7 @@ int main(int argc, char **argv) {
 #endif
   sim s = {0};
   if (sim_init(&s, &o)) {
-    if (rank == 0) fprintf(stderr, "nbody: out of memory or too many particles\n");
+    if (rank == 0) fprintf(stderr, "nbody: out of memory, or too many particles or cells (-n, -k, -r)\n");
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
   totals t = {0};
