@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# iproute2 (ip netns, tc with tbf) and util-linux (unshare, flock): the emulated
+# cluster of bench/demo.sh and bench/cluster/; procps (ps): demo.sh's cleanup.
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
-          gnuplot-nox python3 python3-mpi4py python3-numpy iproute2 valgrind)
+          gnuplot-nox python3 python3-mpi4py python3-numpy iproute2 util-linux procps valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,6 +21,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -83,39 +84,97 @@ def machine_info():
 
 
 class Progress:
-    """A progress bar on stderr (one line per step when stderr is not a terminal)."""
+    """A progress bar on stderr: on a terminal one line redrawn in place (every
+    second, moving within a step by the step's estimated cost), elsewhere (a log,
+    CI) one plain line per finished step.  Costs are estimated seconds; the ETA
+    scales the estimate by how fast the finished part went.  Several phases may
+    share one bar (bench/sweep/demo.py: calibration, then the sweep): add() them."""
 
-    def __init__(self, total_cost, steps, quiet=False):
-        self.total, self.done, self.steps, self.step = total_cost, 0.0, steps, 0
+    def __init__(self, total_cost=0.0, steps=0, quiet=False, stream=None):
+        self.total, self.done, self.steps, self.step = float(total_cost), 0.0, steps, 0
         self.t0 = time.time()
-        self.tty = sys.stderr.isatty()
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
         self.quiet = quiet
+        self.what, self.cur_cost, self.cur_t0 = "", 0.0, None
+        self.lock = threading.Lock()
+        self.ticker = None
+        self.closed = False
+
+    def add(self, cost, steps):
+        """More work on the same bar."""
+        with self.lock:
+            self.total += cost
+            self.steps += steps
+
+    def _line(self):
+        now = time.time()
+        done = self.done
+        if self.cur_t0 is not None and self.cur_cost > 0:  # within the current step, by its estimate
+            done += min(now - self.cur_t0, 0.95 * self.cur_cost)
+        frac = min(1.0, done / self.total) if self.total > 0 else 1.0
+        elapsed = now - self.t0
+        eta = elapsed / frac - elapsed if frac > 0.02 else float("nan")
+        width = 30
+        n = int(round(frac * width))
+        eta_s = "?" if eta != eta else "%d:%02d" % divmod(int(eta), 60)
+        return "[%s] %3d%% %d/%d  %s  elapsed %d:%02d  eta %s" % (
+            "#" * n + "." * (width - n), int(100 * frac), self.step, self.steps, self.what,
+            *divmod(int(elapsed), 60), eta_s)
+
+    def _tick(self):
+        while not self.closed:
+            time.sleep(1.0)
+            with self.lock:
+                if not self.closed:
+                    self.stream.write("\r\033[K" + self._line())
+                    self.stream.flush()
 
     def show(self, what, final=False):
         if self.quiet:
             return
-        frac = self.done / self.total if self.total > 0 else 1.0
-        elapsed = time.time() - self.t0
-        eta = elapsed / frac - elapsed if frac > 0.02 else float("nan")
-        width = 30
-        bar = "#" * int(round(frac * width)) + "." * (width - int(round(frac * width)))
-        eta_s = "?" if eta != eta else "%d:%02d" % divmod(int(eta), 60)
-        line = "[%s] %3d%% %d/%d  %s  elapsed %d:%02d  eta %s" % (
-            bar, int(100 * frac), self.step, self.steps, what, *divmod(int(elapsed), 60), eta_s)
-        if self.tty:
-            sys.stderr.write("\r\033[K" + line)
-        elif final:  # a log file: one line per finished step
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+        with self.lock:
+            self.what = what
+            line = self._line()
+            if self.tty:
+                self.stream.write("\r\033[K" + line)
+                if self.ticker is None:
+                    self.ticker = threading.Thread(target=self._tick, daemon=True)
+                    self.ticker.start()
+            elif final:  # a log file: one line per finished step
+                self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def begin(self, cost, what):
+        """A step starts; `cost` is its estimate (the bar moves within it on a terminal)."""
+        with self.lock:
+            self.cur_cost, self.cur_t0 = cost, time.time()
+        self.show(what)
 
     def advance(self, cost, what):
-        self.done += cost
-        self.step += 1
+        with self.lock:
+            self.done += cost
+            self.step += 1
+            self.cur_cost, self.cur_t0 = 0.0, None
         self.show(what, True)
 
+    def message(self, text):
+        """A line of text that does not garble the bar."""
+        with self.lock:
+            if self.tty and not self.quiet and not self.closed:
+                self.stream.write("\r\033[K" + text + "\n" + self._line())
+            else:
+                self.stream.write(text + "\n")
+            self.stream.flush()
+
     def close(self):
-        if self.tty and not self.quiet:
-            sys.stderr.write("\n")
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            if self.tty and not self.quiet:
+                self.stream.write("\r\033[K" + self._line() + "\n")
+                self.stream.flush()
 
 
 def launcher_cmd(launcher, P):
@@ -125,9 +184,66 @@ def launcher_cmd(launcher, P):
     return parts + ["-np", str(P)]
 
 
+def descendants(pid):
+    """Every process below pid (from /proc; [] where there is none)."""
+    children = {}
+    for d in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def stop(proc, grace=10.0):
+    """Stop a launch started in its own session: SIGTERM to its process group
+    and to every process below it (a launcher such as `timeout` may have made
+    its own group), then SIGKILL to what is left after `grace` seconds."""
+    tree = descendants(proc.pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for p in tree:
+            try:
+                os.kill(p, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    proc.wait()
+
+
+class Interrupted(Exception):
+    """SIGTERM (or SIGHUP) arrived: stop the launch in progress and leave."""
+
+
+def interrupt_on_signals():
+    """Make SIGTERM and SIGHUP raise Interrupted (SIGINT already raises
+    KeyboardInterrupt), so that a launch in progress is stopped, not orphaned."""
+    def handler(signum, frame):
+        raise Interrupted("signal %d" % signum)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, handler)
+
+
 def run_launch(cmd, log_path, timeout, env):
-    """Run one launch; returns (exit code or None, 'timeout'|None).  Kills the
-    whole process group it started on timeout."""
+    """Run one launch; returns (exit code or None, 'timeout'|None).  Kills
+    everything it started on timeout, or when interrupted (then re-raises)."""
     with open(log_path, "a") as log:
         log.write("$ %s\n" % " ".join(shlex.quote(c) for c in cmd))
         log.flush()
@@ -135,17 +251,13 @@ def run_launch(cmd, log_path, timeout, env):
         try:
             return proc.wait(timeout=timeout), None
         except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=10)
-            except (subprocess.TimeoutExpired, ProcessLookupError):
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                proc.wait()
+            stop(proc)
             log.write("\n[sweep] killed after %.0f s (timeout)\n" % timeout)
             return None, "timeout"
+        except BaseException:
+            stop(proc)
+            log.write("\n[sweep] interrupted: launch stopped\n")
+            raise
 
 
 def read_csv(path):
@@ -172,7 +284,7 @@ def expand_algs(algs):
     return out
 
 
-def main(argv=None):
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Each grid point is one launch: <launcher> pat-minibench -N n "
@@ -207,6 +319,36 @@ def main(argv=None):
                     help="keep every iteration's per-rank arrivals (raw/<launch>.trace.csv), e.g. for compare_model.py")
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--est-ns-per-byte", type=float, default=1.0,
+                    help="estimated time of one all-gather per byte gathered, in ns, for the progress bar's "
+                         "estimate and the default timeouts (default 1: shared memory; ~30 on 500 Mbit/s links)")
+    return ap
+
+
+def grid_of(args):
+    """The grid [(P, N, maxDelay, estimated seconds)] of parsed arguments (ValueError on a bad list)."""
+    Ns = parse_list(args.N, parse_count)
+    delays = parse_list(args.delays, float)
+    Ps = parse_list(args.P, int)
+    nalgs = len(expand_algs([a.strip().lower() for a in args.algs.split(",") if a.strip()]))
+    grid = []
+    for P in Ps:
+        for N in Ns:
+            for d in delays:
+                d_ms = d if args.delay_unit == "ms" else 0.0
+                nflat = args.flat_iters if args.flat_iters is not None else (max(5, args.iters // 4) if d > 0 else 0)
+                per_iter = (2 * args.base_ms + d_ms) / 1000.0 + 0.002 + 4e-9 * N * args.est_ns_per_byte
+                cost = 3.0 + nalgs * (args.warmup + nflat + args.iters) * per_iter
+                grid.append((P, N, d, cost))
+    return grid
+
+
+def main(argv=None, progress=None, report=True, planned=False):
+    """The sweep; returns the exit status.  progress: a Progress to continue
+    (the caller closes it; its add() gets this sweep's work unless the caller
+    `planned` it, with grid_of); report=False leaves the tables and file names
+    out of the standard output (they are written all the same)."""
+    ap = parser()
     args = ap.parse_args(argv)
 
     try:
@@ -246,15 +388,7 @@ def main(argv=None):
 
     # the grid, with a cost estimate per launch (seconds) for the progress bar
     flat = args.flat_iters
-    grid = []
-    for P in Ps:
-        for N in Ns:
-            for d in delays:
-                d_ms = d if args.delay_unit == "ms" else 0.0
-                nflat = flat if flat is not None else (max(5, args.iters // 4) if d > 0 else 0)
-                per_iter = (2 * args.base_ms + d_ms) / 1000.0 + 0.002 + 4e-9 * N
-                cost = 3.0 + len(algs) * (args.warmup + nflat + args.iters) * per_iter
-                grid.append((P, N, d, cost))
+    grid = grid_of(args)
     total = sum(g[3] for g in grid)
 
     def bench_cmd(P, N, d, alg_list, csv_path, trace_path=None):
@@ -287,13 +421,18 @@ def main(argv=None):
                 for r in all_rows:
                     w.writerow(r)
 
-    prog = Progress(total, len(grid), args.quiet)
-    prog.show("starting")
+    if progress is None:
+        prog = Progress(total, len(grid), args.quiet)
+        prog.show("starting")
+    else:
+        prog = progress
+        if not planned:
+            prog.add(total, len(grid))
     failures = 0
     for idx, (P, N, d, cost) in enumerate(grid):
         launch = "L%03d" % idx
         what = "P=%d N=%s maxDelay=%g%s" % (P, pat_results.human_count(N), d, args.delay_unit)
-        prog.show(what)
+        prog.begin(cost, what)
         csv_path = os.path.join(raw, "%s.csv" % launch)
         log_path = os.path.join(raw, "%s.log" % launch)
         timeout = args.timeout or (10 * cost + 120)
@@ -320,7 +459,8 @@ def main(argv=None):
                              "message": "launch %s (exit %s); see %s" % (status, c1, os.path.relpath(log_path, out))})
         append_rows(rows, d, launch)
         prog.advance(cost, what)
-    prog.close()
+    if progress is None:
+        prog.close()
 
     if header is None:  # nothing ran at all: still leave a CSV
         header = ["P", "N_requested", "alg", "status", "max_delay_ms", "message"] + EXTRA_COLUMNS
@@ -366,24 +506,30 @@ def main(argv=None):
         if note:
             f.write("\n**%s**\n" % note)
 
-    print(table)
-    print(full)
-    print("results: %s" % out)
-    print("  CSV:    %s" % results_csv)
-    print("  table:  %s" % os.path.join(out, "table.txt"))
-    if made:
-        print("  plots:  %d PNG in %s" % (len(made), os.path.join(out, "plots")))
-    if reason:
-        print("  plots:  %s" % reason)
-    bad = [r for r in all_rows if r.get("status") != "ok"]
-    if bad:
-        print("  %d row(s) not ok (failed/crashed/timeout/errors): see table.txt" % len(bad))
-    late = pat_results.overload_note(all_rows)
-    if late:
-        print("  " + late)
+    if report:  # else the caller reports (the files are written all the same)
+        print(table)
+        print(full)
+        print("results: %s" % out)
+        print("  CSV:    %s" % results_csv)
+        print("  table:  %s" % os.path.join(out, "table.txt"))
+        if made:
+            print("  plots:  %d PNG in %s" % (len(made), os.path.join(out, "plots")))
+        if reason:
+            print("  plots:  %s" % reason)
+        bad = [r for r in all_rows if r.get("status") != "ok"]
+        if bad:
+            print("  %d row(s) not ok (failed/crashed/timeout/errors): see table.txt" % len(bad))
+        late = pat_results.overload_note(all_rows)
+        if late:
+            print("  " + late)
     wrong = [r for r in all_rows if r.get("status") == "errors"]
     return 1 if wrong else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    interrupt_on_signals()
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, Interrupted):
+        sys.stderr.write("\nsweep: interrupted; the launch in progress was stopped\n")
+        sys.exit(130)
