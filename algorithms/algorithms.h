@@ -37,7 +37,16 @@ typedef struct pat_build_args {
   int root;               /* root of rooted algorithms (LNBC, BSLB) */
   int64_t alpha;          /* predicted latency of one message (ns), part of tau; 0 if negligible
                              or unknown.  ARD sizes its pieces with it. */
+  int64_t block_bytes;    /* bytes of one block; 0 if unknown.  ARD splits a block into pieces
+                             only when each is at least PAT_ARD_MIN_PIECE bytes. */
 } pat_build_args;
+
+/* ARD's smallest piece (bytes).  Smaller pieces go out as eager messages (Open
+ * MPI's TCP eager limit is 64 KiB), and eager pieces of ~16 KiB at P = 8 made
+ * ARD stall on the emulated cluster: 66-158 ms instead of ~30 ms, without TCP
+ * losses, gone when the eager limit was lowered below the piece (BENCHMARKS.md,
+ * ARD's piece size).  No model can make pieces smaller than this. */
+#define PAT_ARD_MIN_PIECE 65536
 
 typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
 

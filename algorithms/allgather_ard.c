@@ -25,7 +25,9 @@
  * block then doubles its holders q times per block time, and L's block
  * leaves L piece by piece to different ranks, which exchange the pieces: the
  * call ends about (D + q - 1)/q + 1 block times after the last arrival
- * instead of D + 1.  q (1..8) minimises the predicted end game from tau and
+ * instead of D + 1.  q (1..8, and pieces of at least PAT_ARD_MIN_PIECE
+ * bytes: q <= block_bytes / 64 KiB; smaller, eager pieces stalled on TCP)
+ * minimises the predicted end game from tau and
  * alpha (pat_build_args.alpha): each rank's share of what is still owed, at
  * one alpha per piece, plus the last block's pipeline; q = 1 when more than
  * 2*D*P block transfers are still owed at E (bandwidth-bound).
@@ -411,13 +413,15 @@ static int ard_choose_q(const ard *A, const pat_build_args *a) {
   const int P = A->P, D = ceil_log2(P);
   int64_t owed = P - 1; /* L's block */
   for (int b = 0; b < A->L; b++) owed += P - A->cnt[b];
+  const int64_t fit = a->block_bytes / PAT_ARD_MIN_PIECE; /* pieces of at least the floor */
+  const int qmax = fit < ARD_QMAX ? (int)fit : ARD_QMAX;
   int q = 1;
-  if (D > 1 && owed <= 2 * (int64_t)D * P && a->tau > 0) {
+  if (D > 1 && qmax > 1 && owed <= 2 * (int64_t)D * P && a->tau > 0) {
     /* compare the costs exactly: cost(k) = N(k) / (P k), so cost(k) < cost(j)
      * iff N(k) j < N(j) k; ties keep the fewer pieces */
     const int64_t al = a->alpha < 0 ? 0 : (a->alpha < a->tau ? a->alpha : a->tau), tb = a->tau - al;
     __int128 bestn = 0;
-    for (int k = 1; k <= ARD_QMAX; k++) {
+    for (int k = 1; k <= qmax; k++) {
       __int128 per = (__int128)k * al + tb; /* k times one piece's cost */
       __int128 nk = (__int128)owed * per * k + (__int128)P * (D + k - 1) * per;
       if (k == 1 || nk * q < bestn * k) {

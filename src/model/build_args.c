@@ -20,6 +20,7 @@ pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, i
       .tau = tau > 0 ? tau : 1,
       .root = root,
       .alpha = pat_quantise_ns(pat_model_link(mp, alg)->inter.alpha),
+      .block_bytes = block_bytes >= 9.2e18 ? INT64_MAX : (int64_t)block_bytes,
   };
   return a;
 }

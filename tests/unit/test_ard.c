@@ -69,7 +69,9 @@ int main(void) {
     const char *shape = pap_random(P, arrival, &tau);
     /* latency: none, or a random share of tau (it sets ARD's piece count) */
     int64_t alpha = n % 2 == 0 ? 0 : pap_below(n % 3 ? tau / 8 + 1 : tau + 1);
-    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, alpha};
+    /* block bytes: unknown, one or a few pieces' worth, or plenty (it bounds the piece count) */
+    const int64_t block_bytes = n % 5 == 0 ? 0 : (int64_t)(n % 5 == 1 ? 1 + pap_below(3) : 8) * PAT_ARD_MIN_PIECE + 17;
+    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, alpha, block_bytes};
     pat_sched all;
     /* per-rank builds: two ranks of every PAP (the last arriver and a random
      * one), every rank of every 16th */
@@ -84,12 +86,15 @@ int main(void) {
     CHECK(pat_ard_clock(&args, &clk, slot) == PAT_OK, "clock");
     CHECK(!clock_matches_arrivals(&args, &clk, slot, err, sizeof err), "PAP %d (%s, P=%d): %s", n, shape, P, err);
     CHECK(!own_before_arrival(&all, slot, err, sizeof err), "PAP %d (%s, P=%d): %s", n, shape, P, err);
+    CHECK(clk.q == 1 || (int64_t)clk.q * PAT_ARD_MIN_PIECE <= block_bytes,
+          "PAP %d (%s, P=%d): %d pieces of a block of %lld bytes are smaller than %d bytes", n, shape, P, clk.q,
+          (long long)block_bytes, PAT_ARD_MIN_PIECE);
     qs[clk.q]++;
     pat_sched_free(&all);
   }
   /* balanced and tiny cases */
   for (int P = 1; P <= 40; P++) {
-    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, 0, 0};
+    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, 0, 0, 0};
     pat_sched all;
     int bad = sched_build_checked(PAT_ALG_ARD, args, rules, 1, &all, err, sizeof err);
     CHECK(!bad, "balanced P=%d: %s", P, err);
@@ -99,5 +104,7 @@ int main(void) {
   for (int q = 1; q < 16; q++)
     if (qs[q]) printf(" q=%d: %d", q, qs[q]);
   printf("\n");
+  /* the floor must leave room for pieces where blocks are large */
+  CHECK(qs[8] > 0 && qs[2] + qs[3] > 0, "ARD never split blocks into pieces (q=8: %d, q=2..3: %d)", qs[8], qs[2] + qs[3]);
   return TEST_RESULT();
 }

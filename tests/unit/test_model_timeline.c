@@ -272,7 +272,7 @@ int main(void) {
   {
     pat_model_params unit;
     pat_model_params_init(&unit, 1.0, 0.0); /* tau = 1 */
-    pat_build_args args = {4, PAT_ALL_RANKS, NULL, 0, 0, 0};
+    pat_build_args args = {4, PAT_ALL_RANKS, NULL, 0, 0, 0, 0};
     CHECK(pat_build(PAT_ALG_RING, &s, &args) == PAT_OK, "ring");
     double a4[4] = {2, 0, 0, 0}, e4[4];
     res = (pat_model_result){0};
