@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct padded {
   char c;
@@ -63,4 +64,10 @@ int report_failures(const char *what, long cases, long local_failures, MPI_Comm 
     fflush(stdout);
   }
   return worst ? 1 : 0;
+}
+
+void sleep_ms(double ms) {
+  if (!(ms > 0)) return;
+  struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000 * (double)(time_t)(ms / 1000)) * 1e6)};
+  nanosleep(&ts, NULL);
 }

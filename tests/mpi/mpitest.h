@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct test_type {
   const char *name;
@@ -24,5 +25,21 @@ long first_difference(const void *a, const void *b, size_t n);
 
 /* Sum of local failures over comm, printed by rank 0 as the closing line. */
 int report_failures(const char *what, long cases, long local_failures, MPI_Comm comm);
+
+/* Counts a case and reports it on stderr if cond is false; the test declares
+ * `long cases, failures` and `int rank`. */
+#define CHECK(cond, ...)                                         \
+  do {                                                           \
+    cases++;                                                     \
+    if (!(cond)) {                                               \
+      failures++;                                                \
+      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                              \
+      fputc('\n', stderr);                                       \
+    }                                                            \
+  } while (0)
+
+/* Sleeps ms milliseconds (a compute phase, a skewed arrival). */
+void sleep_ms(double ms);
 
 #endif

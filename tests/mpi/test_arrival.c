@@ -19,21 +19,6 @@
 static long failures, cases;
 static int rank, P;
 
-#define EXPECT(cond, ...)                               \
-  do {                                                  \
-    cases++;                                            \
-    if (!(cond)) {                                      \
-      failures++;                                       \
-      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                     \
-      fprintf(stderr, "\n");                            \
-    }                                                   \
-  } while (0)
-
-static void sleep_ms(double ms) {
-  struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000 * (long)(ms / 1000)) * 1e6)};
-  nanosleep(&ts, NULL);
-}
 
 /* An all-gather of n ints whose result is checked. */
 static void gather_checked(MPI_Comm comm, int n, int iter) {
@@ -47,7 +32,7 @@ static void gather_checked(MPI_Comm comm, int n, int iter) {
   for (int q = 0; q < p && rc == MPI_SUCCESS; q++)
     for (int i = 0; i < n; i++)
       if (all[q * n + i] != q * 1000003 + i * 7 + iter) wrong++;
-  EXPECT(rc == MPI_SUCCESS && wrong == 0, "all-gather iter %d: rc=%d, %d wrong elements", iter, rc, wrong);
+  CHECK(rc == MPI_SUCCESS && wrong == 0, "all-gather iter %d: rc=%d, %d wrong elements", iter, rc, wrong);
   free(mine);
   free(all);
 }
@@ -74,12 +59,12 @@ static void test_predict(void) {
   }
   PAT_Stats st;
   PAT_GetStats(&st);
-  EXPECT(st.predicted_calls >= 5, "only %lld predicted calls", st.predicted_calls);
+  CHECK(st.predicted_calls >= 5, "only %lld predicted calls", st.predicted_calls);
   double mean_err = st.predicted_calls ? st.pred_abs_error_sum / st.predicted_calls : 1;
   double jitter = jitter_sum / 5;
   printf("rank %d prediction error: mean %.3f ms, max %.3f ms over %lld calls (compute 80 ms, sleep jitter %.3f ms)\n",
          rank, mean_err * 1e3, st.pred_abs_error_max * 1e3, st.predicted_calls, jitter * 1e3);
-  EXPECT(mean_err < 0.02 * 0.080 + jitter, "mean prediction error %.3f ms exceeds 2%% of 80 ms + jitter %.3f ms",
+  CHECK(mean_err < 0.02 * 0.080 + jitter, "mean prediction error %.3f ms exceeds 2%% of 80 ms + jitter %.3f ms",
          mean_err * 1e3, jitter * 1e3);
 }
 
@@ -87,7 +72,7 @@ static void test_predict(void) {
  * and exchanged arrivals come out in their real order. */
 static void test_clock(void) {
   const char *spec = getenv("PAT_TEST_CLOCK_SKEW");
-  EXPECT(spec != NULL, "run with PAT_TEST_CLOCK_SKEW set");
+  CHECK(spec != NULL, "run with PAT_TEST_CLOCK_SKEW set");
   if (!spec) return;
   long long skew[64] = {0};
   char *p = (char *)spec;
@@ -96,7 +81,7 @@ static void test_clock(void) {
     if (*p == ',') p++;
   }
   long long err = pat_clock_offset_ns() + skew[rank] - skew[0];
-  EXPECT(llabs(err) < 1000000, "offset %lld ns does not undo skew %lld (error %lld ns)",
+  CHECK(llabs(err) < 1000000, "offset %lld ns does not undo skew %lld (error %lld ns)",
          (long long)pat_clock_offset_ns(), skew[rank] - skew[0], err);
   if (rank == 0) printf("clock: rank 0 sees offset error check; skews %s\n", spec);
   /* arrivals staggered by 30 ms in rank order must be exchanged in that order */
@@ -111,7 +96,7 @@ static void test_clock(void) {
   pat_debug_last_plan(MPI_COMM_WORLD, &digest, &alg, arr);
   for (int r = 1; r < P; r++) {
     double gap_ms = (arr[r] - arr[r - 1]) * 1e-6;
-    EXPECT(gap_ms > 20 && gap_ms < 40, "exchanged arrivals of ranks %d,%d are %.2f ms apart (expected ~30)", r - 1, r,
+    CHECK(gap_ms > 20 && gap_ms < 40, "exchanged arrivals of ranks %d,%d are %.2f ms apart (expected ~30)", r - 1, r,
            gap_ms);
   }
   free(arr);
@@ -141,7 +126,7 @@ static void test_agree(void) {
     for (int r = 1; r < P; r++)
       if (all[r] != all[0]) disagreements++;
   }
-  EXPECT(disagreements == 0, "%d disagreements between ranks' decisions", disagreements);
+  CHECK(disagreements == 0, "%d disagreements between ranks' decisions", disagreements);
   free(all);
 }
 
@@ -205,14 +190,14 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  EXPECT(PAT_Init() == MPI_SUCCESS, "PAT_Init");
+  CHECK(PAT_Init() == MPI_SUCCESS, "PAT_Init");
   const char *what = argc > 1 ? argv[1] : "live";
   if (!strcmp(what, "predict")) test_predict();
   else if (!strcmp(what, "clock")) test_clock();
   else if (!strcmp(what, "agree")) test_agree();
   else if (!strcmp(what, "churn")) test_churn();
   else test_live();
-  EXPECT(PAT_Finalize() == MPI_SUCCESS, "PAT_Finalize");
+  CHECK(PAT_Finalize() == MPI_SUCCESS, "PAT_Finalize");
   char title[64];
   snprintf(title, sizeof title, "arrival %s, P=%d", what, P);
   int bad = report_failures(title, cases, failures, MPI_COMM_WORLD);

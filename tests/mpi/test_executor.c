@@ -38,16 +38,6 @@
 static int rank;
 static long failures, cases;
 
-#define CHECK(cond, ...)                                         \
-  do {                                                           \
-    cases++;                                                     \
-    if (!(cond)) {                                               \
-      failures++;                                                \
-      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                              \
-      fputc('\n', stderr);                                       \
-    }                                                            \
-  } while (0)
 
 /* Packed buffers for P = 2 over a stage of 2 blocks (not touched here). */
 static pat_buffers packed_buffers(MPI_Comm comm, size_t block_bytes) {

@@ -22,21 +22,6 @@
 static long failures, cases;
 static int rank, P;
 
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    cases++;                                              \
-    if (!(cond)) {                                        \
-      failures++;                                         \
-      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fprintf(stderr, "\n");                              \
-    }                                                     \
-  } while (0)
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
 
 /* A few all-gathers on comm with a pause before each (so that background
  * threads contribute ahead of the next call and plan it), results checked. */

@@ -21,21 +21,6 @@
 static long failures, cases;
 static int rank, P;
 
-#define CHECK(cond, ...)                                         \
-  do {                                                           \
-    cases++;                                                     \
-    if (!(cond)) {                                               \
-      failures++;                                                \
-      fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                              \
-      fprintf(stderr, "\n");                                     \
-    }                                                            \
-  } while (0)
-
-static void sleep_ms(double ms) {
-  struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000 * (long)(ms / 1000)) * 1e6)};
-  nanosleep(&ts, NULL);
-}
 
 static unsigned shared_seed = 7; /* the same sequence on every rank: sizes, phases */
 static int shared_rand(int n) { return rand_r(&shared_seed) % n; }

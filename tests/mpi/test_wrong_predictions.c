@@ -40,11 +40,6 @@ static int64_t lie(int r, int p, int64_t seq, int64_t predicted) {
   }
 }
 
-static void sleep_ms(double ms) {
-  struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000 * (long)(ms / 1000)) * 1e6)};
-  nanosleep(&ts, NULL);
-}
-
 static void one_call(const char *alg, int n, int iter, MPI_Comm comm) {
   int p, r;
   MPI_Comm_size(comm, &p);
