@@ -19,7 +19,6 @@
 static long failures, cases;
 static int rank, P;
 
-
 /* An all-gather of n ints whose result is checked. */
 static void gather_checked(MPI_Comm comm, int n, int iter) {
   int p, r;

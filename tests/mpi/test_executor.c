@@ -38,7 +38,6 @@
 static int rank;
 static long failures, cases;
 
-
 /* Packed buffers for P = 2 over a stage of 2 blocks (not touched here). */
 static pat_buffers packed_buffers(MPI_Comm comm, size_t block_bytes) {
   pat_buffers b;

@@ -22,7 +22,6 @@
 static long failures, cases;
 static int rank, P;
 
-
 /* A few all-gathers on comm with a pause before each (so that background
  * threads contribute ahead of the next call and plan it), results checked. */
 static void use(MPI_Comm comm, int calls, int count) {

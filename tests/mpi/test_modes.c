@@ -21,7 +21,6 @@
 static long failures, cases;
 static int rank, P;
 
-
 static unsigned shared_seed = 7; /* the same sequence on every rank: sizes, phases */
 static int shared_rand(int n) { return rand_r(&shared_seed) % n; }
 
