@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 ARRIVAL_AWARE = ("bdr", "bslb", "ard")
-CLASSIC = ("native", "ring", "nex", "rdb", "bruck", "lnbc")
+CLASSIC = ("native", "ring", "nex", "rdb", "bruck", "lnbc", "direct")
 ORDER = CLASSIC + ARRIVAL_AWARE + ("auto",)
 
 
