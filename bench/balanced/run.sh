@@ -16,7 +16,7 @@
 #   --model-shm FILE     model file for shm-model;  --model-cluster FILE  for cluster-model
 #   --configs LIST       comma list of the configurations above
 #   --lib [LABEL=]PATH   libpat_mpi.so to preload (repeatable; default $PAT_BUILD_DIR/libpat_mpi.so,
-#                        label "new"); PATH "none" runs without the preload (a sanity check:
+#                        label "new"); PATH "none" (label "none") runs without the preload (a sanity check:
 #                        both columns are MPI's own, the ratio should be ~1)
 #   --algs LIST          PAT_ALG values, each a session (default auto; native = libpat's
 #                        pass-through to MPI, a control)
@@ -90,8 +90,12 @@ B2B=$(readlink -f "$B2B")
 LABELS=() PATHS=()
 for spec in "${LIBS[@]}"; do
   label=new path=$spec
+  [ "$spec" = none ] && label=none # the sanity check is labelled as what it is
   if [[ $spec == *=* ]]; then label=${spec%%=*} path=${spec#*=}; fi
   [[ $label =~ ^[A-Za-z0-9_.-]+$ ]] || die "library label '$label': letters, digits, . _ - only"
+  for l in "${LABELS[@]}"; do
+    [ "$l" != "$label" ] || die "two libraries labelled '$label' (their runs would share file names): --lib LABEL=PATH"
+  done
   if [ "$path" != none ]; then
     [ -r "$path" ] || die "no library at $path"
     path=$(realpath -s "$path")

@@ -75,6 +75,8 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   if (pat_select(&cs->planner.select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
   memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
   out->wait = pat_select_wait(cs->P, arrival);
+  if (o.alg != out->static_alg && !pat_policy_gain_pays(cs, o.ebar_ns[out->static_alg], o.ebar_ns[o.alg], out->wait))
+    return; /* too little to gain: the static choice (its root: 0) */
   out->alg = o.alg;
   out->root = o.root;
   int other = exploration(cs, site, &o, 1e9 * out->wait);

@@ -52,8 +52,23 @@ int pat_policy_static_alg(const pat_comm_state *cs, int64_t bytes) {
   unsigned without_arrivals = 0; /* arrival-aware algorithms need an exchange */
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)) without_arrivals |= 1u << alg;
-  int best = pat_model_measured_best(pat_netparams(), without_arrivals, cs->P, (double)bytes, NULL);
-  return best == PAT_ALG_UNKNOWN ? PAT_ALG_NATIVE : best;
+  const pat_model_params *mp = pat_netparams();
+  double t_best, t_native;
+  int best = pat_model_measured_best(mp, without_arrivals, cs->P, (double)bytes, &t_best);
+  if (best == PAT_ALG_UNKNOWN) return PAT_ALG_NATIVE;
+  if (pat_model_measured_time(mp, PAT_ALG_NATIVE, cs->P, (double)bytes, &t_native) &&
+      !(t_best < (1.0 - PAT_STATIC_MARGIN) * t_native))
+    return PAT_ALG_NATIVE;
+  return best;
+}
+
+int pat_policy_gain_pays(const pat_comm_state *cs, int64_t static_ns, int64_t best_ns, double wait_s) {
+  if (static_ns == INT64_MAX) return best_ns != INT64_MAX;
+  double st = 1e-9 * (double)static_ns, gain = st - 1e-9 * (double)best_ns;
+  double needed = PAT_GAIN_FRACTION * (st - wait_s); /* of the static choice's own cost, not of the wait */
+  double x = pat_policy_exchange_cost(cs);
+  if (x > needed) needed = x;
+  return gain > needed;
 }
 
 /* Exchanges for a setting: every call of a fixed arrival-aware algorithm,
@@ -118,11 +133,7 @@ static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, i
     found(cs, site, 0);
     return;
   }
-  double st = 1e-9 * (double)ebar_ns[static_alg], gain = st - 1e-9 * (double)ebar_ns[best];
-  double needed = PAT_GAIN_FRACTION * (st - wait); /* of the static choice's own cost, not of the wait */
-  double x = pat_policy_exchange_cost(cs);
-  if (x > needed) needed = x;
-  found(cs, site, gain > needed);
+  found(cs, site, pat_policy_gain_pays(cs, ebar_ns[static_alg], ebar_ns[best], wait));
 }
 
 /* The records' previous calls, if every rank made the same one. */

@@ -17,6 +17,11 @@
  *    instrumentation); after PAT_QUIET_MAX exchanged calls in a row that
  *    found nothing to gain, the site goes back to STATIC.
  *
+ * The static choice is NATIVE unless a classic algorithm's measured time is
+ * PAT_STATIC_MARGIN below NATIVE's.  An exchanged call runs the selection's
+ * best algorithm only if it pays by the rule below; otherwise the static
+ * choice (a jittery balanced call must not wander among algorithms).
+ *
  * A probe or an exchanged call finds something to gain when the selection
  * predicts the best algorithm at least max(PAT_GAIN_FRACTION of the static
  * choice's own cost -- its prediction less the wait for the last arrival,
@@ -47,6 +52,10 @@ struct pat_comm_state;
                                  that appears is found within PAT_PROBE_MAX calls */
 #define PAT_QUIET_MAX 3       /* exchanged calls without gain before a site goes static */
 #define PAT_GAIN_FRACTION 0.05
+#define PAT_STATIC_MARGIN 0.10 /* a classic algorithm replaces NATIVE as the static choice only if its
+                                  measured balanced time is at least this much smaller: calibration
+                                  noise must not make a balanced code pay (b2b on shared memory with a
+                                  --quick model: NEX/RDB picked at 1-64 B ran 1.2-1.5x NATIVE) */
 
 enum pat_site_mode { PAT_MODE_STATIC = 0, PAT_MODE_EXCHANGE = 1 };
 
@@ -107,6 +116,10 @@ int pat_policy_call_exchanges(const struct pat_comm_state *cs, int setting, int 
 
 /* The static choice for blocks of `bytes`: the algorithm with the smallest
  * measured balanced time for this P, or NATIVE without one. */
+/* Whether running an algorithm predicted at best_ns instead of the static
+ * choice predicted at static_ns pays, for arrivals whose last one costs a wait
+ * of wait_s: the rule above. */
+int pat_policy_gain_pays(const struct pat_comm_state *cs, int64_t static_ns, int64_t best_ns, double wait_s);
 int pat_policy_static_alg(const struct pat_comm_state *cs, int64_t bytes);
 
 /* An exchanged call at `site` has run what `choice` says: learn from the
