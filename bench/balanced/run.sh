@@ -114,13 +114,8 @@ git -C "$REPO" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitte
 FAILED=0
 
 # ------------------------------------------------------------------ helpers
-quote() {
-  local a q="'" out=()
-  for a in "$@"; do
-    if [[ $a =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then out+=("$a"); else out+=("$q${a//$q/$q\\$q$q}$q"); fi
-  done
-  echo "${out[*]}"
-}
+# shellcheck source=../shell_quote.sh
+source "$REPO/bench/shell_quote.sh"
 
 machine_idle() { # idle share of all cores over one second, in percent ("?" if unknown)
   local a b

@@ -45,13 +45,8 @@ mkdir -p "$OUT"
 # "$ command" line per step, quoted so that it can be pasted into a shell,
 # and "#" notes.
 LOG="$OUT/README.md"
-quote() {
-  local a q="'" out=()
-  for a in "$@"; do
-    if [[ $a =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then out+=("$a"); else out+=("$q${a//$q/$q\\$q$q}$q"); fi
-  done
-  echo "${out[*]}"
-}
+# shellcheck source=../shell_quote.sh
+source bench/shell_quote.sh
 note() { echo "    # $*" >>"$LOG"; }
 run() { echo "    \$ $(quote "$@")" >>"$LOG"; echo "\$ $(quote "$@")"; "$@"; }
 
