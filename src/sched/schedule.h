@@ -61,8 +61,22 @@ typedef struct pat_op {
 #define PAT_SCHED_PIECES 0x4u     /* uses block pieces: must run on packed bytes */
 #define PAT_SCHED_ARRIVAL 0x8u    /* built from a predicted PAP (arrival-aware) */
 
+/* How a rank runs its ops (the contract between the executor and the model's
+ * replay; both must implement exactly this):
+ *  - send_window == 0, LOCKSTEP: step by step; post the step's receives, then
+ *    its sends, complete them all, then the next step.
+ *  - send_window  > 0, DATA FLOW: steps only name messages (the tag) and order
+ *    a rank's ops.  Every receive may be posted ahead, from the moment the rank
+ *    starts running the schedule.  Sends are taken in (step, order added)
+ *    order; whenever fewer than send_window of the rank's sends are in flight,
+ *    the first send not yet posted whose spans are all held is posted (own
+ *    block: held from the rank's arrival; anything else: from the completion of
+ *    the receive that brings it).  A later ready send may thus overtake an
+ *    earlier one that waits for data.  Signals count as sends and receives.
+ *    The call ends when every op has completed. */
 typedef struct pat_sched {
   int P;          /* number of ranks */
+  int send_window; /* 0: lockstep; > 0: data flow with that many sends in flight (above) */
   int self;       /* the only rank whose ops are stored, or PAT_ALL_RANKS */
   int nsteps;     /* 1 + the largest step number used */
   int alg;        /* algorithm id that built it (enum pat_alg_id) */
