@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""The table of bench/balanced/osu.sh: OSU's average latency per size, the
+median over interleaved rounds per configuration and variant, and the ratio
+libpat/native per size (> 1: libpat slower), with the geometric mean and the
+worst size.  A bootstrap over rounds (paired by round) gives a 95% interval
+for the geometric mean.  Writes DIR/osu.csv; prints markdown.
+
+usage: osu_table.py DIR
+"""
+import csv
+import glob
+import math
+import os
+import random
+import re
+import statistics
+import sys
+
+
+def parse(path):
+    """{size: avg latency us} from one OSU output."""
+    out = {}
+    for line in open(path, errors="replace"):
+        m = re.match(r"^\s*(\d+)\s+([0-9.]+)\s*$", line) or re.match(r"^\s*(\d+)\s+([0-9.]+)\s", line)
+        if m and not line.lstrip().startswith("#"):
+            out[int(m.group(1))] = float(m.group(2))
+    return out
+
+
+def geo(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main(d):
+    runs = {}  # (cfg, var) -> {round: {size: us}}
+    for f in glob.glob(os.path.join(d, "raw", "*.txt")):
+        m = re.match(r"(.+)-(native|preload|model)-(\d+)\.txt$", os.path.basename(f))
+        if m:
+            runs.setdefault((m.group(1), m.group(2)), {})[int(m.group(3))] = parse(f)
+    with open(os.path.join(d, "osu.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["config", "variant", "round", "size", "avg_us"])
+        for (cfg, var), rounds in sorted(runs.items()):
+            for r, sizes in sorted(rounds.items()):
+                for s, us in sorted(sizes.items()):
+                    w.writerow([cfg, var, r, s, us])
+    rng = random.Random(1)
+    print("| configuration | variant | geo mean libpat/native [95% CI] | worst size (ratio) | rounds |")
+    print("|---|---|---|---|---|")
+    details = []
+    for cfg in sorted({c for c, _ in runs}):
+        nat = runs.get((cfg, "native"), {})
+        for var in ("preload", "model"):
+            lib = runs.get((cfg, var))
+            if not lib or not nat:
+                continue
+            common = sorted(set(nat) & set(lib))
+            sizes = sorted(set.intersection(*[set(nat[r]) & set(lib[r]) for r in common])) if common else []
+            if not sizes:
+                continue
+            med = lambda rs, s: statistics.median(rs[r][s] for r in common)
+            ratios = {s: med(lib, s) / med(nat, s) for s in sizes}
+            g = geo(list(ratios.values()))
+            boots = []
+            for _ in range(2000):
+                pick = [rng.choice(common) for _ in common]
+                rb = [statistics.median(lib[r][s] for r in pick) / statistics.median(nat[r][s] for r in pick) for s in sizes]
+                boots.append(geo(rb))
+            boots.sort()
+            lo, hi = boots[int(0.025 * len(boots))], boots[int(0.975 * len(boots)) - 1]
+            worst = max(sizes, key=lambda s: ratios[s])
+            print(f"| {cfg} | {var} | {g:.3f} [{lo:.3f}, {hi:.3f}] | {worst} B ({ratios[worst]:.3f}) | {len(common)} |")
+            details.append((cfg, var, sizes, ratios, {s: med(nat, s) for s in sizes}, {s: med(lib, s) for s in sizes}))
+    for cfg, var, sizes, ratios, n, l in details:
+        print(f"\n**{cfg}, {var}**: median avg latency (us) per size\n")
+        print("| size (B) | native | libpat | ratio |")
+        print("|---|---|---|---|")
+        for s in sizes:
+            print(f"| {s} | {n[s]:.2f} | {l[s]:.2f} | {ratios[s]:.3f} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
