@@ -185,7 +185,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   pat_comm_state *cs;
   rc = pat_comm_get(comm, &cs);
   if (rc != MPI_SUCCESS) return rc;
-  pthread_mutex_lock(&cs->lock);
+  pat_comm_enter_call(cs);
   int setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on
    * every rank (ranks passing different sizes) leaves no trace in the table */
@@ -205,7 +205,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   }
   if (!ran) {
     cs->policy.prev_call = -1; /* no measurement to pass on (alike on every rank) */
-    pthread_mutex_unlock(&cs->lock);
+    pat_comm_leave_call(cs);
     return rc;
   }
   int64_t exit_ns = pat_clock_global_ns();
@@ -218,12 +218,12 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (exchanged) finish_exchanged(cs, site, setting);
   pat_sites_record(&cs->sites, site, arrival, exit_ns);
   pat_policy_end_call(cs, site, alg, arrival, exit_ns, setting);
-  cs->planner.last_alg = alg;
+  __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;
   pat_report_call(cs, site, recvtype, exit_ns - arrival, &st);
   if (rc == MPI_SUCCESS) pat_contribute_from_history(cs);
-  pthread_mutex_unlock(&cs->lock);
+  pat_comm_leave_call(cs);
   pat_stats_call(&st);
   pat_comm_set_current(cs);
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: %s failed", pat_algorithms[alg].name);

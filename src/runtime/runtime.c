@@ -172,8 +172,7 @@ const char *PAT_LastAlg(MPI_Comm comm) {
   if (!pat_proc.initialized || comm == MPI_COMM_NULL) return "";
   pat_comm_state *cs = pat_comm_find(comm);
   if (!cs) return "";
-  pthread_mutex_lock(&cs->lock);
-  int alg = cs->planner.last_alg;
-  pthread_mutex_unlock(&cs->lock);
+  /* unlocked: a query must not wait for a call in progress on another thread */
+  int alg = __atomic_load_n(&cs->planner.last_alg, __ATOMIC_RELAXED);
   return alg >= 0 ? pat_algorithms[alg].name : "";
 }
