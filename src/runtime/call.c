@@ -89,6 +89,22 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
   return rc;
 }
 
+/* Zero bytes on a classic schedule without an exchange: nothing tells this
+ * rank that the others passed zero too, so the schedule still runs, with
+ * one-byte blocks of scratch (the user's buffers are not touched).  A rank
+ * that passed 0 while others pass more then receives their larger blocks
+ * and returns MPI_ERR_TRUNCATE, instead of returning at once and leaving
+ * them waiting (issue 25, defect 4).  The cost: a correct all-zero call
+ * takes the schedule's rounds of one-byte messages. */
+static int run_zero(pat_comm_state *cs, int alg, const call_args *c) {
+  char *scratch = calloc((size_t)cs->P + 1, 1);
+  if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
+  call_args z = {scratch + cs->P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1};
+  int rc = run_classic(cs, alg, &z);
+  free(scratch);
+  return rc;
+}
+
 /* The planned arrival-aware schedule: packed on the plan's stage, where the
  * background thread may already have received (and forwarded) blocks. */
 static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_steps, long long *fg_steps) {
@@ -201,7 +217,10 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
           : setting >= 0    ? setting
           : site >= 0       ? cs->policy.site[site].static_alg
                             : pat_policy_static_alg(cs, c.bytes);
-    rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
+    if (c.bytes == 0 && cs->P > 1 && alg != PAT_ALG_NATIVE && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
+      rc = run_zero(cs, alg, &c);
+    else
+      rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
   }
   if (!ran) {
     cs->policy.prev_call = -1; /* no measurement to pass on (alike on every rank) */
