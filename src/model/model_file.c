@@ -112,8 +112,10 @@ static int next_line(const char **p, char *buf, size_t size) {
   if (len >= size) return -1;
   memcpy(buf, *p, len);
   buf[len] = '\0';
-  if (len && buf[len - 1] == '\r') buf[--len] = '\0';
+  /* advance by the line as read, before the CR is stripped: a last line
+   * ending in CR without LF would otherwise be read again forever */
   *p = nl ? nl + 1 : *p + len;
+  if (len && buf[len - 1] == '\r') buf[--len] = '\0';
   return 0;
 }
 

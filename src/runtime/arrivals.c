@@ -1,6 +1,7 @@
 /* The runtime's side of arrival prediction (see arrivals.h). */
 #include "runtime/arrivals.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "pat.h"
@@ -11,9 +12,30 @@
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
-static pat_phase phase; /* the application's compute phase (one per process) */
+/* Each thread has its own compute phase: threads that instrument at the same
+ * time never see each other's start or edge.  A phase made before the last
+ * PAT_Init is forgotten (its generation is old). */
+static _Thread_local pat_phase phase;
+static _Thread_local unsigned phase_generation;
+static atomic_uint generation = 1;
+/* Some thread started a phase: the process is instrumented, and the
+ * call-site history no longer predicts (instrumentation does). */
+static atomic_int instrumented;
 
-void pat_arrivals_reset(void) { memset(&phase, 0, sizeof phase); }
+void pat_arrivals_reset(void) {
+  atomic_fetch_add(&generation, 1);
+  atomic_store(&instrumented, 0);
+}
+
+/* The calling thread's phase, cleared if it dates from before PAT_Init. */
+static pat_phase *my_phase(void) {
+  unsigned g = atomic_load_explicit(&generation, memory_order_relaxed);
+  if (phase_generation != g) {
+    memset(&phase, 0, sizeof phase);
+    phase_generation = g;
+  }
+  return &phase;
+}
 
 int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind) {
   if (cs->x.state != PAT_X_IDLE || cs->P < 2) return MPI_SUCCESS;
@@ -34,19 +56,25 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
 }
 
 void pat_contribute_from_history(pat_comm_state *cs) {
-  if (!pat_proc.background || phase.instrumented || !cs->policy.next_exchanges) return;
+  if (!pat_proc.background || atomic_load_explicit(&instrumented, memory_order_relaxed) ||
+      !cs->policy.next_exchanges)
+    return;
   int site;
   int64_t arrival, bytes;
   if (!pat_sites_predict(&cs->sites, &site, &arrival, &bytes)) return;
   pat_contribute(cs, arrival, bytes, PAT_XREC_HISTORY);
 }
 
-/* A prediction made by instrumentation goes to the communicator used last;
- * early contributions need the background thread to progress them. */
+/* A prediction made by instrumentation goes to the communicator of the
+ * process's last all-gather; early contributions need the background thread
+ * to progress them.  If that communicator is inside a call (on another
+ * thread), the prediction is dropped rather than waited for: that call may
+ * need other ranks whose instrumenting threads wait likewise (issue 25), and
+ * the call after it contributes on arrival instead. */
 static void contribute_current(int64_t arrival_ns, int kind) {
   if (!pat_proc.background) return;
-  pat_comm_state *cs = pat_comm_lock_current();
-  if (!cs) return; /* no all-gather yet: nothing to predict for */
+  pat_comm_state *cs = pat_comm_try_current();
+  if (!cs) return; /* no all-gather yet, or it is busy: nothing to predict for now */
   if (cs->policy.next_exchanges && cs->sites.last >= 0)
     pat_contribute(cs, arrival_ns, cs->sites.site[cs->sites.last].bytes, kind);
   pat_comm_unlock_current(cs);
@@ -59,14 +87,21 @@ static int phase_error(const char *fn, int status) {
 
 int PAT_ProcessingStart(void) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_ProcessingStart: call PAT_Init first");
-  pat_phase_start(&phase, pat_clock_global_ns());
+  pat_phase *ph = my_phase();
+  /* a second start would silently move the phase's origin and with it the
+   * edge's extrapolation: an error, the open phase stays as it was */
+  if (ph->active)
+    return pat_fail(MPI_ERR_OTHER,
+                    "PAT_ProcessingStart: this thread's compute phase is already open (call PAT_ProcessingEnd first)");
+  pat_phase_start(ph, pat_clock_global_ns());
+  atomic_store_explicit(&instrumented, 1, memory_order_relaxed);
   return MPI_SUCCESS;
 }
 
 int PAT_Edge(double percent) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Edge: call PAT_Init first");
   int64_t arrival;
-  int status = pat_phase_edge(&phase, pat_clock_global_ns(), percent, &arrival);
+  int status = pat_phase_edge(my_phase(), pat_clock_global_ns(), percent, &arrival);
   if (status < 0) return phase_error("PAT_Edge", status);
   if (status == PAT_PHASE_PREDICT) contribute_current(arrival, PAT_XREC_EDGE);
   return MPI_SUCCESS;
@@ -75,7 +110,7 @@ int PAT_Edge(double percent) {
 int PAT_ProcessingEnd(void) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_ProcessingEnd: call PAT_Init first");
   int64_t arrival;
-  int status = pat_phase_end(&phase, pat_clock_global_ns(), &arrival);
+  int status = pat_phase_end(my_phase(), pat_clock_global_ns(), &arrival);
   if (status < 0) return phase_error("PAT_ProcessingEnd", status);
   if (status == PAT_PHASE_PREDICT) contribute_current(arrival, PAT_XREC_PHASE_END);
   return MPI_SUCCESS;

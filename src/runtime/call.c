@@ -4,7 +4,9 @@
  * executor (or the MPI library's own all-gather for NATIVE); finally the call
  * site's history, which predicts the next arrival.
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pat.h"
 #include "pat/clock.h"
@@ -89,6 +91,22 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
   return rc;
 }
 
+/* Zero bytes on a classic schedule without an exchange: nothing tells this
+ * rank that the others passed zero too, so the schedule still runs, with
+ * one-byte blocks of scratch (the user's buffers are not touched).  A rank
+ * that passed 0 while others pass more then receives their larger blocks
+ * and returns MPI_ERR_TRUNCATE, instead of returning at once and leaving
+ * them waiting (issue 25, defect 4).  The cost: a correct all-zero call
+ * takes the schedule's rounds of one-byte messages. */
+static int run_zero(pat_comm_state *cs, int alg, const call_args *c) {
+  char *scratch = calloc((size_t)cs->P + 1, 1);
+  if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
+  call_args z = {scratch + cs->P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1};
+  int rc = run_classic(cs, alg, &z);
+  free(scratch);
+  return rc;
+}
+
 /* The planned arrival-aware schedule: packed on the plan's stage, where the
  * background thread may already have received (and forwarded) blocks. */
 static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_steps, long long *fg_steps) {
@@ -121,17 +139,88 @@ static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *b
   return run_classic(cs, alg, c);
 }
 
+static int records_all_actual(const pat_exchange *x) {
+  for (int i = 0; i < x->P; i++)
+    if (x->all[i].kind != PAT_XREC_ACTUAL) return 0;
+  return 1;
+}
+
+/* The records in hand were made ahead and cannot settle this call's size:
+ * drop them (and any plan), and exchange again, every rank on arrival.
+ * Every rank that gets here gets here alike (decided from agreed facts). */
+static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const call_args *c, pat_xsummary *sum) {
+  pat_plan_drop(cs);
+  pat_exchange_consume(&cs->x);
+  int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
+  if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
+  if (rc == MPI_SUCCESS) pat_exchange_summary(&cs->x, sum);
+  return rc;
+}
+
+/* Keep the plan if it was made for (setting, bytes), else decide it now:
+ * what every rank whose call matches the records does, so that all of them
+ * run the same schedule with the same tags. */
+static void plan_for(pat_comm_state *cs, int site, int setting, int64_t bytes, const pat_xsummary *sum) {
+  pat_plan *plan = &cs->planner.plan;
+  int as_expected = sum->setting == setting && sum->agreed_bytes == bytes;
+  if (plan->decided && !(as_expected && plan->setting == setting && plan->bytes == bytes)) pat_plan_drop(cs);
+  if (!plan->decided) pat_plan_decide(cs, site, setting, bytes, sum->complete_ns, !as_expected);
+}
+
+/* This rank's size differs from the one every record predicted (records
+ * made ahead, from history or an edge).  Either every rank's does (a
+ * correct program that changed its size) or only some (an erroneous one),
+ * and this rank cannot tell which, while the ranks whose size matches run
+ * the predicted plan at once.  So this rank runs that plan too, with
+ * scratch blocks of the predicted size filled with a marker: if every block
+ * it receives is a marker, every rank is here, and all exchange again on
+ * arrival; otherwise some rank gathered real data: an erroneous program,
+ * MPI_ERR_TRUNCATE here (the matching ranks cannot tell: they return
+ * success with a marker block).  Returns 1 if every rank is here. */
+static int run_with_markers(pat_comm_state *cs, int setting, int64_t own, const pat_xsummary *sum, pat_call_stats *st,
+                            int *rc) {
+  static const unsigned char magic[16] = {0x70, 0x61, 0x74, 0x3a, 0x73, 0x69, 0x7a, 0x65,
+                                          0xa5, 0x5a, 0xc3, 0x3c, 0x96, 0x69, 0x0f, 0xf0};
+  int64_t B = sum->agreed_bytes;
+  if (B > INT32_MAX) {
+    *rc = pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: this rank's size differs from the predicted one");
+    return 0;
+  }
+  unsigned char *buf = malloc((size_t)B * (size_t)(cs->P + 1));
+  if (!buf) {
+    *rc = pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
+    return 0;
+  }
+  unsigned char *mine = buf + (size_t)B * (size_t)cs->P;
+  for (int64_t i = 0; i < B; i++) mine[i] = magic[i % 16];
+  call_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->user, B};
+  plan_for(cs, pat_sites_lookup(&cs->sites, B), setting, B, sum);
+  st->alg = cs->planner.plan.choice.alg;
+  *rc = run_alg(cs, st->alg, &m, &st->bg_steps, &st->fg_steps);
+  int all_markers = *rc == MPI_SUCCESS;
+  for (int r = 0; r < cs->P && all_markers; r++)
+    if (memcmp(buf + (size_t)B * (size_t)r, mine, (size_t)B) != 0) all_markers = 0;
+  free(buf);
+  if (!all_markers)
+    *rc = pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: this rank passed %lld bytes per block where the other ranks "
+                                     "pass %lld (an erroneous program); nothing was gathered here",
+                   (long long)own, (long long)B);
+  return all_markers;
+}
+
 /* A call that exchanges arrivals first: contribute (if not yet), wait for
  * every record, keep the plan made ahead if it was made for exactly this
  * call, else plan now; run it.  *ran = 0: nothing ran (the exchange
  * failed, or the records show that ranks passed different sizes).  Then
- * finish_exchanged. */
+ * finish_exchanged.  *ran_bytes: the size the call ran as -- this rank's,
+ * or the predicted one when this rank's size alone differed (it then
+ * records the call as the others do, so that their states stay alike). */
 static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arrival, const call_args *c,
-                         pat_call_stats *st, int *ran) {
+                         pat_call_stats *st, int *ran, int64_t *ran_bytes) {
+  *ran_bytes = c->bytes;
   int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
   int64_t t0 = pat_clock_local_ns();
   if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
-  st->exchange_wait_s = (double)(pat_clock_local_ns() - t0) * 1e-9;
   *ran = rc == MPI_SUCCESS;
   if (!*ran) return pat_fail(rc, "PAT_Allgather: arrival exchange failed");
   if (cs->x.mine.kind != PAT_XREC_ACTUAL) {
@@ -140,7 +229,27 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   }
   pat_xsummary sum;
   pat_exchange_summary(&cs->x, &sum);
-  pat_plan *plan = &cs->planner.plan;
+  /* Records made ahead carry predicted sizes: they settle this call only if
+   * they agree and this rank's size is theirs (issue 25, defect 3). */
+  if (!records_all_actual(&cs->x)) {
+    int again = sum.agreed_bytes <= 0; /* the predictions disagree: every rank sees it */
+    if (!again && sum.agreed_bytes != c->bytes) {
+      again = run_with_markers(cs, setting, c->bytes, &sum, st, &rc);
+      if (!again) { /* the others ran the predicted call: record it as they do */
+        *ran_bytes = sum.agreed_bytes;
+        st->exchange_wait_s = (double)(pat_clock_local_ns() - t0) * 1e-9;
+        return rc;
+      }
+    }
+    if (again) {
+      rc = exchange_on_arrival(cs, arrival, c, &sum);
+      if (rc != MPI_SUCCESS) {
+        *ran = 0;
+        return pat_fail(rc, "PAT_Allgather: arrival exchange failed");
+      }
+    }
+  }
+  st->exchange_wait_s = (double)(pat_clock_local_ns() - t0) * 1e-9;
   if (sum.actual_bytes_differ) { /* every rank sees the same records: all of them stop here */
     pat_plan_drop(cs);
     pat_exchange_consume(&cs->x);
@@ -151,11 +260,9 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   /* A plan made in the background stands only if it was made for exactly
    * this call; every rank sees the same records and the same call, so all
    * of them keep it or all of them replan. */
-  int as_expected = sum.setting == setting && sum.agreed_bytes == c->bytes;
-  if (plan->decided && !(as_expected && plan->setting == setting && plan->bytes == c->bytes)) pat_plan_drop(cs);
-  if (!plan->decided) pat_plan_decide(cs, site, setting, c->bytes, sum.complete_ns, !as_expected);
-  st->alg = plan->choice.alg;
-  return run_alg(cs, plan->choice.alg, c, &st->bg_steps, &st->fg_steps);
+  plan_for(cs, site, setting, c->bytes, &sum);
+  st->alg = cs->planner.plan.choice.alg;
+  return run_alg(cs, st->alg, c, &st->bg_steps, &st->fg_steps);
 }
 
 /* After an exchanged call ran (at `site`, created by now): the policy learns
@@ -185,7 +292,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   pat_comm_state *cs;
   rc = pat_comm_get(comm, &cs);
   if (rc != MPI_SUCCESS) return rc;
-  pthread_mutex_lock(&cs->lock);
+  pat_comm_enter_call(cs);
   int setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on
    * every rank (ranks passing different sizes) leaves no trace in the table */
@@ -193,19 +300,28 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   pat_call_stats st = {0};
   int exchanged = pat_policy_call_exchanges(cs, setting, fresh);
   if (exchanged) {
-    rc = run_exchanged(cs, site, setting, arrival, &c, &st, &ran);
+    int64_t ran_bytes;
+    rc = run_exchanged(cs, site, setting, arrival, &c, &st, &ran, &ran_bytes);
     alg = st.alg;
+    if (ran_bytes != c.bytes) { /* this rank's size alone differed: recorded as the others record the call */
+      c.bytes = ran_bytes;
+      site = pat_sites_lookup(&cs->sites, c.bytes);
+      fresh = site < 0;
+    }
   } else {
     /* a fixed classic setting, the static choice of auto, or a single process */
     alg = cs->P < 2         ? PAT_ALG_RING
           : setting >= 0    ? setting
           : site >= 0       ? cs->policy.site[site].static_alg
                             : pat_policy_static_alg(cs, c.bytes);
-    rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
+    if (c.bytes == 0 && cs->P > 1 && alg != PAT_ALG_NATIVE && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
+      rc = run_zero(cs, alg, &c);
+    else
+      rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
   }
   if (!ran) {
     cs->policy.prev_call = -1; /* no measurement to pass on (alike on every rank) */
-    pthread_mutex_unlock(&cs->lock);
+    pat_comm_leave_call(cs);
     return rc;
   }
   int64_t exit_ns = pat_clock_global_ns();
@@ -218,12 +334,12 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (exchanged) finish_exchanged(cs, site, setting);
   pat_sites_record(&cs->sites, site, arrival, exit_ns);
   pat_policy_end_call(cs, site, alg, arrival, exit_ns, setting);
-  cs->planner.last_alg = alg;
+  __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;
   pat_report_call(cs, site, recvtype, exit_ns - arrival, &st);
   if (rc == MPI_SUCCESS) pat_contribute_from_history(cs);
-  pthread_mutex_unlock(&cs->lock);
+  pat_comm_leave_call(cs);
   pat_stats_call(&st);
   pat_comm_set_current(cs);
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: %s failed", pat_algorithms[alg].name);

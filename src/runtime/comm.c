@@ -1,13 +1,15 @@
 /*
  * Per-communicator state: identity, lifecycle, registry (see comm.h).
  *
- * Locks, always taken in this order: current_lock, then a communicator's
- * lock; registry_lock is never held while taking another.  A state is freed
+ * Locks (docs/locks.md): current_lock, then a communicator's lock, never the
+ * other way round, and a communicator's lock is only tried while current_lock
+ * is held; registry_lock is never held while taking another.  A state is freed
  * only by the background thread at the end of a pass, or by PAT_Finalize
  * after the thread stopped, so the thread never sees one disappear.
  */
 #include "runtime/comm.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -209,14 +211,23 @@ void pat_comm_set_current(pat_comm_state *cs) {
   pthread_mutex_unlock(&current_lock);
 }
 
-pat_comm_state *pat_comm_lock_current(void) {
+pat_comm_state *pat_comm_try_current(void) {
   pthread_mutex_lock(&current_lock);
   pat_comm_state *cs = current;
-  if (!cs) {
-    pthread_mutex_unlock(&current_lock);
-    return NULL;
+  /* Only try: a foreground call holds the lock across blocking
+   * communication, and waiting for it here (with current_lock held) is the
+   * deadlock of issue 25.  The others who take it -- the background thread
+   * during one non-blocking pass, a query, a retirement -- hand it back
+   * after a bounded time, so retrying while no call holds it is bounded. */
+  while (cs && pthread_mutex_trylock(&cs->lock) != 0) {
+    if (atomic_load_explicit(&cs->in_call, memory_order_relaxed)) cs = NULL;
+    else sched_yield();
   }
-  pthread_mutex_lock(&cs->lock);
+  if (cs && atomic_load_explicit(&cs->in_call, memory_order_relaxed)) { /* cannot be: set under the lock */
+    pthread_mutex_unlock(&cs->lock);
+    cs = NULL;
+  }
+  if (!cs) pthread_mutex_unlock(&current_lock);
   return cs;
 }
 

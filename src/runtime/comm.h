@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "pat/exchange.h"
 #include "pat/sites.h"
@@ -26,6 +27,7 @@ typedef struct pat_comm_state {
   int *node;        /* node id of every rank (ranks sharing memory share it) */
   int background;   /* a background thread may work on it (the same on every rank) */
   pthread_mutex_t lock; /* the foreground holds it for a whole call; the background only tries */
+  atomic_int in_call;   /* a foreground call holds the lock (set and cleared under it): don't wait for it */
   pat_exchange x;          /* the arrival exchange of the next call (pat/exchange.h) */
   pat_sites sites;         /* call-site history: predicts the next arrival (pat/sites.h) */
   pat_planner planner;     /* plans and schedule caches (plan.h) */
@@ -48,11 +50,24 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out);
 pat_comm_state *pat_comm_find(MPI_Comm comm);
 
 /* The communicator of the last call: where instrumentation predictions go.
- * pat_comm_lock_current returns it locked (NULL if none), and it stays valid
- * until pat_comm_unlock_current, even if another thread frees it meanwhile. */
+ * pat_comm_try_current returns it locked, or NULL if there is none or a
+ * foreground call is inside it (it never waits for such a call, only for the
+ * background thread's bounded hand-over); it stays valid until
+ * pat_comm_unlock_current, even if another thread frees it meanwhile. */
 void pat_comm_set_current(pat_comm_state *cs);
-pat_comm_state *pat_comm_lock_current(void);
+pat_comm_state *pat_comm_try_current(void);
 void pat_comm_unlock_current(pat_comm_state *cs);
+
+/* A foreground call takes / leaves its communicator (the lock for the whole
+ * call, and the flag that tells others not to wait for it). */
+static inline void pat_comm_enter_call(pat_comm_state *cs) {
+  pthread_mutex_lock(&cs->lock);
+  atomic_store_explicit(&cs->in_call, 1, memory_order_relaxed);
+}
+static inline void pat_comm_leave_call(pat_comm_state *cs) {
+  atomic_store_explicit(&cs->in_call, 0, memory_order_relaxed);
+  pthread_mutex_unlock(&cs->lock);
+}
 
 /* Tell the background thread that cs has work (cs->lock held). */
 void pat_comm_mark_work(pat_comm_state *cs);

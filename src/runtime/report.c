@@ -4,10 +4,12 @@
  *
  * A communicator is named across ranks without any communication: by the
  * world ranks of its group (a hash, the lowest world rank of its rank 0, a
- * compact list for printing) and by how many communicators with the same
- * group this rank used before it.  Ranks of one communicator first use
- * communicators with identical groups in the same order (first use is a
- * collective call), so they agree on that number.
+ * compact list for printing) and its name.  Statistics aggregate per
+ * communicator shape (group and name) and call site (count, size, type), not
+ * per communicator or per call: a program that creates communicators or
+ * changes sizes without end keeps a bounded report (issue 25).  Beyond
+ * MAX_SHAPES shapes or MAX_ROWS rows, the rest is summed into one row of
+ * its own, printed as such.
  */
 #include "runtime/report.h"
 
@@ -21,6 +23,9 @@
 #include "runtime/stats.h"
 
 #define DESC PAT_REPORT_DESC
+#define MAX_SHAPES 256 /* communicator shapes kept apart; the others share one entry */
+#define MAX_ROWS 1024  /* finished rows kept apart; the others share one row */
+#define OTHERS "(others)"
 
 typedef struct rep_comm {
   uint64_t group_hash;
@@ -121,8 +126,19 @@ static int new_comm(pat_comm_state *cs) {
   name[0] = '\0';
   MPI_Comm_get_name(cs->user, name, &len);
   snprintf(rc.name, sizeof rc.name, "%s", name[0] ? name : "(unnamed)");
+  /* one entry per shape: communicators made again and again share it */
   for (int i = 0; i < ncomms; i++)
-    if (comms[i].group_hash == rc.group_hash && comms[i].P == rc.P) rc.occurrence++;
+    if (comms[i].group_hash == rc.group_hash && comms[i].P == rc.P && strcmp(comms[i].name, rc.name) == 0) return i;
+  if (ncomms >= MAX_SHAPES - 1) { /* the last entry stands for every further shape */
+    if (ncomms == MAX_SHAPES - 1) {
+      rc = (rep_comm){.group_hash = 0, .P = 0, .leader = -1};
+      snprintf(rc.name, sizeof rc.name, OTHERS);
+      snprintf(rc.group, sizeof rc.group, "-");
+      if (make_room((void **)&comms, ncomms, &cap_comms, sizeof *comms)) return -1;
+      comms[ncomms++] = rc;
+    }
+    return MAX_SHAPES - 1;
+  }
   if (make_room((void **)&comms, ncomms, &cap_comms, sizeof *comms)) return -1;
   comms[ncomms] = rc;
   return ncomms++;
@@ -160,13 +176,58 @@ static void describe_type(MPI_Datatype type, char *out, size_t size) {
     snprintf(out, size, "%s(%dB)", combiner_name(combiner), tsize);
 }
 
-/* The site's statistics become a finished row, and its slot is cleared. */
+static int same_site(const rep_record *a, const rep_record *b);
+
+/* Add b's counts and sums to a (the same site of the same shape). */
+static void add_record(rep_record *a, const rep_record *b) {
+  a->calls += b->calls;
+  a->pred_calls += b->pred_calls;
+  a->exchanged += b->exchanged;
+  for (int k = 0; k < PAT_ALG_COUNT; k++) {
+    a->algs[k] += b->algs[k];
+    a->learned[k] += b->learned[k];
+    a->pred_sum[k] += b->pred_sum[k];
+    a->meas_sum[k] += b->meas_sum[k];
+  }
+  a->e_sum += b->e_sum;
+  a->err_sum += b->err_sum;
+  if (b->e_max > a->e_max) a->e_max = b->e_max;
+  if (b->err_max > a->err_max) a->err_max = b->err_max;
+}
+
+/* A finished site goes into the row of its shape and site (made if new);
+ * when the table is full, into the one row of the others. */
+static void keep_row(rep_record *r) {
+  for (int k = 0; k < nrows_done; k++)
+    if (same_site(&rows[k], r)) {
+      add_record(&rows[k], r);
+      return;
+    }
+  if (nrows_done >= MAX_ROWS) {
+    r->group_hash = 0;
+    r->P = 0;
+    r->leader = -1;
+    r->count = -1;
+    r->bytes = -1;
+    snprintf(r->comm_name, DESC, OTHERS);
+    snprintf(r->group, DESC, "-");
+    snprintf(r->type_desc, DESC, "-");
+    for (int k = 0; k < nrows_done; k++)
+      if (same_site(&rows[k], r)) {
+        add_record(&rows[k], r);
+        return;
+      }
+  }
+  if (make_room((void **)&rows, nrows_done, &cap_rows, sizeof *rows)) return;
+  rows[nrows_done++] = *r;
+}
+
+/* The site's statistics become (part of) a finished row, and its slot is cleared. */
 static void finish_site(pat_comm_state *cs, int i) {
   pat_site_report *sr = &cs->report.site[i];
   if (sr->calls == 0 || cs->report.id <= 0) return;
-  if (make_room((void **)&rows, nrows_done, &cap_rows, sizeof *rows)) return;
   const rep_comm *c = &comms[cs->report.id - 1];
-  rep_record *r = &rows[nrows_done++];
+  rep_record row, *r = &row;
   memset(r, 0, sizeof *r);
   r->group_hash = c->group_hash;
   r->occurrence = c->occurrence;
@@ -192,6 +253,7 @@ static void finish_site(pat_comm_state *cs, int i) {
   memcpy(r->group, c->group, DESC);
   memcpy(r->type_desc, sr->type_desc, DESC);
   memset(sr, 0, sizeof *sr);
+  keep_row(r);
 }
 
 void pat_report_call(pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns, const pat_call_stats *call) {

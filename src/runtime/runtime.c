@@ -13,6 +13,7 @@
 #include "runtime/background.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
+#include "runtime/finalize_hook.h"
 #include "runtime/netparams.h"
 #include "runtime/report.h"
 #include "runtime/stats.h"
@@ -123,7 +124,9 @@ int PAT_Init(void) {
   if (rc != MPI_SUCCESS) return rc;
   pat_stats_reset();
   pat_arrivals_reset();
-  rc = start_thread_if_possible();
+  rc = pat_finalize_hook_install();
+  if (rc != MPI_SUCCESS) rc = pat_fail(rc, "PAT_Init: cannot put libpat's attribute on MPI_COMM_SELF");
+  if (rc == MPI_SUCCESS) rc = start_thread_if_possible();
   if (rc != MPI_SUCCESS) {
     pat_comms_finalize();
     MPI_Comm_free(&pat_proc.world);
@@ -138,12 +141,16 @@ int PAT_Finalize(void) {
   int mpi_down = 0;
   MPI_Finalized(&mpi_down);
   if (mpi_down) return pat_fail(MPI_ERR_OTHER, "PAT_Finalize: call it before MPI_Finalize");
+  pat_shut_down();
+  return MPI_SUCCESS;
+}
+
+void pat_shut_down(void) {
   pat_background_stop();
   pat_comms_finalize();
   pat_report_finalize();
   MPI_Comm_free(&pat_proc.world);
   pat_proc.initialized = 0;
-  return MPI_SUCCESS;
 }
 
 int PAT_Initialized(int *flag) {
@@ -172,8 +179,7 @@ const char *PAT_LastAlg(MPI_Comm comm) {
   if (!pat_proc.initialized || comm == MPI_COMM_NULL) return "";
   pat_comm_state *cs = pat_comm_find(comm);
   if (!cs) return "";
-  pthread_mutex_lock(&cs->lock);
-  int alg = cs->planner.last_alg;
-  pthread_mutex_unlock(&cs->lock);
+  /* unlocked: a query must not wait for a call in progress on another thread */
+  int alg = __atomic_load_n(&cs->planner.last_alg, __ATOMIC_RELAXED);
   return alg >= 0 ? pat_algorithms[alg].name : "";
 }

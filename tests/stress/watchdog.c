@@ -4,8 +4,10 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
@@ -19,9 +21,23 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
   return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
 }
 
+/* Every thread's stack, from gdb attached to this process (not if
+ * STRESS_NO_GDB is set, or gdb is missing): where a hang waits. */
+static void print_stacks(void) {
+  if (getenv("STRESS_NO_GDB")) return;
+  char cmd[256];
+  snprintf(cmd, sizeof cmd,
+           "gdb -batch -nx -p %d -ex 'thread apply all bt 30' 2>/dev/null | grep -v '^\\[New LWP' 1>&2",
+           (int)getpid());
+  fprintf(stderr, "HANG world rank %d: every thread's stack:\n", rank);
+  fflush(stderr);
+  if (system(cmd) != 0) fprintf(stderr, "(gdb could not print the stacks)\n");
+}
+
 static void report_and_abort(double stuck) {
   fprintf(stderr, "HANG %s world rank %d: no progress for %.0f s in: %s\n", program, rank, stuck, text);
   fflush(stderr);
+  print_stacks();
   MPI_Abort(MPI_COMM_WORLD, WATCHDOG_EXIT);
 }
 
