@@ -35,6 +35,7 @@ typedef struct sim {
   int P;
   pat_comm_state *rank[MAXP];
   int64_t now; /* common clock of the simulation */
+  double pred_noise_ms; /* predictions are the arrivals plus U[0, this] */
   long long exchanged, calls, arrival_aware;
 } sim;
 
@@ -61,16 +62,12 @@ static void free_rank(pat_comm_state *cs) {
  * and what it measured in its previous call. */
 static void exchange(sim *s, const int64_t *arrival, int64_t bytes, pat_xrec *all) {
   for (int q = 0; q < s->P; q++) {
-    const pat_policy *pl = &s->rank[q]->policy;
-    all[q] = (pat_xrec){.arrival_ns = arrival[q] + (int64_t)(urand() * 0.2 * MS),
+    all[q] = (pat_xrec){.arrival_ns = arrival[q] + (int64_t)(urand() * s->pred_noise_ms * MS),
                         .block_bytes = bytes,
                         .contributed_ns = s->now,
-                        .prev_call = pl->prev_call,
-                        .prev_arrival_ns = pl->prev_arrival_ns,
-                        .prev_elapsed_ns = pl->prev_elapsed_ns,
-                        .prev_alg = pl->prev_alg,
                         .setting = PAT_ALG_AUTO,
                         .kind = PAT_XREC_HISTORY};
+    pat_policy_fill_record(s->rank[q], bytes, &all[q]);
   }
   for (int r = 0; r < s->P; r++) {
     memcpy(s->rank[r]->x.all, all, (size_t)s->P * sizeof *all);
@@ -156,6 +153,7 @@ static void sim_start(sim *s, int P) {
   s->P = P;
   for (int r = 0; r < P; r++) s->rank[r] = make_rank(P, r);
   s->now = 1000 * MS;
+  s->pred_noise_ms = 0.2;
 }
 
 static void sim_end(sim *s) {
