@@ -88,7 +88,7 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
     const pat_guard *g = &cs->policy.site[site].guard;
     x.in.ratio = cs->policy.site[site].refine.ratio;
     held = !pat_guard_may_leave(g, cs->sites.site[site].calls);
-    if (!pat_guard_trusts_predictions(g)) x.in.allowed = classic_algorithms();
+    if (!pat_guard_trusts_predictions(g, cs->sites.site[site].calls)) x.in.allowed = classic_algorithms();
   } else {
     double t;
     held = !pat_model_measured_time(&x.mp, out->static_alg, cs->P, (double)bytes, &t);

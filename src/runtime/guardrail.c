@@ -8,9 +8,11 @@ void pat_guard_init(pat_guard *g, double prior_s) {
   memset(g, 0, sizeof *g);
   g->state = PAT_GUARD_STATIC;
   g->backoff = PAT_GUARD_BACKOFF_FIRST;
+  g->distrust_backoff = PAT_GUARD_DISTRUST_FIRST;
   if (prior_s > 0) {
     g->s_cost = prior_s;
     g->has_prior = 1;
+    g->credit = PAT_GUARD_CAP * prior_s; /* a first trial may lose up to the cap, no more */
   }
 }
 
@@ -22,8 +24,8 @@ int pat_guard_may_leave(const pat_guard *g, long long call) {
   return pat_guard_knows_static(g) && call >= g->next_try && g->credit >= 0;
 }
 
-int pat_guard_trusts_predictions(const pat_guard *g) {
-  return g->err_n == 0 || g->err <= PAT_GUARD_TRUST * g->spread;
+int pat_guard_trusts_predictions(const pat_guard *g, long long call) {
+  return !g->distrusted || call >= g->distrust_until;
 }
 
 static void new_trial(pat_guard *g) {
@@ -36,7 +38,6 @@ void pat_guard_enter(pat_guard *g, long long call) {
   g->state = PAT_GUARD_EXPLORING;
   g->trials++;
   new_trial(g);
-  g->err_n = 0; /* predictability is measured again by every trial: arrivals may have become regular */
 }
 
 static void lose(pat_guard *g, long long call) {
@@ -55,6 +56,7 @@ void pat_guard_leave(pat_guard *g, long long call) {
 }
 
 static void static_sample(pat_guard *g, double cost) {
+  if (g->s_n == 0 && !g->has_prior) g->credit = PAT_GUARD_CAP * cost; /* the account opens full */
   if (g->s_n == 0 || g->has_prior)
     g->s_cost = cost;
   else
@@ -104,8 +106,9 @@ int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
   return 0;
 }
 
-void pat_guard_prediction(pat_guard *g, double err, double spread) {
-  if (g->err_n == 0) {
+void pat_guard_prediction(pat_guard *g, long long call, double err, double spread) {
+  int expired = g->distrusted && call >= g->distrust_until;
+  if (g->err_n == 0 || expired) { /* after a distrust period the arrivals may have become regular: measure anew */
     g->err = err;
     g->spread = spread;
   } else {
@@ -113,6 +116,16 @@ void pat_guard_prediction(pat_guard *g, double err, double spread) {
     g->spread += PAT_GUARD_ERR_WEIGHT * (spread - g->spread);
   }
   g->err_n++;
+  if (!(g->err > PAT_GUARD_TRUST * g->spread)) {
+    g->distrusted = 0;
+    return;
+  }
+  if (!g->distrusted || expired) { /* found unpredictable (again): a longer period without arrival-awareness */
+    g->distrusted = 1;
+    g->distrust_until = call + g->distrust_backoff;
+    g->distrust_backoff =
+        g->distrust_backoff * 2 > PAT_GUARD_BACKOFF_MAX ? PAT_GUARD_BACKOFF_MAX : g->distrust_backoff * 2;
+  }
 }
 
 void pat_guard_tick(pat_guard *g) {
@@ -139,6 +152,6 @@ void pat_guard_describe(const pat_guard *g, char *out, int size) {
     fmt(g->s_cost, s, sizeof s);
   else
     snprintf(s, sizeof s, g->has_prior ? "(model)" : "-");
-  snprintf(out, (size_t)size, "%s, %s vs static %s, %lld/%lld trials lost", names[g->state], a, s, g->lost,
-           g->trials);
+  snprintf(out, (size_t)size, "%s%s, %s vs static %s, %lld/%lld trials lost", names[g->state],
+           g->distrusted ? " (unpredictable)" : "", a, s, g->lost, g->trials);
 }

@@ -15,9 +15,9 @@
  *  - alternative: a call in the exchange mode (an exchange, then the model's
  *    pick), whatever it ran.
  *
- * A budget account (credit, seconds) earns BUDGET * S per site call, is
- * charged c - S per alternative call (a gain pays in), and is capped at CAP
- * * S.  The site may leave the static choice only when credit >= 0, S is
+ * A budget account (credit, seconds) opens at CAP * S once S is known,
+ * earns BUDGET * S per site call, is charged c - S per alternative call (a
+ * gain pays in), and is capped at CAP * S.  The site may leave the static choice only when credit >= 0, S is
  * known and its backoff has run out; it starts a trial of TRIAL alternative
  * calls; the trial is kept if its mean cost is below S, else lost.  Any time
  * the credit falls below zero the alternative has lost.  A lost trial sends
@@ -28,9 +28,13 @@
  * predicted and actual arrival; err = mean_i |d_i - mean d| (d = predicted -
  * actual), spread = mean_i |a_i - mean a|.  Arrival-aware algorithms may run
  * only while err <= TRUST * spread (smoothed); ratio 1 means the predictions
- * explain nothing of the arrival pattern.  The error is re-measured from
- * scratch at every trial, so an unpredictable site runs at most a couple of
- * arrival-aware calls per trial, and trials back off.
+ * explain nothing of the arrival pattern.  A site found unpredictable is
+ * distrusted for a backoff (DISTRUST_FIRST .. BACKOFF_MAX calls, doubling
+ * each time it is found so again), during which it neither runs
+ * arrival-aware algorithms nor probes; afterwards one new measurement
+ * decides.  So an unpredictable site runs at most about two arrival-aware
+ * calls per distrust period (the one that is measured and the one decided
+ * before its measurement arrives).
  *
  * Pure C: no MPI, no clocks; the caller passes costs and site call numbers.
  */
@@ -52,6 +56,7 @@ enum pat_guard_state {
 #define PAT_GUARD_WEIGHT 0.25      /* weight of a new sample of the static cost */
 #define PAT_GUARD_TRUST 0.5        /* predictions must explain half of the arrival spread */
 #define PAT_GUARD_ERR_WEIGHT 0.3   /* weight of a new prediction error sample */
+#define PAT_GUARD_DISTRUST_FIRST 16 /* calls without arrival-awareness after predictions first failed */
 
 typedef struct pat_guard {
   int state;           /* enum pat_guard_state */
@@ -64,7 +69,10 @@ typedef struct pat_guard {
   double trial_sum;    /* the current trial's costs (s) and calls */
   int trial_n;
   double err, spread;  /* smoothed prediction error and arrival spread (s) */
-  int err_n;           /* their samples since the trial began */
+  int err_n;           /* their samples */
+  int distrusted;      /* predictions failed: no arrival-aware algorithm before distrust_until */
+  long long distrust_until;
+  int distrust_backoff;
   /* for the report */
   double alt_sum;      /* alternative calls' costs (s) and calls */
   long long alt_n;
@@ -82,8 +90,9 @@ int pat_guard_knows_static(const pat_guard *g);
  * kept alternative under way, or one allowed to start)? */
 int pat_guard_may_leave(const pat_guard *g, long long call);
 
-/* May arrival-aware algorithms run (their predictions are trusted)? */
-int pat_guard_trusts_predictions(const pat_guard *g);
+/* May arrival-aware algorithms run at site call `call` (predictions trusted,
+ * or a distrust period over)? */
+int pat_guard_trusts_predictions(const pat_guard *g, long long call);
 
 /* The site enters the exchange mode at `call`: a trial starts. */
 void pat_guard_enter(pat_guard *g, long long call);
@@ -99,8 +108,9 @@ void pat_guard_leave(pat_guard *g, long long call);
  * trial ended before S was known, next_try set). */
 int pat_guard_measured(pat_guard *g, long long call, int alt, double cost);
 
-/* The prediction error and arrival spread of a measured call (s). */
-void pat_guard_prediction(pat_guard *g, double err, double spread);
+/* The prediction error and arrival spread of a measured call (s), learned
+ * at site call `call`. */
+void pat_guard_prediction(pat_guard *g, long long call, double err, double spread);
 
 /* One call of the site has ended: the budget accrues. */
 void pat_guard_tick(pat_guard *g);

@@ -121,12 +121,12 @@ void pat_policy_end_call(pat_comm_state *cs, int site, int alg, int64_t arrival_
   l->flags = 0;
   if (setting == PAT_ALG_AUTO) {
     if (pl->cur_exchanged)
-      l->flags = PAT_PREV_PREDICTED | (pl->cur_alt ? PAT_PREV_ALT : 0);
+      l->flags = PAT_PREV_PREDICTED | (pl->cur_alt ? PAT_PREV_ALT : pl->cur_static ? PAT_PREV_STATIC : 0);
     else if (alg == sp->static_alg)
       l->flags = PAT_PREV_STATIC;
     pat_guard_tick(&sp->guard);
   }
-  pl->cur_exchanged = pl->cur_alt = 0;
+  pl->cur_exchanged = pl->cur_alt = pl->cur_static = 0;
   if (setting == PAT_ALG_AUTO)
     pl->next_exchanges = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS || site_wants_exchange(cs, pat_sites_next(&cs->sites));
   else
@@ -140,6 +140,8 @@ void pat_policy_end_call(pat_comm_state *cs, int site, int alg, int64_t arrival_
 static void schedule_probe(pat_site_policy *sp, long long calls) {
   sp->next_probe = calls + 1 + sp->backoff;
   if (sp->next_probe < sp->guard.next_try) sp->next_probe = sp->guard.next_try;
+  /* unpredictable arrivals: no probe (an exchange) before they may be trusted again */
+  if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
   if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
 }
 
@@ -232,7 +234,7 @@ static void learn(pat_comm_state *cs, int site, int setting) {
     if (flags & PAT_PREV_PREDICTED) {
       double err, spread;
       prediction_error(x, &err, &spread);
-      pat_guard_prediction(&sp->guard, err, spread);
+      pat_guard_prediction(&sp->guard, now, err, spread);
     }
     if ((flags & (PAT_PREV_STATIC | PAT_PREV_ALT)) &&
         pat_guard_measured(&sp->guard, now, (flags & PAT_PREV_ALT) != 0, measured - wait)) {
@@ -258,6 +260,9 @@ void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, i
   pat_policy *pl = &cs->policy;
   pl->cur_exchanged = 1;
   pl->cur_alt = pl->site[site].mode == PAT_MODE_EXCHANGE || choice->alg != choice->static_alg;
+  /* under PAT_EXCHANGE=always every call pays the exchange: the static
+   * choice's calls are its measurements (a probe's extra exchange is not) */
+  pl->cur_static = !pl->cur_alt && pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS;
   pl->cur_predicted_ns = cs->x.all[cs->rank].arrival_ns;
   learn(cs, site, setting);
   if (setting != PAT_ALG_AUTO) return;

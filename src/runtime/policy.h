@@ -120,6 +120,7 @@ typedef struct pat_policy {
   int next_exchanges;   /* the next call exchanges: ranks may contribute ahead of it */
   /* the call under way, once committed (pat_policy_commit): */
   int cur_exchanged, cur_alt; /* it exchanged; it ran in the exchange mode or not the static choice */
+  int cur_static;             /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
   int64_t cur_predicted_ns;   /* what this rank's record said of its arrival */
 } pat_policy;
 
