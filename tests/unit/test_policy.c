@@ -36,6 +36,7 @@ typedef struct sim {
   pat_comm_state *rank[MAXP];
   int64_t now; /* common clock of the simulation */
   double pred_noise_ms; /* predictions are the arrivals plus U[0, this] */
+  double pred_random_ms; /* > 0: predictions are drawn in [now, now + this], whatever the arrivals */
   long long exchanged, calls, arrival_aware;
 } sim;
 
@@ -62,7 +63,9 @@ static void free_rank(pat_comm_state *cs) {
  * and what it measured in its previous call. */
 static void exchange(sim *s, const int64_t *arrival, int64_t bytes, pat_xrec *all) {
   for (int q = 0; q < s->P; q++) {
-    all[q] = (pat_xrec){.arrival_ns = arrival[q] + (int64_t)(urand() * s->pred_noise_ms * MS),
+    int64_t predicted = s->pred_random_ms > 0 ? s->now + (int64_t)(urand() * s->pred_random_ms * MS) /* unrelated */
+                                              : arrival[q] + (int64_t)(urand() * s->pred_noise_ms * MS);
+    all[q] = (pat_xrec){.arrival_ns = predicted,
                         .block_bytes = bytes,
                         .contributed_ns = s->now,
                         .setting = PAT_ALG_AUTO,
@@ -218,10 +221,38 @@ static int test_purpose(void) {
   return 0;
 }
 
+/* Arrivals redrawn at random every call, predictions that know nothing of
+ * them: arrival-aware algorithms run at most about twice per distrust period
+ * (guardrail.h), and the periods double up to PAT_GUARD_BACKOFF_MAX calls. */
+static int test_unpredictable(void) {
+  int64_t a[MAXP];
+  sim s;
+  for (int P = 3; P <= 8; P += 5) {
+    sim_start(&s, P);
+    s.pred_random_ms = 20.0;
+    const int n = 3000;
+    for (int k = 0; k < n; k++) {
+      for (int r = 0; r < P; r++) a[r] = s.now + (int64_t)(urand() * 20.0 * MS);
+      CHECK(call(&s, 262144, a), "P=%d call %d: ranks disagree", P, k);
+    }
+    int periods = 0;
+    for (int b = PAT_GUARD_DISTRUST_FIRST, sum = 0; sum < n; b = b * 2 > PAT_GUARD_BACKOFF_MAX ? b : b * 2) {
+      sum += b;
+      periods++;
+    }
+    long long bound = 2 * (periods + 1) + 2;
+    CHECK(s.arrival_aware <= bound, "P=%d: %lld arrival-aware calls out of %d (bound %lld)", P, s.arrival_aware, n,
+          bound);
+    CHECK(s.exchanged <= n / 8, "P=%d: %lld of %d calls exchanged", P, s.exchanged, n);
+    sim_end(&s);
+  }
+  return 0;
+}
+
 int main(void) {
   pat_model_params mp;
   pat_model_params_init(&mp, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
   pat_netparams_use(&mp, "test");
-  if (test_agreement() || test_purpose()) return 1;
+  if (test_agreement() || test_purpose() || test_unpredictable()) return 1;
   return TEST_RESULT();
 }
