@@ -31,6 +31,7 @@ int pat_guard_trusts_predictions(const pat_guard *g, long long call) {
 static void new_trial(pat_guard *g) {
   g->trial_sum = 0;
   g->trial_n = 0;
+  g->warmed = 0;
 }
 
 void pat_guard_enter(pat_guard *g, long long call) {
@@ -84,7 +85,17 @@ int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
     }
     return 0;
   }
-  g->credit += g->s_cost - cost; /* a loss is charged, a gain pays in */
+  if (on_trial && g->state == PAT_GUARD_EXPLORING && !g->warmed) {
+    /* a trial's first call builds schedules and touches buffers for the
+     * first time: neither charged nor judged (the bound's probe cost) */
+    g->warmed = 1;
+    return 0;
+  }
+  /* a loss is charged, at most CAP * S per call (what one call loses
+   * beyond that is the bound's probe cost); a gain pays in */
+  double charge = cost - g->s_cost;
+  if (charge > PAT_GUARD_CAP * g->s_cost) charge = PAT_GUARD_CAP * g->s_cost;
+  g->credit -= charge;
   if (g->credit > PAT_GUARD_CAP * g->s_cost) g->credit = PAT_GUARD_CAP * g->s_cost;
   if (!on_trial) return 0; /* a late sample of a finished trial: charged only */
   if (g->credit < 0) {

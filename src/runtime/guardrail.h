@@ -16,13 +16,15 @@
  *    pick), whatever it ran.
  *
  * A budget account (credit, seconds) opens at CAP * S once S is known,
- * earns BUDGET * S per site call, is charged c - S per alternative call (a
- * gain pays in), and is capped at CAP * S.  The site may leave the static choice only when credit >= 0, S is
- * known and its backoff has run out; it starts a trial of TRIAL alternative
- * calls; the trial is kept if its mean cost is below S, else lost.  Any time
- * the credit falls below zero the alternative has lost.  A lost trial sends
- * the site back to the static choice and doubles its backoff (BACKOFF_FIRST
- * .. BACKOFF_MAX calls).
+ * earns BUDGET * S per site call, is charged min(c - S, CAP * S) per
+ * alternative call (a gain pays in), and is capped at CAP * S.  The site may
+ * leave the static choice only when credit >= 0, S is known and its backoff
+ * has run out; it starts a trial: a warm-up call (neither charged nor judged:
+ * schedules are built and buffers touched for the first time), then TRIAL
+ * judged calls; the trial is kept if their mean cost is below S, else lost.
+ * Any time the credit falls below zero the alternative has lost.  A lost
+ * trial sends the site back to the static choice and doubles its backoff
+ * (BACKOFF_FIRST .. BACKOFF_MAX calls).
  *
  * Predictions weighed by their error: per call the records give every rank's
  * predicted and actual arrival; err = mean_i |d_i - mean d| (d = predicted -
@@ -66,8 +68,9 @@ typedef struct pat_guard {
   double s_cost;       /* S (s): the static choice's measured cost, smoothed */
   long long s_n;       /* its samples */
   double credit;       /* budget account (s) */
-  double trial_sum;    /* the current trial's costs (s) and calls */
+  double trial_sum;    /* the current trial's judged costs (s) and calls */
   int trial_n;
+  int warmed;          /* the trial's first (warm-up) call has been measured */
   double err, spread;  /* smoothed prediction error and arrival spread (s) */
   int err_n;           /* their samples */
   int distrusted;      /* predictions failed: no arrival-aware algorithm before distrust_until */

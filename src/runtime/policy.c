@@ -213,7 +213,7 @@ static void prediction_error(const pat_exchange *x, double *err, double *spread)
 
 /* From the records: what the site's previous call cost (online refinement
  * and the guardrail) and how well its arrivals were predicted. */
-static void learn(pat_comm_state *cs, int site, int setting) {
+static void learn(pat_comm_state *cs, int site) {
   pat_site_policy *sp = &cs->policy.site[site];
   const pat_exchange *x = &cs->x;
   long long call;
@@ -229,19 +229,18 @@ static void learn(pat_comm_state *cs, int site, int setting) {
   measured /= cs->P;
   /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(cs->P, arrivals);
-  if (setting == PAT_ALG_AUTO) {
-    long long now = cs->sites.site[site].calls;
-    if (flags & PAT_PREV_PREDICTED) {
-      double err, spread;
-      prediction_error(x, &err, &spread);
-      pat_guard_prediction(&sp->guard, now, err, spread);
-    }
-    if ((flags & (PAT_PREV_STATIC | PAT_PREV_ALT)) &&
-        pat_guard_measured(&sp->guard, now, (flags & PAT_PREV_ALT) != 0, measured - wait)) {
-      sp->mode = PAT_MODE_STATIC; /* the alternative lost: back to the static choice */
-      sp->quiet = 0;
-      schedule_probe(sp, now);
-    }
+  /* the guardrail, whatever this call's setting: the flags say whether that call was auto's */
+  long long now = cs->sites.site[site].calls;
+  if (flags & PAT_PREV_PREDICTED) {
+    double err, spread;
+    prediction_error(x, &err, &spread);
+    pat_guard_prediction(&sp->guard, now, err, spread);
+  }
+  if ((flags & (PAT_PREV_STATIC | PAT_PREV_ALT)) &&
+      pat_guard_measured(&sp->guard, now, (flags & PAT_PREV_ALT) != 0, measured - wait)) {
+    sp->mode = PAT_MODE_STATIC; /* the alternative lost: back to the static choice */
+    sp->quiet = 0;
+    schedule_probe(sp, now);
   }
   double predicted;
   if (pat_predict_alg(cs, site, alg, arrivals, cs->sites.site[site].bytes, &predicted) != 0) return;
@@ -264,8 +263,14 @@ void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, i
    * choice's calls are its measurements (a probe's extra exchange is not) */
   pl->cur_static = !pl->cur_alt && pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS;
   pl->cur_predicted_ns = cs->x.all[cs->rank].arrival_ns;
-  learn(cs, site, setting);
-  if (setting != PAT_ALG_AUTO) return;
+  learn(cs, site);
+  if (setting != PAT_ALG_AUTO) {
+    /* a probe auto announced was spent by a call of another setting
+     * (PAT_UseAlg between calls): the next one comes after the backoff */
+    pat_site_policy *sp = &pl->site[site];
+    if (sp->mode == PAT_MODE_STATIC && cs->sites.site[site].calls >= sp->next_probe) schedule_probe(sp, cs->sites.site[site].calls);
+    return;
+  }
   pat_refine *rf = &cs->policy.site[site].refine;
   if (choice->explored) {
     rf->explored[choice->alg]++;

@@ -109,7 +109,8 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
     if (alg[r] != alg[0]) agreed = 0;
   }
   /* run: the world behaves as the model says, within 10%: every rank leaves
-   * when the last one has arrived plus the algorithm's predicted cost */
+   * when the last one has arrived plus the algorithm's predicted cost (and
+   * the exchange's, if the call exchanged) */
   int64_t last = arrival[0];
   for (int r = 1; r < s->P; r++)
     if (arrival[r] > last) last = arrival[r];
@@ -117,6 +118,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
   if (pat_predict_alg(s->rank[0], site[0], alg[0], arrival, bytes, &predicted) != 0) predicted = 0.001;
   double cost = predicted - pat_select_wait(s->P, arrival);
   if (cost < 1e-6) cost = 1e-6;
+  if (ex[0]) cost += pat_policy_exchange_cost(s->rank[0]); /* an exchange is paid in the call */
   for (int r = 0; r < s->P; r++) {
     pat_comm_state *cs = s->rank[r];
     int64_t exit_ns = last + (int64_t)(cost * (0.9 + 0.2 * urand()) * 1e9);
