@@ -268,7 +268,8 @@ void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, i
     /* a probe auto announced was spent by a call of another setting
      * (PAT_UseAlg between calls): the next one comes after the backoff */
     pat_site_policy *sp = &pl->site[site];
-    if (sp->mode == PAT_MODE_STATIC && cs->sites.site[site].calls >= sp->next_probe) schedule_probe(sp, cs->sites.site[site].calls);
+    long long calls = cs->sites.site[site].calls;
+    if (sp->mode == PAT_MODE_STATIC && calls >= sp->next_probe) schedule_probe(sp, calls);
     return;
   }
   pat_refine *rf = &cs->policy.site[site].refine;
