@@ -27,17 +27,27 @@ typedef struct pat_xrec {
   int64_t arrival_ns;     /* predicted (or actual) arrival, common clock */
   int64_t block_bytes;    /* bytes per block of the expected call; 0 = unknown */
   int64_t contributed_ns; /* when the rank contributed, common clock */
-  /* What this rank measured in its previous call on the communicator, so
+  /* What this rank measured in its previous call at the same call site (the
+   * site of block_bytes), so
    * that every rank learns the same measured costs without a message of
    * their own (online refinement): */
   int64_t prev_call;       /* that call's number (calls are numbered alike on every rank); -1: none */
   int64_t prev_arrival_ns; /* its actual arrival, common clock */
   int64_t prev_elapsed_ns; /* e = exit - arrival */
+  int64_t prev_predicted_ns; /* the arrival this rank's record predicted for it (= its arrival if it
+                                contributed on arrival); valid with PAT_PREV_PREDICTED */
   int32_t prev_alg;        /* what ran */
   int32_t setting;         /* algorithm setting when contributing (the runtime's number for it) */
   int32_t kind;            /* enum pat_xrec_kind */
-  int32_t unused;
+  int32_t prev_flags;      /* PAT_PREV_*: how that call ran (the guardrail's arms) */
 } pat_xrec;
+
+/* prev_flags: the previous call ran the static choice without an exchange;
+ * ran in the exchange mode (or something other than the static choice);
+ * exchanged, so prev_predicted_ns holds what the exchange was told. */
+#define PAT_PREV_STATIC 1
+#define PAT_PREV_ALT 2
+#define PAT_PREV_PREDICTED 4
 
 enum pat_exchange_state { PAT_X_IDLE = 0, PAT_X_STARTED, PAT_X_DONE };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Run an example application (nbody or heat1d) with the MPI library's
+"""Run an example application (nbody, heat1d or bfs) with the MPI library's
 all-gather (NATIVE) and with libpat, unmodified under LD_PRELOAD of
-libpat_mpi and instrumented (the -pat build), repeatedly, and report per
+libpat_mpi (with or without a model file) and instrumented (the -pat build;
+bfs has none: it is plain MPI only), repeatedly, and report per
 configuration the end-to-end time and the time in the all-gather with 95%
 confidence intervals, the speed-up over NATIVE with its interval, the
 algorithms auto chose and libpat's own report per call site (prediction
@@ -22,7 +23,13 @@ Statistics (README.md, "What the numbers mean"):
                           NATIVE/config over the rounds with a Student t
                           interval on the log ratios (>= 2 rounds)
 
-usage: bench/examples/run.py [--app nbody|heat1d] [-P 4] [-r 5] [--cluster] [--out DIR] [-- app options]
+usage: bench/examples/run.py [--app nbody|heat1d|bfs] [-P 4] [-r 5] [--cluster] [--model FILE] [--out DIR]
+                             [-- app options]
+
+Configurations: native, preload[-ALG] (LD_PRELOAD), model[-ALG] (LD_PRELOAD
+with PAT_MODEL=--model FILE), pat[-ALG] (instrumented).  A PAT_MODEL in the
+caller's environment goes to every preload and pat run; leave it unset to
+compare preload (no model) with model side by side.
 """
 import argparse
 import csv
@@ -41,32 +48,43 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 LAUNCHER = "mpirun -np {P} --oversubscribe --bind-to none"
 CLUSTER_LAUNCHER = "bench/cluster/pat-cluster run --timeout {timeout} -np {P}"
 DEFAULT_CONFIGS = "native,preload,pat"
+PLAIN_ONLY = ("bfs",)  # examples without an instrumented build: DEFAULT_CONFIGS without pat
 CONTROL_CONFIGS = "preload-native,pat-native"
 ALGORITHMS = ("auto", "native", "ring", "nex", "rdb", "bruck", "lnbc", "bdr", "bslb", "ard")
 
 
 # ---- configurations -------------------------------------------------------
 
-def config(key, app, build):
+def config(key, app, build, model=None):
     """A configuration from its key: native (plain MPI), preload[-ALG]
-    (LD_PRELOAD of libpat_mpi), pat[-ALG] (the instrumented build); ALG
-    defaults to auto.  Returns (key, label, program, mpirun -x arguments)."""
+    (LD_PRELOAD of libpat_mpi), model[-ALG] (the same with PAT_MODEL=model),
+    pat[-ALG] (the instrumented build); ALG defaults to auto.  Returns (key,
+    label, program, mpirun -x arguments)."""
     kind, _, alg = key.partition("-")
     alg = alg or "auto"
-    if kind not in ("native", "preload", "pat") or alg not in ALGORITHMS or (kind == "native" and key != "native"):
-        raise ValueError(f"unknown configuration '{key}' (native, preload[-ALG], pat[-ALG]; ALG: {', '.join(ALGORITHMS)})")
+    if kind not in ("native", "preload", "model", "pat") or alg not in ALGORITHMS or \
+            (kind == "native" and key != "native"):
+        raise ValueError(f"unknown configuration '{key}' (native, preload[-ALG], model[-ALG], pat[-ALG]; "
+                         f"ALG: {', '.join(ALGORITHMS)})")
+    if kind == "pat" and app in PLAIN_ONLY:
+        raise ValueError(f"{app} is plain MPI only: no '{key}' (use preload or model)")
+    if kind == "model" and not model:
+        raise ValueError(f"'{key}' needs --model FILE")
     plain = os.path.join(build, "bench", "examples", app)
     if kind == "native":
         return key, "NATIVE (plain MPI)", plain, []
     report = ["-x", f"PAT_ALG={alg}", "-x", "PAT_REPORT=1"]
     if kind == "preload":
         return key, f"LD_PRELOAD libpat {alg}", plain, ["-x", "LD_PRELOAD=" + os.path.join(build, "libpat_mpi.so")] + report
+    if kind == "model":
+        return key, f"LD_PRELOAD libpat {alg} with model", plain, \
+            ["-x", "LD_PRELOAD=" + os.path.join(build, "libpat_mpi.so"), "-x", "PAT_MODEL=" + os.path.abspath(model)] + report
     return key, f"instrumented libpat {alg}", plain + "-pat", report
 
 
 # ---- one run --------------------------------------------------------------
 
-RESULT = re.compile(r"^(?:nbody|heat1d) total_s=(\S+) allgather_max_s=(\S+) allgather_mean_s=(\S+) compute_max_s=(\S+)"
+RESULT = re.compile(r"^(?:nbody|heat1d|bfs) total_s=(\S+) allgather_max_s=(\S+) allgather_mean_s=(\S+) compute_max_s=(\S+)"
                     r" compute_mean_s=(\S+) .*checksum=(\S+) (\S+)", re.M)
 TIME = r"\d+(?:\.\d+)? (?:us|ms|s)"
 REPORT_ROW = re.compile(r"^libpat report: (\S+) +(\S+) +(\S+) +(\d+ x \S+) +(\d+) +(.*?) +(" + TIME + r") +(" + TIME +
@@ -87,11 +105,12 @@ def parse_report(out):
     sites = []
     for m in REPORT_ROW.finditer(out):
         algs = {a: int(c) for a, c in re.findall(r"(\w+) (\d+)", m.group(6))}
-        model = {a: (seconds(p), seconds(q)) for a, p, q in MODEL_ITEM.findall(m.group(12))}
+        model_text, _, guard = m.group(12).partition(" | guard: ")
+        model = {a: (seconds(p), seconds(q)) for a, p, q in MODEL_ITEM.findall(model_text)}
         sites.append({"site": f"{m.group(1)} {m.group(4)}", "P": m.group(3), "calls": int(m.group(5)), "algs": algs,
                       "mean_e": seconds(m.group(7)), "max_e": seconds(m.group(8)),
                       "exchanged": int(m.group(9)), "predicted": int(m.group(10)),
-                      "err": seconds(m.group(11)), "model": model})
+                      "err": seconds(m.group(11)), "model": model, "guard": guard.strip()})
     return sites
 
 
@@ -141,7 +160,8 @@ def execute(cmd, timeout):
 def run_once(a, cfg, log_path):
     key, _, prog, xs = cfg
     model = os.environ.get("PAT_MODEL")  # a calibrated cost model, if the caller has one, for every libpat run
-    extra = ["-x", "PAT_MODEL=" + os.path.abspath(model)] if model and key != "native" else []
+    extra = ["-x", "PAT_MODEL=" + os.path.abspath(model)] if model and key != "native" and \
+        not key.startswith("model") else []
     cmd = launcher_words(a.launcher, a.P, a.timeout) + shlex.split(a.mpirun_args) + xs + extra + [prog] + a.app_args
     load = os.getloadavg()[0]
     rc, out = execute(cmd, a.timeout + 60)
@@ -242,7 +262,8 @@ def summarise_sites(cfgs, results):
                         "predicted": [s["predicted"] for s in ss],
                         "err": [s["err"] for s in ss if s["err"] is not None],
                         "model": {a: (statistics.median(p for p, _ in v), statistics.median(q for _, q in v))
-                                  for a, v in model.items()}})
+                                  for a, v in model.items()},
+                        "guard": ss[-1].get("guard", "")})  # the last run's guardrail state (state and costs)
     return out
 
 
@@ -290,14 +311,15 @@ def markdown(a, rows, sites, checksum, nruns):
     if sites:
         lines += ["", "libpat's report (PAT_REPORT=1), per configuration and call site: median (min-max) over runs; "
                   "algorithms = calls per rank per run (mean over runs); model = per algorithm, predicted/measured "
-                  "mean e in ms (medians over runs):", "",
-                  "| configuration | call site | calls | algorithms | mean e ms | exchanged | predicted | mean abs err ms | model |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "mean e in ms (medians over runs); guard = the site's guardrail in the last run:", "",
+                  "| configuration | call site | calls | algorithms | mean e ms | exchanged | predicted | mean abs err ms | model | guard |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for s in sites:
             err = fmt_spread(s["err"], 1e3) + (f" in {len(s['err'])} of {s['runs']} runs" if 0 < len(s["err"]) < s["runs"] else "")
             lines.append(f"| {s['config']} | {s['site']} | {s['calls']} | {fmt_algs(s['algs'])} | "
                          f"{fmt_spread(s['mean_e'], 1e3)} | {fmt_spread(s['exchanged'], digits=0, unit='%')} | "
-                         f"{fmt_spread(s['predicted'], digits=0, unit='%')} | {err} | {fmt_model(s['model'])} |")
+                         f"{fmt_spread(s['predicted'], digits=0, unit='%')} | {err} | {fmt_model(s['model'])} | "
+                         f"{s.get('guard') or '-'} |")
     return lines
 
 
@@ -350,11 +372,13 @@ def write_outputs(a, cfgs, results, rows, sites, lines):
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--app", choices=("nbody", "heat1d"), default="nbody", help="example (default nbody)")
+    ap.add_argument("--app", choices=("nbody", "heat1d", "bfs"), default="nbody", help="example (default nbody)")
     ap.add_argument("-P", type=int, default=4, help="processes (default 4)")
     ap.add_argument("-r", "--reps", type=int, default=5, help="runs per configuration (default 5)")
-    ap.add_argument("--configs", default=DEFAULT_CONFIGS,
-                    help="comma list: native, preload[-ALG], pat[-ALG] (default %(default)s; NATIVE always runs)")
+    ap.add_argument("--configs", default=None,
+                    help=f"comma list: native, preload[-ALG], model[-ALG], pat[-ALG] (default {DEFAULT_CONFIGS}, "
+                         f"without pat for {', '.join(PLAIN_ONLY)}; NATIVE always runs)")
+    ap.add_argument("--model", help="model file for the model[-ALG] configurations")
     ap.add_argument("--controls", action="store_true", help=f"add {CONTROL_CONFIGS} (libpat with PAT_ALG=native)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory (default build/)")
     ap.add_argument("--mpirun-args", default="", help="extra mpirun arguments (e.g. a hostfile)")
@@ -370,11 +394,13 @@ def parse_args():
         a.launcher = CLUSTER_LAUNCHER
     if a.reps < 1:
         ap.error("--reps must be at least 1")
+    if a.configs is None:
+        a.configs = DEFAULT_CONFIGS.replace(",pat", "") if a.app in PLAIN_ONLY else DEFAULT_CONFIGS
     keys = ["native"] + [k for k in a.configs.split(",") if k and k != "native"]
     if a.controls:
-        keys += [k for k in CONTROL_CONFIGS.split(",") if k not in keys]
+        keys += [k for k in CONTROL_CONFIGS.split(",") if k not in keys and not (a.app in PLAIN_ONLY and k.startswith("pat"))]
     try:
-        a.cfgs = [config(k, a.app, os.path.abspath(a.build)) for k in dict.fromkeys(keys)]
+        a.cfgs = [config(k, a.app, os.path.abspath(a.build), a.model) for k in dict.fromkeys(keys)]
     except ValueError as e:
         ap.error(str(e))
     return a

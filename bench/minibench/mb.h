@@ -26,6 +26,8 @@ typedef struct mb_opts {
   double max_delay;       /* in ms, or in units of tau */
   int delay_in_tau;       /* --delay-unit tau */
   int busy;               /* --compute busy (else sleep) */
+  int uninstrumented;     /* --instrument none: no PAT_ProcessingStart/Edge/End, libpat predicts from history
+                             alone, and delays redrawn every call leave it nothing to learn */
   double base_ms;         /* constant part of each compute half */
   unsigned long long seed;
   const char *csv;        /* append rows here (NULL: none) */

@@ -32,6 +32,10 @@ void mb_usage(FILE *out) {
           "                      then k+1, so all see the same minutes of machine load;\n"
           "                      blocked: all iterations of one algorithm, then the next\n"
           "  --compute sleep|busy  how compute is emulated (default sleep, as in the paper)\n"
+          "  --instrument edges|none  edges (default): PAT_ProcessingStart, PAT_Edge(50),\n"
+          "                      PAT_ProcessingEnd around the compute, as in the paper; none: no\n"
+          "                      instrumentation, so libpat can only predict from history, and the\n"
+          "                      per-call random delays make arrivals unpredictable (the guardrail's workload)\n"
           "  --base-ms t         constant part of each compute half (default 100): each half lasts\n"
           "                      base + delay/2, as in the paper's Listing 4\n"
           "  --seed s            seed of data and delays (default 1)\n"
@@ -93,7 +97,7 @@ static int length_option(cli_args *a, long long *out, cli_error *err) {
 /* The options of the measurement: size, iterations, delays, compute. */
 static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
   static const char *const units[] = {"ms", "tau"}, *const computes[] = {"sleep", "busy"},
-                           *const orders[] = {"interleaved", "blocked"};
+                           *const orders[] = {"interleaved", "blocked"}, *const instruments[] = {"edges", "none"};
   if (cli_args_is(a, "-N|--N")) return length_option(a, &o->n_req, err);
   if (cli_args_is(a, "--iters")) return cli_args_int(a, 1, 1000000000, &o->iters, err);
   if (cli_args_is(a, "--warmup")) return cli_args_int(a, 0, 1000000000, &o->warmup, err);
@@ -102,6 +106,7 @@ static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
   if (cli_args_is(a, "--delay-unit")) return choice_option(a, "delay unit", units, &o->delay_in_tau, err);
   if (cli_args_is(a, "--compute")) return choice_option(a, "compute mode", computes, &o->busy, err);
   if (cli_args_is(a, "--order")) return choice_option(a, "order", orders, &o->blocked, err);
+  if (cli_args_is(a, "--instrument")) return choice_option(a, "instrumentation", instruments, &o->uninstrumented, err);
   if (cli_args_is(a, "--base-ms")) return cli_args_time(a, CLI_MS, &o->base_ms, NULL, err);
   if (cli_args_is(a, "--seed")) return seed_option(a, &o->seed, err);
   if (cli_args_is(a, "--alg")) return cli_args_text(a, &l->algs, err);

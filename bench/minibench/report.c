@@ -40,8 +40,9 @@ void mb_print_header(const mb_opts *o, const mb_setup *s) {
     printf("  [requested %lld: not divisible by P=%d, the last %lld dropped]", o->n_req, s->P, o->n_req - s->n);
   printf("\n  tau = %.2f us (%s)\n", 1e6 * s->tau,
          o->tau_us > 0 ? "given by --tau-us" : "min one-way time of one block, ranks 0<->1");
-  printf("  max delay %.3f ms = %.2f tau; compute %s, %.1f ms + delay/2 per half; seed %llu\n",
-         1e3 * s->max_delay_s, ratio(s->max_delay_s, s->tau), o->busy ? "busy" : "sleep", o->base_ms, o->seed);
+  printf("  max delay %.3f ms = %.2f tau; compute %s, %.1f ms + delay/2 per half; seed %llu%s\n",
+         1e3 * s->max_delay_s, ratio(s->max_delay_s, s->tau), o->busy ? "busy" : "sleep", o->base_ms, o->seed,
+         o->uninstrumented ? "; uninstrumented (arrivals redrawn every call, predicted from history only)" : "");
   printf("  iterations per algorithm: %d warm-up, %d flat (for r'), %d measured; order %s\n", o->warmup,
          mb_flat_iters(o, s), o->iters, o->blocked ? "blocked" : "interleaved");
   printf("  common clock: max |offset to rank 0| %.2f us, min RTT %.2f us; MPI thread level %s\n",

@@ -40,16 +40,12 @@ static pat_phase *my_phase(void) {
 int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind) {
   if (cs->x.state != PAT_X_IDLE || cs->P < 2) return MPI_SUCCESS;
   if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->rank, cs->P, cs->x.seq, arrival_ns);
-  const pat_policy *pl = &cs->policy;
   pat_xrec rec = {.arrival_ns = arrival_ns,
                   .block_bytes = block_bytes,
                   .contributed_ns = pat_clock_global_ns(),
-                  .prev_call = pl->prev_call,
-                  .prev_arrival_ns = pl->prev_arrival_ns,
-                  .prev_elapsed_ns = pl->prev_elapsed_ns,
-                  .prev_alg = pl->prev_alg,
                   .setting = pat_proc.alg,
                   .kind = kind};
+  pat_policy_fill_record(cs, block_bytes, &rec); /* the site's last call: what it cost */
   int rc = pat_exchange_start(&cs->x, cs->priv, &rec);
   if (rc == MPI_SUCCESS && cs->background) pat_comm_mark_work(cs);
   return rc;

@@ -319,8 +319,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     else
       rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
   }
-  if (!ran) {
-    cs->policy.prev_call = -1; /* no measurement to pass on (alike on every rank) */
+  if (!ran) { /* nothing recorded: the site's last call stays what the next record carries */
     pat_comm_leave_call(cs);
     return rc;
   }

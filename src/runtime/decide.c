@@ -43,6 +43,14 @@ static void make_inputs(const pat_comm_state *cs, const int64_t *arrival, int64_
   x->in.native_from_classic = 1;
 }
 
+/* The algorithms that need no arrival prediction. */
+static unsigned classic_algorithms(void) {
+  unsigned m = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)) m |= 1u << alg;
+  return m;
+}
+
 /* Instead of the best, an algorithm not yet measured at the site and
  * predicted within PAT_EXPLORE_WITHIN of it, now and then (bounded per
  * site); -1 if none. */
@@ -70,11 +78,26 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   if (setting >= 0 || !arrival || cs->P < 2) return;
   inputs x;
   make_inputs(cs, arrival, bytes, bg_start_ns, &x);
-  if (site >= 0) x.in.ratio = cs->policy.site[site].refine.ratio;
+  /* The guardrail (guardrail.h): the site leaves its static choice only when
+   * its guard allows, and runs arrival-aware algorithms only while its
+   * predictions are trusted.  A site's first call has no guard yet: without
+   * a model file's measured times it runs the static choice (the site
+   * measures before it bets); with them, the model's pick as before. */
+  int held = 0;
+  if (site >= 0) {
+    const pat_guard *g = &cs->policy.site[site].guard;
+    x.in.ratio = cs->policy.site[site].refine.ratio;
+    held = !pat_guard_may_leave(g, cs->sites.site[site].calls);
+    if (!pat_guard_trusts_predictions(g, cs->sites.site[site].calls)) x.in.allowed = classic_algorithms();
+  } else {
+    double t;
+    held = !pat_model_measured_time(&x.mp, out->static_alg, cs->P, (double)bytes, &t);
+  }
   pat_select_out o;
   if (pat_select(&cs->planner.select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
   memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
   out->wait = pat_select_wait(cs->P, arrival);
+  if (held) return; /* the predictions still tell the policy whether a trial could pay */
   if (o.alg != out->static_alg && !pat_policy_gain_pays(cs, o.ebar_ns[out->static_alg], o.ebar_ns[o.alg], out->wait))
     return; /* too little to gain: the static choice (its root: 0) */
   out->alg = o.alg;

@@ -12,11 +12,20 @@
 #include "runtime/netparams.h"
 #include "runtime/runtime.h"
 
-void pat_policy_init(pat_policy *pl) {
-  memset(pl, 0, sizeof *pl);
-  pl->prev_call = -1;
-  pl->prev_site = -1;
-  pl->prev_alg = -1;
+void pat_policy_init(pat_policy *pl) { memset(pl, 0, sizeof *pl); }
+
+void pat_policy_fill_record(const pat_comm_state *cs, int64_t bytes, pat_xrec *rec) {
+  int site = pat_sites_lookup(&cs->sites, bytes);
+  rec->prev_call = -1;
+  rec->prev_alg = -1;
+  if (site < 0 || cs->policy.site[site].last.call < 0) return;
+  const pat_last_call *l = &cs->policy.site[site].last;
+  rec->prev_call = l->call;
+  rec->prev_arrival_ns = l->arrival_ns;
+  rec->prev_elapsed_ns = l->elapsed_ns;
+  rec->prev_predicted_ns = l->predicted_ns;
+  rec->prev_alg = l->alg;
+  rec->prev_flags = l->flags;
 }
 
 /* The static choice's balanced time for blocks of `bytes` (s): measured, or
@@ -46,6 +55,14 @@ void pat_policy_new_site(pat_comm_state *cs, int site) {
   sp->backoff = PAT_PROBE_FIRST;
   sp->next_probe = PAT_PROBE_FIRST;
   sp->never = static_time(cs, cs->sites.site[site].bytes) < 2.0 * pat_policy_exchange_cost(cs);
+  sp->last.call = -1;
+  sp->learned_call = -1;
+  /* a model file's measured balanced time of the static choice stands in for
+   * its cost until the site measures it; without one, the site measures first */
+  double prior;
+  if (!pat_model_measured_time(pat_netparams(), sp->static_alg, cs->P, (double)cs->sites.site[site].bytes, &prior))
+    prior = 0;
+  pat_guard_init(&sp->guard, prior);
 }
 
 int pat_policy_static_alg(const pat_comm_state *cs, int64_t bytes) {
@@ -94,12 +111,22 @@ static int site_wants_exchange(const pat_comm_state *cs, int site) {
 
 void pat_policy_end_call(pat_comm_state *cs, int site, int alg, int64_t arrival_ns, int64_t exit_ns, int setting) {
   pat_policy *pl = &cs->policy;
-  pl->prev_call = cs->sites.calls - 1; /* the call just recorded */
-  pl->prev_arrival_ns = arrival_ns;
-  pl->prev_elapsed_ns = exit_ns - arrival_ns;
-  pl->prev_alg = alg;
-  pl->prev_site = site;
-  pl->prev_bytes = cs->sites.site[site].bytes;
+  pat_site_policy *sp = &pl->site[site];
+  pat_last_call *l = &sp->last;
+  l->call = cs->sites.calls - 1; /* the call just recorded */
+  l->arrival_ns = arrival_ns;
+  l->elapsed_ns = exit_ns - arrival_ns;
+  l->alg = alg;
+  l->predicted_ns = pl->cur_exchanged ? pl->cur_predicted_ns : arrival_ns;
+  l->flags = 0;
+  if (setting == PAT_ALG_AUTO) {
+    if (pl->cur_exchanged)
+      l->flags = PAT_PREV_PREDICTED | (pl->cur_alt ? PAT_PREV_ALT : pl->cur_static ? PAT_PREV_STATIC : 0);
+    else if (alg == sp->static_alg)
+      l->flags = PAT_PREV_STATIC;
+    pat_guard_tick(&sp->guard);
+  }
+  pl->cur_exchanged = pl->cur_alt = pl->cur_static = 0;
   if (setting == PAT_ALG_AUTO)
     pl->next_exchanges = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS || site_wants_exchange(cs, pat_sites_next(&cs->sites));
   else
@@ -107,21 +134,38 @@ void pat_policy_end_call(pat_comm_state *cs, int site, int alg, int64_t arrival_
 }
 
 /* A probe or exchanged call found nothing to gain, or something. */
+/* The next probe of a static site: after its backoff, not before the guard
+ * allows a trial, and soon if the static choice has not been measured yet
+ * (the probe's records carry the cost of the static call before it). */
+static void schedule_probe(pat_site_policy *sp, long long calls) {
+  sp->next_probe = calls + 1 + sp->backoff;
+  if (sp->next_probe < sp->guard.next_try) sp->next_probe = sp->guard.next_try;
+  /* unpredictable arrivals: no probe (an exchange) before they may be trusted again */
+  if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
+  if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
+}
+
 static void found(pat_comm_state *cs, int site, int gain) {
   pat_site_policy *sp = &cs->policy.site[site];
   long long calls = cs->sites.site[site].calls;
-  if (gain) {
+  if (gain && (sp->mode == PAT_MODE_EXCHANGE || pat_guard_may_leave(&sp->guard, calls))) {
+    if (sp->mode != PAT_MODE_EXCHANGE) pat_guard_enter(&sp->guard, calls);
     sp->mode = PAT_MODE_EXCHANGE;
     sp->quiet = 0;
     sp->backoff = PAT_PROBE_FIRST;
     return;
   }
+  if (gain) { /* the guard holds the site at its static choice */
+    schedule_probe(sp, calls);
+    return;
+  }
   if (sp->mode == PAT_MODE_EXCHANGE && ++sp->quiet < PAT_QUIET_MAX) return;
   if (sp->mode == PAT_MODE_STATIC && calls > 0) /* a probe (not the site's first call) found nothing: back off */
     sp->backoff = sp->backoff * 2 > PAT_PROBE_MAX ? PAT_PROBE_MAX : sp->backoff * 2;
+  if (sp->mode == PAT_MODE_EXCHANGE) pat_guard_leave(&sp->guard, calls);
   sp->mode = PAT_MODE_STATIC;
   sp->quiet = 0;
-  sp->next_probe = calls + 1 + sp->backoff;
+  schedule_probe(sp, calls);
 }
 
 static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, int static_alg, double wait) {
@@ -136,22 +180,46 @@ static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, i
   found(cs, site, pat_policy_gain_pays(cs, ebar_ns[static_alg], ebar_ns[best], wait));
 }
 
-/* The records' previous calls, if every rank made the same one. */
-static int previous_call(const pat_exchange *x, long long *call, int *alg) {
+/* The records' previous calls at the site, if every rank made the same one. */
+static int previous_call(const pat_exchange *x, long long *call, int *alg, int *flags) {
   *call = x->all[0].prev_call;
   *alg = x->all[0].prev_alg;
+  *flags = x->all[0].prev_flags;
   if (*call < 0 || *alg < 0 || *alg >= PAT_ALG_COUNT) return 0;
   for (int i = 1; i < x->P; i++)
-    if (x->all[i].prev_call != *call || x->all[i].prev_alg != *alg) return 0;
+    if (x->all[i].prev_call != *call || x->all[i].prev_alg != *alg || x->all[i].prev_flags != *flags) return 0;
   return 1;
 }
 
-static void learn(pat_comm_state *cs) {
-  pat_policy *pl = &cs->policy;
+/* err = mean_i |d_i - mean d| with d = predicted - actual (a common shift of
+ * every prediction changes no decision), spread = mean_i |a_i - mean a|. */
+static void prediction_error(const pat_exchange *x, double *err, double *spread) {
+  int P = x->P;
+  double mean_d = 0, mean_a = 0, a0 = (double)x->all[0].prev_arrival_ns;
+  for (int i = 0; i < P; i++) {
+    mean_d += (double)(x->all[i].prev_predicted_ns - x->all[i].prev_arrival_ns);
+    mean_a += (double)x->all[i].prev_arrival_ns - a0;
+  }
+  mean_d /= P;
+  mean_a /= P;
+  *err = *spread = 0;
+  for (int i = 0; i < P; i++) {
+    *err += fabs((double)(x->all[i].prev_predicted_ns - x->all[i].prev_arrival_ns) - mean_d);
+    *spread += fabs((double)x->all[i].prev_arrival_ns - a0 - mean_a);
+  }
+  *err *= 1e-9 / P;
+  *spread *= 1e-9 / P;
+}
+
+/* From the records: what the site's previous call cost (online refinement
+ * and the guardrail) and how well its arrivals were predicted. */
+static void learn(pat_comm_state *cs, int site) {
+  pat_site_policy *sp = &cs->policy.site[site];
   const pat_exchange *x = &cs->x;
   long long call;
-  int alg;
-  if (!previous_call(x, &call, &alg) || call != pl->prev_call || pl->prev_site < 0) return;
+  int alg, flags;
+  if (!previous_call(x, &call, &alg, &flags) || call != sp->last.call || call <= sp->learned_call) return;
+  sp->learned_call = call;
   int64_t *arrivals = cs->planner.scratch;
   double measured = 0;
   for (int i = 0; i < cs->P; i++) {
@@ -159,12 +227,25 @@ static void learn(pat_comm_state *cs) {
     measured += 1e-9 * (double)x->all[i].prev_elapsed_ns;
   }
   measured /= cs->P;
-  double predicted;
-  if (pat_predict_alg(cs, pl->prev_site, alg, arrivals, pl->prev_bytes, &predicted) != 0) return;
-  /* the ratio is of the costs above the wait for the last arrival (select.h) */
+  /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(cs->P, arrivals);
+  /* the guardrail, whatever this call's setting: the flags say whether that call was auto's */
+  long long now = cs->sites.site[site].calls;
+  if (flags & PAT_PREV_PREDICTED) {
+    double err, spread;
+    prediction_error(x, &err, &spread);
+    pat_guard_prediction(&sp->guard, now, err, spread);
+  }
+  if ((flags & (PAT_PREV_STATIC | PAT_PREV_ALT)) &&
+      pat_guard_measured(&sp->guard, now, (flags & PAT_PREV_ALT) != 0, measured - wait)) {
+    sp->mode = PAT_MODE_STATIC; /* the alternative lost: back to the static choice */
+    sp->quiet = 0;
+    schedule_probe(sp, now);
+  }
+  double predicted;
+  if (pat_predict_alg(cs, site, alg, arrivals, cs->sites.site[site].bytes, &predicted) != 0) return;
   if (!(predicted - wait > 0) || !(measured - wait > 0)) return;
-  pat_refine *rf = &pl->site[pl->prev_site].refine;
+  pat_refine *rf = &sp->refine;
   double r = (measured - wait) / (predicted - wait);
   if (r > PAT_REFINE_CLAMP) r = PAT_REFINE_CLAMP;
   if (r < 1.0 / PAT_REFINE_CLAMP) r = 1.0 / PAT_REFINE_CLAMP;
@@ -175,8 +256,22 @@ static void learn(pat_comm_state *cs) {
 }
 
 void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, int setting) {
-  learn(cs);
-  if (setting != PAT_ALG_AUTO) return;
+  pat_policy *pl = &cs->policy;
+  pl->cur_exchanged = 1;
+  pl->cur_alt = pl->site[site].mode == PAT_MODE_EXCHANGE || choice->alg != choice->static_alg;
+  /* under PAT_EXCHANGE=always every call pays the exchange: the static
+   * choice's calls are its measurements (a probe's extra exchange is not) */
+  pl->cur_static = !pl->cur_alt && pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS;
+  pl->cur_predicted_ns = cs->x.all[cs->rank].arrival_ns;
+  learn(cs, site);
+  if (setting != PAT_ALG_AUTO) {
+    /* a probe auto announced was spent by a call of another setting
+     * (PAT_UseAlg between calls): the next one comes after the backoff */
+    pat_site_policy *sp = &pl->site[site];
+    long long calls = cs->sites.site[site].calls;
+    if (sp->mode == PAT_MODE_STATIC && calls >= sp->next_probe) schedule_probe(sp, calls);
+    return;
+  }
   pat_refine *rf = &cs->policy.site[site].refine;
   if (choice->explored) {
     rf->explored[choice->alg]++;

@@ -34,6 +34,14 @@
  *
  * Whether the next call exchanges is decided at the end of the previous one
  * (for the site expected next), so that ranks may contribute ahead of it.
+ *
+ * The guardrail (guardrail.h, docs/guardrail.md) has the last word: a site
+ * enters the exchange mode only when its guard allows a trial, returns to
+ * STATIC when the guard says the alternative measured no cheaper than the
+ * static choice, and runs arrival-aware algorithms only while its measured
+ * prediction error is small against the arrival spread.  The costs it judges
+ * by come from the exchange records, which carry every rank's previous call
+ * at the same site.
  */
 #ifndef PAT_POLICY_H
 #define PAT_POLICY_H
@@ -41,7 +49,9 @@
 #include <stdint.h>
 
 #include "algorithms/algorithms.h"
+#include "pat/exchange.h"
 #include "pat/sites.h"
+#include "runtime/guardrail.h"
 
 struct pat_comm_state;
 
@@ -84,6 +94,13 @@ typedef struct pat_refine {
 #define PAT_EXPLORE_WITHIN 1.10   /* explore an algorithm whose cost (above the wait for the last arrival)
                                      is predicted within 10% of the best one's */
 
+/* This rank's last call at a site, carried in its next record for the site. */
+typedef struct pat_last_call {
+  long long call;        /* its number on the communicator; -1: none */
+  int64_t arrival_ns, elapsed_ns, predicted_ns;
+  int alg, flags;        /* PAT_PREV_* (pat/exchange.h) */
+} pat_last_call;
+
 typedef struct pat_site_policy {
   int mode;              /* enum pat_site_mode */
   int static_alg;        /* the static choice for the site's block size (pat_policy_static_alg) */
@@ -93,16 +110,18 @@ typedef struct pat_site_policy {
   int quiet;             /* EXCHANGE: exchanged calls in a row without gain */
   long long exchanged;   /* calls that exchanged (report) */
   pat_refine refine;
+  pat_guard guard;       /* measured costs against the static choice's */
+  pat_last_call last;    /* this rank's last call here */
+  long long learned_call; /* the last call number learned from (each is learned once) */
 } pat_site_policy;
 
 typedef struct pat_policy {
   pat_site_policy site[PAT_SITES_MAX];
   int next_exchanges;   /* the next call exchanges: ranks may contribute ahead of it */
-  /* this rank's previous call, carried in its next exchange record */
-  long long prev_call;  /* -1: none */
-  int64_t prev_arrival_ns, prev_elapsed_ns;
-  int prev_alg, prev_site;
-  int64_t prev_bytes;
+  /* the call under way, once committed (pat_policy_commit): */
+  int cur_exchanged, cur_alt; /* it exchanged; it ran in the exchange mode or not the static choice */
+  int cur_static;             /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
+  int64_t cur_predicted_ns;   /* what this rank's record said of its arrival */
 } pat_policy;
 
 void pat_policy_init(pat_policy *pl);
@@ -135,6 +154,10 @@ void pat_policy_commit(struct pat_comm_state *cs, int site, const struct pat_cho
  * for the next record, and decide whether the next call exchanges. */
 void pat_policy_end_call(struct pat_comm_state *cs, int site, int alg, int64_t arrival_ns, int64_t exit_ns,
                          int setting);
+
+/* This rank's record for a call of `bytes` per block: its last call at that
+ * site (prev_* fields; prev_call -1 when there is none). */
+void pat_policy_fill_record(const struct pat_comm_state *cs, int64_t bytes, pat_xrec *rec);
 
 /* One exchange's cost (s): the measured NATIVE time for a record, or an
  * estimate from the model's latency. */

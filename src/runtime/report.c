@@ -46,6 +46,7 @@ typedef struct rep_record {
   int64_t learned[PAT_ALG_COUNT];
   double pred_sum[PAT_ALG_COUNT], meas_sum[PAT_ALG_COUNT];
   char comm_name[DESC], group[DESC], type_desc[DESC];
+  char guard[96]; /* the site's guardrail (agreed): state, alternative's mean cost vs the static choice's */
 } rep_record;
 
 static int enabled;
@@ -252,6 +253,7 @@ static void finish_site(pat_comm_state *cs, int i) {
   memcpy(r->comm_name, c->name, DESC);
   memcpy(r->group, c->group, DESC);
   memcpy(r->type_desc, sr->type_desc, DESC);
+  pat_guard_describe(&cs->policy.site[i].guard, r->guard, (int)sizeof r->guard);
   memset(sr, 0, sizeof *sr);
   keep_row(r);
 }
@@ -374,8 +376,9 @@ static void print_row(const rep_row *row) {
     snprintf(ranks, sizeof ranks, "%d", s->P);
   else
     snprintf(ranks, sizeof ranks, "%d(%d)", s->P, n); /* only n of its ranks used this count and type */
-  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8lld %-28s %10s %10s %9s %10s %10s %s\n", s->comm_name,
-          s->group, ranks, what, (long long)row->max_calls, algs, me, mx, exch, pred, err, model);
+  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8lld %-28s %10s %10s %9s %10s %10s %s | guard: %s\n",
+          s->comm_name, s->group, ranks, what, (long long)row->max_calls, algs, me, mx, exch, pred, err, model,
+          pat_proc.alg == PAT_ALG_AUTO ? s->guard : "-");
 }
 
 static void print_rows(rep_row *rows, int nrows, int world_size) {
@@ -387,7 +390,7 @@ static void print_rows(rep_row *rows, int nrows, int world_size) {
     fprintf(stderr, "libpat report: no all-gather calls\n");
     return;
   }
-  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8s %-28s %10s %10s %9s %10s %10s %s\n", "communicator",
+  fprintf(stderr, "libpat report: %-24s %-12s %5s %-24s %8s %-28s %10s %10s %9s %10s %10s %s | guard\n", "communicator",
           "world ranks", "P", "count x type", "calls", "algorithms (calls per rank)", "mean e", "max e", "exchanged",
           "predicted", "mean |err|", "model: predicted/measured mean e");
   for (int r = 0; r < nrows; r++) print_row(&rows[r]);
@@ -395,7 +398,9 @@ static void print_rows(rep_row *rows, int nrows, int world_size) {
           "libpat report: e = time in the call (exit - arrival), mean and max over ranks and calls; exchanged = calls "
           "that exchanged arrivals first; predicted = calls whose arrival was predicted before it happened, |err| = "
           "|predicted - actual arrival|; model = per algorithm, the cost model's mean e for the calls' actual "
-          "arrivals against the measured one (the calls after an exchange)\n");
+          "arrivals against the measured one (the calls after an exchange); guard = the site's guardrail (static, "
+          "exploring, kept, backing off; docs/guardrail.md) and the measured mean cost above the wait for the last "
+          "arrival of its exchange-mode calls against the static choice's\n");
 }
 
 static void merge_and_print(rep_record *rec, int n, int world_size) {

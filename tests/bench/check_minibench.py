@@ -132,6 +132,18 @@ def main():
         check(omega < 1e5, "skew: arrivals on the common clock are not 1 s apart (omega %.0f us)" % omega)
         check(r.get("errors") == "0", "skew: correct results")
 
+    # 3b. the uninstrumented mode with arrivals redrawn every call (the guardrail's workload): auto is correct
+    #     and every rank agrees on its choice
+    code, header, rows, out = run(args, ["-N", "4096", "--iters", "12", "--warmup", "1", "--base-ms", "1",
+                                         "--max-delay", "3", "--alg", "native,auto", "--instrument", "none"],
+                                  os.path.join(args.workdir, "uninstrumented.csv"))
+    by = {r["alg"]: r for r in rows}
+    for a in ("native", "auto"):
+        r = by.get(a, {})
+        check(r.get("status") == "ok" and r.get("iters") == "12" and r.get("errors") == "0"
+              and r.get("alg_disagree") == "0", "uninstrumented: %s runs 12 iterations, correct, ranks agree" % a)
+    check(code == 0, "uninstrumented: exit 0 (exit %d)" % code)
+
     # 4. the correctness check counts a corrupted element (fault injection)
     code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "1", "--base-ms", "1",
                                          "--max-delay", "0", "--alg", "ring", "--inject-error"],

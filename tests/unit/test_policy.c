@@ -35,6 +35,8 @@ typedef struct sim {
   int P;
   pat_comm_state *rank[MAXP];
   int64_t now; /* common clock of the simulation */
+  double pred_noise_ms; /* predictions are the arrivals plus U[0, this] */
+  double pred_random_ms; /* > 0: predictions are drawn in [now, now + this], whatever the arrivals */
   long long exchanged, calls, arrival_aware;
 } sim;
 
@@ -61,16 +63,14 @@ static void free_rank(pat_comm_state *cs) {
  * and what it measured in its previous call. */
 static void exchange(sim *s, const int64_t *arrival, int64_t bytes, pat_xrec *all) {
   for (int q = 0; q < s->P; q++) {
-    const pat_policy *pl = &s->rank[q]->policy;
-    all[q] = (pat_xrec){.arrival_ns = arrival[q] + (int64_t)(urand() * 0.2 * MS),
+    int64_t predicted = s->pred_random_ms > 0 ? s->now + (int64_t)(urand() * s->pred_random_ms * MS) /* unrelated */
+                                              : arrival[q] + (int64_t)(urand() * s->pred_noise_ms * MS);
+    all[q] = (pat_xrec){.arrival_ns = predicted,
                         .block_bytes = bytes,
                         .contributed_ns = s->now,
-                        .prev_call = pl->prev_call,
-                        .prev_arrival_ns = pl->prev_arrival_ns,
-                        .prev_elapsed_ns = pl->prev_elapsed_ns,
-                        .prev_alg = pl->prev_alg,
                         .setting = PAT_ALG_AUTO,
                         .kind = PAT_XREC_HISTORY};
+    pat_policy_fill_record(s->rank[q], bytes, &all[q]);
   }
   for (int r = 0; r < s->P; r++) {
     memcpy(s->rank[r]->x.all, all, (size_t)s->P * sizeof *all);
@@ -109,7 +109,8 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
     if (alg[r] != alg[0]) agreed = 0;
   }
   /* run: the world behaves as the model says, within 10%: every rank leaves
-   * when the last one has arrived plus the algorithm's predicted cost */
+   * when the last one has arrived plus the algorithm's predicted cost (and
+   * the exchange's, if the call exchanged) */
   int64_t last = arrival[0];
   for (int r = 1; r < s->P; r++)
     if (arrival[r] > last) last = arrival[r];
@@ -117,6 +118,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
   if (pat_predict_alg(s->rank[0], site[0], alg[0], arrival, bytes, &predicted) != 0) predicted = 0.001;
   double cost = predicted - pat_select_wait(s->P, arrival);
   if (cost < 1e-6) cost = 1e-6;
+  if (ex[0]) cost += pat_policy_exchange_cost(s->rank[0]); /* an exchange is paid in the call */
   for (int r = 0; r < s->P; r++) {
     pat_comm_state *cs = s->rank[r];
     int64_t exit_ns = last + (int64_t)(cost * (0.9 + 0.2 * urand()) * 1e9);
@@ -156,6 +158,7 @@ static void sim_start(sim *s, int P) {
   s->P = P;
   for (int r = 0; r < P; r++) s->rank[r] = make_rank(P, r);
   s->now = 1000 * MS;
+  s->pred_noise_ms = 0.2;
 }
 
 static void sim_end(sim *s) {
@@ -220,10 +223,38 @@ static int test_purpose(void) {
   return 0;
 }
 
+/* Arrivals redrawn at random every call, predictions that know nothing of
+ * them: arrival-aware algorithms run at most about twice per distrust period
+ * (guardrail.h), and the periods double up to PAT_GUARD_BACKOFF_MAX calls. */
+static int test_unpredictable(void) {
+  int64_t a[MAXP];
+  sim s;
+  for (int P = 3; P <= 8; P += 5) {
+    sim_start(&s, P);
+    s.pred_random_ms = 20.0;
+    const int n = 3000;
+    for (int k = 0; k < n; k++) {
+      for (int r = 0; r < P; r++) a[r] = s.now + (int64_t)(urand() * 20.0 * MS);
+      CHECK(call(&s, 262144, a), "P=%d call %d: ranks disagree", P, k);
+    }
+    int periods = 0;
+    for (int b = PAT_GUARD_DISTRUST_FIRST, sum = 0; sum < n; b = b * 2 > PAT_GUARD_BACKOFF_MAX ? b : b * 2) {
+      sum += b;
+      periods++;
+    }
+    long long bound = 2 * (periods + 1) + 2;
+    CHECK(s.arrival_aware <= bound, "P=%d: %lld arrival-aware calls out of %d (bound %lld)", P, s.arrival_aware, n,
+          bound);
+    CHECK(s.exchanged <= n / 8, "P=%d: %lld of %d calls exchanged", P, s.exchanged, n);
+    sim_end(&s);
+  }
+  return 0;
+}
+
 int main(void) {
   pat_model_params mp;
   pat_model_params_init(&mp, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
   pat_netparams_use(&mp, "test");
-  if (test_agreement() || test_purpose()) return 1;
+  if (test_agreement() || test_purpose() || test_unpredictable()) return 1;
   return TEST_RESULT();
 }

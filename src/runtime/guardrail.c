@@ -1,0 +1,168 @@
+/* The guardrail of a call site (see guardrail.h and docs/guardrail.md). */
+#include "runtime/guardrail.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void pat_guard_init(pat_guard *g, double prior_s) {
+  memset(g, 0, sizeof *g);
+  g->state = PAT_GUARD_STATIC;
+  g->backoff = PAT_GUARD_BACKOFF_FIRST;
+  g->distrust_backoff = PAT_GUARD_DISTRUST_FIRST;
+  if (prior_s > 0) {
+    g->s_cost = prior_s;
+    g->has_prior = 1;
+    g->credit = PAT_GUARD_CAP * prior_s; /* a first trial may lose up to the cap, no more */
+  }
+}
+
+int pat_guard_knows_static(const pat_guard *g) { return g->s_n > 0 || g->has_prior; }
+
+int pat_guard_may_leave(const pat_guard *g, long long call) {
+  if (g->state == PAT_GUARD_EXPLORING || g->state == PAT_GUARD_KEPT) return 1;
+  /* a trial needs a baseline to be judged against and budget to spend */
+  return pat_guard_knows_static(g) && call >= g->next_try && g->credit >= 0;
+}
+
+int pat_guard_trusts_predictions(const pat_guard *g, long long call) {
+  return !g->distrusted || call >= g->distrust_until;
+}
+
+static void new_trial(pat_guard *g) {
+  g->trial_sum = 0;
+  g->trial_n = 0;
+  g->warmed = 0;
+}
+
+void pat_guard_enter(pat_guard *g, long long call) {
+  (void)call;
+  g->state = PAT_GUARD_EXPLORING;
+  g->trials++;
+  new_trial(g);
+}
+
+static void lose(pat_guard *g, long long call) {
+  g->state = PAT_GUARD_BACKOFF;
+  g->lost++;
+  g->next_try = call + g->backoff;
+  g->backoff = g->backoff * 2 > PAT_GUARD_BACKOFF_MAX ? PAT_GUARD_BACKOFF_MAX : g->backoff * 2;
+  new_trial(g);
+}
+
+void pat_guard_leave(pat_guard *g, long long call) {
+  if (g->state == PAT_GUARD_EXPLORING)
+    lose(g, call); /* it never proved itself: leaving unproven must not let trials repeat at the probe rate */
+  else if (g->state == PAT_GUARD_KEPT)
+    g->state = PAT_GUARD_STATIC;
+}
+
+static void static_sample(pat_guard *g, double cost) {
+  if (g->s_n == 0 && !g->has_prior) g->credit = PAT_GUARD_CAP * cost; /* the account opens full */
+  if (g->s_n == 0 || g->has_prior)
+    g->s_cost = cost;
+  else
+    g->s_cost += PAT_GUARD_WEIGHT * (cost - g->s_cost);
+  g->has_prior = 0;
+  g->s_n++;
+}
+
+int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
+  if (!alt) {
+    static_sample(g, cost);
+    return 0;
+  }
+  g->alt_sum += cost;
+  g->alt_n++;
+  int on_trial = g->state == PAT_GUARD_EXPLORING || g->state == PAT_GUARD_KEPT;
+  if (!pat_guard_knows_static(g)) {
+    /* nothing to judge against: a trial runs TRIAL calls, then the site goes
+     * back to static to measure it (no backoff: nothing was lost yet) */
+    if (on_trial && ++g->trial_n >= PAT_GUARD_TRIAL) {
+      g->state = PAT_GUARD_STATIC;
+      g->next_try = call + 1;
+      new_trial(g);
+      return 1;
+    }
+    return 0;
+  }
+  if (on_trial && g->state == PAT_GUARD_EXPLORING && !g->warmed) {
+    /* a trial's first call builds schedules and touches buffers for the
+     * first time: neither charged nor judged (the bound's probe cost) */
+    g->warmed = 1;
+    return 0;
+  }
+  /* a loss is charged, at most CAP * S per call (what one call loses
+   * beyond that is the bound's probe cost); a gain pays in */
+  double charge = cost - g->s_cost;
+  if (charge > PAT_GUARD_CAP * g->s_cost) charge = PAT_GUARD_CAP * g->s_cost;
+  g->credit -= charge;
+  if (g->credit > PAT_GUARD_CAP * g->s_cost) g->credit = PAT_GUARD_CAP * g->s_cost;
+  if (!on_trial) return 0; /* a late sample of a finished trial: charged only */
+  if (g->credit < 0) {
+    lose(g, call);
+    return 1;
+  }
+  if (g->state == PAT_GUARD_EXPLORING) {
+    g->trial_sum += cost;
+    if (++g->trial_n >= PAT_GUARD_TRIAL) {
+      if (g->trial_sum / g->trial_n < g->s_cost) {
+        g->state = PAT_GUARD_KEPT;
+        new_trial(g);
+      } else {
+        lose(g, call); /* not lower than static: back to it */
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+void pat_guard_prediction(pat_guard *g, long long call, double err, double spread) {
+  int expired = g->distrusted && call >= g->distrust_until;
+  if (g->err_n == 0 || expired) { /* after a distrust period the arrivals may have become regular: measure anew */
+    g->err = err;
+    g->spread = spread;
+  } else {
+    g->err += PAT_GUARD_ERR_WEIGHT * (err - g->err);
+    g->spread += PAT_GUARD_ERR_WEIGHT * (spread - g->spread);
+  }
+  g->err_n++;
+  if (!(g->err > PAT_GUARD_TRUST * g->spread)) {
+    g->distrusted = 0;
+    return;
+  }
+  if (!g->distrusted || expired) { /* found unpredictable (again): a longer period without arrival-awareness */
+    g->distrusted = 1;
+    g->distrust_until = call + g->distrust_backoff;
+    g->distrust_backoff =
+        g->distrust_backoff * 2 > PAT_GUARD_BACKOFF_MAX ? PAT_GUARD_BACKOFF_MAX : g->distrust_backoff * 2;
+  }
+}
+
+void pat_guard_tick(pat_guard *g) {
+  if (!pat_guard_knows_static(g)) return;
+  g->credit += PAT_GUARD_BUDGET * g->s_cost;
+  if (g->credit > PAT_GUARD_CAP * g->s_cost) g->credit = PAT_GUARD_CAP * g->s_cost;
+}
+
+static void fmt(double s, char *out, int size) {
+  if (s < 1e-3)
+    snprintf(out, (size_t)size, "%.1f us", s * 1e6);
+  else
+    snprintf(out, (size_t)size, "%.2f ms", s * 1e3);
+}
+
+void pat_guard_describe(const pat_guard *g, char *out, int size) {
+  static const char *names[] = {"static", "exploring", "kept", "backing off"};
+  char a[24], s[24];
+  if (g->alt_n)
+    fmt(g->alt_sum / (double)g->alt_n, a, sizeof a);
+  else
+    snprintf(a, sizeof a, "-");
+  if (g->s_n)
+    fmt(g->s_cost, s, sizeof s);
+  else
+    snprintf(s, sizeof s, g->has_prior ? "(model)" : "-");
+  snprintf(out, (size_t)size, "%s%s, %s vs static %s, %lld/%lld trials lost", names[g->state],
+           g->distrusted ? " (unpredictable)" : "", a, s, g->lost, g->trials);
+}
