@@ -299,7 +299,7 @@ void pat_report_comm_done(pat_comm_state *cs) {
 
 static int same_site(const rep_record *a, const rep_record *b) {
   return a->group_hash == b->group_hash && a->occurrence == b->occurrence && a->P == b->P && a->count == b->count &&
-         a->bytes == b->bytes && strcmp(a->type_desc, b->type_desc) == 0;
+         a->bytes == b->bytes && strcmp(a->type_desc, b->type_desc) == 0 && strcmp(a->comm_name, b->comm_name) == 0;
 }
 
 static int cmp_key(const void *pa, const void *pb) {
@@ -309,7 +309,8 @@ static int cmp_key(const void *pa, const void *pb) {
   if (a->P != b->P) return a->P - b->P;
   if (a->count != b->count) return a->count - b->count;
   if (a->bytes != b->bytes) return a->bytes < b->bytes ? -1 : 1;
-  return strcmp(a->type_desc, b->type_desc);
+  int t = strcmp(a->type_desc, b->type_desc);
+  return t ? t : strcmp(a->comm_name, b->comm_name); /* MPI_COMM_WORLD apart from its duplicates */
 }
 
 typedef struct rep_row {
