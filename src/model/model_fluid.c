@@ -12,14 +12,24 @@
  *
  * A transfer is *ready* when the contract lets it start (both ops posted;
  * eager: the send posted).  After the latency alpha it becomes *active*: its
- * bytes (beta * bytes seconds of port time when alone) flow at a rate set by
- * max-min fair sharing of every rank's send port and receive port (each of
- * capacity 1: one second of port time per second), recomputed by water
- * filling whenever the set of active transfers changes.  Alone, a transfer
- * thus takes alpha + beta * bytes, as in the one-port model; and a transfer
- * that never shared a port ends at exactly ready + pat_model_cost(...), so
- * that the compiled closed forms (model_prog.c) agree bit for bit.
+ * bytes (beta * bytes seconds of port time when alone) flow through the
+ * sender's send port and the receiver's receive port, each shared equally
+ * among the transfers through it (model_net.h says why equal shares and
+ * not max-min).  Alone, a transfer thus takes alpha + beta * bytes, as in
+ * the one-port model; and a transfer that never shared a port ends at
+ * exactly ready + pat_model_cost(...), so that the compiled closed forms
+ * (model_prog.c) agree bit for bit.
  *
+ * Why one engine: the one-port replay had three (a fast dataflow pass, an
+ * event engine, the compiled programs) that had to agree bit for bit; the
+ * fast pass and the event engine are gone.  The compiled programs stay
+ * (model_prog.h) because the selection needs RING & co. at P = 1024 in
+ * microseconds: their closed form is exact here too (a uniform lockstep
+ * schedule never puts two transfers on one port), and their port groups
+ * are served by processor sharing, which is what this engine does for a
+ * port whose transfers' other ends are free; mesh steps defer to this
+ * engine.
+
  * The engine is driven by time: a heap of timed events (a transfer becomes
  * active; a rank wakes up to post sends) and the network's earliest
  * completion (model_net.c: rates are recomputed only in the component of
