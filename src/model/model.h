@@ -25,14 +25,17 @@
  *    Eager (bytes < eager threshold): ready when the sender has entered; the
  *    sender's op completes at the end of the transfer, the receiver's at
  *    max(its step entry, end of the transfer).
- *  - Full duplex, one send port and one receive port per rank.  A transfer
- *    needs the sender's send port and the receiver's receive port.
- *    Transfers are served in order of readiness (ties: lower sender rank,
- *    then lower receiver rank, then lower step): each starts at
- *    max(ready, send port free, receive port free) and holds both ports until
- *    it ends.  (For rendezvous transfers only transfers of the same step can
- *    queue on a port, since a rank's next step starts after its previous
- *    step's transfers have ended.)
+ *  - DATA FLOW schedules (send_window > 0) follow the contract above
+ *    struct pat_sched instead of steps: a rank starts at min(bg_start, a_i)
+ *    and posts every receive then; a send is posted, within the window, as
+ *    soon as its spans are held (own block from a_i, others from the
+ *    completion of the receive that brings them), a held send overtaking
+ *    an earlier one that waits; the rank leaves at max(a_i, its last op).
+ *  - Fluid ports: full duplex, one send port and one receive port per
+ *    rank.  A ready transfer pays alpha (no port held), then its
+ *    beta * bytes of port time flow through both its ports, each port
+ *    shared equally among its transfers, the transfer at the smaller of
+ *    its two shares (model_net.h).  Alone it takes alpha + beta * bytes.
  *  - Parameters: the (alpha, beta) fitted for the algorithm that built the
  *    schedule (s->alg), or the default ones; with a node map, transfers
  *    between ranks of the same node use the intra-node pair when there is
@@ -68,9 +71,9 @@ typedef struct pat_link_model {
 } pat_link_model;
 
 /* Which replay engine (for tests and measurements; AUTO is always right). */
-#define PAT_ENGINE_AUTO 0  /* FAST when it applies, else EVENT */
-#define PAT_ENGINE_EVENT 1 /* general event-driven engine */
-#define PAT_ENGINE_FAST 2  /* rendezvous-only dataflow engine (reported in the result) */
+#define PAT_ENGINE_AUTO 0  /* the replay (model_fluid.c); pat_predict may use a compiled program */
+#define PAT_ENGINE_EVENT 1 /* reported when the replay ran; as a setting: pat_predict never uses a program */
+#define PAT_ENGINE_FAST 2  /* reported when a compiled program (model_prog.h) gave the result */
 
 /* Status of the fast paths (the fast engine, compiled replay programs): they
  * cannot reproduce the replay exactly for this input, so the caller must run

@@ -1,4 +1,4 @@
-/* Internals shared by the replay engines (model.c, model_event.c). */
+/* Internals of the replay (model.c, model_fluid.c) and the compiled programs (model_prog.c). */
 #ifndef PAT_MODEL_IMPL_H
 #define PAT_MODEL_IMPL_H
 
@@ -49,7 +49,6 @@ static inline void pat_replay_trace(const pat_replay *R, int step, int from, int
  * whose peer is `peer`.  Returns its index or (size_t)-1. */
 size_t pat_replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int peer);
 
-int pat_replay_fast(pat_replay *R);
-int pat_replay_event(pat_replay *R);
+int pat_replay_fluid(pat_replay *R);
 
 #endif

@@ -421,41 +421,15 @@ int pat_prog_is_uniform(const pat_prog *g) { return g->uniform; }
 /* ---- evaluation ---- */
 
 typedef struct gtmp {
-  double ready, cost, blocks;
+  double ready, cost, alpha, work;
   int peer;
 } gtmp;
 
 static int gtmp_cmp(const void *pa, const void *pb) {
   const gtmp *a = pa, *b = pb;
-  if (a->ready != b->ready) return a->ready < b->ready ? -1 : 1;
+  double ra = a->ready + a->alpha, rb = b->ready + b->alpha;
+  if (ra != rb) return ra < rb ? -1 : 1;
   return (a->peer > b->peer) - (a->peer < b->peer);
-}
-
-typedef struct mtmp { /* a transfer of a mesh step */
-  double ready, cost;
-  int from, to;
-} mtmp;
-
-/* Sort a mesh step's transfers into the event engine's order: readiness,
- * then sender, then receiver.  They come in (sender, receiver) order (see
- * move_to_mesh), so a stable sort by readiness is enough: a bottom-up merge
- * sort through tmp (n entries), without qsort's call per comparison (this
- * sort is most of DIRECT's cost in the selection: 3-4 times less than
- * qsort).  Returns the sorted array (v or tmp). */
-static mtmp *mesh_sort(mtmp *v, mtmp *tmp, size_t n) {
-  mtmp *src = v, *dst = tmp;
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) dst[k++] = src[j].ready < src[i].ready ? src[j++] : src[i++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
-    }
-    mtmp *x = src;
-    src = dst;
-    dst = x;
-  }
-  return src;
 }
 
 static void finish(const pat_prog *g, const double *a, const double *fin, pat_model_result *out) {
@@ -500,8 +474,9 @@ typedef struct sweep {
   double *entry;   /* when each rank entered the current step */
   double *smax;    /* when each rank's ops of the current step end */
   gtmp *tmp;       /* one port group's transfers */
-  double *sendfree, *recvfree; /* mesh steps: when each rank's ports are free */
-  mtmp *mt, *mt2;  /* one mesh step's transfers, and room to sort them */
+  double *gend;    /* ... and when each ends */
+  double *vfin;    /* processor sharing: a heap of virtual finish times */
+  size_t *vid;     /* ... and the transfer of each */
 } sweep;
 
 /* The ranks with ops in step t enter it: after their previous step, and
@@ -529,39 +504,62 @@ static void sweep_simple(sweep *sw, int t) {
   }
 }
 
-/* A mesh step's transfers (some queue on two busy ports, so the order of
- * service is global): as the event engine serves them, in order of
- * (readiness, sender, receiver), each at the earliest time both its ports
- * are free.  The ports' earlier transfers, of earlier steps of the same
- * ranks, ended before these ranks entered the step, so the free times kept
- * from them never delay a transfer here: no reset is needed. */
-static void sweep_mesh(sweep *sw, int t) {
-  const pat_prog *g = sw->g;
-  const double *entry = sw->entry;
-  double *smax = sw->smax;
-  mtmp *mt = sw->mt;
-  size_t n = 0;
-  for (size_t k = g->x_off[t]; k < g->x_end[t]; k++, n++) {
-    const pxfer *x = &g->xs[k];
-    mt[n].ready = entry[x->from] > entry[x->to] ? entry[x->from] : entry[x->to];
-    mt[n].cost = pat_model_cost(pat_replay_pair(&sw->R, x->from, x->to), sw->block_bytes, x->blocks);
-    mt[n].from = x->from;
-    mt[n].to = x->to;
-  }
-  mt = mesh_sort(mt, sw->mt2, n);
-  for (size_t i = 0; i < n; i++) {
-    double start = mt[i].ready;
-    if (sw->sendfree[mt[i].from] > start) start = sw->sendfree[mt[i].from];
-    if (sw->recvfree[mt[i].to] > start) start = sw->recvfree[mt[i].to];
-    double end = start + mt[i].cost;
-    sw->sendfree[mt[i].from] = sw->recvfree[mt[i].to] = end;
-    if (end > smax[mt[i].from]) smax[mt[i].from] = end;
-    if (end > smax[mt[i].to]) smax[mt[i].to] = end;
+/* Processor sharing of one port among n transfers: transfer i (sorted by
+ * release) starts moving bytes at rel[i] = ready + alpha and needs work[i]
+ * seconds of the port alone; while k of them move, each gets 1/k of the
+ * port (their other ends serve nothing else in this step, so the port is
+ * their only bottleneck: max-min fair sharing reduces to this).  Virtual
+ * time V grows at 1/k; a transfer that entered at V0 ends when V = V0 +
+ * work.  One that never shared the port ends at exactly ready + cost, as
+ * in the replay.  Writes end[i].  O(n log n). */
+static void share_port(sweep *sw, const gtmp *v, size_t n, double *end) {
+  double *hf = sw->vfin, t = -INFINITY, V = 0;
+  size_t *hid = sw->vid, nh = 0, next = 0;
+  unsigned char *shared = (unsigned char *)(sw->vid + n); /* room after vid (see eval_general) */
+  memset(shared, 0, n);
+  while (next < n || nh > 0) {
+    double trel = next < n ? v[next].ready + v[next].alpha : INFINITY;
+    double tfin = nh > 0 ? t + (hf[0] - V) * (double)nh : INFINITY;
+    if (trel <= tfin) { /* a release: the heap gains one */
+      if (nh > 0) V += (trel - t) / (double)nh;
+      t = trel;
+      if (nh == 1) shared[hid[0]] = 1;
+      if (nh >= 1) shared[next] = 1;
+      double key = V + v[next].work;
+      size_t i = nh++;
+      while (i > 0 && hf[(i - 1) / 2] > key) {
+        hf[i] = hf[(i - 1) / 2];
+        hid[i] = hid[(i - 1) / 2];
+        i = (i - 1) / 2;
+      }
+      hf[i] = key;
+      hid[i] = next++;
+      continue;
+    }
+    /* the first to finish leaves */
+    V = hf[0];
+    t = tfin;
+    size_t id = hid[0];
+    end[id] = shared[id] ? t : v[id].ready + v[id].cost;
+    double lk = hf[--nh];
+    size_t lid = hid[nh], i = 0;
+    for (;;) {
+      size_t c = 2 * i + 1;
+      if (c >= nh) break;
+      if (c + 1 < nh && hf[c + 1] < hf[c]) c++;
+      if (!(hf[c] < lk)) break;
+      hf[i] = hf[c];
+      hid[i] = hid[c];
+      i = c;
+    }
+    if (nh > 0) {
+      hf[i] = lk;
+      hid[i] = lid;
+    }
   }
 }
 
-/* Step t's transfers on busy ports: each port serves its group in order of
- * readiness (ties: lower peer), one after the other. */
+/* Step t's transfers on busy ports: each port shares itself among its group. */
 static void sweep_groups(sweep *sw, int t) {
   const pat_prog *g = sw->g;
   const double *entry = sw->entry;
@@ -574,18 +572,19 @@ static void sweep_groups(sweep *sw, int t) {
     for (size_t i = 0; i < n; i++) {
       const pgent *e = &g->ge[gr->lo + i];
       int from = gr->sends ? o : e->peer, to = gr->sends ? e->peer : o;
+      pat_hockney h = pat_replay_pair(&sw->R, from, to);
       tmp[i].ready = entry[o] > entry[e->peer] ? entry[o] : entry[e->peer];
-      tmp[i].cost = pat_model_cost(pat_replay_pair(&sw->R, from, to), sw->block_bytes, e->blocks);
+      tmp[i].cost = pat_model_cost(h, sw->block_bytes, e->blocks);
+      tmp[i].alpha = h.alpha;
+      tmp[i].work = h.beta * (sw->block_bytes * e->blocks);
       tmp[i].peer = e->peer;
     }
     qsort(tmp, n, sizeof *tmp, gtmp_cmp);
-    double free_at = -INFINITY;
+    double *end = sw->gend;
+    share_port(sw, tmp, n, end);
     for (size_t i = 0; i < n; i++) {
-      double start = tmp[i].ready > free_at ? tmp[i].ready : free_at;
-      double end = start + tmp[i].cost;
-      free_at = end;
-      if (end > smax[o]) smax[o] = end;
-      if (end > smax[tmp[i].peer]) smax[tmp[i].peer] = end;
+      if (end[i] > smax[o]) smax[o] = end[i];
+      if (end[i] > smax[tmp[i].peer]) smax[tmp[i].peer] = end[i];
     }
   }
 }
@@ -617,22 +616,18 @@ static int eval_general(const pat_prog *g, const double *a, const pat_model_para
   size_t maxg = largest_group(g);
   sw.tmp = malloc((maxg ? maxg : 1) * sizeof *sw.tmp);
   int rc = sw.cur && sw.entry && sw.smax && sw.tmp ? PAT_OK : PAT_ENOMEM;
-  if (!rc && g->max_mesh) {
-    sw.sendfree = malloc((size_t)P * sizeof *sw.sendfree);
-    sw.recvfree = malloc((size_t)P * sizeof *sw.recvfree);
-    sw.mt = malloc(g->max_mesh * sizeof *sw.mt);
-    sw.mt2 = malloc(g->max_mesh * sizeof *sw.mt2);
-    if (!sw.sendfree || !sw.recvfree || !sw.mt || !sw.mt2) rc = PAT_ENOMEM;
-    for (int i = 0; i < P && !rc; i++) sw.sendfree[i] = sw.recvfree[i] = -INFINITY;
+  if (!rc) {
+    size_t m = maxg ? maxg : 1;
+    sw.gend = malloc(m * sizeof *sw.gend);
+    sw.vfin = malloc(m * sizeof *sw.vfin);
+    sw.vid = malloc(m * sizeof *sw.vid + m); /* + one flag byte per transfer (share_port) */
+    if (!sw.gend || !sw.vfin || !sw.vid) rc = PAT_ENOMEM;
   }
   if (!rc) {
     for (int i = 0; i < P; i++) sw.cur[i] = -INFINITY;
     for (int t = 0; t < g->nsteps; t++) {
       sweep_enter(&sw, t);
-      if (g->mesh[t])
-        sweep_mesh(&sw, t);
-      else
-        sweep_simple(&sw, t);
+      sweep_simple(&sw, t);
       sweep_groups(&sw, t);
       for (size_t k = g->part_off[t]; k < g->part_off[t + 1]; k++) sw.cur[g->part[k]] = sw.smax[g->part[k]];
     }
@@ -642,10 +637,9 @@ static int eval_general(const pat_prog *g, const double *a, const pat_model_para
   free(sw.entry);
   free(sw.smax);
   free(sw.tmp);
-  free(sw.sendfree);
-  free(sw.recvfree);
-  free(sw.mt);
-  free(sw.mt2);
+  free(sw.gend);
+  free(sw.vfin);
+  free(sw.vid);
   return rc;
 }
 
@@ -660,8 +654,8 @@ int pat_prog_eval(const pat_prog *g, const double *a, const pat_model_params *mp
   int rc = PAT_OK;
   if (g->uniform && !varied && nonneg)
     eval_closed_form(g, a, lm->inter, block_bytes, fin);
-  else if (!g->general)
-    rc = PAT_MODEL_FALLBACK;
+  else if (!g->general || g->max_mesh)
+    rc = PAT_MODEL_FALLBACK; /* a mesh step needs the replay's max-min sharing of many ports */
   else
     rc = eval_general(g, a, mp, lm, block_bytes, fin);
   if (rc == PAT_OK) finish(g, a, fin, out);

@@ -6,8 +6,9 @@
  * compiled once per (algorithm, P, root) and then evaluated for any arrival
  * pattern and parameters.  Evaluation gives exactly (bit for bit) what
  * pat_model_replay gives on the full schedule, whenever every transfer is
- * rendezvous; otherwise it reports PAT_MODEL_FALLBACK and the caller
- * replays the schedule.
+ * rendezvous (to rounding where a port is shared) and no step is a mesh;
+ * otherwise it reports PAT_MODEL_FALLBACK and the caller replays the
+ * schedule.
  *
  * Two forms:
  *  - uniform: every rank has ops in every step, sends at most one and
@@ -20,12 +21,13 @@
  *    max commutes with each addition, and in a valid all-gather every rank's
  *    exit depends on every arrival (each block reaches every rank).  O(P).
  *  - general: the transfers, step by step, with the ports that serve
- *    several transfers in a step; evaluated by one sweep over the steps in
- *    the order the replay's rules fix.  O(transfers), but a "mesh" step, in
- *    which some transfer queues on a busy send port and a busy receive port
- *    (DIRECT's), is served as the event engine serves it: all its transfers
- *    sorted by (readiness, sender, receiver), O(n log n) for its n.  (With
- *    rendezvous transfers a port only queues transfers of one step at a
+ *    several transfers in a step; evaluated by one sweep over the steps.
+ *    Such a port is shared by processor sharing (its transfers' other ends
+ *    carry nothing else in that step, so this is the fluid replay's
+ *    sharing), O(n log n) for its n transfers.  A "mesh" step, in which a
+ *    transfer meets a busy port at both ends (DIRECT's), needs the replay
+ *    itself: the program reports PAT_MODEL_FALLBACK.  (With rendezvous
+ *    lockstep transfers a port only carries transfers of one step at a
  *    time, so steps can be swept one after the other.)
  * A uniform program also gets its general form when a node map with
  * intra-node parameters makes costs differ between transfers.

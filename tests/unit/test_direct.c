@@ -1,8 +1,10 @@
 /* DIRECT: for P = 1..64 the schedule is valid, its per-rank builds are the
  * slices of the whole, every step keeps within the window, every rank
- * receives each other block exactly once and from its owner; the replay on
- * balanced arrivals matches the cost formula of allgather_direct.c; the
- * compiled program gives what the replay gives. */
+ * receives each other block exactly once and from its owner; the fluid
+ * replay on balanced arrivals gives the hand-computed times (every port
+ * shared by the step's W transfers: each step costs alpha + W beta m); the
+ * compiled program defers to the replay (its mesh steps need max-min
+ * sharing) or, for P < 3, gives what the replay gives. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,21 +62,13 @@ static int check_rank(const pat_sched *s, int r, int W, char *err, size_t errlen
   return err[0] != '\0';
 }
 
-/* Balanced replay, both engines, which must agree bit for bit. */
+/* Balanced replay. */
 static int replay_balanced(const pat_sched *s, double *f, pat_model_result *res) {
   pat_model_params mp;
   pat_model_params_init(&mp, ALPHA, BETA);
-  double *f2 = malloc((size_t)s->P * sizeof *f2);
-  pat_model_result r2 = {0};
   memset(res, 0, sizeof *res);
   res->f = f;
-  r2.f = f2;
-  int rc = pat_model_replay(s, NULL, &mp, M, res);
-  mp.engine = PAT_ENGINE_EVENT;
-  rc |= pat_model_replay(s, NULL, &mp, M, &r2);
-  int same = rc == PAT_OK && res->ebar == r2.ebar && memcmp(f, f2, (size_t)s->P * sizeof *f) == 0;
-  free(f2);
-  return same;
+  return pat_model_replay(s, NULL, &mp, M, res) == PAT_OK;
 }
 
 int main(void) {
@@ -100,22 +94,18 @@ int main(void) {
     /* the replay, balanced arrivals (cost formula of allgather_direct.c) */
     pat_model_result res;
     CHECK(replay_balanced(&s, f, &res), "P=%d: replay failed or engines differ", P);
+    /* each step: every port carries the step's W_t transfers at 1/W_t of its
+     * rate, so the step lasts alpha + W_t beta m; the receive port moves
+     * P-1 blocks in all, and pays alpha once per step */
+    const double expect = S * ALPHA + (P - 1) * BETA * M;
     for (int i = 0; i < P; i++)
-      CHECK(f[i] >= (P - 1) * C * (1 - 1e-12), "P=%d rank %d leaves at %g, before the port bound %g", P, i, f[i],
-            (P - 1) * C);
-    if (S == 1) /* all in one step: rank i leaves at (P-1+i) c, the last with rank P-2 */
-      for (int i = 0; i < P; i++) {
-        double expect = (P - 1 + (i < P - 2 ? i : P - 2)) * C;
-        CHECK(close_to(f[i], expect), "P=%d rank %d leaves at %.6g, expected %.6g", P, i, f[i], expect);
-      }
+      CHECK(close_to(f[i], expect), "P=%d rank %d leaves at %.9g, expected %.9g", P, i, f[i], expect);
     if (P > 1) {
       double fmax = 0;
       for (int i = 0; i < P; i++) fmax = f[i] > fmax ? f[i] : fmax;
       double rf = fmax / ((P - 1) * C), re = res.ebar / ((P - 1) * C);
       if (rf > worst_f) worst_f = rf, worst_f_P = P;
       if (re > worst_ebar) worst_ebar = re, worst_ebar_P = P;
-      CHECK(rf <= 1.9, "P=%d: the last rank leaves at %.3f (P-1) c", P, rf);
-      CHECK(P < 3 || (re >= 1.05 && re <= 1.49), "P=%d: mean e %.3f (P-1) c", P, re);
       CHECK(P > 2 || close_to(res.ebar, C), "P=2: one exchange");
     }
     pat_sched_free(&s);
@@ -123,8 +113,8 @@ int main(void) {
   printf("balanced replay: last exit at most %.3f (P-1)c (P=%d), mean e at most %.3f (P-1)c (P=%d)\n", worst_f,
          worst_f_P, worst_ebar, worst_ebar_P);
 
-  /* the compiled program (a mesh step per window) gives the replay's result
-   * on random arrivals, background starts and node maps */
+  /* the compiled program (a mesh step per window) defers to the replay on
+   * random arrivals, background starts and node maps */
   int node[64];
   uint64_t rng = 0x2545f4914f6cdd1dull;
   for (int trial = 0; trial < 60; trial++) {
@@ -159,11 +149,15 @@ int main(void) {
     for (int i = 0; i < P; i++) amin = a[i] < amin ? a[i] : amin;
     for (int i = 0; i < P; i++) a[i] -= amin;
     mp.bg_start -= amin;
-    CHECK(pat_prog_eval(g, a, &mp, M, &r1) == PAT_OK, "P=%d: program not evaluated", P);
+    int rc = pat_prog_eval(g, a, &mp, M, &r1);
     CHECK(pat_model_replay(&s, a, &mp, M, &r2) == PAT_OK, "replay");
-    CHECK(memcmp(f1, f2, (size_t)P * sizeof *f1) == 0 && r1.ebar == r2.ebar && r1.transfers == r2.transfers,
-          "trial %d P=%d: program %.17g, replay %.17g", trial, P, r1.ebar, r2.ebar);
-    CHECK(r2.engine == PAT_ENGINE_EVENT || P < 3, "two busy ports: the event engine");
+    if (P < 3) {
+      CHECK(rc == PAT_OK, "P=%d: program not evaluated", P);
+      CHECK(memcmp(f1, f2, (size_t)P * sizeof *f1) == 0 && r1.ebar == r2.ebar && r1.transfers == r2.transfers,
+            "trial %d P=%d: program %.17g, replay %.17g", trial, P, r1.ebar, r2.ebar);
+    } else {
+      CHECK(rc == PAT_MODEL_FALLBACK, "P=%d: a mesh step must defer to the replay (rc %d)", P, rc);
+    }
     pat_sched_free(&s);
     pat_prog_free(g);
   }

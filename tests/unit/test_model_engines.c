@@ -1,6 +1,8 @@
-/* The fast engine and the event engine agree bit for bit on random valid
- * schedules with ports serving several transfers in a step (one side at a
- * time), random arrivals, background start times, pieces and signals. */
+/* The replay (one engine since the fluid model) on random valid schedules
+ * with ports serving several transfers in a step, random arrivals,
+ * background start times, pieces and signals: it succeeds, is
+ * deterministic (the engine setting changes nothing), and every rank leaves
+ * after its arrival. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -86,7 +88,7 @@ static void random_sched(pat_sched *s, int P, int mode) {
 }
 
 int main(void) {
-  int cases = 0, fast = 0;
+  int cases = 0;
   double f1[40], f2[40], a[40];
   for (int trial = 0; trial < 600; trial++) {
     int P = 2 + (int)rnd(30), mode = trial % 3;
@@ -106,11 +108,10 @@ int main(void) {
     CHECK(pat_model_replay(&s, a, &mp, 1000, &r2) == PAT_OK, "event replay");
     CHECK(memcmp(f1, f2, P * sizeof *f1) == 0 && r1.ebar == r2.ebar && r1.transfers == r2.transfers,
           "trial %d P=%d mode %d: engines differ (ebar %.17g vs %.17g)", trial, P, mode, r1.ebar, r2.ebar);
-    fast += r1.engine == PAT_ENGINE_FAST;
+    for (int i = 0; i < P; i++) CHECK(f1[i] >= a[i], "trial %d: rank %d leaves before it arrives", trial, i);
     cases++;
     pat_sched_free(&s);
   }
-  CHECK(fast == cases, "only %d of %d random schedules stayed on the fast engine", fast, cases);
 
   /* the arrival-aware builders' schedules (those implemented) */
   const int aware[] = {PAT_ALG_BDR, PAT_ALG_BSLB, PAT_ALG_ARD};

@@ -71,7 +71,7 @@ int main(void) {
     int P = Ps[pi];
     for (int k = 0; k < NCLASSIC; k++) {
       int alg = classic[k];
-      if ((P > 256 && (alg == PAT_ALG_RING || alg == PAT_ALG_NEX)) || (P > 128 && alg == PAT_ALG_DIRECT))
+      if ((P > 256 && (alg == PAT_ALG_RING || alg == PAT_ALG_NEX)) || (P > 64 && alg == PAT_ALG_DIRECT))
         continue; /* full builds too slow for a unit test */
       for (int trial = 0; trial < (P > 100 ? 2 : 6); trial++) {
         int64_t base = 1700000000000000000ll + (int64_t)(rnd64() % 1000000);
@@ -93,9 +93,18 @@ int main(void) {
         r1.f = f1;
         CHECK(pat_predict(&cache, alg, root, P, a, bg, bb, &m, &r1) == PAT_OK, "predict");
         CHECK(full_replay(alg, root, P, a, bg, bb, &m, f2, &r2) == PAT_OK, "replay");
-        CHECK(r1.ebar == r2.ebar && r1.r == r2.r && memcmp(f1, f2, (size_t)P * sizeof *f1) == 0,
+        /* bit for bit, except where a program's port group shares its port
+         * (processor sharing, computed in virtual time: rounding apart) */
+        int exact = 1;
+        for (int i = 0; i < P; i++) exact &= f1[i] == f2[i] || fabs(f1[i] - f2[i]) <= 1e-12 * fabs(f2[i]);
+        CHECK(exact && fabs(r1.ebar - r2.ebar) <= 1e-12 * r2.ebar && fabs(r1.r - r2.r) <= 1e-12 * r2.r,
               "%s P=%d trial %d: program %.17g, replay %.17g", pat_algorithms[alg].name, P, trial, r1.ebar, r2.ebar);
-        CHECK(r1.engine == PAT_ENGINE_FAST, "program used");
+        CHECK(alg == PAT_ALG_LNBC || alg == PAT_ALG_RDB || alg == PAT_ALG_BRUCK ||
+                  (r1.ebar == r2.ebar && memcmp(f1, f2, (size_t)P * sizeof *f1) == 0),
+              "%s P=%d: no port group, so bit for bit", pat_algorithms[alg].name, P);
+        /* DIRECT's mesh steps (a rank sends and receives several messages at
+         * once) need the replay's max-min sharing: its program defers */
+        CHECK(r1.engine == (alg == PAT_ALG_DIRECT && P >= 3 ? PAT_ENGINE_EVENT : PAT_ENGINE_FAST), "program used");
         checked++;
       }
       if (cache.state[alg] == 1 && pat_prog_is_uniform(cache.prog[alg])) uniform++;
@@ -236,8 +245,8 @@ int main(void) {
         pat_model_result r;
         memset(&r, 0, sizeof r);
         CHECK(pat_predict(&cache, PAT_ALG_DIRECT, 0, P, a, PAT_NO_TIME, bb, &mp, &r) == PAT_OK &&
-                  pat_quantise_ns(r.ebar) == o.ebar_ns[PAT_ALG_DIRECT] && r.engine == PAT_ENGINE_FAST,
-              "the selection's DIRECT prediction is the program's");
+                  pat_quantise_ns(r.ebar) == o.ebar_ns[PAT_ALG_DIRECT],
+              "the selection's DIRECT prediction is pat_predict's");
       }
     }
   }

@@ -1,0 +1,507 @@
+/*
+ * The replay engine: the executor's contract (schedule.h, above struct
+ * pat_sched) played out on a fluid network (see model.h for the rules).
+ *
+ * Why fluid: on the emulated cluster (tbf on every host's send and receive
+ * link, TCP underneath) concurrent messages through one port share its rate;
+ * they are not served one after the other.  The one-port replay this engine
+ * replaces held both ports of a transfer until it ended, so a transfer whose
+ * receiver was busy also idled its sender: it predicted DIRECT at 1M,
+ * maxDelay 100 ms at 149 ms (measured 102 ms) and up to +73% over the
+ * committed cluster sweep.
+ *
+ * A transfer is *ready* when the contract lets it start (both ops posted;
+ * eager: the send posted).  After the latency alpha it becomes *active*: its
+ * bytes (beta * bytes seconds of port time when alone) flow through the
+ * sender's send port and the receiver's receive port, each shared equally
+ * among the transfers through it (model_net.h says why equal shares and
+ * not max-min).  Alone, a transfer thus takes alpha + beta * bytes, as in
+ * the one-port model; and a transfer that never shared a port ends at
+ * exactly ready + pat_model_cost(...), so that the compiled closed forms
+ * (model_prog.c) agree bit for bit.
+ *
+ * Why one engine: the one-port replay had three (a fast dataflow pass, an
+ * event engine, the compiled programs) that had to agree bit for bit; the
+ * fast pass and the event engine are gone.  The compiled programs stay
+ * (model_prog.h) because the selection needs RING & co. at P = 1024 in
+ * microseconds: their closed form is exact here too (a uniform lockstep
+ * schedule never puts two transfers on one port), and their port groups
+ * are served by processor sharing, which is what this engine does for a
+ * port whose transfers' other ends are free; mesh steps defer to this
+ * engine.
+
+ * The engine is driven by time: a heap of timed events (a transfer becomes
+ * active; a rank wakes up to post sends) and the network's earliest
+ * completion (model_net.c: rates are recomputed only in the component of
+ * ports a change touches, so a port carrying one transfer at a time costs
+ * O(log n) per event, and a mesh such as DIRECT's O(its transfers)).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_impl.h"
+#include "model/model_net.h"
+
+#define EV_ACTIVATE 0 /* transfer id becomes active (ready + alpha) */
+#define EV_WAKE 1     /* rank id may post sends (data flow: its start, or its own block arrives) */
+
+typedef struct fev {
+  double t;
+  int kind;
+  size_t id;
+} fev;
+
+typedef struct fxfer { /* indexed by the send op */
+  int from, to, step, eager;
+  double blocks, alpha, work;  /* work: beta * bytes, port-seconds */
+  double tsend, trecv;         /* when each op was posted (NAN: not yet) */
+  double ready, finish_solo;   /* finish_solo = ready + cost, exact while it never shared a port */
+  int state;                   /* 0 waiting, 1 latency, 2 active, 3 done */
+  double end;
+} fxfer;
+
+typedef struct frk {
+  /* lockstep */
+  size_t pos, end, rend;
+  int step, remaining;
+  double entry, stepmax;
+  /* data flow */
+  size_t next_send;   /* ops before it that are sends are all posted */
+  int inflight, left; /* sends in flight; ops not completed */
+  double start, last; /* when it starts running the schedule; its last completion so far */
+  double wake_at;     /* a wake-up is pending at this time (INFINITY: none) */
+  int fg;
+} frk;
+
+typedef struct fl {
+  pat_replay *R;
+  const pat_op *ops;
+  size_t nops;
+  int window; /* 0: lockstep */
+  frk *rk;
+  size_t *match;
+  fxfer *x;         /* per op; only send ops' entries are used */
+  double *opdone;   /* per op: completion time (NAN: not yet) */
+  int *need;        /* data flow, per send op: receives it still waits for */
+  size_t *dep_off, *dep; /* data flow, per receive op: the sends waiting for it */
+  fev *heap;
+  size_t nheap, capheap;
+  pat_net net;       /* the ports and the active transfers */
+  int *work, nwork; /* lockstep: ranks whose step is done */
+} fl;
+
+/* ---- heap ---- */
+static int fev_less(const fev *a, const fev *b) {
+  if (a->t != b->t) return a->t < b->t;
+  if (a->kind != b->kind) return a->kind < b->kind;
+  return a->id < b->id;
+}
+
+static int fpush(fl *F, double t, int kind, size_t id) {
+  if (F->nheap == F->capheap) {
+    size_t cap = F->capheap ? 2 * F->capheap : 256;
+    fev *h = realloc(F->heap, cap * sizeof *h);
+    if (!h) return PAT_ENOMEM;
+    F->heap = h;
+    F->capheap = cap;
+  }
+  fev e = {t, kind, id};
+  size_t i = F->nheap++;
+  while (i > 0) {
+    size_t up = (i - 1) / 2;
+    if (!fev_less(&e, &F->heap[up])) break;
+    F->heap[i] = F->heap[up];
+    i = up;
+  }
+  F->heap[i] = e;
+  return PAT_OK;
+}
+
+static fev fpop(fl *F) {
+  fev top = F->heap[0], last = F->heap[--F->nheap];
+  size_t i = 0, n = F->nheap;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && fev_less(&F->heap[c + 1], &F->heap[c])) c++;
+    if (!fev_less(&F->heap[c], &last)) break;
+    F->heap[i] = F->heap[c];
+    i = c;
+  }
+  if (n > 0) F->heap[i] = last;
+  return top;
+}
+
+/* ---- matching: every op with its counterpart (same step, opposite class) ---- */
+static int f_match(fl *F) {
+  const pat_sched *s = F->R->s;
+  const pat_op *ops = s->ops;
+  for (int r = 0; r < s->P; r++)
+    for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
+      const pat_op *o = &ops[i];
+      int p = o->peer;
+      if (p < 0 || p >= s->P || p == r || o->kind < PAT_OP_SEND || o->kind > PAT_OP_SIGNAL_RECV) return PAT_EINVAL;
+      size_t lo = s->rank_start[p], hi = s->rank_start[p + 1];
+      while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ops[mid].step < o->step)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      size_t end = lo;
+      while (end < s->rank_start[p + 1] && ops[end].step == o->step) end++;
+      if (lo == end) return PAT_EINVAL;
+      size_t m = pat_replay_find(ops, lo, end, !pat_is_send(o->kind), r);
+      if (m == (size_t)-1) return PAT_EINVAL;
+      int sk = pat_is_send(o->kind) ? o->kind : ops[m].kind, rk = pat_is_send(o->kind) ? ops[m].kind : o->kind;
+      if (!((sk == PAT_OP_SEND && rk == PAT_OP_RECV) || (sk == PAT_OP_SIGNAL_SEND && rk == PAT_OP_SIGNAL_RECV)))
+        return PAT_EINVAL;
+      F->match[i] = m;
+    }
+  return PAT_OK;
+}
+
+/* ---- the contract ---- */
+
+static int f_ready(fl *F, size_t sop);
+static int df_post_sends(fl *F, int r, double now);
+static int ls_advance(fl *F, int r);
+
+/* An op of rank r completed at t. */
+static int f_op_done(fl *F, size_t i, double t) {
+  const pat_op *o = &F->ops[i];
+  int r = o->kind == PAT_OP_SEND || o->kind == PAT_OP_SIGNAL_SEND ? F->x[i].from : F->x[F->match[i]].to;
+  F->opdone[i] = t;
+  frk *k = &F->rk[r];
+  if (F->window == 0) {
+    if (t > k->stepmax) k->stepmax = t;
+    if (--k->remaining == 0) F->work[F->nwork++] = r;
+    return PAT_OK;
+  }
+  if (t > k->last) k->last = t;
+  k->left--;
+  if (pat_is_send(o->kind)) {
+    k->inflight--;
+  } else {
+    for (size_t d = F->dep_off[i]; d < F->dep_off[i + 1]; d++) F->need[F->dep[d]]--;
+  }
+  if (k->left == 0) F->R->fin[r] = k->last > F->R->a[r] ? k->last : F->R->a[r];
+  return df_post_sends(F, r, t);
+}
+
+static int f_drain(fl *F) {
+  while (F->nwork > 0) {
+    int rc = ls_advance(F, F->work[--F->nwork]);
+    if (rc) return rc;
+  }
+  return PAT_OK;
+}
+
+/* Transfer sop ended at t. */
+static int f_end(fl *F, size_t sop, double t) {
+  fxfer *x = &F->x[sop];
+  pat_replay *R = F->R;
+  x->state = 3;
+  x->end = t;
+  R->transfers++;
+  pat_replay_trace(R, x->step, x->from, x->to, x->eager, x->blocks, x->ready, x->ready, t);
+  int rc = f_op_done(F, sop, t);
+  size_t rop = F->match[sop];
+  if (!rc && !isnan(x->trecv)) rc = f_op_done(F, rop, x->trecv > t ? x->trecv : t);
+  if (!rc) rc = f_drain(F);
+  return rc;
+}
+
+/* One op of transfer sop was posted: if the contract lets it start, it is
+ * ready; a late receive of a finished eager transfer completes at once. */
+static int f_posted(fl *F, size_t sop) {
+  fxfer *x = &F->x[sop];
+  if (x->state == 3) { /* eager, over before its receive was posted */
+    int rc = f_op_done(F, F->match[sop], x->trecv > x->end ? x->trecv : x->end);
+    return rc ? rc : f_drain(F);
+  }
+  if (x->state != 0 || isnan(x->tsend)) return PAT_OK;
+  if (!x->eager && isnan(x->trecv)) return PAT_OK;
+  x->ready = x->eager || x->tsend >= x->trecv ? x->tsend : x->trecv;
+  return f_ready(F, sop);
+}
+
+static int f_ready(fl *F, size_t sop) {
+  fxfer *x = &F->x[sop];
+  x->state = 1;
+  x->finish_solo = x->ready + (x->alpha + x->work);
+  return fpush(F, x->ready + x->alpha, EV_ACTIVATE, sop);
+}
+
+/* Lockstep: rank r's step is done (or it has not started): enter the next. */
+static int ls_advance(fl *F, int r) {
+  pat_replay *R = F->R;
+  frk *k = &F->rk[r];
+  const pat_op *ops = F->ops;
+  double prev = k->step < 0 ? -INFINITY : k->stepmax;
+  if (k->end == k->rend) {
+    R->fin[r] = prev > R->a[r] ? prev : R->a[r];
+    k->step = INT32_MAX;
+    return PAT_OK;
+  }
+  size_t pos = k->end, end = pos;
+  int t = ops[pos].step;
+  for (; end < k->rend && ops[end].step == t; end++) {
+    const pat_op *o = &ops[end];
+    if (!k->fg && o->kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r)) {
+      k->fg = 1;
+      R->fg[r] = t;
+    }
+  }
+  double floor = pat_replay_floor(R, r, k->fg);
+  k->pos = pos;
+  k->end = end;
+  k->step = t;
+  k->remaining = (int)(end - pos);
+  k->entry = prev > floor ? prev : floor;
+  k->stepmax = -INFINITY;
+  /* post the receives, then the sends (the order only matters for ties) */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = pos; i < end; i++) {
+      int send = pat_is_send(ops[i].kind);
+      if (send != pass) continue;
+      size_t sop = send ? i : F->match[i];
+      if (send)
+        F->x[sop].tsend = k->entry;
+      else
+        F->x[sop].trecv = k->entry;
+      int rc = f_posted(F, sop);
+      if (rc) return rc;
+    }
+  return PAT_OK;
+}
+
+/* Data flow: post rank r's sends at `now` while the window allows, the
+ * first held one first; if one is held only later (its own block), or the
+ * rank has not started, wake up then. */
+static int df_post_sends(fl *F, int r, double now) {
+  pat_replay *R = F->R;
+  frk *k = &F->rk[r];
+  if (now < k->start) {
+    if (k->wake_at > k->start) {
+      k->wake_at = k->start;
+      return fpush(F, k->start, EV_WAKE, (size_t)r);
+    }
+    return PAT_OK;
+  }
+  const size_t rend = R->s->rank_start[r + 1];
+  while (k->inflight < F->window) {
+    while (k->next_send < rend && (!pat_is_send(F->ops[k->next_send].kind) || !isnan(F->x[k->next_send].tsend)))
+      k->next_send++;
+    size_t pick = (size_t)-1;
+    double later = INFINITY;
+    for (size_t i = k->next_send; i < rend; i++) {
+      if (!pat_is_send(F->ops[i].kind) || !isnan(F->x[i].tsend) || F->need[i] > 0) continue;
+      const pat_op *o = &F->ops[i];
+      if (o->kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r) && R->a[r] > now) {
+        if (R->a[r] < later) later = R->a[r];
+        continue;
+      }
+      pick = i;
+      break;
+    }
+    if (pick == (size_t)-1) {
+      if (later < k->wake_at) {
+        k->wake_at = later;
+        return fpush(F, later, EV_WAKE, (size_t)r);
+      }
+      return PAT_OK;
+    }
+    k->inflight++;
+    F->x[pick].tsend = now;
+    int rc = f_posted(F, pick);
+    if (rc) return rc;
+  }
+  return PAT_OK;
+}
+
+/* Data flow: which sends wait for which receives (a send waits for every
+ * receive of its rank that brings any byte it sends). */
+static int spans_overlap(int P, const pat_op *a, const pat_op *b) {
+  for (int i = 0; i < a->nspans; i++)
+    for (int j = 0; j < b->nspans; j++) {
+      const pat_span *x = &a->span[i], *y = &b->span[j];
+      int dx = ((y->first - x->first) % P + P) % P, dy = ((x->first - y->first) % P + P) % P;
+      if (!(dx < x->count || dy < y->count)) continue;
+      if (x->lo < y->hi && y->lo < x->hi) return 1;
+    }
+  return 0;
+}
+
+static int df_deps(fl *F) {
+  const pat_sched *s = F->R->s;
+  const int P = s->P;
+  size_t total = 0;
+  F->dep_off = calloc(F->nops + 1, sizeof *F->dep_off);
+  F->need = calloc(F->nops ? F->nops : 1, sizeof *F->need);
+  if (!F->dep_off || !F->need) return PAT_ENOMEM;
+  /* two passes: count, then fill */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int r = 0; r < P; r++)
+      for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
+        if (F->ops[i].kind != PAT_OP_RECV) continue;
+        for (size_t j = s->rank_start[r]; j < s->rank_start[r + 1]; j++) {
+          if (F->ops[j].kind != PAT_OP_SEND || !spans_overlap(P, &F->ops[i], &F->ops[j])) continue;
+          if (pass == 0) {
+            F->dep_off[i + 1]++;
+            F->need[j]++;
+          } else {
+            F->dep[F->dep_off[i + 1]++] = j;
+          }
+        }
+      }
+    if (pass == 0) {
+      for (size_t i = 0; i < F->nops; i++) F->dep_off[i + 1] += F->dep_off[i];
+      total = F->dep_off[F->nops];
+      F->dep = malloc((total ? total : 1) * sizeof *F->dep);
+      if (!F->dep) return PAT_ENOMEM;
+      for (size_t i = F->nops; i > 0; i--) F->dep_off[i] = F->dep_off[i - 1];
+      F->dep_off[0] = 0;
+    }
+  }
+  return PAT_OK;
+}
+
+static int df_start(fl *F) {
+  pat_replay *R = F->R;
+  const pat_sched *s = R->s;
+  for (int r = 0; r < R->P; r++) {
+    frk *k = &F->rk[r];
+    k->start = R->bg < R->a[r] ? R->bg : R->a[r];
+    k->last = -INFINITY;
+    k->wake_at = INFINITY;
+    k->next_send = s->rank_start[r];
+    k->left = (int)(s->rank_start[r + 1] - s->rank_start[r]);
+    if (k->left == 0) R->fin[r] = R->a[r];
+    for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
+      const pat_op *o = &F->ops[i];
+      if (!k->fg && o->kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r)) {
+        k->fg = 1;
+        R->fg[r] = o->step;
+      }
+    }
+  }
+  /* every receive is posted when its rank starts */
+  for (int r = 0; r < R->P; r++)
+    for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++)
+      if (!pat_is_send(F->ops[i].kind)) F->x[F->match[i]].trecv = F->rk[r].start;
+  for (int r = 0; r < R->P; r++) {
+    int rc = df_post_sends(F, r, F->rk[r].start);
+    if (rc) return rc;
+  }
+  return PAT_OK;
+}
+
+/* ---- the loop ---- */
+
+static int f_run(fl *F) {
+  double now = -INFINITY;
+  for (;;) {
+    double tc = INFINITY;
+    size_t idc = 0;
+    int have = pat_net_next(&F->net, &tc, &idc);
+    if (F->nheap > 0 && (!have || F->heap[0].t <= tc)) {
+      fev e = fpop(F);
+      if (e.t > now) now = e.t;
+      if (e.kind == EV_WAKE) {
+        F->rk[e.id].wake_at = INFINITY;
+        int rc = df_post_sends(F, (int)e.id, now);
+        if (rc) return rc;
+        continue;
+      }
+      fxfer *x = &F->x[e.id];
+      int rc;
+      if (x->work <= 0) { /* nothing to move: over once the latency is */
+        rc = f_end(F, e.id, x->finish_solo > now ? x->finish_solo : now);
+      } else {
+        x->state = 2;
+        rc = pat_net_add(&F->net, e.id, x->from, x->to, now, x->work, x->finish_solo);
+      }
+      if (rc) return rc;
+      continue;
+    }
+    if (!have) break; /* nothing left to happen */
+    if (tc > now) now = tc;
+    const int solo = F->net.fl[idc].solo;
+    int rc = pat_net_remove(&F->net, idc, now);
+    if (!rc) rc = f_end(F, idc, solo ? F->x[idc].finish_solo : now);
+    if (rc) return rc;
+  }
+  return PAT_OK;
+}
+
+int pat_replay_fluid(pat_replay *R) {
+  const pat_sched *s = R->s;
+  const int P = R->P;
+  fl F;
+  memset(&F, 0, sizeof F);
+  F.R = R;
+  F.ops = s->ops;
+  F.nops = s->nops;
+  F.window = s->send_window > 0 ? s->send_window : 0;
+  size_t n = s->nops ? s->nops : 1;
+  F.rk = calloc((size_t)P, sizeof *F.rk);
+  F.match = malloc(n * sizeof *F.match);
+  F.x = calloc(n, sizeof *F.x);
+  F.opdone = malloc(n * sizeof *F.opdone);
+  F.work = malloc((size_t)P * sizeof(int));
+  int rc = PAT_OK;
+  if (!F.rk || !F.match || !F.x || !F.opdone || !F.work ||
+      pat_net_init(&F.net, P, n))
+    rc = PAT_ENOMEM;
+  if (!rc) rc = f_match(&F);
+  for (size_t i = 0, r = 0; i < s->nops && !rc; i++) {
+    F.opdone[i] = NAN;
+    while (s->rank_start[r + 1] <= i) r++; /* ops are sorted by rank */
+    if (!pat_is_send(s->ops[i].kind)) continue;
+    fxfer *x = &F.x[i];
+    x->from = (int)r;
+    x->to = s->ops[i].peer;
+    x->step = s->ops[i].step;
+    x->blocks = pat_model_op_blocks(&s->ops[i]);
+    pat_hockney h = pat_replay_pair(R, x->from, x->to);
+    x->alpha = h.alpha;
+    x->work = h.beta * (R->block_bytes * x->blocks);
+    x->eager = pat_replay_eager(R, x->blocks);
+    x->tsend = x->trecv = NAN;
+  }
+  if (!rc && F.window > 0) rc = df_deps(&F);
+  if (!rc) {
+    if (F.window == 0) {
+      for (int r = 0; r < P; r++) {
+        F.rk[r].step = -1;
+        F.rk[r].pos = F.rk[r].end = s->rank_start[r];
+        F.rk[r].rend = s->rank_start[r + 1];
+      }
+      for (int r = P - 1; r >= 0; r--) F.work[F.nwork++] = r;
+      rc = f_drain(&F);
+    } else {
+      rc = df_start(&F);
+    }
+  }
+  if (!rc) rc = f_run(&F);
+  /* everything must have happened: an op without its partner leaves a rank stuck */
+  for (size_t i = 0; i < s->nops && !rc; i++)
+    if (isnan(F.opdone[i])) rc = PAT_EINVAL;
+  for (int r = 0; r < P && !rc && F.window == 0; r++)
+    if (F.rk[r].step != INT32_MAX) rc = PAT_EINVAL;
+  free(F.rk);
+  free(F.match);
+  free(F.x);
+  free(F.opdone);
+  free(F.need);
+  free(F.dep_off);
+  free(F.dep);
+  free(F.heap);
+  pat_net_free(&F.net);
+  free(F.work);
+  return rc;
+}

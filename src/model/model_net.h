@@ -1,0 +1,71 @@
+/*
+ * The fluid network of the replay (model_fluid.c): every rank has a send
+ * port and a receive port of capacity 1 (one second of port time per
+ * second).  A port shares itself equally among the flows through it, and a
+ * flow moves at the smaller of its two shares.
+ *
+ * Why equal shares and not max-min fairness: max-min (water filling over
+ * the component of ports a change touches) was tried first; it propagates
+ * every change through chains of shared ports, which made DIRECT's replay
+ * at P = 64 cost 66 ms and ARD's 35 ms (the one-port engine: < 1 ms).  With
+ * equal shares a change only moves the flows of the two ports it touches:
+ * O(their flows * log n) per event.  The two agree whenever every flow of a
+ * port is bottlenecked there or equally elsewhere: a port shared by flows
+ * whose other ends are free (a gather, a fan-out), and DIRECT's balanced
+ * mesh (every port carries the step's W flows).  Where they differ, equal
+ * shares leave some capacity unused and predict later exits.
+ *
+ * A flow needs `work` seconds of port time (beta * bytes); flows keep their
+ * entries in the completion heap until their rate changes (stale entries
+ * are skipped by version).
+ *
+ * A flow that has run at rate 1 since it was added finishes at exactly the
+ * `finish_solo` it was given (ready + alpha + work, computed by the caller
+ * as ready + pat_model_cost): the compiled closed forms agree bit for bit.
+ *
+ * Pure C, no MPI.
+ */
+#ifndef PAT_MODEL_NET_H
+#define PAT_MODEL_NET_H
+
+#include <stddef.h>
+
+typedef struct pat_net_flow {
+  int from, to;
+  int active, solo;
+  double rem, tlast, rate; /* remaining work at tlast; current rate */
+  double finish_solo;
+  unsigned version;
+  size_t pos_s, pos_r; /* index in its ports' lists */
+} pat_net_flow;
+
+typedef struct pat_net_hent {
+  double t;
+  size_t id;
+  unsigned version;
+} pat_net_hent;
+
+typedef struct pat_net {
+  int P;
+  size_t nflows;
+  pat_net_flow *fl;
+  size_t **port;      /* 2P lists of active flow ids: send port r, then receive port P + r */
+  size_t *pn, *pcap;  /* their lengths and capacities */
+  pat_net_hent *heap; /* completions */
+  size_t nheap, capheap;
+} pat_net;
+
+/* For flows with ids [0, nflows) between P ranks.  Returns 0 or PAT_ENOMEM. */
+int pat_net_init(pat_net *N, int P, size_t nflows);
+void pat_net_free(pat_net *N);
+
+/* Flow id starts moving work seconds of port time at `now`. */
+int pat_net_add(pat_net *N, size_t id, int from, int to, double now, double work, double finish_solo);
+
+/* The earliest completion: its time and flow (returns 0 if none). */
+int pat_net_next(pat_net *N, double *t, size_t *id);
+
+/* Flow id is done at `now` (the time pat_net_next gave). */
+int pat_net_remove(pat_net *N, size_t id, double now);
+
+#endif
