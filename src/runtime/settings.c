@@ -138,7 +138,7 @@ static int parse_timeline(const char *text, pat_settings *s, char *why, size_t l
 }
 
 const pat_setting pat_setting_table[] = {
-    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct", "auto", PAT_SCOPE_JOB,
+    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
