@@ -17,6 +17,13 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
     size_t n;
     const pat_op *o = pat_sched_rank_ops(s, r, &n);
     uint64_t own = 0;
+    int whole = 1;
+    for (size_t i = 0; i < n; i++)
+      if (o[i].kind == PAT_OP_SEND && o[i].span[0].hi - o[i].span[0].lo < PAT_FRAC_ONE) whole = 0;
+    if (!whole && pat_relay_pieces(s->P, block_bytes) == 1) {
+      snprintf(err, errlen, "rank %d: pieces where the block is too small for two", r);
+      return 1;
+    }
     for (size_t i = 0; i < n; i++) {
       if (o[i].kind != PAT_OP_SEND || o[i].span[0].first != r) continue;
       if (o[i].step != 2 * pos[r]) {
@@ -25,9 +32,9 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
       }
       own += o[i].span[0].hi - o[i].span[0].lo;
     }
-    /* k pieces add up to one block; whole blocks (k = 1) go to every rank */
-    uint64_t want = s->P < 2 ? 0 : pat_relay_pieces(s->P, block_bytes) == 1 ? (uint64_t)(s->P - 1) * PAT_FRAC_ONE
-                                                                            : PAT_FRAC_ONE;
+    /* k pieces add up to one block; whole blocks (k = 1: block too small
+     * for two pieces, or arrivals near balanced) go to every rank */
+    uint64_t want = s->P < 2 ? 0 : whole ? (uint64_t)(s->P - 1) * PAT_FRAC_ONE : PAT_FRAC_ONE;
     if (own != want) {
       snprintf(err, errlen, "rank %d sends %llu/65536 of its block, not %llu", r, (unsigned long long)own,
                (unsigned long long)want);
@@ -88,8 +95,11 @@ int main(void) {
     CHECK(!one_case(P, arrival, tau, block_bytes, n % 16 == 0 && P <= 24, err, sizeof err), "PAP %d (%s, P=%d, %lld B): %s", n,
           shape, P, (long long)block_bytes, err);
   }
-  CHECK(pat_relay_pieces(8, 4 * PAT_ARD_MIN_PIECE) == 4 && pat_relay_pieces(8, 0) == 7 &&
-            pat_relay_pieces(8, PAT_ARD_MIN_PIECE) == 1 && pat_relay_pieces(2, 0) == 1,
-        "piece counts");
+  /* the smallest piece of two: the block size at which RELAY starts to split */
+  int64_t two = PAT_ARD_MIN_PIECE;
+  while (pat_relay_pieces(8, two) < 2) two += PAT_ARD_MIN_PIECE;
+  CHECK(two >= 2 * PAT_ARD_MIN_PIECE && pat_relay_pieces(8, 0) == 7 && pat_relay_pieces(8, 100LL << 30) == 7 &&
+            pat_relay_pieces(8, two - 1) == 1 && pat_relay_pieces(2, 0) == 1,
+        "piece counts (two pieces from %lld bytes)", (long long)two);
   return TEST_RESULT();
 }
