@@ -24,6 +24,7 @@ enum pat_alg_id {
   PAT_ALG_BSLB,
   PAT_ALG_ARD,
   PAT_ALG_DIRECT,
+  PAT_ALG_RELAY,
   PAT_ALG_COUNT
 };
 #define PAT_ALG_AUTO (-2)    /* let the cost model choose per call */
@@ -85,6 +86,11 @@ int pat_allgather_bdr(pat_sched *s, const pat_build_args *a);
 int pat_allgather_bslb(pat_sched *s, const pat_build_args *a);
 int pat_allgather_ard(pat_sched *s, const pat_build_args *a);
 int pat_allgather_direct(pat_sched *s, const pat_build_args *a);
+int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
+
+/* RELAY's pieces per block (allgather_relay.c): P - 1 when block_bytes is 0
+ * (unknown), fewer so that none is below PAT_ARD_MIN_PIECE, 1 = whole blocks. */
+int pat_relay_pieces(int P, int64_t block_bytes);
 
 /* DIRECT's window: the most messages a rank sends (and receives) in one
  * step, a function of P only (allgather_direct.c). */

@@ -1,6 +1,8 @@
 /* The schedule executor (see executor.h). */
 #include "exec/executor.h"
 
+#include "exec/exec_internal.h"
+
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,13 +18,36 @@ static int tag_span = 32768 / PAT_TAG_GENS;
 static int trace_on;
 
 void pat_exec_set_trace(int on) { trace_on = on; }
+int pat_exec_tracing(void) { return trace_on; }
 
-static void trace(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static void trace(const char *fmt, ...) {
+/* The timeline's clock: the runtime's common clock, handed in (this layer
+ * reads no clock of its own). */
+static int64_t (*clock_now)(void);
+void pat_exec_set_clock(int64_t (*now)(void)) { clock_now = now; }
+
+void pat_exec_stamp(pat_exec *e, size_t op, int done) {
+  if (!e->t_post || !clock_now) return;
+  int64_t t = clock_now();
+  if (done) e->t_done[op] = t;
+  else e->t_post[op] = t;
+  if (e->in_foreground) e->t_fg[op] |= (unsigned char)(done ? 2 : 1);
+}
+
+int pat_exec_record(pat_exec *e) {
+  if (e->nops == 0) return MPI_SUCCESS;
+  e->t_post = calloc(e->nops, sizeof *e->t_post);
+  e->t_done = calloc(e->nops, sizeof *e->t_done);
+  e->t_fg = calloc(e->nops, sizeof *e->t_fg);
+  if (e->t_post && e->t_done && e->t_fg) return MPI_SUCCESS;
+  free(e->t_post);
+  free(e->t_done);
+  free(e->t_fg);
+  e->t_post = e->t_done = NULL;
+  e->t_fg = NULL;
+  return MPI_ERR_NO_MEM;
+}
+
+void pat_exec_trace(const char *fmt, ...) {
   int world_rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   char line[256];
@@ -64,7 +89,7 @@ int pat_drain_stale(MPI_Comm comm, int P, int plan_gen) {
       if (!junk) break;
       MPI_Recv(junk, bytes, MPI_BYTE, src, st.MPI_TAG, comm, MPI_STATUS_IGNORE);
       if (trace_on)
-        trace("comm %p DRAIN src %d tag %d bytes %d (current %d, %d)", (void *)comm, src, st.MPI_TAG, bytes,
+        pat_exec_trace("comm %p DRAIN src %d tag %d bytes %d (current %d, %d)", (void *)comm, src, st.MPI_TAG, bytes,
               plan_gen, plan_gen + 1);
       free(junk);
       discarded++;
@@ -133,7 +158,7 @@ static int describe_typed(pat_exec *e, const pat_op *op, pat_msg *m) {
 }
 
 /* The message of an op: a signal is empty. */
-static int describe(pat_exec *e, const pat_op *op, pat_msg *m) {
+int pat_exec_describe(pat_exec *e, const pat_op *op, pat_msg *m) {
   if (op->nspans == 0) {
     *m = (pat_msg){NULL, 0, MPI_BYTE, MPI_DATATYPE_NULL};
     return MPI_SUCCESS;
@@ -147,6 +172,7 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
   e->P = s->P;
   e->self = self;
   e->buf = b;
+  if (s->send_window > 0) return pat_exec_flow_init(e, s->send_window);
   int cur = 0;
   for (size_t i = 0; i < e->nops; i++) {
     cur = (i > 0 && e->ops[i].step == e->ops[i - 1].step) ? cur + 1 : 1;
@@ -181,6 +207,12 @@ void pat_exec_free(pat_exec *e) {
   free(e->types);
   free(e->want_count);
   free(e->want_type);
+  pat_exec_flow_free(e);
+  free(e->t_post);
+  free(e->t_done);
+  free(e->t_fg);
+  e->t_post = e->t_done = NULL;
+  e->t_fg = NULL;
   e->reqs = NULL;
   e->statuses = NULL;
   e->types = NULL;
@@ -189,7 +221,7 @@ void pat_exec_free(pat_exec *e) {
 }
 
 int pat_exec_next_needs_own(const pat_exec *e) {
-  if (e->next >= e->nops) return 0;
+  if (e->window > 0 || e->next >= e->nops) return 0;
   int step = e->ops[e->next].step;
   for (size_t i = e->next; i < e->nops && e->ops[i].step == step; i++)
     if (e->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(e->P, e->ops[i].nspans, e->ops[i].span, e->self))
@@ -202,7 +234,7 @@ int pat_exec_next_needs_own(const pat_exec *e) {
 /* Complete, without blocking, those of reqs[0..n) that are done (freeing
  * the ones MPI leaves allocated because they failed) and move the others,
  * still active, to the front.  Returns how many are still active. */
-static int keep_active(MPI_Request *reqs, int n) {
+int pat_exec_keep_active(MPI_Request *reqs, int n) {
   int active = 0;
   for (int i = 0; i < n; i++) {
     if (reqs[i] == MPI_REQUEST_NULL) continue;
@@ -220,10 +252,10 @@ static int keep_active(MPI_Request *reqs, int n) {
 /* Cancel the posted step's requests and keep those that stay active (see
  * executor.h); no step is posted after it. */
 static void abandon_step(pat_exec *e, int error) {
-  if (trace_on) trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
+  if (trace_on) pat_exec_trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
   for (int i = 0; i < e->nreq; i++)
     if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
-  e->npending = keep_active(e->reqs, e->nreq);
+  e->npending = pat_exec_keep_active(e->reqs, e->nreq);
   e->nreq = 0;
   e->inflight = 0;
   free_step_types(e);
@@ -283,7 +315,7 @@ static int all_completed(const pat_exec *e, int rc) {
 /* Post one op of the step being posted. */
 static int post_op(pat_exec *e, const pat_op *op, int tag) {
   pat_msg m;
-  int rc = describe(e, op, &m);
+  int rc = pat_exec_describe(e, op, &m);
   if (rc != MPI_SUCCESS) return rc;
   if (m.tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = m.tmp;
   int recv = op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV;
@@ -291,14 +323,16 @@ static int post_op(pat_exec *e, const pat_op *op, int tag) {
   e->want_type[e->nreq] = m.type;
   MPI_Request *req = &e->reqs[e->nreq++];
   *req = MPI_REQUEST_NULL; /* stays so if posting fails */
+  pat_exec_stamp(e, (size_t)(op - e->ops), 0);
   if (trace_on)
-    trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm, recv ? "RECV" : "SEND", op->peer,
+    pat_exec_trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm, recv ? "RECV" : "SEND", op->peer,
           tag, e->tag_gen, op->step, m.count);
   if (recv) return MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
   return MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
 }
 
 int pat_exec_post(pat_exec *e) {
+  if (e->window > 0) return MPI_ERR_INTERN; /* data flow posts by itself */
   if (e->inflight) return MPI_ERR_INTERN;
   if (e->error != MPI_SUCCESS) return e->error;
   if (e->next >= e->nops) return MPI_SUCCESS;
@@ -315,11 +349,17 @@ int pat_exec_post(pat_exec *e) {
 }
 
 int pat_exec_test(pat_exec *e, int *done) {
+  if (e->window > 0) {
+    int busy = 0, rc = pat_exec_flow_progress(e, &busy);
+    *done = !busy;
+    return rc;
+  }
   *done = 1;
   if (!e->inflight) return e->error;
   int rc = MPI_Testall(e->nreq, e->reqs, done, e->statuses);
   if (rc == MPI_SUCCESS && !*done) return MPI_SUCCESS;
   *done = 1; /* nothing is in flight any more */
+  for (int i = 0; i < e->nreq; i++) pat_exec_stamp(e, e->next - (size_t)e->nreq + (size_t)i, 1);
   if (rc == MPI_SUCCESS || all_completed(e, rc)) {
     finish_completed_step(e, rc);
     return MPI_SUCCESS;
@@ -336,6 +376,7 @@ static int wait_each(pat_exec *e) {
   int rc = MPI_SUCCESS;
   for (int i = 0; i < e->nreq; i++) {
     int rci = MPI_Wait(&e->reqs[i], &e->statuses[i]);
+    pat_exec_stamp(e, e->next - (size_t)e->nreq + (size_t)i, 1);
     e->statuses[i].MPI_ERROR = rci;
     if (rci != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
   }
@@ -343,6 +384,7 @@ static int wait_each(pat_exec *e) {
 }
 
 int pat_exec_wait(pat_exec *e) {
+  if (e->window > 0) return MPI_ERR_INTERN; /* pat_exec_run completes data flow */
   if (!e->inflight) return e->error;
   int rc = wait_each(e);
   if (rc != MPI_SUCCESS && !all_completed(e, rc)) return fail_step(e, step_error(e, rc));
@@ -351,12 +393,16 @@ int pat_exec_wait(pat_exec *e) {
 }
 
 int pat_exec_cancel(pat_exec *e) {
+  if (e->window > 0) pat_exec_flow_abandon(e, MPI_ERR_OTHER);
   if (e->inflight) abandon_step(e, MPI_ERR_OTHER);
   if (e->error == MPI_SUCCESS) e->error = MPI_ERR_OTHER; /* no step after a cancel */
   return MPI_SUCCESS;
 }
 
 int pat_exec_run(pat_exec *e) {
+  e->in_foreground = 1;
+  e->own_held = 1;
+  if (e->window > 0) return pat_exec_flow_run(e);
   int rc = pat_exec_wait(e);
   while (rc == MPI_SUCCESS && e->next < e->nops) {
     rc = pat_exec_post(e);

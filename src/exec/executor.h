@@ -23,6 +23,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "exec/buffers.h"
 #include "sched/schedule.h"
@@ -45,7 +46,23 @@ typedef struct pat_exec {
   int data_error;      /* the first step that completed with a wrong-sized message (MPI_ERR_TRUNCATE...):
                           later steps still run, so that peers are not left waiting */
   int tag_gen;         /* generation of its messages (see Tags below) */
-  long long steps_done;
+  long long steps_done; /* lockstep: steps completed; data flow: ops completed */
+  /* data flow (the schedule's send_window > 0; flow.c): the arrays above are
+   * then per op, and these say what each op still waits for */
+  int window;          /* 0: lockstep */
+  int own_held;        /* this rank's own block is in place: sends of it may go */
+  int recvs_posted, sends_inflight;
+  size_t ndone, first_unposted_send;
+  unsigned char *state;   /* per op: FLOW_IDLE, FLOW_POSTED, FLOW_DONE */
+  unsigned char *needs_own; /* per send: it carries part of this rank's own block */
+  int *deps_left;         /* per send: receives whose bytes it still waits for */
+  size_t *dep_start, *dep_list; /* per receive r: the sends waiting for it, dep_list[dep_start[r] ..] */
+  int *done_idx;          /* scratch for MPI_Testsome / MPI_Waitsome */
+  /* timeline (pat_exec_record): per op, post and completion on the clock of
+   * pat_exec_set_clock, and whether the foreground did it */
+  int64_t *t_post, *t_done;
+  unsigned char *t_fg;
+  int in_foreground;
 } pat_exec;
 
 /*
@@ -86,6 +103,7 @@ void pat_exec_free(pat_exec *e);
 
 /* All ops done? */
 static inline int pat_exec_done(const pat_exec *e) {
+  if (e->window > 0) return e->ndone == e->nops && e->error == MPI_SUCCESS;
   return e->next == e->nops && !e->inflight && e->error == MPI_SUCCESS;
 }
 
@@ -105,8 +123,22 @@ int pat_exec_wait(pat_exec *e);
 /* Abandon the posted step, if any (a call drops its schedule), and post no
  * other.  Returns at once; see pat_exec_pending for what may remain. */
 int pat_exec_cancel(pat_exec *e);
-/* Run every remaining step to the end. */
+/* Run every remaining step to the end (the foreground, once this rank's own
+ * block is in place: in data flow, sends of it may go from now on). */
 int pat_exec_run(pat_exec *e);
+
+/* Data flow only (e->window > 0): post the receives not yet posted and the
+ * sends that are ready, complete what is done, without blocking; sends of
+ * the own block wait for pat_exec_run.  *busy = 1 while ops are in flight.
+ * What the background thread calls while the rank computes. */
+int pat_exec_flow_progress(pat_exec *e, int *busy);
+
+/* The timeline: record, per op, when it was posted and completed, on the
+ * clock `now` (ns; the runtime passes the common clock: the executor reads
+ * none itself).  pat_exec_record allocates the arrays (before anything is
+ * posted); 0 for a time not reached.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+void pat_exec_set_clock(int64_t (*now)(void));
+int pat_exec_record(pat_exec *e);
 
 /* Requests of an abandoned step that are still active.  They use the
  * buffers (the stage, or recvbuf in the typed view) until they complete. */

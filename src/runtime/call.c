@@ -18,6 +18,7 @@
 #include "runtime/report.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
+#include "runtime/timeline.h"
 
 /* Does a (NULL) buffer point at real data?  MPI_BOTTOM with absolute
  * addresses in the datatype is legal; NULL with a datatype starting at 0 is not. */
@@ -70,6 +71,7 @@ typedef struct call_args {
   MPI_Datatype recvtype;
   MPI_Comm comm;
   long long bytes;
+  int64_t arrival; /* when the call was entered (common clock) */
 } call_args;
 
 /* A classic schedule, typed on the user's buffer. */
@@ -82,9 +84,13 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
   rc = pat_buffers_typed(&b, cs->priv, cs->P, cs->rank, c->recvbuf, c->recvcount, c->recvtype);
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s->nops > 0) {
+    int64_t handover = pat_clock_global_ns();
     rc = pat_exec_init(&e, s, cs->rank, &b);
     e.tag_gen = PAT_TAG_GEN_CLASSIC;
+    if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+    if (rc == MPI_SUCCESS)
+      pat_timeline_write(cs->P, cs->rank, alg, c->bytes, s, &e, NULL, c->arrival, handover, pat_clock_global_ns());
     pat_exec_free(&e);
   }
   pat_buffers_release(&b);
@@ -121,9 +127,13 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
   MPI_Type_get_extent(c->recvtype, &lb, &extent);
   b->block_extent = extent * c->recvcount;
   *bg_steps = plan->exec.steps_done;
+  int64_t handover = pat_clock_global_ns();
   rc = pat_buffers_put_own(b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS) rc = pat_exec_run(&plan->exec);
   if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(b, c->sendbuf == MPI_IN_PLACE);
+  if (rc == MPI_SUCCESS)
+    pat_timeline_write(cs->P, cs->rank, plan->choice.alg, c->bytes, &plan->sched, &plan->exec, plan->arrival,
+                       c->arrival, handover, pat_clock_global_ns());
   *fg_steps = plan->exec.steps_done - *bg_steps;
   return rc;
 }
@@ -277,7 +287,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgather: call PAT_Init first");
   int64_t arrival = pat_clock_global_ns();
-  call_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0};
+  call_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival};
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: comm is MPI_COMM_NULL");
   int inter = 0;
   int rc = MPI_Comm_test_inter(comm, &inter);

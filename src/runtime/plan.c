@@ -10,6 +10,8 @@
 #include "runtime/decide.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
+#include "runtime/runtime.h"
+#include "runtime/timeline.h"
 
 int pat_planner_init(pat_planner *pl, int P) {
   memset(pl, 0, sizeof *pl);
@@ -64,6 +66,12 @@ void pat_plan_decide(pat_comm_state *cs, int site, int setting, int64_t bytes, i
   cs->planner.last_digest = pat_plan_digest(cs->P, p);
 }
 
+/* PAT_SEND_WINDOW: how every schedule runs, whatever its algorithm says
+ * (a JOB setting: every rank runs the same way). */
+static void apply_window(pat_sched *s) {
+  if (pat_proc.settings.send_window >= 0) s->send_window = pat_proc.settings.send_window;
+}
+
 int pat_plan_prepare_exec(pat_comm_state *cs) {
   pat_plan *p = &cs->planner.plan;
   if (p->has_exec) return MPI_SUCCESS;
@@ -71,6 +79,7 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
   if (rc != PAT_OK)
     return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[p->choice.alg].name,
                     pat_status_string(rc));
+  apply_window(&p->sched);
   memset(&p->buf, 0, sizeof p->buf);
   p->buf.P = cs->P;
   p->buf.self = cs->rank;
@@ -84,7 +93,9 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
     return pat_fail(MPI_ERR_NO_MEM, "cannot allocate %lld bytes", (long long)p->bytes * cs->P);
   }
   rc = pat_exec_init(&p->exec, &p->sched, cs->rank, &p->buf);
+  if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&p->exec);
   if (rc != MPI_SUCCESS) {
+    pat_exec_free(&p->exec);
     free(p->buf.stage);
     p->buf.stage = NULL;
     pat_sched_free(&p->sched);
@@ -103,6 +114,9 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
 
 int pat_plan_progress(pat_comm_state *cs, int *busy) {
   pat_exec *e = &cs->planner.plan.exec;
+  /* data flow: receives go ahead, and sends of what has come in (relays);
+   * sends of the own block wait for the call */
+  if (e->window > 0) return pat_exec_flow_progress(e, busy);
   for (;;) {
     if (e->inflight) {
       int done, rc = pat_exec_test(e, &done);
@@ -131,6 +145,7 @@ int pat_plan_classic(pat_comm_state *cs, int alg, const pat_sched **out) {
       return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[alg].name,
                       pat_status_string(rc));
     }
+    apply_window(s);
     *slot = s;
   }
   *out = *slot;

@@ -11,6 +11,7 @@
 #include "pat/clock.h"
 #include "runtime/arrivals.h"
 #include "runtime/background.h"
+#include "runtime/timeline.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/finalize_hook.h"
@@ -90,6 +91,7 @@ static int set_up(void) {
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
   pat_exec_set_tag_ub(found ? *tag_ub : 32767);
   pat_exec_set_trace(pat_proc.settings.trace);
+  pat_exec_set_clock(pat_timeline_on() ? pat_clock_global_ns : NULL);
   rc = pat_report_init(pat_proc.world, pat_proc.settings.report);
   if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_proc.world, pat_proc.settings.clock_samples);
   if (rc == MPI_SUCCESS) rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model);

@@ -118,8 +118,27 @@ static int parse_clock_skew(const char *text, pat_settings *s, char *why, size_t
   return 0;
 }
 
+#define SEND_WINDOW_MAX 1024
+static int parse_send_window(const char *text, pat_settings *s, char *why, size_t len) {
+  long long v;
+  if (strcmp(text, "schedule") == 0) {
+    s->send_window = -1;
+    return 0;
+  }
+  if (parse_int(text, 0, SEND_WINDOW_MAX, &v)) return reason(why, len, "not schedule or an integer from 0 to 1024");
+  s->send_window = (int)v;
+  return 0;
+}
+static int64_t key_send_window(const pat_settings *s) { return s->send_window; }
+
+static int parse_timeline(const char *text, pat_settings *s, char *why, size_t len) {
+  if (strlen(text) + 16 >= sizeof s->timeline) return reason(why, len, "path too long");
+  snprintf(s->timeline, sizeof s->timeline, "%s", text);
+  return 0;
+}
+
 const pat_setting pat_setting_table[] = {
-    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct", "auto", PAT_SCOPE_JOB,
+    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
@@ -149,6 +168,15 @@ const pat_setting pat_setting_table[] = {
      parse_bind, NULL},
     {"PAT_TRACE", "0, 1", "0", PAT_SCOPE_RANK, "debugging: print every message the executor posts, cancels or drains.",
      parse_trace, NULL},
+    {"PAT_SEND_WINDOW", "schedule, 0 to 1024", "schedule", PAT_SCOPE_JOB,
+     "how schedules run (schedule.h): `schedule` as each algorithm builds them; `0` every one in lockstep (step by "
+     "step); `n` every one as a data flow with n sends in flight per rank (to measure or test a window).",
+     parse_send_window, key_send_window},
+    {"PAT_TIMELINE", "a file path prefix", "unset", PAT_SCOPE_RANK,
+     "record every executed call's per-op timeline (post and completion of each message on the common clock, "
+     "background or foreground) into PREFIX.RANK (world rank), one line per op; `bench/timeline/timeline.py` "
+     "prints it beside the model's replay.",
+     parse_timeline, NULL},
     {"PAT_TEST_CLOCK_SKEW", "ns,ns,... (one per world rank)", "unset", PAT_SCOPE_RANK,
      "tests only: adds a skew to each world rank's clock to prove the offset correction.", parse_clock_skew, NULL},
 };
@@ -161,6 +189,7 @@ static void defaults(pat_settings *s) {
   s->clock_samples = 20;
   s->report = -1;
   s->bind = PAT_BIND_NONE;
+  s->send_window = -1;
 }
 
 int pat_settings_read(pat_settings *s, char *err, size_t errlen) {

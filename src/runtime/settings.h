@@ -36,6 +36,8 @@ typedef struct pat_settings {
   int bind_pu;       /* PAT_BIND=pu:N: N */
   int trace;         /* PAT_TRACE: print every message the executor posts */
   char clock_skew[PAT_SETTING_TEXT]; /* PAT_TEST_CLOCK_SKEW: validated "ns,ns,..." or "" */
+  int send_window;   /* PAT_SEND_WINDOW: every schedule's send window, -1 = as its algorithm builds it */
+  char timeline[PAT_SETTING_TEXT]; /* PAT_TIMELINE: file prefix of the per-op timeline, "" if off */
 } pat_settings;
 
 typedef struct pat_setting {

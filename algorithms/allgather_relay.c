@@ -1,0 +1,121 @@
+/*
+ * RELAY: arrival-ordered scatter and relay (libpat), an arrival-aware
+ * all-gather meant to run as a data flow (schedule.h, send_window > 0).
+ *
+ * Each block leaves its owner's send port once: the owner cuts it into k
+ * pieces and sends piece p to one relay R(o, p); every relay sends its piece
+ * to every rank but the owner and itself.  With k = P - 1 every other rank
+ * is a relay of one piece of every block; so each rank sends (P - 1) block's
+ * worth in all (its own block once, P - 2 pieces of each other block) and
+ * receives (P - 1): the one-port optimum, like RING and DIRECT, but a block
+ * needs only two hops whoever arrives when.
+ *
+ * Arrival-awareness is in the order: blocks are taken in predicted arrival
+ * order (earliest first), and a rank's sends are in that order too, so under
+ * a small send window the early blocks spread first while the late ranks
+ * still compute: a late rank's background thread takes pieces in and relays
+ * them (relays need no own data), and the late rank's receive port is busy
+ * while it computes.  The last arriver's block then leaves its port in one
+ * block time and the relays spread it in another (P-2)/(P-1) block time.
+ *
+ * Pieces are at least RELAY_MIN_PIECE bytes (below): k = min(P - 1,
+ * block_bytes / RELAY_MIN_PIECE) (P - 1 when the block size is unknown).
+ * k < 2, or predicted arrivals within 2 tau of each other (nothing to spread
+ * early; a second hop only adds latency), degenerate to every owner sending
+ * its whole block to every rank: DIRECT's traffic in arrival order, with
+ * DIRECT's window.  Relays of a block are spread evenly over the ranks after
+ * the owner: R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank
+ * relays k pieces in all.
+ *
+ * Steps (what lockstep and the checker see; the data flow only uses them for
+ * tags and order): the block of the owner at arrival position t is scattered
+ * in step 2t and relayed in step 2t + 1; a relay sends to the ranks after
+ * it, cyclically, so the relays of one piece do not all start on one
+ * receiver.  No pair exchanges two messages in one step.
+ *
+ * Cost (Hockney, block of m bytes, a network that overlaps a window's
+ * messages): through each port (P - 1) beta m; k (P - 1) messages per rank,
+ * W in flight; after the last arrival L, if the other blocks are everywhere
+ * by then: 2 alpha + beta m (1 + (P - 2)/k) (L's scatter, then the relays),
+ * against (P - 1)(alpha + beta m) for DIRECT's last block.  Balanced: DIRECT.
+ * In lockstep (send_window 0) its 2P steps serialise the relays: the window
+ * is what it is built for.
+ */
+#include <stdlib.h>
+
+#include "algorithms/algorithms.h"
+
+/* Sends in flight per rank with pieces.  On the loaded emulated cluster
+ * windows 2, 4 and 8 measured alike within the noise (BENCHMARKS.md, "Where
+ * an arrival-aware call loses its time"); 4 bounds what a rank has in
+ * flight and still overlaps a latency.  Remeasure on a quiet machine. */
+#define RELAY_WINDOW 4
+
+/* The smallest piece: PAT_ARD_MIN_PIECE keeps pieces out of the eager
+ * protocol; larger pieces mean fewer messages, which the emulated cluster's
+ * shared CPUs pay for per message (BENCHMARKS.md, timeline). */
+#define RELAY_MIN_PIECE (4 * PAT_ARD_MIN_PIECE)
+
+int pat_relay_pieces(int P, int64_t block_bytes) {
+  if (P < 3) return 1;
+  int64_t k = block_bytes > 0 ? block_bytes / RELAY_MIN_PIECE : P - 1;
+  return k < 2 ? 1 : k > P - 1 ? P - 1 : (int)k;
+}
+
+static int relay_of(int P, int owner, int p, int k) { return (owner + 1 + (int)((int64_t)p * (P - 1) / k)) % P; }
+
+static pat_span piece(int P, int owner, int p, int k) {
+  if (k == 1) return pat_blocks(P, owner, 1);
+  return pat_piece(owner, (uint32_t)((uint64_t)p * PAT_FRAC_ONE / (uint64_t)k),
+                   (uint32_t)((uint64_t)(p + 1) * PAT_FRAC_ONE / (uint64_t)k));
+}
+
+/* The scatter (step 2t) and the relays (step 2t + 1) of owner o's block. */
+static int spread_block(pat_sched *s, int P, int o, int t, int k) {
+  if (k == 1) { /* no relays: the owner sends the whole block to everyone, nearest first */
+    for (int d = 1; d < P; d++) {
+      pat_span sp = piece(P, o, 0, 1);
+      if (pat_sched_transfer(s, 2 * t, o, (o + d) % P, 1, &sp, 0)) return PAT_ENOMEM;
+    }
+    return PAT_OK;
+  }
+  for (int p = 0; p < k; p++) {
+    pat_span sp = piece(P, o, p, k);
+    if (pat_sched_transfer(s, 2 * t, o, relay_of(P, o, p, k), 1, &sp, 0)) return PAT_ENOMEM;
+  }
+  for (int p = 0; p < k; p++) {
+    int R = relay_of(P, o, p, k);
+    pat_span sp = piece(P, o, p, k);
+    for (int d = 1; d < P; d++) {
+      int x = (R + d) % P;
+      if (x != o && pat_sched_transfer(s, 2 * t + 1, R, x, 1, &sp, 0)) return PAT_ENOMEM;
+    }
+  }
+  return PAT_OK;
+}
+
+/* Predicted arrivals within two block times of each other: nothing to
+ * spread early, and a relay's second hop only adds latency. */
+static int near_balanced(const pat_build_args *a) {
+  if (!a->arrival || a->tau <= 0) return 1;
+  int64_t lo = a->arrival[0], hi = a->arrival[0];
+  for (int r = 1; r < a->P; r++) {
+    if (a->arrival[r] < lo) lo = a->arrival[r];
+    if (a->arrival[r] > hi) hi = a->arrival[r];
+  }
+  return hi - lo < 2 * a->tau;
+}
+
+int pat_allgather_relay(pat_sched *s, const pat_build_args *a) {
+  const int P = a->P;
+  if (P < 2) return PAT_OK;
+  const int k = near_balanced(a) ? 1 : pat_relay_pieces(P, a->block_bytes);
+  int *order = malloc((size_t)P * sizeof *order);
+  if (!order) return PAT_ENOMEM;
+  int rc = pat_arrival_order(P, a->arrival, 0, order);
+  s->send_window = k == 1 ? pat_direct_window(P) : RELAY_WINDOW;
+  s->flags |= PAT_SCHED_MULTI_SEND | PAT_SCHED_MULTI_RECV | (k > 1 ? PAT_SCHED_PIECES : 0u);
+  for (int t = 0; t < P && rc == PAT_OK; t++) rc = spread_block(s, P, order[t], t, k);
+  free(order);
+  return rc;
+}

@@ -1,0 +1,318 @@
+/*
+ * Data-flow execution (schedule.h, send_window > 0): a rank's ops are not
+ * run step by step; every receive is posted as soon as the rank starts the
+ * schedule, and a send is posted as soon as every byte it carries is held
+ * and fewer than `window` of the rank's sends are in flight, the first ready
+ * one in (step, order added) order.  A many-step schedule of pieces and
+ * relays then waits only for the data each send needs, not for the slowest
+ * transfer of every step.
+ *
+ * What a send waits for is computed once, at init: the receives whose bytes
+ * overlap its spans (each byte comes in exactly once, so their completion is
+ * exactly "held"), and the rank's own block if it carries part of it (held
+ * once the foreground runs, pat_exec_run).
+ *
+ * Errors are those of lockstep: a request that completes in error (a
+ * truncated receive: ranks passed different counts) is a data error, kept,
+ * and the other ops still run so that no peer is left waiting; a failure to
+ * post, or a cancel, abandons every op in flight (cancelled, those MPI
+ * cannot let go handed over as pending).  Completion is by MPI_Waitsome /
+ * MPI_Testsome, never MPI_Waitall (Open MPI 4.1's can spin on an error).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec_internal.h"
+
+enum { FLOW_IDLE = 0, FLOW_POSTED = 1, FLOW_DONE = 2 };
+
+static int is_recv(const pat_op *op) { return op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV; }
+
+/* Does block b lie in span sp's run of blocks? */
+static int span_has_block(int P, const pat_span *sp, int b) { return ((b - sp->first) % P + P) % P < sp->count; }
+
+/* Do two spans share a byte?  Pieces are byte fractions of one block. */
+static int spans_overlap(int P, const pat_span *a, const pat_span *b) {
+  for (int i = 0; i < a->count; i++) {
+    int blk = (a->first + i) % P;
+    if (span_has_block(P, b, blk) && (a->lo > b->lo ? a->lo : b->lo) < (a->hi < b->hi ? a->hi : b->hi)) return 1;
+  }
+  return 0;
+}
+
+/* Per block, the receives that bring part of it (CSR): send dependencies
+ * are found through the blocks a send carries, not by pairing every send
+ * with every receive. */
+static int build_deps(pat_exec *e) {
+  const int P = e->P;
+  size_t n = e->nops;
+  size_t *bstart = calloc((size_t)P + 1, sizeof *bstart), *blist = NULL, *stamp = NULL, *fill = NULL;
+  size_t nedges = 0, nby = 0;
+  int rc = MPI_ERR_NO_MEM;
+  if (!bstart) goto out;
+  for (size_t j = 0; j < n; j++)
+    if (is_recv(&e->ops[j]))
+      for (int k = 0; k < e->ops[j].nspans; k++)
+        for (int i = 0; i < e->ops[j].span[k].count; i++) bstart[(e->ops[j].span[k].first + i) % P + 1]++;
+  for (int b = 0; b < P; b++) bstart[b + 1] += bstart[b];
+  nby = bstart[P];
+  blist = malloc((nby + 1) * sizeof *blist);
+  fill = malloc(((size_t)P + 1) * sizeof *fill);
+  stamp = malloc((n + 1) * sizeof *stamp);
+  if (!blist || !fill || !stamp) goto out;
+  memcpy(fill, bstart, ((size_t)P + 1) * sizeof *fill);
+  for (size_t j = 0; j < n; j++)
+    if (is_recv(&e->ops[j]))
+      for (int k = 0; k < e->ops[j].nspans; k++)
+        for (int i = 0; i < e->ops[j].span[k].count; i++) blist[fill[(e->ops[j].span[k].first + i) % P]++] = j;
+  /* two passes over the sends: count the edges, then fill them */
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t j = 0; j <= n; j++) stamp[j] = (size_t)-1;
+    if (pass == 1) {
+      e->dep_start = calloc(n + 1, sizeof *e->dep_start);
+      e->dep_list = malloc((nedges + 1) * sizeof *e->dep_list);
+      if (!e->dep_start || !e->dep_list) goto out;
+    }
+    for (size_t s = 0; s < n; s++) {
+      const pat_op *op = &e->ops[s];
+      if (is_recv(op)) continue;
+      for (int k = 0; k < op->nspans; k++)
+        for (int i = 0; i < op->span[k].count; i++) {
+          int blk = (op->span[k].first + i) % P;
+          for (size_t q = bstart[blk]; q < bstart[blk + 1]; q++) {
+            size_t r = blist[q];
+            if (stamp[r] == s) continue;
+            int hit = 0;
+            for (int m = 0; m < e->ops[r].nspans && !hit; m++) hit = spans_overlap(P, &op->span[k], &e->ops[r].span[m]);
+            if (!hit) continue;
+            stamp[r] = s;
+            if (pass == 0) {
+              nedges++;
+            } else {
+              e->dep_start[r + 1]++;
+              e->deps_left[s]++;
+            }
+          }
+        }
+    }
+  }
+  for (size_t r = 0; r < n; r++) e->dep_start[r + 1] += e->dep_start[r];
+  /* fill the lists: again over the sends, so each receive's list is in op order */
+  {
+    size_t *pos = malloc((n + 1) * sizeof *pos);
+    if (!pos) goto out;
+    memcpy(pos, e->dep_start, (n + 1) * sizeof *pos);
+    for (size_t j = 0; j <= n; j++) stamp[j] = (size_t)-1;
+    for (size_t s = 0; s < n; s++) {
+      const pat_op *op = &e->ops[s];
+      if (is_recv(op)) continue;
+      for (int k = 0; k < op->nspans; k++)
+        for (int i = 0; i < op->span[k].count; i++) {
+          int blk = (op->span[k].first + i) % P;
+          for (size_t q = bstart[blk]; q < bstart[blk + 1]; q++) {
+            size_t r = blist[q];
+            if (stamp[r] == s) continue;
+            int hit = 0;
+            for (int m = 0; m < e->ops[r].nspans && !hit; m++) hit = spans_overlap(P, &op->span[k], &e->ops[r].span[m]);
+            if (!hit) continue;
+            stamp[r] = s;
+            e->dep_list[pos[r]++] = s;
+          }
+        }
+    }
+    free(pos);
+  }
+  rc = MPI_SUCCESS;
+out:
+  free(bstart);
+  free(blist);
+  free(fill);
+  free(stamp);
+  return rc;
+}
+
+int pat_exec_flow_init(pat_exec *e, int window) {
+  size_t n = e->nops;
+  e->window = window;
+  if (n == 0) return MPI_SUCCESS;
+  e->reqs = malloc(n * sizeof *e->reqs);
+  e->statuses = malloc(n * sizeof *e->statuses);
+  e->want_count = malloc(n * sizeof *e->want_count);
+  e->want_type = malloc(n * sizeof *e->want_type);
+  e->types = malloc(n * sizeof *e->types);
+  e->state = calloc(n, 1);
+  e->needs_own = calloc(n, 1);
+  e->deps_left = calloc(n, sizeof *e->deps_left);
+  e->done_idx = malloc(n * sizeof *e->done_idx);
+  if (!e->reqs || !e->statuses || !e->want_count || !e->want_type || !e->types || !e->state || !e->needs_own || !e->deps_left ||
+      !e->done_idx || build_deps(e) != MPI_SUCCESS) {
+    pat_exec_free(e);
+    return MPI_ERR_NO_MEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    e->reqs[i] = MPI_REQUEST_NULL;
+    e->types[i] = MPI_DATATYPE_NULL;
+    if (!is_recv(&e->ops[i]))
+      e->needs_own[i] = (unsigned char)pat_spans_touch_block(e->P, e->ops[i].nspans, e->ops[i].span, e->self);
+  }
+  return MPI_SUCCESS;
+}
+
+void pat_exec_flow_free(pat_exec *e) {
+  free(e->state);
+  free(e->needs_own);
+  free(e->deps_left);
+  free(e->dep_start);
+  free(e->dep_list);
+  free(e->done_idx);
+  e->state = e->needs_own = NULL;
+  e->deps_left = e->done_idx = NULL;
+  e->dep_start = e->dep_list = NULL;
+}
+
+/* Post op i; its temporary datatype, if any, is kept until it completes
+ * (the receive's count is checked in it). */
+static int post(pat_exec *e, size_t i) {
+  const pat_op *op = &e->ops[i];
+  pat_msg m;
+  int rc = pat_exec_describe(e, op, &m);
+  if (rc != MPI_SUCCESS) return rc;
+  int recv = is_recv(op), tag = pat_tag(e->tag_gen, op->step);
+  e->want_count[i] = recv ? m.count : -1;
+  e->want_type[i] = m.type;
+  if (pat_exec_tracing())
+    pat_exec_trace("comm %p %s peer %d tag %d gen %d step %d count %d (data flow)", (void *)e->buf->comm,
+                   recv ? "RECV" : "SEND", op->peer, tag, e->tag_gen, op->step, m.count);
+  pat_exec_stamp(e, i, 0);
+  if (recv)
+    rc = MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, &e->reqs[i]);
+  else
+    rc = MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, &e->reqs[i]);
+  e->types[i] = m.tmp;
+  if (rc != MPI_SUCCESS) return rc;
+  e->state[i] = FLOW_POSTED;
+  if (!recv) e->sends_inflight++;
+  return MPI_SUCCESS;
+}
+
+static int ready(const pat_exec *e, size_t i) {
+  return e->state[i] == FLOW_IDLE && !is_recv(&e->ops[i]) && e->deps_left[i] == 0 &&
+         (!e->needs_own[i] || e->own_held);
+}
+
+/* Every receive once, then ready sends while the window has room. */
+static int post_ready(pat_exec *e) {
+  if (!e->recvs_posted) {
+    for (size_t i = 0; i < e->nops; i++)
+      if (is_recv(&e->ops[i])) {
+        int rc = post(e, i);
+        if (rc != MPI_SUCCESS) return rc;
+      }
+    e->recvs_posted = 1;
+  }
+  while (e->first_unposted_send < e->nops &&
+         (is_recv(&e->ops[e->first_unposted_send]) || e->state[e->first_unposted_send] != FLOW_IDLE))
+    e->first_unposted_send++;
+  for (size_t i = e->first_unposted_send; i < e->nops && e->sends_inflight < e->window; i++)
+    if (ready(e, i)) {
+      int rc = post(e, i);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+  return MPI_SUCCESS;
+}
+
+/* Op i completed with status st (its error in st->MPI_ERROR if err). */
+static void complete(pat_exec *e, size_t i, const MPI_Status *st, int err) {
+  e->state[i] = FLOW_DONE;
+  e->ndone++;
+  e->steps_done++;
+  pat_exec_stamp(e, i, 1);
+  if (err == MPI_SUCCESS && e->want_count[i] >= 0) {
+    int got = 0;
+    MPI_Get_count(st, e->want_type[i], &got);
+    if (got != e->want_count[i]) err = MPI_ERR_TRUNCATE;
+  }
+  if (err != MPI_SUCCESS && e->data_error == MPI_SUCCESS) e->data_error = err;
+  if (e->types[i] != MPI_DATATYPE_NULL) MPI_Type_free(&e->types[i]);
+  if (is_recv(&e->ops[i])) {
+    for (size_t q = e->dep_start[i]; q < e->dep_start[i + 1]; q++) e->deps_left[e->dep_list[q]]--;
+  } else {
+    e->sends_inflight--;
+  }
+}
+
+/* Hand the outcome of MPI_Waitsome or MPI_Testsome to the ops.  An error
+ * of a completed request belongs to the data (see the top); any other
+ * failure abandons the call's ops. */
+static int take_completed(pat_exec *e, int rc, int outcount) {
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+    pat_exec_flow_abandon(e, rc);
+    return rc;
+  }
+  if (outcount == MPI_UNDEFINED) return MPI_SUCCESS;
+  for (int k = 0; k < outcount; k++) {
+    int err = rc == MPI_ERR_IN_STATUS ? e->statuses[k].MPI_ERROR : MPI_SUCCESS;
+    complete(e, (size_t)e->done_idx[k], &e->statuses[k], err);
+  }
+  return MPI_SUCCESS;
+}
+
+void pat_exec_flow_abandon(pat_exec *e, int error) {
+  if (e->window <= 0) return;
+  if (e->error == MPI_SUCCESS) e->error = error;
+  if (e->npending > 0 || !e->state) return; /* abandoned before */
+  int n = 0;
+  for (size_t i = 0; i < e->nops; i++)
+    if (e->state[i] == FLOW_POSTED && e->reqs[i] != MPI_REQUEST_NULL) {
+      MPI_Cancel(&e->reqs[i]);
+      e->reqs[n++] = e->reqs[i];
+      if ((size_t)(n - 1) != i) e->reqs[i] = MPI_REQUEST_NULL;
+    }
+  for (size_t i = (size_t)n; i < e->nops; i++) e->reqs[i] = MPI_REQUEST_NULL;
+  if (pat_exec_tracing()) pat_exec_trace("comm %p CANCEL gen %d (data flow, %d in flight)", (void *)e->buf->comm, e->tag_gen, n);
+  e->npending = pat_exec_keep_active(e->reqs, n);
+  for (size_t i = 0; i < e->nops; i++) {
+    if (e->state[i] == FLOW_POSTED) e->state[i] = FLOW_DONE;
+    if (e->types[i] != MPI_DATATYPE_NULL) MPI_Type_free(&e->types[i]); /* MPI keeps those pending messages use */
+  }
+}
+
+int pat_exec_flow_progress(pat_exec *e, int *busy) {
+  *busy = 0;
+  if (e->error != MPI_SUCCESS) return e->error;
+  for (;;) {
+    int rc = post_ready(e);
+    if (rc != MPI_SUCCESS) {
+      pat_exec_flow_abandon(e, rc);
+      return rc;
+    }
+    if (e->ndone == e->nops) return MPI_SUCCESS;
+    int outcount = 0;
+    rc = MPI_Testsome((int)e->nops, e->reqs, &outcount, e->done_idx, e->statuses);
+    rc = take_completed(e, rc, outcount);
+    if (rc != MPI_SUCCESS) return rc;
+    if (outcount == 0 || outcount == MPI_UNDEFINED) break;
+  }
+  *busy = e->ndone < e->nops;
+  return MPI_SUCCESS;
+}
+
+int pat_exec_flow_run(pat_exec *e) {
+  if (e->error != MPI_SUCCESS) return e->error;
+  while (e->ndone < e->nops) {
+    int rc = post_ready(e);
+    if (rc != MPI_SUCCESS) {
+      pat_exec_flow_abandon(e, rc);
+      return rc;
+    }
+    int outcount = 0;
+    rc = MPI_Waitsome((int)e->nops, e->reqs, &outcount, e->done_idx, e->statuses);
+    if (rc == MPI_SUCCESS && outcount == MPI_UNDEFINED) { /* nothing in flight, yet ops remain: a bad schedule */
+      pat_exec_flow_abandon(e, MPI_ERR_INTERN);
+      return MPI_ERR_INTERN;
+    }
+    rc = take_completed(e, rc, outcount);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return e->data_error;
+}

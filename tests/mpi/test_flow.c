@@ -1,0 +1,274 @@
+/*
+ * Data-flow execution (schedule.h, send_window > 0), two modes (argv[1]):
+ *
+ *   random    every algorithm's schedule (random predicted arrivals, block
+ *             sizes with and without pieces) run by the executor as a data
+ *             flow with windows 1, 2 and 5, on the packed view, while every
+ *             rank completes its ops in a random order: it starts after a
+ *             random delay, then progresses the schedule as the background
+ *             thread does (own block not yet held) with random sleeps for a
+ *             random while, then runs it to the end.  Many seeds; every
+ *             byte of every block checked.  The timeline the executor
+ *             records is checked too: every op posted once and completed
+ *             after its post, no send posted before the receives that bring
+ *             its bytes completed, none of the own block before the run.
+ *   timeline  PAT_Allgather under PAT_TIMELINE (set by ctest): the file of
+ *             this rank lists every op of the schedule the call ran (rebuilt
+ *             here from the recorded header), each posted and completed, in
+ *             an order the schedule allows (lockstep: a step's ops posted
+ *             after every earlier step completed; data flow: as above).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algorithms/algorithms.h"
+#include "exec/executor.h"
+#include "mpitest.h"
+#include "pat.h"
+
+static int rank, P;
+static long failures, cases;
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void sleep_us(unsigned us) {
+  struct timespec t = {us / 1000000, (long)(us % 1000000) * 1000};
+  nanosleep(&t, NULL);
+}
+
+static unsigned rng_state;
+static unsigned rnd(unsigned n) {
+  rng_state = rng_state * 1103515245u + 12345u;
+  return n ? (rng_state >> 8) % n : 0;
+}
+
+static int is_recv(const pat_op *op) { return op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV; }
+
+/* Does span a share a byte with span b? */
+static int overlap(const pat_span *a, const pat_span *b) {
+  for (int i = 0; i < a->count; i++) {
+    int blk = (a->first + i) % P;
+    if (((blk - b->first) % P + P) % P < b->count && (a->lo > b->lo ? a->lo : b->lo) < (a->hi < b->hi ? a->hi : b->hi))
+      return 1;
+  }
+  return 0;
+}
+
+/* The order rules of the contract on recorded times (see the top).  ops:
+ * this rank's ops; own_from: when the own block was held. */
+static void check_order(const char *what, const pat_op *ops, size_t n, int window, const int64_t *post,
+                        const int64_t *done, int64_t own_from) {
+  for (size_t i = 0; i < n; i++) {
+    CHECK(post[i] > 0 && done[i] >= post[i], "%s: op %zu posted at %lld, done at %lld", what, i, (long long)post[i],
+          (long long)done[i]);
+    if (window == 0) {
+      for (size_t j = 0; j < n; j++)
+        if (ops[j].step < ops[i].step && done[j] > post[i]) {
+          CHECK(0, "%s: op %zu (step %d) posted before op %zu of step %d completed", what, i, ops[i].step, j,
+                ops[j].step);
+          break;
+        }
+      continue;
+    }
+    if (is_recv(&ops[i])) continue;
+    if (pat_spans_touch_block(P, ops[i].nspans, ops[i].span, rank))
+      CHECK(post[i] >= own_from, "%s: op %zu sends the own block before it was held", what, i);
+    for (size_t j = 0; j < n; j++)
+      if (is_recv(&ops[j]) && ops[j].nspans && ops[i].nspans && overlap(&ops[i].span[0], &ops[j].span[0]) &&
+          done[j] > post[i])
+        CHECK(0, "%s: send op %zu posted before receive op %zu that brings its bytes completed", what, i, j);
+  }
+}
+
+static int64_t clock_for_exec(void) { return now_ns(); }
+
+static unsigned char byte_of(int block, size_t off) { return (unsigned char)(block * 37 + off * 11 + 1); }
+
+static void random_case(int alg, int window, size_t block_bytes, const int64_t *arrival, unsigned seed) {
+  pat_build_args args = {P, rank, arrival, 1000000, 0, 100000, (int64_t)block_bytes};
+  pat_sched s;
+  if (pat_build(alg, &s, &args) != PAT_OK) {
+    CHECK(0, "%s: build failed", pat_algorithms[alg].name);
+    return;
+  }
+  s.send_window = window;
+  pat_buffers b;
+  memset(&b, 0, sizeof b);
+  b.P = P;
+  b.self = rank;
+  b.comm = MPI_COMM_WORLD;
+  b.packed = 1;
+  b.block_type = MPI_DATATYPE_NULL;
+  b.block_bytes = block_bytes;
+  b.stage = calloc((size_t)P * block_bytes + 1, 1);
+  pat_exec e;
+  int rc = pat_exec_init(&e, &s, rank, &b);
+  if (rc == MPI_SUCCESS) rc = pat_exec_record(&e);
+  e.tag_gen = 3;
+  sleep_us(rnd(3) * rnd(2000));
+  /* the background's part, in random slices, before the own block is there */
+  for (int k = rnd(20), busy = 1; k > 0 && busy && rc == MPI_SUCCESS; k--) {
+    rc = pat_exec_flow_progress(&e, &busy);
+    sleep_us(rnd(400));
+  }
+  for (size_t off = 0; off < block_bytes; off++) b.stage[(size_t)rank * block_bytes + off] = (char)byte_of(rank, off);
+  int64_t own_from = now_ns();
+  if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+  char what[96];
+  snprintf(what, sizeof what, "%s window %d bytes %zu seed %u", pat_algorithms[alg].name, window, block_bytes, seed);
+  CHECK(rc == MPI_SUCCESS, "%s: run returned %d", what, rc);
+  if (rc == MPI_SUCCESS) {
+    long bad = -1;
+    for (int blk = 0; blk < P && bad < 0; blk++)
+      for (size_t off = 0; off < block_bytes; off++)
+        if ((unsigned char)b.stage[(size_t)blk * block_bytes + off] != byte_of(blk, off)) {
+          bad = (long)((size_t)blk * block_bytes + off);
+          break;
+        }
+    CHECK(bad < 0, "%s: wrong byte at %ld", what, bad);
+    check_order(what, e.ops, e.nops, window, e.t_post, e.t_done, own_from);
+  }
+  pat_exec_free(&e);
+  free(b.stage);
+  pat_sched_free(&s);
+}
+
+static void run_random(void) {
+  pat_exec_set_clock(clock_for_exec);
+  const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC, PAT_ALG_BDR,
+                      PAT_ALG_BSLB, PAT_ALG_ARD, PAT_ALG_DIRECT, PAT_ALG_RELAY};
+  const int windows[] = {1, 2, 5};
+  const size_t sizes[] = {24, 3 * PAT_ARD_MIN_PIECE + 40, (size_t)P * PAT_ARD_MIN_PIECE};
+  int64_t *arrival = malloc((size_t)P * sizeof *arrival);
+  for (unsigned seed = 1; seed <= 6; seed++)
+    for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++)
+      for (int w = 0; w < 3; w++)
+        for (int z = 0; z < 3; z++) {
+          /* every rank agrees on the schedule: arrivals from the seed alone */
+          rng_state = seed * 7919u + (unsigned)(a * 31 + (size_t)w * 7 + (size_t)z);
+          for (int r = 0; r < P; r++) arrival[r] = (int64_t)rnd(20) * 1000000;
+          rng_state = seed * 104729u + (unsigned)rank * 613u + (unsigned)a; /* then each rank its own delays */
+          random_case(algs[a], windows[w], sizes[z], arrival, seed);
+          MPI_Barrier(MPI_COMM_WORLD);
+        }
+  free(arrival);
+}
+
+/* ---- timeline ---- */
+
+static void check_file(const char *path, int alg_want) {
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "no timeline file %s", path);
+  if (!f) return;
+  char line[1 << 16], alg[32];
+  int calls = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "call ", 5) != 0) continue;
+    long long seq, bytes, arrival, handover, exit_ns;
+    int r, p, window;
+    if (sscanf(line, "call %lld rank %d P %d alg %31s window %d bytes %lld arrival %lld handover %lld exit %lld", &seq,
+               &r, &p, alg, &window, &bytes, &arrival, &handover, &exit_ns) != 9) {
+      CHECK(0, "bad header: %s", line);
+      break;
+    }
+    int id = pat_alg_by_name(alg);
+    if (id != alg_want) continue;
+    calls++;
+    int64_t *pred = NULL;
+    char *pp = strstr(line, "predicted ");
+    if (pp) {
+      pred = malloc((size_t)P * sizeof *pred);
+      pp += 10;
+      for (int i = 0; i < P; i++) pred[i] = strtoll(pp, &pp, 10), pp += *pp == ',';
+    }
+    /* the schedule the call ran: RELAY and the classic algorithms depend
+     * on the arrivals' order and the block size only */
+    pat_build_args args = {P, rank, pred, 1000000, 0, 0, bytes};
+    pat_sched s;
+    CHECK(pat_build(id, &s, &args) == PAT_OK, "rebuild %s", alg);
+    size_t n;
+    const pat_op *ops = pat_sched_rank_ops(&s, rank, &n);
+    int64_t *post = calloc(n + 1, sizeof *post), *done = calloc(n + 1, sizeof *done);
+    size_t seen = 0;
+    for (size_t i = 0; i < n; i++) {
+      char kind[8], pw[4], dw[4];
+      size_t idx;
+      int step, peer;
+      double blocks;
+      long long tp, td;
+      if (!fgets(line, sizeof line, f) ||
+          sscanf(line, "op %zu step %d %7s peer %d blocks %lf post %lld %3s done %lld %3s", &idx, &step, kind, &peer,
+                 &blocks, &tp, pw, &td, dw) != 9)
+        break;
+      CHECK(idx == i && step == ops[i].step && peer == ops[i].peer &&
+                !strcmp(kind, ops[i].kind == PAT_OP_SEND ? "send" : ops[i].kind == PAT_OP_RECV ? "recv"
+                                                              : ops[i].kind == PAT_OP_SIGNAL_SEND ? "ssend"
+                                                                                                  : "srecv"),
+            "%s call %lld: op %zu is not the schedule's (step %d %s peer %d)", alg, seq, i, step, kind, peer);
+      post[i] = tp;
+      done[i] = td;
+      seen++;
+    }
+    CHECK(seen == n, "%s call %lld: %zu of %zu ops recorded", alg, seq, seen, n);
+    if (seen == n) check_order(alg, ops, n, window, post, done, handover);
+    free(post);
+    free(done);
+    free(pred);
+    pat_sched_free(&s);
+  }
+  fclose(f);
+  CHECK(calls > 0, "no call of %s recorded", pat_algorithms[alg_want].name);
+}
+
+static void run_timeline(void) {
+  const char *prefix = getenv("PAT_TIMELINE");
+  CHECK(prefix && *prefix, "PAT_TIMELINE is not set");
+  if (!prefix || !*prefix) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s.%d", prefix, rank);
+  remove(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int count = 3 * PAT_ARD_MIN_PIECE / 4; /* floats: 3 pieces' worth per block */
+  float *in = malloc((size_t)count * sizeof *in), *out = malloc((size_t)count * (size_t)P * sizeof *out);
+  const char *algs[] = {"relay", "ring", "direct"};
+  for (int a = 0; a < 3; a++) {
+    PAT_UseAlg(algs[a]);
+    for (int it = 0; it < 4; it++) {
+      for (int i = 0; i < count; i++) in[i] = (float)(rank * 1000 + i % 977 + it);
+      sleep_us((unsigned)(rank * 2000 * (it % 2)));
+      CHECK(PAT_Allgather(in, count, MPI_FLOAT, out, count, MPI_FLOAT, MPI_COMM_WORLD) == MPI_SUCCESS, "call");
+      for (int r = 0; r < P; r++)
+        CHECK(out[(size_t)r * count + 5] == (float)(r * 1000 + 5 + it), "%s: wrong data of block %d", algs[a], r);
+    }
+  }
+  free(in);
+  free(out);
+  check_file(path, PAT_ALG_RELAY);
+  check_file(path, PAT_ALG_RING);
+  check_file(path, PAT_ALG_DIRECT);
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const char *mode = argc > 1 ? argv[1] : "random";
+  if (!strcmp(mode, "timeline")) {
+    PAT_Init();
+    run_timeline();
+    PAT_Finalize();
+  } else {
+    run_random();
+  }
+  int rc = report_failures(mode, cases, failures, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,105 @@
+/* RELAY: for P = 1..64, balanced and random PAPs and block sizes, the
+ * schedule is valid and every per-rank build is its slice; it runs as a data
+ * flow; pieces are never below PAT_ARD_MIN_PIECE; every block leaves its
+ * owner's send port exactly once (its pieces add up to one block) and is
+ * scattered in the step of its owner's arrival position, earliest first. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "algorithms/algorithms.h"
+#include "paputil.h"
+#include "schedtest.h"
+#include "testutil.h"
+
+/* Each owner sends its own block only in step 2 * (its arrival position). */
+static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_bytes, char *err, size_t errlen) {
+  for (int r = 0; r < s->P; r++) {
+    size_t n;
+    const pat_op *o = pat_sched_rank_ops(s, r, &n);
+    uint64_t own = 0;
+    int whole = 1;
+    for (size_t i = 0; i < n; i++)
+      if (o[i].kind == PAT_OP_SEND && o[i].span[0].hi - o[i].span[0].lo < PAT_FRAC_ONE) whole = 0;
+    if (!whole && pat_relay_pieces(s->P, block_bytes) == 1) {
+      snprintf(err, errlen, "rank %d: pieces where the block is too small for two", r);
+      return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      if (o[i].kind != PAT_OP_SEND || o[i].span[0].first != r) continue;
+      if (o[i].step != 2 * pos[r]) {
+        snprintf(err, errlen, "rank %d sends its block in step %d, not %d", r, o[i].step, 2 * pos[r]);
+        return 1;
+      }
+      own += o[i].span[0].hi - o[i].span[0].lo;
+    }
+    /* k pieces add up to one block; whole blocks (k = 1: block too small
+     * for two pieces, or arrivals near balanced) go to every rank */
+    uint64_t want = s->P < 2 ? 0 : whole ? (uint64_t)(s->P - 1) * PAT_FRAC_ONE : PAT_FRAC_ONE;
+    if (own != want) {
+      snprintf(err, errlen, "rank %d sends %llu/65536 of its block, not %llu", r, (unsigned long long)own,
+               (unsigned long long)want);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int smallest_piece_ok(const pat_sched *s, int64_t block_bytes) {
+  if (block_bytes <= 0) return 1;
+  for (size_t i = 0; i < s->nops; i++)
+    for (int k = 0; k < s->ops[i].nspans; k++) {
+      const pat_span *sp = &s->ops[i].span[k];
+      if (sp->hi - sp->lo < PAT_FRAC_ONE && (uint64_t)block_bytes * (sp->hi - sp->lo) / PAT_FRAC_ONE < PAT_ARD_MIN_PIECE)
+        return 0;
+    }
+  return 1;
+}
+
+static int one_case(int P, const int64_t *arrival, int64_t tau, int64_t block_bytes, int slices, char *err,
+                    size_t errlen) {
+  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, block_bytes};
+  pat_sched all;
+  if (sched_build_checked2(PAT_ALG_RELAY, args, 0, slices, P - 1, 0, &all, err, errlen)) return 1;
+  int *order = malloc((size_t)P * sizeof *order), *pos = malloc((size_t)P * sizeof *pos);
+  pat_arrival_order(P, arrival, 0, order);
+  for (int t = 0; t < P; t++) pos[order[t]] = t;
+  int bad = 0;
+  if (P > 1 && all.send_window <= 0) {
+    snprintf(err, errlen, "send_window %d: not a data flow", all.send_window);
+    bad = 1;
+  }
+  if (!bad && !smallest_piece_ok(&all, block_bytes)) {
+    snprintf(err, errlen, "a piece below %d bytes (block %lld)", PAT_ARD_MIN_PIECE, (long long)block_bytes);
+    bad = 1;
+  }
+  if (!bad) bad = check_owner_sends(&all, pos, block_bytes, err, errlen);
+  free(order);
+  free(pos);
+  pat_sched_free(&all);
+  return bad;
+}
+
+int main(void) {
+  char err[256];
+  int64_t arrival[64];
+  for (int P = 1; P <= 64; P++) {
+    const int64_t sizes[] = {0, 1000, PAT_ARD_MIN_PIECE, 3 * PAT_ARD_MIN_PIECE + 5, 100 * PAT_ARD_MIN_PIECE};
+    for (int k = 0; k < 5; k++)
+      CHECK(!one_case(P, NULL, 1000, sizes[k], P <= 16, err, sizeof err), "balanced P=%d: %s", P, err);
+  }
+  for (int n = 0; n < 400; n++) {
+    int P = 1 + n % 64;
+    int64_t tau;
+    const char *shape = pap_random(P, arrival, &tau);
+    int64_t block_bytes = n % 4 == 0 ? 0 : (int64_t)pap_below(10 * PAT_ARD_MIN_PIECE * (int64_t)P);
+    CHECK(!one_case(P, arrival, tau, block_bytes, n % 16 == 0 && P <= 24, err, sizeof err), "PAP %d (%s, P=%d, %lld B): %s", n,
+          shape, P, (long long)block_bytes, err);
+  }
+  /* the smallest piece of two: the block size at which RELAY starts to split */
+  int64_t two = PAT_ARD_MIN_PIECE;
+  while (pat_relay_pieces(8, two) < 2) two += PAT_ARD_MIN_PIECE;
+  CHECK(two >= 2 * PAT_ARD_MIN_PIECE && pat_relay_pieces(8, 0) == 7 && pat_relay_pieces(8, 100LL << 30) == 7 &&
+            pat_relay_pieces(8, two - 1) == 1 && pat_relay_pieces(2, 0) == 1,
+        "piece counts (two pieces from %lld bytes)", (long long)two);
+  return TEST_RESULT();
+}
