@@ -1,6 +1,8 @@
 /* The Fortran forms of the drop-in's calls (fortran_calls.h). */
 #include "dropin/fortran_calls.h"
 
+#include <stddef.h>
+
 #include "dropin/dropin.h"
 #include "dropin/fortran_sentinel.h"
 
