@@ -20,4 +20,10 @@ cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAT_LEAK_TESTS=OF
 cmake --build "$BUILD_DIR" -j "$(nproc)" >/dev/null
 echo "run_mpich: built libpat against MPICH in $BUILD_DIR"
 cd "$BUILD_DIR"
-ctest --output-on-failure --timeout 900 -R "${PAT_MPICH_TESTS:-^(mpi\.test_allgather_matrix|dropin\.|fortran\.|stress\.)}"
+# MPICH's ranks poll without yielding, so more ranks than cores cost far
+# more than under Open MPI: the correctness matrix at P = 2, 3 and the
+# drop-in matrices and the conformance stress up to P = 4 (the Fortran
+# programs run at P = 1..5); Open MPI runs them all.
+ctest --output-on-failure --timeout 900 \
+  -R "${PAT_MPICH_TESTS:-^(mpi\.test_allgather_matrix\.np[123]|dropin\.|fortran\.|stress\.)}" \
+  -E "${PAT_MPICH_EXCLUDE:-^(dropin\.(matrix|datatypes)\..*\.np[5-9]|stress\.conformance\.np[5-9])$}"
