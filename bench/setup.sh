@@ -6,8 +6,12 @@ cd "$(dirname "$0")/.."
 
 # iproute2 (ip netns, tc with tbf) and util-linux (unshare, flock): the emulated
 # cluster of bench/demo.sh and bench/cluster/; procps (ps): demo.sh's cleanup.
+# gfortran: the Fortran module and Fortran tests; mpich, libmpich-dev: the
+# second MPI tests/run.sh builds against (build-mpich/).  Open MPI stays the
+# system's default MPI (Debian ranks it above MPICH; checked below).
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
-          gnuplot-nox python3 python3-mpi4py python3-numpy iproute2 util-linux procps valgrind)
+          gnuplot-nox python3 python3-mpi4py python3-numpy iproute2 util-linux procps valgrind
+          gfortran mpich libmpich-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,6 +23,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+fi
+
+# build/ is the default MPI's; it must be Open MPI (the settings, benchmarks
+# and results are Open MPI's).  Never switched here: other users share it.
+if mpicc -showme:version 2>/dev/null | grep -q "Open MPI"; then :; else
+  echo "setup: the default mpicc is not Open MPI's (update-alternatives --query mpi); build/ needs it" >&2
+  exit 1
 fi
 
 BUILD_DIR=${PAT_BUILD_DIR:-build}

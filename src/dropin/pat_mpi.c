@@ -28,12 +28,17 @@
  * why.  Before MPI_Init and after MPI_Finalize every call is MPI's own, so
  * MPI reports the misuse exactly as it would without libpat.  Errors of
  * PAT_Allgather go to the communicator's error handler, as MPI's would.
+ *
+ * The Fortran bindings (fortran_mpif.c, fortran_f08.c) reach the same code
+ * through the dropin_* entry points of dropin.h, so a Fortran call is
+ * handled exactly as a C one.
  */
 #include <limits.h>
 #include <stdio.h>
 
 #include <mpi.h>
 
+#include "dropin/dropin.h"
 #include "pat.h"
 #include "runtime/settings.h"
 
@@ -98,6 +103,25 @@ static int init(int *argc, char ***argv, int required, int *provided) {
   return MPI_SUCCESS;
 }
 
+int dropin_init_thread(int *argc, char ***argv, int required, int *provided) {
+  return init(argc, argv, required, provided);
+}
+
+int dropin_query_thread(int *provided) {
+  if (app_level < 0 || !provided) return PMPI_Query_thread(provided);
+  *provided = app_level;
+  return MPI_SUCCESS;
+}
+
+int dropin_finalize(void) {
+  if (pat_on) {
+    pat_on = 0;
+    PAT_Finalize();
+  }
+  app_level = -1;
+  return PMPI_Finalize();
+}
+
 int MPI_Init(int *argc, char ***argv) {
   int provided;
   return init(argc, argv, MPI_THREAD_SINGLE, &provided);
@@ -107,20 +131,9 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return init(argc, argv, required, provided);
 }
 
-int MPI_Query_thread(int *provided) {
-  if (app_level < 0 || !provided) return PMPI_Query_thread(provided);
-  *provided = app_level;
-  return MPI_SUCCESS;
-}
+int MPI_Query_thread(int *provided) { return dropin_query_thread(provided); }
 
-int MPI_Finalize(void) {
-  if (pat_on) {
-    pat_on = 0;
-    PAT_Finalize();
-  }
-  app_level = -1;
-  return PMPI_Finalize();
-}
+int MPI_Finalize(void) { return dropin_finalize(); }
 
 /* Hand a failure to the communicator's error handler, as MPI does (an
  * invalid communicator: MPI_COMM_WORLD's, as Open MPI does). */
@@ -135,11 +148,16 @@ static int raise_error(MPI_Comm comm, int rc) {
   return rc;
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
+int dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm) {
   if (!pat_on || inside) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   inside = 1;
   int rc = PAT_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   inside = 0;
   return rc == MPI_SUCCESS ? rc : raise_error(comm, rc);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return dropin_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }

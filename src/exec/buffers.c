@@ -134,14 +134,38 @@ static MPI_Count data_bytes(MPI_Datatype type, int count) {
 
 /* MPI moves count elements of stype at src into dcount of dtype at dst, in
  * type-map order, by a message from this rank to itself: any type maps, any
- * size int counts can describe.  One side may be MPI_PACKED (MPI's packed
- * representation, which a message of any type may be received as, and
- * received from). */
+ * size int counts can describe.  (To and from the stage's packed bytes:
+ * pack_pieces.) */
 #define SELF_COPY_TAG 0 /* nothing else on the call's communicator comes from this rank to itself */
 static int self_copy(const pat_buffers *b, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
                      MPI_Datatype dtype) {
   return MPI_Sendrecv(src, scount, stype, b->self, SELF_COPY_TAG, dst, dcount, dtype, b->self, SELF_COPY_TAG, b->comm,
                       MPI_STATUS_IGNORE);
+}
+
+/* count elements of type at typed <-> their packed bytes at packed, with
+ * MPI_Pack (pack != 0) or MPI_Unpack, in pieces of whole elements of at
+ * most count_limit bytes (MPI_Pack's sizes are ints).  Not a message from
+ * the rank to itself: MPICH 4.0 truncates one sent as MPI_PACKED and
+ * received as a padded derived type (or the other way) once it is too long
+ * to go eagerly, on a communicator of several processes; packing sends
+ * nothing.  The packed bytes are the data bytes (homogeneous MPI), as
+ * everywhere in the stage. */
+static int pack_pieces(int pack, void *typed, MPI_Count count, MPI_Datatype type, char *packed, MPI_Comm comm) {
+  MPI_Count size = 0;
+  MPI_Aint lb, extent;
+  int rc = MPI_Type_size_x(type, &size);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(type, &lb, &extent);
+  if (rc != MPI_SUCCESS || size == 0 || count == 0) return rc;
+  MPI_Count per = (MPI_Count)count_limit / size; /* elements per piece */
+  if (per < 1) per = 1;
+  for (MPI_Count done = 0; done < count && rc == MPI_SUCCESS; done += per) {
+    int k = (int)(count - done < per ? count - done : per), pos = 0, bytes = (int)(k * size);
+    char *t = (char *)typed + done * extent;
+    char *p = packed + done * size;
+    rc = pack ? MPI_Pack(t, k, type, p, bytes, &pos, comm) : MPI_Unpack(p, bytes, &pos, t, k, type, comm);
+  }
+  return rc;
 }
 
 /* Typed view: the input into its block of recvbuf. */
@@ -168,12 +192,7 @@ static int put_own_packed(pat_buffers *b, const void *sendbuf, int sendcount, MP
     memcpy(b->stage + (size_t)b->self * b->block_bytes, src, b->block_bytes);
     return MPI_SUCCESS;
   }
-  pat_range own = {(size_t)b->self * b->block_bytes, b->block_bytes};
-  pat_msg m;
-  int rc = pat_bytes_message(b->stage, &own, 1, MPI_PACKED, &m);
-  if (rc == MPI_SUCCESS) rc = self_copy(b, src, count, type, m.addr, m.count, m.type);
-  pat_msg_release(&m);
-  return rc;
+  return pack_pieces(1, (void *)src, count, type, b->stage + (size_t)b->self * b->block_bytes, b->comm);
 }
 
 int pat_buffers_put_own(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
@@ -200,30 +219,13 @@ static int unpack_runs(const pat_buffers *b, int skip_own, int first[2], int cou
   return n;
 }
 
-/* Those runs in recvbuf: a committed datatype of whole blocks at their places. */
-static int blocks_type(const pat_buffers *b, int n, const int first[2], const int count[2], MPI_Datatype *out) {
-  MPI_Datatype block = MPI_DATATYPE_NULL;
-  MPI_Aint displs[2];
-  for (int i = 0; i < n; i++) displs[i] = (MPI_Aint)first[i] * b->block_extent;
-  int rc = MPI_Type_contiguous(b->recvcount, b->recvtype, &block);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(n, count, displs, block, out);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
-  if (block != MPI_DATATYPE_NULL) MPI_Type_free(&block);
-  return rc;
-}
-
-/* Derived receive type: one message to itself moves every block to unpack,
- * from the stage as MPI_PACKED into recvbuf as recvtype. */
+/* Derived receive type: every block to unpack, from the stage's packed
+ * bytes into recvbuf as recvtype. */
 static int unpack_through_mpi(pat_buffers *b, int n, const int first[2], const int count[2]) {
-  pat_range r[2];
-  for (int i = 0; i < n; i++) r[i] = (pat_range){(size_t)first[i] * b->block_bytes, (size_t)count[i] * b->block_bytes};
-  pat_msg m;
-  MPI_Datatype blocks = MPI_DATATYPE_NULL;
-  int rc = pat_bytes_message(b->stage, r, n, MPI_PACKED, &m);
-  if (rc == MPI_SUCCESS) rc = blocks_type(b, n, first, count, &blocks);
-  if (rc == MPI_SUCCESS) rc = self_copy(b, m.addr, m.count, m.type, b->recvbuf, 1, blocks);
-  if (blocks != MPI_DATATYPE_NULL) MPI_Type_free(&blocks);
-  pat_msg_release(&m);
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+    rc = pack_pieces(0, pat_buffers_block(b, first[i]), (MPI_Count)count[i] * b->recvcount, b->recvtype,
+                     b->stage + (size_t)first[i] * b->block_bytes, b->comm);
   return rc;
 }
 

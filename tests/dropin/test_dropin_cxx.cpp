@@ -3,6 +3,7 @@
 // MPI_Allgather compared with PMPI_Allgather.
 #include <mpi.h>
 
+#include <cstddef> // offsetof (Open MPI's mpi.h happens to include it, MPICH's does not)
 #include <cstdio>
 #include <cstring>
 #include <vector>

@@ -3,10 +3,12 @@
 # showed per run), with a time limit per launch; counts hangs and failures.
 #
 # usage: churn.sh [--runs R] [--np P] [--alg NAME] [--reps N] [--timeout SEC]
-#                 [--bin PATH] [--mpirun PATH] [--logs DIR] [--stacks]
+#                 [--bin PATH] [--mpirun PATH] [--mpirun-flags "FLAGS"] [--logs DIR] [--stacks]
 #
 #   --runs 10 --np 4 --alg bslb --reps 1 --timeout 120 (defaults)
 #   --bin     stress_churn (default: build/tests/stress/stress_churn)
+#   --mpirun-flags  the launcher's flags before the program (default Open MPI's
+#             "--oversubscribe --bind-to none"; ctest passes cmake/PatMpiLauncher.cmake's)
 #   --logs    where logs of failed and hung runs go (default: a new /tmp/stress_churn.* directory)
 #   --stacks  on a hang, save every rank's threads' stacks (gdb) next to the
 #             log instead of letting the program's watchdog abort it
@@ -17,10 +19,11 @@
 set -u
 
 runs=10 np=4 alg=bslb reps=1 limit=120 bin= mpirun=mpirun logs= stacks=0
+mpirun_flags="--oversubscribe --bind-to none"
 here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
-  sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,11p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     --timeout) limit=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
     --mpirun) mpirun=$2; shift 2 ;;
+    --mpirun-flags) mpirun_flags=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
     --stacks) stacks=1; shift ;;
     *) usage ;;
@@ -47,7 +51,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROO
 watchdog=$((limit * 2 / 3))
 [ "$stacks" = 1 ] && watchdog=0
 
-# The ranks of one launch: processes running $bin whose parent is that mpirun.
+# The ranks of one launch: processes running $bin whose parent is that mpirun
+# (Open MPI; under MPICH their parent is Hydra's proxy, and a hung launch's
+# ranks end with the proxy when mpiexec is killed).
 ranks_of() {
   local d a0 parent
   for d in /proc/[0-9]*; do
@@ -82,7 +88,8 @@ end_launch() {
 # One launch: prints ok, hang or fail.
 launch() {
   local log=$1 start=$SECONDS rc
-  "$mpirun" -np "$np" --oversubscribe --bind-to none "$bin" --alg "$alg" --reps "$reps" --timeout "$watchdog" \
+  # shellcheck disable=SC2086 # the flags are words
+  "$mpirun" -np "$np" $mpirun_flags "$bin" --alg "$alg" --reps "$reps" --timeout "$watchdog" \
     > "$log" 2>&1 &
   local mpid=$!
   while kill -0 "$mpid" 2>/dev/null && [ $((SECONDS - start)) -lt "$limit" ]; do sleep 0.2; done

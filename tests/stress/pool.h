@@ -14,6 +14,7 @@
 #define STRESS_POOL_H
 
 #include <mpi.h>
+#include <stddef.h> /* size_t: MPICH's mpi.h does not bring it */
 #include <stdint.h>
 
 #define POOL_SLOTS 4

@@ -21,7 +21,8 @@ ALLOWED = {
     "pat": {"pat", "pat.h"},
     "src/exec": {"sched", "exec"},
     "src/runtime": {"sched", "algorithms", "model", "pat", "exec", "runtime", "pat.h"},
-    "src/dropin": {"pat.h", "runtime/settings.h"},
+    "src/dropin": {"dropin", "pat.h", "runtime/settings.h"},
+    "src/fortran": {"pat.h", "dropin/fortran_sentinel.h"},
 }
 PURE = {"src/sched", "algorithms", "src/model"}
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}

@@ -1,0 +1,22 @@
+/*
+ * The drop-in's entry points, shared by its C definitions of MPI_Init*,
+ * MPI_Query_thread, MPI_Finalize and MPI_Allgather (pat_mpi.c) and by its
+ * Fortran bindings (fortran_mpif.c, fortran_f08.c).  The Fortran bindings
+ * call these rather than the C names MPI_* so that a Fortran call takes the
+ * same path whatever else is preloaded, and never passes through the MPI
+ * library's own C entry points twice.
+ */
+#ifndef PAT_DROPIN_H
+#define PAT_DROPIN_H
+
+#include <mpi.h>
+
+#define DROPIN_INTERNAL __attribute__((visibility("hidden")))
+
+DROPIN_INTERNAL int dropin_init_thread(int *argc, char ***argv, int required, int *provided);
+DROPIN_INTERNAL int dropin_query_thread(int *provided);
+DROPIN_INTERNAL int dropin_finalize(void);
+DROPIN_INTERNAL int dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * The Fortran forms of the calls the drop-in takes over, shared by the
+ * mpif.h/`use mpi` bindings (fortran_mpif.c) and the mpi_f08 ones
+ * (fortran_f08.c): Fortran handles (integers; an mpi_f08 handle is a type
+ * holding that integer, passed the same way), Fortran sentinels, and an
+ * ierror that may be absent (NULL: optional in mpi_f08).  Each runs the
+ * drop-in's C code, so a Fortran program gets exactly what a C one does,
+ * errors going to the communicator's error handler included.
+ */
+#ifndef PAT_FORTRAN_CALLS_H
+#define PAT_FORTRAN_CALLS_H
+
+#include <mpi.h>
+
+#define FCALL __attribute__((visibility("hidden")))
+
+FCALL void fcall_init(MPI_Fint *ierror);
+FCALL void fcall_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
+FCALL void fcall_query_thread(MPI_Fint *provided, MPI_Fint *ierror);
+FCALL void fcall_finalize(MPI_Fint *ierror);
+FCALL void fcall_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                           MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * The drop-in's bindings for `use mpi_f08`: the symbols the mpi_f08 module
+ * of the MPI in use calls (its explicit interfaces bind each procedure to one
+ * name).  An mpi_f08 handle (type(MPI_Comm) ...) is a derived type holding
+ * the Fortran integer handle and is passed by reference like one; ierror is
+ * optional (NULL when absent).
+ *
+ * Open MPI 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_,
+ * mpi_finalize_f08_ and mpi_allgather_f08_ (buffers passed as addresses)
+ * all call PMPI_* directly, so all five are taken over here.
+ *
+ * MPICH 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_ and
+ * mpi_finalize_f08_ call PMPI_* directly and are taken over here; its
+ * all-gather (mpi_allgather_f08ts_, buffers as descriptors) calls the C name
+ * MPI_Allgather, which pat_mpi.c already defines, with the sentinels and
+ * handles converted by MPICH.
+ */
+#include <mpi.h>
+
+#include "dropin/fortran_calls.h"
+
+void mpi_init_f08_(MPI_Fint *ierror);
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
+void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror);
+void mpi_finalize_f08_(MPI_Fint *ierror);
+
+void mpi_init_f08_(MPI_Fint *ierror) { fcall_init(ierror); }
+
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
+  fcall_init_thread(required, provided, ierror);
+}
+
+void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) { fcall_query_thread(provided, ierror); }
+
+void mpi_finalize_f08_(MPI_Fint *ierror) { fcall_finalize(ierror); }
+
+#if defined(OPEN_MPI)
+void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+
+void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) {
+  fcall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
+}
+#endif

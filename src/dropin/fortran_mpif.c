@@ -1,0 +1,42 @@
+/*
+ * The drop-in's bindings for mpif.h and `use mpi` (MPI_INIT, MPI_INIT_THREAD,
+ * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER), under the four names a
+ * Fortran compiler may give a subroutine: mpi_allgather_ (gfortran, Intel),
+ * mpi_allgather__ (g77-style -fsecond-underscore), MPI_ALLGATHER (upper
+ * case), mpi_allgather (no underscore).
+ *
+ * Only where the MPI library needs them.  Open MPI's Fortran bindings call
+ * PMPI_* directly, so a C wrapper never sees a Fortran call: these take the
+ * Fortran names over and run the drop-in's C code (dropin.h).  MPICH's call
+ * the C names MPI_* (interposable), so pat_mpi.c already sees them, with
+ * handles and sentinels converted by MPICH itself: nothing is defined here.
+ */
+#include <mpi.h>
+
+#if defined(OPEN_MPI)
+
+#include "dropin/fortran_calls.h"
+
+/* One definition per mangling, all the same subroutine. */
+#define FORTRAN_NAMES(lower, upper, params, args) \
+  void lower##_ params;                           \
+  void lower##__ params;                          \
+  void upper params;                              \
+  void lower params;                              \
+  void lower##_ params { args; }                  \
+  void lower##__ params { args; }                 \
+  void upper params { args; }                     \
+  void lower params { args; }
+
+FORTRAN_NAMES(mpi_init, MPI_INIT, (MPI_Fint * ierror), fcall_init(ierror))
+FORTRAN_NAMES(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierror),
+              fcall_init_thread(required, provided, ierror))
+FORTRAN_NAMES(mpi_query_thread, MPI_QUERY_THREAD, (MPI_Fint * provided, MPI_Fint *ierror),
+              fcall_query_thread(provided, ierror))
+FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, (MPI_Fint * ierror), fcall_finalize(ierror))
+FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER,
+              (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+               MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror),
+              fcall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror))
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * PAT_Allgather for the Fortran module (pat_module.f90): Fortran integer
+ * handles to C handles, Fortran's MPI_IN_PLACE and MPI_BOTTOM to C's, then
+ * PAT_Allgather itself (its return code, as from C: no error handler).
+ */
+#include <mpi.h>
+
+#include "dropin/fortran_sentinel.h"
+#include "pat.h"
+
+int pat_allgather_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf,
+                    const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm);
+
+int pat_allgather_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf,
+                    const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  return PAT_Allgather(sbuf, (int)*sendcount, MPI_Type_f2c(*sendtype), fsentinel_bottom(recvbuf), (int)*recvcount,
+                       MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+}

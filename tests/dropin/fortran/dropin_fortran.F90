@@ -1,0 +1,199 @@
+! An unmodified Fortran MPI program under libpat_mpi (preloaded or linked),
+! built three times from this one source: with mpif.h, `use mpi` and
+! `use mpi_f08` (PAT_USE_MPI / PAT_F08 select; the handle types differ only
+! in their declaration).  On MPI_COMM_WORLD and on a reversed-order split:
+! all-gathers of several sizes, in place and not, with a derived datatype on
+! both sides; every element is compared with the value its owner put there
+! (the result MPI must give, computed without MPI).  Wrong uses must give the
+! error classes a C program gets, through the communicator's error handler.
+! At the end, libpat must have counted every all-gather (fcheck.c), so a
+! binding that bypassed the drop-in fails the test.
+program dropin_fortran
+#if defined(PAT_F08)
+  use mpi_f08
+#define HANDLE(kind) type(kind)
+#define FINT(h) h%MPI_VAL
+#define BINDING "use mpi_f08"
+#elif defined(PAT_USE_MPI)
+  use mpi
+#define HANDLE(kind) integer
+#define FINT(h) h
+#define BINDING "use mpi"
+#else
+#define HANDLE(kind) integer
+#define FINT(h) h
+#define BINDING "mpif.h"
+#endif
+  use, intrinsic :: iso_c_binding, only: c_int, c_long
+  implicit none
+#if !defined(PAT_F08) && !defined(PAT_USE_MPI)
+  include 'mpif.h'
+#endif
+  interface
+    integer(c_int) function fdropin_check(comm, calls) bind(C, name="fdropin_check")
+      import :: c_int, c_long
+      integer(c_int), value :: comm
+      integer(c_long), value :: calls
+    end function fdropin_check
+  end interface
+  integer, parameter :: counts(4) = [1, 7, 100, 1000]
+  HANDLE(MPI_Comm) :: sub
+  integer :: world_rank, nprocs, ierr, provided, query, failures, worst, k
+  integer(c_long) :: calls
+
+  failures = 0
+  calls = 0
+#if defined(PAT_F08) || defined(PAT_USE_MPI)
+  ! the level the application asked for, never more (libpat asks MPI for MULTIPLE)
+  call MPI_INIT_THREAD(MPI_THREAD_FUNNELED, provided, ierr)
+  call MPI_QUERY_THREAD(query, ierr)
+  if (provided /= MPI_THREAD_FUNNELED .or. query /= provided) call fail('thread level', provided)
+#else
+  call MPI_INIT(ierr)
+  call MPI_QUERY_THREAD(query, ierr)
+  if (query /= MPI_THREAD_SINGLE) call fail('thread level after MPI_INIT', query)
+#endif
+  call MPI_COMM_RANK(MPI_COMM_WORLD, world_rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
+
+  call wrong_uses()
+  ! a sub-communicator whose ranks are in reverse order
+  call MPI_COMM_SPLIT(MPI_COMM_WORLD, mod(world_rank, 2), -world_rank, sub, ierr)
+  do k = 1, size(counts)
+    call plain(sub, counts(k), 10 + k)
+    call in_place(sub, counts(k), 20 + k)
+    call derived(sub, counts(k), 30 + k)
+  end do
+  call MPI_COMM_FREE(sub, ierr)
+  do k = 1, size(counts)
+    call plain(MPI_COMM_WORLD, counts(k), 40 + k)
+    call in_place(MPI_COMM_WORLD, counts(k), 50 + k)
+    call derived(MPI_COMM_WORLD, counts(k), 60 + k)
+  end do
+
+  if (fdropin_check(FINT(MPI_COMM_WORLD), calls) /= 0) failures = failures + 1
+  call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  if (world_rank == 0) then
+    if (worst == 0) then
+      print '(a,i0,a,i0,a)', 'dropin Fortran (' // BINDING // '), P=', nprocs, ': ', calls, ' all-gathers per rank, passed'
+    else
+      print '(a,i0,a)', 'dropin Fortran (' // BINDING // '), P=', nprocs, ': FAILED'
+    end if
+  end if
+  call MPI_FINALIZE(ierr)
+  if (worst /= 0) stop 1
+
+contains
+
+  ! what rank r of a communicator contributes as element i
+  integer function val(r, i, salt)
+    integer, intent(in) :: r, i, salt
+    val = r * 100003 + i * 7 + salt
+  end function val
+
+  subroutine fail(what, detail)
+    character(*), intent(in) :: what
+    integer, intent(in) :: detail
+    write (0, '(a,i0,a,a,a,i0)') 'FAIL world rank ', world_rank, ': ', what, ': ', detail
+    failures = failures + 1
+  end subroutine fail
+
+  ! every block of recv holds its owner's values, and the call succeeded
+  subroutine expect(comm, recv, n, salt, rc, what)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: recv(:), n, salt, rc
+    character(*), intent(in) :: what
+    integer :: p, q, i, e
+    call MPI_COMM_SIZE(comm, p, e)
+    if (rc /= MPI_SUCCESS) then
+      call fail(what // ': ierror', rc)
+      return
+    end if
+    do q = 0, p - 1
+      do i = 1, n
+        if (recv(q * n + i) /= val(q, i, salt)) then
+          call fail(what // ': wrong element at index', q * n + i)
+          return
+        end if
+      end do
+    end do
+  end subroutine expect
+
+  subroutine plain(comm, n, salt)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n, salt
+    integer, allocatable :: send(:), recv(:)
+    integer :: p, me, i, e
+    call MPI_COMM_SIZE(comm, p, e)
+    call MPI_COMM_RANK(comm, me, e)
+    allocate (send(n), recv(n * p))
+    send = [(val(me, i, salt), i = 1, n)]
+    recv = -1
+    call MPI_ALLGATHER(send, n, MPI_INTEGER, recv, n, MPI_INTEGER, comm, e)
+    calls = calls + 1
+    call expect(comm, recv, n, salt, e, 'all-gather')
+  end subroutine plain
+
+  subroutine in_place(comm, n, salt)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n, salt
+    integer, allocatable :: recv(:)
+    integer :: p, me, i, e
+    call MPI_COMM_SIZE(comm, p, e)
+    call MPI_COMM_RANK(comm, me, e)
+    allocate (recv(n * p))
+    recv = -1
+    recv(me * n + 1:me * n + n) = [(val(me, i, salt), i = 1, n)]
+    ! the send count and type are ignored in place (MPI_DATATYPE_NULL proves it)
+    call MPI_ALLGATHER(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n, MPI_INTEGER, comm, e)
+    calls = calls + 1
+    call expect(comm, recv, n, salt, e, 'in-place all-gather')
+  end subroutine in_place
+
+  ! sent as one strided vector (every other integer), received as one
+  ! contiguous block type: the same type signature, different type maps
+  subroutine derived(comm, n, salt)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n, salt
+    HANDLE(MPI_Datatype) :: strided, block
+    integer, allocatable :: send(:), recv(:)
+    integer :: p, me, i, e
+    call MPI_COMM_SIZE(comm, p, e)
+    call MPI_COMM_RANK(comm, me, e)
+    allocate (send(2 * n), recv(n * p))
+    send = -7
+    send(1:2 * n:2) = [(val(me, i, salt), i = 1, n)]
+    recv = -1
+    call MPI_TYPE_VECTOR(n, 1, 2, MPI_INTEGER, strided, e)
+    call MPI_TYPE_CONTIGUOUS(n, MPI_INTEGER, block, e)
+    call MPI_TYPE_COMMIT(strided, e)
+    call MPI_TYPE_COMMIT(block, e)
+    call MPI_ALLGATHER(send, 1, strided, recv, 1, block, comm, e)
+    calls = calls + 1
+    call expect(comm, recv, n, salt, e, 'derived-type all-gather')
+    call MPI_TYPE_FREE(strided, e)
+    call MPI_TYPE_FREE(block, e)
+  end subroutine derived
+
+  ! the classes a C program gets (tests/dropin/test_dropin_programs.c
+  ! `errors`), returned through MPI_ERRORS_RETURN; refused calls are not counted
+  subroutine wrong_uses()
+    HANDLE(MPI_Comm) :: comm
+    integer :: buf(4), out(4 * 64), e, cls
+    buf = 0
+    call MPI_COMM_DUP(MPI_COMM_WORLD, comm, e)
+    call MPI_COMM_SET_ERRHANDLER(comm, MPI_ERRORS_RETURN, e)
+    call MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN, e)
+    call MPI_ALLGATHER(buf, 1, MPI_INTEGER, out, -1, MPI_INTEGER, comm, e)
+    call MPI_ERROR_CLASS(e, cls, ierr)
+    if (e == MPI_SUCCESS .or. cls /= MPI_ERR_COUNT) call fail('negative count: error class', cls)
+    call MPI_ALLGATHER(buf, 1, MPI_INTEGER, out, 1, MPI_DATATYPE_NULL, comm, e)
+    call MPI_ERROR_CLASS(e, cls, ierr)
+    if (e == MPI_SUCCESS .or. cls /= MPI_ERR_TYPE) call fail('null datatype: error class', cls)
+    call MPI_ALLGATHER(buf, 1, MPI_INTEGER, out, 1, MPI_INTEGER, MPI_COMM_NULL, e)
+    call MPI_ERROR_CLASS(e, cls, ierr)
+    if (e == MPI_SUCCESS .or. cls /= MPI_ERR_COMM) call fail('null communicator: error class', cls)
+    call plain(comm, 3, 5) ! still usable
+    call MPI_COMM_FREE(comm, e)
+  end subroutine wrong_uses
+end program dropin_fortran
