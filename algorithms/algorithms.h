@@ -1,6 +1,6 @@
 /*
  * The algorithm portfolio: one builder per algorithm, each a pure function
- * from (P, rank, predicted PAP, tau, root) to a schedule (DESIGN.md §3-4).
+ * from (P, rank, predicted PAP, tau, root) to a schedule (docs/design.md §3-4).
  * Builders never call MPI, never read clocks and keep no memory beyond the
  * call (scratch arrays are freed before they return); they use only integer
  * arithmetic on the inputs, so every rank given the same inputs builds the

@@ -1,6 +1,6 @@
 /*
  * pat-minibench: elapsed time of libpat's all-gather algorithms under a
- * controlled, reproducible process arrival pattern (DESIGN.md §7; Proficz
+ * controlled, reproducible process arrival pattern (docs/design.md §7; Proficz
  * 2021, Listing 4).  See bench/README.md for the options, the metrics and
  * the CSV columns.
  *

@@ -1,5 +1,5 @@
 /*
- * pat-minibench: the mini-benchmark of DESIGN.md §7 (Proficz 2021, Listing 4)
+ * pat-minibench: the mini-benchmark of docs/design.md §7 (Proficz 2021, Listing 4)
  * with a controlled process arrival pattern.  Shared declarations of its
  * small parts: clock (common clock and tau), data (random values, delays,
  * correctness check), stats (confidence interval, lower bound) and report
@@ -82,7 +82,7 @@ double mb_t975(int df);
 void mb_describe(const double *x, int n, double *mean, double *sd, double *min, double *max);
 /* Median of x[0..n) (x is left unchanged). */
 double mb_median(const double *x, int n);
-/* Lower bound on the mean elapsed time for arrivals a[0..P) (DESIGN.md §1):
+/* Lower bound on the mean elapsed time for arrivals a[0..P) (docs/design.md §1):
  * rank i receives the P-1 other blocks through one port, block j no earlier
  * than a[j], each taking tau; e_i >= max(0, makespan - a[i]). */
 double mb_lower_bound(const double *a, int P, double tau);

@@ -100,7 +100,7 @@ void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res,
     }
   }
   printf("(ebar: mean elapsed time f_i - a_i; r: max f - min a; omega: max a - min a; A = r' - r + omega,\n"
-         " r' from a flat run; elb: lower bound of DESIGN.md section 1 from the measured arrivals and tau)\n");
+         " r' from a flat run; elb: lower bound of docs/design.md section 1 from the measured arrivals and tau)\n");
   fflush(stdout);
 }
 

@@ -1,7 +1,7 @@
 /*
  * The cost model: replays a schedule (every rank's ops) under a process
  * arrival pattern and Hockney parameters, and predicts when every rank
- * leaves the all-gather (DESIGN.md §6).  The model is derived from the
+ * leaves the all-gather (docs/design.md §6).  The model is derived from the
  * schedule the executor runs, never from a textbook formula.
  *
  * Replay semantics (the executor's, see executor.h):
@@ -172,7 +172,7 @@ static inline double pat_model_op_blocks(const pat_op *op) {
   return total;
 }
 
-/* Receive-port lower bound (DESIGN.md §1).  For each rank i the P-1 other
+/* Receive-port lower bound (docs/design.md §1).  For each rank i the P-1 other
  * blocks come through its one receive port, block j no earlier than a_j, each
  * taking tau: f_i >= makespan of those transfers (served in release order),
  * e_i >= max(0, f_i - a_i).  Writes e_lb_out[i] if e_lb_out is non-NULL and

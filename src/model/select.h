@@ -1,5 +1,5 @@
 /*
- * Per-call algorithm selection (PAT_ALG=auto, DESIGN.md §6): predict ē of
+ * Per-call algorithm selection (PAT_ALG=auto, docs/design.md §6): predict ē of
  * every allowed algorithm for the exchanged arrival pattern by replaying its
  * schedule under the cost model, and take the smallest.
  *

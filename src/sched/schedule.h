@@ -1,6 +1,6 @@
 /*
  * The schedule: the one intermediate representation every all-gather
- * algorithm produces (DESIGN.md §3).
+ * algorithm produces (docs/design.md §3).
  *
  * A schedule is a list of operations, each tagged with the rank that performs
  * it and a step number.  Within a step a rank posts all its receives, then its

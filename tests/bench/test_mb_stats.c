@@ -1,4 +1,4 @@
-/* Unit test of pat-minibench's statistics: the lower bound of DESIGN.md §1,
+/* Unit test of pat-minibench's statistics: the lower bound of docs/design.md §1,
  * the t quantile, mean/sd/median, and the reproducible data stream. */
 #include <math.h>
 #include <stdio.h>
