@@ -3,8 +3,10 @@
 # mpirun with its own seed, under a time limit; counts hangs and failures.
 #
 # usage: threads.sh [--runs R] [--np P] [--threads T] [--calls N] [--seed S]
-#                   [--timeout SEC] [--bin PATH] [--mpirun PATH] [--logs DIR]
+#                   [--timeout SEC] [--bin PATH] [--mpirun PATH] [--mpirun-flags "FLAGS"] [--logs DIR]
 #
+#   --mpirun-flags: the launcher's flags before the program (default Open MPI's
+#   "--oversubscribe --bind-to none"; MPICH's mpiexec takes none of them)
 #   defaults: --runs 2 --np 2 --threads 3 --calls 25 --seed 1 --timeout 90
 #   launch i uses seed S+i; a failure's log names it (reproduce with
 #   stress_threads --seed S+i ...).  The program's watchdog, at two thirds of
@@ -12,6 +14,7 @@
 # Last line: "threads: R runs, H hangs, F failures"; exit status 1 if H + F > 0.
 set -u
 runs=2 np=2 T=3 calls=25 seed=1 limit=90 bin= mpirun=mpirun logs=
+mpirun_flags="--oversubscribe --bind-to none"
 here=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,8 +26,9 @@ while [ $# -gt 0 ]; do
     --timeout) limit=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
     --mpirun) mpirun=$2; shift 2 ;;
+    --mpirun-flags) mpirun_flags=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
-    *) sed -n '5,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 bin=$(realpath "${bin:-$here/../../build/tests/stress/stress_threads}")
@@ -35,7 +39,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROO
 hangs=0 failures=0
 for i in $(seq 0 $((runs - 1))); do
   s=$((seed + i)) log="$logs/run$i.log"
-  timeout -k 10 "$limit" "$mpirun" -np "$np" --oversubscribe --bind-to none "$bin" --seed "$s" --threads "$T" \
+  timeout -k 10 "$limit" "$mpirun" -np "$np" $mpirun_flags "$bin" --seed "$s" --threads "$T" \
     --calls "$calls" --timeout $((limit * 2 / 3)) >"$log" 2>&1
   rc=$?
   if [ $rc -eq 124 ] || [ $rc -eq 137 ] || grep -q '^HANG' "$log"; then
