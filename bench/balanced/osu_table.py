@@ -2,7 +2,8 @@
 """The table of bench/balanced/osu.sh: OSU's average latency per size, the
 median over interleaved rounds per configuration and variant, and the ratio
 libpat/native per size (> 1: libpat slower), with the geometric mean and the
-worst size.  A bootstrap over rounds (paired by round) gives a 95% interval
+worst size; every variant other than "native" (preload, model, or any
+label: raw/<config>-<label>-<round>.txt) is compared with native.  A bootstrap over rounds (paired by round) gives a 95% interval
 for the geometric mean.  Writes DIR/osu.csv; prints markdown.
 
 usage: osu_table.py DIR
@@ -34,7 +35,7 @@ def geo(xs):
 def main(d):
     runs = {}  # (cfg, var) -> {round: {size: us}}
     for f in glob.glob(os.path.join(d, "raw", "*.txt")):
-        m = re.match(r"(.+)-(native|preload|model)-(\d+)\.txt$", os.path.basename(f))
+        m = re.match(r"(.+?)-([a-z0-9]+)-(\d+)\.txt$", os.path.basename(f))
         if m:
             runs.setdefault((m.group(1), m.group(2)), {})[int(m.group(3))] = parse(f)
     with open(os.path.join(d, "osu.csv"), "w", newline="") as fh:
@@ -50,7 +51,7 @@ def main(d):
     details = []
     for cfg in sorted({c for c, _ in runs}):
         nat = runs.get((cfg, "native"), {})
-        for var in ("preload", "model"):
+        for var in sorted({v for c, v in runs if c == cfg and v != "native"}):
             lib = runs.get((cfg, var))
             if not lib or not nat:
                 continue
