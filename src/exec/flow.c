@@ -40,14 +40,53 @@ static int spans_overlap(int P, const pat_span *a, const pat_span *b) {
   return 0;
 }
 
+/* Every edge "send s needs receive r" (r brings a byte s carries), once per
+ * pair (stamp[r] remembers the last send that took r), found through the
+ * blocks s carries: bstart/blist list per block the receives that bring part
+ * of it. */
+typedef void dep_visit(pat_exec *e, size_t send, size_t recv, void *arg);
+
+static void for_each_dependency(pat_exec *e, const size_t *bstart, const size_t *blist, size_t *stamp,
+                                dep_visit *visit, void *arg) {
+  const int P = e->P;
+  for (size_t j = 0; j <= e->nops; j++) stamp[j] = (size_t)-1;
+  for (size_t s = 0; s < e->nops; s++) {
+    const pat_op *op = &e->ops[s];
+    if (is_recv(op)) continue;
+    for (int k = 0; k < op->nspans; k++)
+      for (int i = 0; i < op->span[k].count; i++) {
+        int blk = (op->span[k].first + i) % P;
+        for (size_t q = bstart[blk]; q < bstart[blk + 1]; q++) {
+          size_t r = blist[q];
+          if (stamp[r] == s) continue;
+          int hit = 0;
+          for (int m = 0; m < e->ops[r].nspans && !hit; m++) hit = spans_overlap(P, &op->span[k], &e->ops[r].span[m]);
+          if (!hit) continue;
+          stamp[r] = s;
+          visit(e, s, r, arg);
+        }
+      }
+  }
+}
+
+static void count_dependency(pat_exec *e, size_t send, size_t recv, void *arg) {
+  (void)arg;
+  e->dep_start[recv + 1]++;
+  e->deps_left[send]++;
+}
+
+static void record_dependency(pat_exec *e, size_t send, size_t recv, void *pos) {
+  e->dep_list[((size_t *)pos)[recv]++] = send;
+}
+
 /* Per block, the receives that bring part of it (CSR): send dependencies
  * are found through the blocks a send carries, not by pairing every send
  * with every receive. */
 static int build_deps(pat_exec *e) {
   const int P = e->P;
   size_t n = e->nops;
-  size_t *bstart = calloc((size_t)P + 1, sizeof *bstart), *blist = NULL, *stamp = NULL, *fill = NULL;
-  size_t nedges = 0, nby = 0;
+  size_t *bstart = calloc((size_t)P + 1, sizeof *bstart), *blist = NULL, *stamp = NULL, *fill = NULL, *pos = NULL;
+  size_t nby = 0;
   int rc = MPI_ERR_NO_MEM;
   if (!bstart) goto out;
   for (size_t j = 0; j < n; j++)
@@ -65,69 +104,23 @@ static int build_deps(pat_exec *e) {
     if (is_recv(&e->ops[j]))
       for (int k = 0; k < e->ops[j].nspans; k++)
         for (int i = 0; i < e->ops[j].span[k].count; i++) blist[fill[(e->ops[j].span[k].first + i) % P]++] = j;
-  /* two passes over the sends: count the edges, then fill them */
-  for (int pass = 0; pass < 2; pass++) {
-    for (size_t j = 0; j <= n; j++) stamp[j] = (size_t)-1;
-    if (pass == 1) {
-      e->dep_start = calloc(n + 1, sizeof *e->dep_start);
-      e->dep_list = malloc((nedges + 1) * sizeof *e->dep_list);
-      if (!e->dep_start || !e->dep_list) goto out;
-    }
-    for (size_t s = 0; s < n; s++) {
-      const pat_op *op = &e->ops[s];
-      if (is_recv(op)) continue;
-      for (int k = 0; k < op->nspans; k++)
-        for (int i = 0; i < op->span[k].count; i++) {
-          int blk = (op->span[k].first + i) % P;
-          for (size_t q = bstart[blk]; q < bstart[blk + 1]; q++) {
-            size_t r = blist[q];
-            if (stamp[r] == s) continue;
-            int hit = 0;
-            for (int m = 0; m < e->ops[r].nspans && !hit; m++) hit = spans_overlap(P, &op->span[k], &e->ops[r].span[m]);
-            if (!hit) continue;
-            stamp[r] = s;
-            if (pass == 0) {
-              nedges++;
-            } else {
-              e->dep_start[r + 1]++;
-              e->deps_left[s]++;
-            }
-          }
-        }
-    }
-  }
+  /* count each receive's dependants, then list them (in op order) */
+  e->dep_start = calloc(n + 1, sizeof *e->dep_start);
+  if (!e->dep_start) goto out;
+  for_each_dependency(e, bstart, blist, stamp, count_dependency, NULL);
   for (size_t r = 0; r < n; r++) e->dep_start[r + 1] += e->dep_start[r];
-  /* fill the lists: again over the sends, so each receive's list is in op order */
-  {
-    size_t *pos = malloc((n + 1) * sizeof *pos);
-    if (!pos) goto out;
-    memcpy(pos, e->dep_start, (n + 1) * sizeof *pos);
-    for (size_t j = 0; j <= n; j++) stamp[j] = (size_t)-1;
-    for (size_t s = 0; s < n; s++) {
-      const pat_op *op = &e->ops[s];
-      if (is_recv(op)) continue;
-      for (int k = 0; k < op->nspans; k++)
-        for (int i = 0; i < op->span[k].count; i++) {
-          int blk = (op->span[k].first + i) % P;
-          for (size_t q = bstart[blk]; q < bstart[blk + 1]; q++) {
-            size_t r = blist[q];
-            if (stamp[r] == s) continue;
-            int hit = 0;
-            for (int m = 0; m < e->ops[r].nspans && !hit; m++) hit = spans_overlap(P, &op->span[k], &e->ops[r].span[m]);
-            if (!hit) continue;
-            stamp[r] = s;
-            e->dep_list[pos[r]++] = s;
-          }
-        }
-    }
-    free(pos);
-  }
+  e->dep_list = malloc((e->dep_start[n] + 1) * sizeof *e->dep_list);
+  pos = malloc((n + 1) * sizeof *pos);
+  if (!e->dep_list || !pos) goto out;
+  memcpy(pos, e->dep_start, (n + 1) * sizeof *pos);
+  for_each_dependency(e, bstart, blist, stamp, record_dependency, pos);
   rc = MPI_SUCCESS;
 out:
   free(bstart);
   free(blist);
   free(fill);
   free(stamp);
+  free(pos);
   return rc;
 }
 
