@@ -84,12 +84,12 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
   rc = pat_buffers_typed(&b, cs->priv, cs->P, cs->rank, c->recvbuf, c->recvcount, c->recvtype);
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s->nops > 0) {
-    int64_t handover = pat_clock_global_ns();
+    int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
     rc = pat_exec_init(&e, s, cs->rank, &b);
     e.tag_gen = PAT_TAG_GEN_CLASSIC;
     if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && pat_timeline_on())
       pat_timeline_write(cs->P, cs->rank, alg, c->bytes, s, &e, NULL, c->arrival, handover, pat_clock_global_ns());
     pat_exec_free(&e);
   }
@@ -127,11 +127,11 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
   MPI_Type_get_extent(c->recvtype, &lb, &extent);
   b->block_extent = extent * c->recvcount;
   *bg_steps = plan->exec.steps_done;
-  int64_t handover = pat_clock_global_ns();
+  int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
   rc = pat_buffers_put_own(b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS) rc = pat_exec_run(&plan->exec);
   if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(b, c->sendbuf == MPI_IN_PLACE);
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS && pat_timeline_on())
     pat_timeline_write(cs->P, cs->rank, plan->choice.alg, c->bytes, &plan->sched, &plan->exec, plan->arrival,
                        c->arrival, handover, pat_clock_global_ns());
   *fg_steps = plan->exec.steps_done - *bg_steps;
