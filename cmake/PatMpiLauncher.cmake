@@ -34,6 +34,10 @@ else()
   set(PAT_MPIEXEC_FLAGS_DEFAULT "")
   set(PAT_MPIRUN_ENV "")
 endif()
+# The tests run on one node, where auto without a model file defers to NATIVE
+# (PAT_ONE_NODE): they exercise auto's exchanges and choices as on a network,
+# and the tests of the default set PAT_ONE_NODE=native themselves.
+list(APPEND PAT_MPIRUN_ENV "PAT_ONE_NODE=auto")
 set(PAT_MPIEXEC_EXTRA_FLAGS "" CACHE STRING "more flags the tests give the MPI launcher before the program")
 set(PAT_MPIEXEC_FLAGS ${PAT_MPIEXEC_FLAGS_DEFAULT} ${PAT_MPIEXEC_EXTRA_FLAGS})
 set(PAT_MPIEXEC ${MPIEXEC_EXECUTABLE})

@@ -35,6 +35,8 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -86,11 +88,30 @@ static void start_pat(int mpi_level) {
             PAT_AlgName(early.alg) ? PAT_AlgName(early.alg) : "auto", level_name(app_level), level_name(mpi_level));
 }
 
+/* The launcher says every rank of the job is on this node (Open MPI's and
+ * MPICH Hydra's environment; 0 when it does not say). */
+static int launched_on_one_node(void) {
+  static const char *const pairs[][2] = {{"OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE"},
+                                         {"MPI_LOCALNRANKS", "PMI_SIZE"}};
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    const char *local = getenv(pairs[i][0]), *all = getenv(pairs[i][1]);
+    if (local && all && *local) return strcmp(local, all) == 0;
+  }
+  return 0;
+}
+
+/* MPI_THREAD_MULTIPLE is for the background thread; a one-node job under
+ * auto without a model file runs none (PAT_ONE_NODE, runtime.c), and on one
+ * node the level itself costs (BENCHMARKS.md), so it is not asked for. */
+static int wants_thread(void) {
+  return early.thread && !(pat_settings_defer_one_node(&early) && !early.model[0] && launched_on_one_node());
+}
+
 static int init(int *argc, char ***argv, int required, int *provided) {
   char ignored[512];
   pat_settings_read(&early, ignored, sizeof ignored);
   int want = required;
-  if (early.thread && required >= MPI_THREAD_SINGLE && required < MPI_THREAD_MULTIPLE)
+  if (wants_thread() && required >= MPI_THREAD_SINGLE && required < MPI_THREAD_MULTIPLE)
     want = MPI_THREAD_MULTIPLE;
   int got = MPI_THREAD_SINGLE;
   int rc = PMPI_Init_thread(argc, argv, want, &got);

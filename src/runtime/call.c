@@ -107,7 +107,7 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
 static int run_zero(pat_comm_state *cs, int alg, const call_args *c) {
   char *scratch = calloc((size_t)cs->P + 1, 1);
   if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
-  call_args z = {scratch + cs->P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1};
+  call_args z = {scratch + cs->P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival};
   int rc = run_classic(cs, alg, &z);
   free(scratch);
   return rc;
@@ -203,7 +203,7 @@ static int run_with_markers(pat_comm_state *cs, int setting, int64_t own, const 
   }
   unsigned char *mine = buf + (size_t)B * (size_t)cs->P;
   for (int64_t i = 0; i < B; i++) mine[i] = magic[i % 16];
-  call_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->user, B};
+  call_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->user, B, 0};
   plan_for(cs, pat_sites_lookup(&cs->sites, B), setting, B, sum);
   st->alg = cs->planner.plan.choice.alg;
   *rc = run_alg(cs, st->alg, &m, &st->bg_steps, &st->fg_steps);

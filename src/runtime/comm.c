@@ -110,6 +110,10 @@ int pat_comms_init(MPI_Comm world) {
   return rc;
 }
 
+int pat_comms_world_one_node_native(void) {
+  return world_node && pat_policy_one_node_native(pat_proc.world_size, world_node);
+}
+
 /* node[r] of comm, from the world map: no communication. */
 static int node_map(MPI_Comm comm, int P, int **out) {
   int *mine = malloc((size_t)P * 2 * sizeof *mine);
@@ -156,6 +160,7 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   int rc = pat_planner_init(&cs->planner, cs->P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->P);
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->P, &cs->node);
+  if (rc == MPI_SUCCESS) cs->policy.one_node_native = pat_policy_one_node_native(cs->P, cs->node);
   return rc;
 }
 
@@ -232,14 +237,13 @@ pat_comm_state *pat_comm_try_current(void) {
 }
 
 void pat_comm_unlock_current(pat_comm_state *cs) {
+  int wake = cs->has_work;
   pthread_mutex_unlock(&cs->lock);
   pthread_mutex_unlock(&current_lock);
+  if (wake) pat_background_wake();
 }
 
-void pat_comm_mark_work(pat_comm_state *cs) {
-  cs->has_work = 1;
-  pat_background_wake();
-}
+void pat_comm_mark_work(pat_comm_state *cs) { cs->has_work = 1; }
 
 /* The communicators to visit: live ones with work, and every retiring one. */
 static int snapshot(pat_comm_state ***out, int *nlive) {

@@ -15,6 +15,7 @@
 
 #include "pat/exchange.h"
 #include "pat/sites.h"
+#include "runtime/background.h"
 #include "runtime/plan.h"
 #include "runtime/policy.h"
 #include "runtime/report.h"
@@ -41,6 +42,9 @@ typedef struct pat_comm_state {
 /* At PAT_Init: the attribute key and the node of every world rank
  * (collective over world). */
 int pat_comms_init(MPI_Comm world);
+/* Does auto defer to NATIVE on world, hence on every communicator
+ * (pat_policy_one_node_native)?  After pat_comms_init. */
+int pat_comms_world_one_node_native(void);
 /* At PAT_Finalize: release every communicator's state, free the key. */
 void pat_comms_finalize(void);
 
@@ -65,11 +69,16 @@ static inline void pat_comm_enter_call(pat_comm_state *cs) {
   atomic_store_explicit(&cs->in_call, 1, memory_order_relaxed);
 }
 static inline void pat_comm_leave_call(pat_comm_state *cs) {
+  int wake = cs->has_work;
   atomic_store_explicit(&cs->in_call, 0, memory_order_relaxed);
   pthread_mutex_unlock(&cs->lock);
+  if (wake) pat_background_wake();
 }
 
-/* Tell the background thread that cs has work (cs->lock held). */
+/* Tell the background thread that cs has work (cs->lock held).  It is
+ * woken when the lock is released (pat_comm_leave_call,
+ * pat_comm_unlock_current): woken while the lock is still held, its pass
+ * would find the communicator busy, skip it and sleep for long. */
 void pat_comm_mark_work(pat_comm_state *cs);
 
 /* The background thread's pass: progress every live communicator with work

@@ -11,12 +11,15 @@
 
 static pat_model_params model;
 static char source[512];
+static int have_model; /* a model file (or a unit test's parameters), not the ping-pong estimate */
 
 const pat_model_params *pat_netparams(void) { return &model; }
+int pat_netparams_have_model(void) { return have_model; }
 const char *pat_netparams_source(void) { return source; }
 
 void pat_netparams_use(const pat_model_params *mp, const char *text) {
   model = *mp;
+  have_model = 1;
   snprintf(source, sizeof source, "%s", text);
 }
 
@@ -64,6 +67,7 @@ static void measure(MPI_Comm world, int rank, double ab[3]) {
 
 static int estimate(MPI_Comm world, int P, int rank) {
   double ab[3] = {1e-6, 1.0 / 1e9, 1}; /* alpha, beta, ok; a single process: 1 us, 1 GB/s */
+  have_model = 0;
   snprintf(source, sizeof source, "default (single process)");
   if (P > 1) {
     if (rank < 2) measure(world, rank, ab);
@@ -105,6 +109,7 @@ static int load(MPI_Comm world, const char *path, int rank) {
   free(text);
   if (rc != PAT_OK) return pat_fail(MPI_ERR_ARG, "PAT_MODEL: %s", err);
   model = mp;
+  have_model = 1;
   snprintf(source, sizeof source, "model file %s (%s)", path, mp.made[0] ? mp.made : "no 'made' line");
   return MPI_SUCCESS;
 }

@@ -18,6 +18,9 @@ const pat_model_params *pat_netparams(void);
 /* Use these parameters (what PAT_Init does with the file or the estimate;
  * unit tests call it to give the runtime's decisions a model). */
 void pat_netparams_use(const pat_model_params *mp, const char *source);
+/* 1 if they came from a model file (or pat_netparams_use), 0 for the
+ * ping-pong estimate: the same on every rank. */
+int pat_netparams_have_model(void);
 /* Where the parameters came from, for pat_info. */
 const char *pat_netparams_source(void);
 

@@ -14,6 +14,13 @@
 
 void pat_policy_init(pat_policy *pl) { memset(pl, 0, sizeof *pl); }
 
+int pat_policy_one_node_native(int P, const int *node) {
+  if (pat_proc.settings.one_node_auto || pat_netparams_have_model()) return 0;
+  for (int r = 1; r < P; r++)
+    if (node[r] != node[0]) return 0;
+  return 1;
+}
+
 void pat_policy_fill_record(const pat_comm_state *cs, int64_t bytes, pat_xrec *rec) {
   int site = pat_sites_lookup(&cs->sites, bytes);
   rec->prev_call = -1;
@@ -98,12 +105,13 @@ int pat_policy_call_exchanges(const pat_comm_state *cs, int setting, int fresh) 
   if (cs->policy.next_exchanges) return 1;
   if (setting != PAT_ALG_AUTO) return setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
   if (pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS) return 1;
+  if (cs->policy.one_node_native) return 0;
   return fresh || cs->policy.next_exchanges;
 }
 
 /* Should the call after this one, at `site` (the one expected next), exchange? */
 static int site_wants_exchange(const pat_comm_state *cs, int site) {
-  if (site < 0) return 0;
+  if (site < 0 || cs->policy.one_node_native) return 0;
   const pat_site_policy *sp = &cs->policy.site[site];
   if (sp->mode == PAT_MODE_EXCHANGE) return 1;
   return !sp->never && cs->sites.site[site].calls >= sp->next_probe;

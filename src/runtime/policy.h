@@ -118,6 +118,7 @@ typedef struct pat_site_policy {
 typedef struct pat_policy {
   pat_site_policy site[PAT_SITES_MAX];
   int next_exchanges;   /* the next call exchanges: ranks may contribute ahead of it */
+  int one_node_native;  /* auto runs NATIVE without exchanges here (PAT_ONE_NODE; the same on every rank) */
   /* the call under way, once committed (pat_policy_commit): */
   int cur_exchanged, cur_alt; /* it exchanged; it ran in the exchange mode or not the static choice */
   int cur_static;             /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
@@ -125,6 +126,14 @@ typedef struct pat_policy {
 } pat_policy;
 
 void pat_policy_init(pat_policy *pl);
+
+/* Does auto defer to NATIVE, without exchanges, on a communicator whose
+ * ranks are on nodes node[0..P-1]?  Yes when every rank shares one node and
+ * no model file is loaded, unless PAT_ONE_NODE=auto: on shared memory the
+ * call is bound by the last arrival, so arrival-awareness has nothing to
+ * hide, and without a model file the classic alternatives are guesses
+ * (BENCHMARKS.md).  Agreed inputs only: every rank answers alike. */
+int pat_policy_one_node_native(int P, const int *node);
 
 /* A site was created (or took an old one's place) at site call 0. */
 void pat_policy_new_site(struct pat_comm_state *cs, int site);

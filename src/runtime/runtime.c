@@ -71,12 +71,25 @@ static int agree_on_settings(const char *local_error) {
 static int start_thread_if_possible(void) {
   pat_proc.background = 0;
   if (!pat_proc.settings.thread) return MPI_SUCCESS;
-  if (pat_proc.thread_level < MPI_THREAD_MULTIPLE) {
+  /* auto defers to NATIVE on every communicator of a one-node job (policy.h):
+   * the thread would have nothing to do (PAT_UseAlg to an arrival-aware
+   * algorithm later runs it in the foreground, as PAT_THREAD=0 does) */
+  if (pat_settings_defer_one_node(&pat_proc.settings) && pat_comms_world_one_node_native())
+    return MPI_SUCCESS;
+  /* every rank runs the thread or none does (retirement and early
+   * contributions assume it): the levels MPI granted may differ, when the
+   * drop-in asked for MULTIPLE on some ranks only */
+  int mine = pat_proc.thread_level >= MPI_THREAD_MULTIPLE, all = 0;
+  int rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, pat_proc.world);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot agree on the background thread");
+  if (!all) {
+    int level = mine ? MPI_THREAD_MULTIPLE : pat_proc.thread_level, lowest = level;
+    MPI_Reduce(&level, &lowest, 1, MPI_INT, MPI_MIN, 0, pat_proc.world);
     if (pat_proc.world_rank == 0)
       fprintf(stderr,
-              "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE: running without the background thread "
-              "(arrival-aware algorithms run entirely in the foreground)\n",
-              thread_level_name(pat_proc.thread_level));
+              "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE, on some ranks: running without the background "
+              "thread (arrival-aware algorithms run entirely in the foreground)\n",
+              thread_level_name(lowest));
     return MPI_SUCCESS;
   }
   return pat_background_start();

@@ -63,6 +63,17 @@ static int parse_clock_samples(const char *text, pat_settings *s, char *why, siz
 }
 static int64_t key_clock_samples(const pat_settings *s) { return s->clock_samples; }
 
+static int parse_one_node(const char *text, pat_settings *s, char *why, size_t len) {
+  if (strcmp(text, "native") == 0)
+    s->one_node_auto = 0;
+  else if (strcmp(text, "auto") == 0)
+    s->one_node_auto = 1;
+  else
+    return reason(why, len, "not native or auto");
+  return 0;
+}
+static int64_t key_one_node(const pat_settings *s) { return s->one_node_auto; }
+
 static int parse_model(const char *text, pat_settings *s, char *why, size_t len) {
   if (strlen(text) >= sizeof s->model) return reason(why, len, "path too long");
   snprintf(s->model, sizeof s->model, "%s", text);
@@ -149,6 +160,12 @@ const pat_setting pat_setting_table[] = {
     {"PAT_THREAD", "0, 1", "1", PAT_SCOPE_JOB,
      "`0` runs without the background thread (arrival-aware algorithms entirely in the foreground).", parse_thread,
      key_thread},
+    {"PAT_ONE_NODE", "native, auto", "native", PAT_SCOPE_JOB,
+     "with `PAT_ALG=auto` and no `PAT_MODEL`, on a communicator whose ranks all share one node: `native` runs the "
+     "MPI library's own all-gather without exchanges (and, when the whole job is on one node, without the "
+     "background thread or MPI_THREAD_MULTIPLE), because on shared memory the call is bound by the last arrival "
+     "and nothing is left for arrival-awareness to hide (BENCHMARKS.md); `auto` bets there as on a network.",
+     parse_one_node, key_one_node},
     {"PAT_CLOCK_SAMPLES", "1 to 1000", "20", PAT_SCOPE_JOB,
      "ping-pongs per rank with world rank 0 that estimate the clock offsets at `PAT_Init`.", parse_clock_samples,
      key_clock_samples},
@@ -181,6 +198,10 @@ const pat_setting pat_setting_table[] = {
      "tests only: adds a skew to each world rank's clock to prove the offset correction.", parse_clock_skew, NULL},
 };
 const int pat_setting_count = (int)(sizeof pat_setting_table / sizeof pat_setting_table[0]);
+
+int pat_settings_defer_one_node(const pat_settings *s) {
+  return s->alg == PAT_ALG_AUTO && s->exchange == PAT_EXCHANGE_AUTO && !s->one_node_auto;
+}
 
 static void defaults(pat_settings *s) {
   memset(s, 0, sizeof *s);

@@ -28,6 +28,7 @@ typedef struct pat_settings {
   int alg;           /* PAT_ALG: an algorithm id or PAT_ALG_AUTO */
   int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
+  int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node without a model file too */
   int clock_samples; /* PAT_CLOCK_SAMPLES: ping-pongs per rank for the clock offsets */
   char model[PAT_SETTING_TEXT]; /* PAT_MODEL: model file path, "" if unset */
   int report;        /* PAT_REPORT: finalize report (resolved from PAT_VERBOSE when unset) */
@@ -66,6 +67,11 @@ const pat_setting *pat_setting_find(const char *name);
 /* The clock skew of one world rank under PAT_TEST_CLOCK_SKEW (0 if unset or
  * not listed). */
 int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank);
+
+/* auto, exchanging as it sees fit, and PAT_ONE_NODE=native: the settings
+ * under which auto defers to NATIVE on one node without a model file
+ * (policy.h, pat_policy_one_node_native). */
+int pat_settings_defer_one_node(const pat_settings *s);
 
 /* The README's table of settings (a markdown table, header included). */
 void pat_settings_markdown(FILE *out);
