@@ -55,6 +55,13 @@ typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
 #define PAT_ALGF_CLASSIC 0x2u /* schedule depends only on P (cacheable) */
 #define PAT_ALGF_ARRIVAL 0x4u /* schedule depends on the predicted PAP */
 #define PAT_ALGF_ROOTED 0x8u  /* has a root */
+/* An arrival-aware schedule that stays correct and fast when its arrivals
+ * are only the call site's history (the previous call's pattern): it uses
+ * them for order, not for who sends what.  Under a fixed setting of such an
+ * algorithm the runtime plans the next call as soon as a call ends, even in
+ * an instrumented process, so that receives are posted and early blocks
+ * spread before the last rank's PAT_Edge. */
+#define PAT_ALGF_PLAN_AHEAD 0x10u
 
 typedef struct pat_alg_info {
   const char *name;

@@ -10,13 +10,16 @@
  * receives (P - 1): the one-port optimum, like RING and DIRECT, but a block
  * needs only two hops whoever arrives when.
  *
- * Arrival-awareness is in the order: blocks are taken in predicted arrival
- * order (earliest first), and a rank's sends are in that order too, so under
- * a small send window the early blocks spread first while the late ranks
- * still compute: a late rank's background thread takes pieces in and relays
- * them (relays need no own data), and the late rank's receive port is busy
- * while it computes.  The last arriver's block then leaves its port in one
- * block time and the relays spread it in another (P-2)/(P-1) block time.
+ * Arrival-awareness is in the order only: blocks are taken in predicted
+ * arrival order (earliest first), and a rank's ready sends are posted in
+ * that order.  Who sends what does not depend on the prediction, so a
+ * plan made from the call site's history (the previous call's pattern) is
+ * as good as one made from PAT_Edge: relay is planned ahead
+ * (PAT_ALGF_PLAN_AHEAD), as soon as the previous call ends, and a late
+ * rank's background thread takes pieces in and relays them (relays need no
+ * own data) while it computes, before the last rank's edge.  The last
+ * arriver's block then leaves its port in one block time and the relays
+ * spread it in another (P-2)/(P-1) block time.
  *
  * Pieces are at least RELAY_MIN_PIECE bytes (below): k = min(P - 1,
  * block_bytes / RELAY_MIN_PIECE) (P - 1 when the block size is unknown).
@@ -45,16 +48,19 @@
 
 #include "algorithms/algorithms.h"
 
-/* Sends in flight per rank with pieces.  On the loaded emulated cluster
- * windows 2, 4 and 8 measured alike within the noise (BENCHMARKS.md, "Where
- * an arrival-aware call loses its time"); 4 bounds what a rank has in
- * flight and still overlaps a latency.  Remeasure on a quiet machine. */
-#define RELAY_WINDOW 4
+/* Sends in flight per rank with pieces: enough for every send a rank has
+ * ready (its scatter and a relay of each other block, k (P - 1) at most at
+ * P = 8), so that the network, not the window, shares the ports.  On the
+ * quiet emulated cluster (P = 8, N = 1M, maxDelay 100 ms, plan ahead) 64
+ * measured 80.5 ms against 84.8 for 4 (BENCHMARKS.md, issue 19). */
+#define RELAY_WINDOW 64
 
 /* The smallest piece: PAT_ARD_MIN_PIECE keeps pieces out of the eager
- * protocol; larger pieces mean fewer messages, which the emulated cluster's
- * shared CPUs pay for per message (BENCHMARKS.md, timeline). */
-#define RELAY_MIN_PIECE (4 * PAT_ARD_MIN_PIECE)
+ * protocol.  k = P - 1 pieces (one per relay, as the probe
+ * ../shared/probes/relay.c) measured better on the quiet emulated cluster
+ * than k = 2 (1M / 100 ms: 97.7 against 105.0 ms); the earlier choice of
+ * 4 x PAT_ARD_MIN_PIECE came from a loaded machine. */
+#define RELAY_MIN_PIECE PAT_ARD_MIN_PIECE
 
 int pat_relay_pieces(int P, int64_t block_bytes) {
   if (P < 3) return 1;

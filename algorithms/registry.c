@@ -16,7 +16,7 @@ const pat_alg_info pat_algorithms[PAT_ALG_COUNT] = {
     [PAT_ALG_BSLB] = {"bslb", pat_allgather_bslb, PAT_ALGF_ARRIVAL | PAT_ALGF_ROOTED, "arrival-sorted synchronized linear gather + broadcast (Proficz 2021)"},
     [PAT_ALG_ARD] = {"ard", pat_allgather_ard, PAT_ALGF_ARRIVAL, "arrival-driven dissemination (libpat)"},
     [PAT_ALG_DIRECT] = {"direct", pat_allgather_direct, PAT_ALGF_CLASSIC, "direct exchange with every rank, a window of W messages per step"},
-    [PAT_ALG_RELAY] = {"relay", pat_allgather_relay, PAT_ALGF_ARRIVAL, "arrival-ordered scatter and relay, run as a data flow (libpat)"},
+    [PAT_ALG_RELAY] = {"relay", pat_allgather_relay, PAT_ALGF_ARRIVAL | PAT_ALGF_PLAN_AHEAD, "arrival-ordered scatter and relay, run as a data flow (libpat)"},
 };
 
 int pat_alg_by_name(const char *name) {

@@ -1,5 +1,5 @@
 /*
- * Data-flow execution (schedule.h, send_window > 0), two modes (argv[1]):
+ * Data-flow execution (schedule.h, send_window > 0), three modes (argv[1]):
  *
  *   random    every algorithm's schedule (random predicted arrivals, block
  *             sizes with and without pieces) run by the executor as a data
@@ -17,6 +17,13 @@
  *             here from the recorded header), each posted and completed, in
  *             an order the schedule allows (lockstep: a step's ops posted
  *             after every earlier step completed; data flow: as above).
+ *   ahead     PAT_ALG=relay (set by ctest) in an instrumented loop whose
+ *             last rank computes 300 ms longer and reaches PAT_Edge only
+ *             after the others are in the call: relay plans ahead
+ *             (PAT_ALGF_PLAN_AHEAD), so the late rank's background thread
+ *             must have taken blocks in before it arrived (PAT_Stats
+ *             bg_steps > 0); without planning ahead the plan would wait for
+ *             that edge.  Every byte checked.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -255,6 +262,33 @@ static void run_timeline(void) {
   check_file(path, PAT_ALG_DIRECT);
 }
 
+static void run_ahead(void) {
+  const int n = 64 * 1024, iters = 5;
+  int *mine = malloc(sizeof(int) * (size_t)n), *all = malloc(sizeof(int) * (size_t)n * (size_t)P);
+  for (int it = 0; it < iters; it++) {
+    for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
+    memset(all, 0, sizeof(int) * (size_t)n * (size_t)P);
+    MPI_Barrier(MPI_COMM_WORLD);
+    PAT_ProcessingStart();
+    if (rank == P - 1) sleep_ms(300);
+    PAT_Edge(50.0);
+    PAT_ProcessingEnd();
+    CHECK(PAT_Allgather(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "call %d failed", it);
+    long bad = -1;
+    for (long i = 0; i < (long)n * P && bad < 0; i++)
+      if (all[i] != (int)(i / n) * 1000003 + it * 7919 + (int)(i % n)) bad = i;
+    CHECK(bad < 0, "call %d: wrong element at %ld", it, bad);
+  }
+  PAT_Stats st;
+  PAT_GetStats(&st);
+  /* the first call has no history; the later ones are planned as the one before ends */
+  if (rank == P - 1)
+    CHECK(st.bg_steps > 0, "the late rank's background thread completed no op before it arrived (%lld in the call)",
+          st.fg_steps);
+  free(mine);
+  free(all);
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -264,6 +298,10 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "timeline")) {
     PAT_Init();
     run_timeline();
+    PAT_Finalize();
+  } else if (!strcmp(mode, "ahead")) {
+    PAT_Init();
+    run_ahead();
     PAT_Finalize();
   } else {
     run_random();
