@@ -195,9 +195,12 @@ static void check_file(const char *path, int alg_want) {
       pp += 10;
       for (int i = 0; i < P; i++) pred[i] = strtoll(pp, &pp, 10), pp += *pp == ',';
     }
-    /* the schedule the call ran: RELAY and the classic algorithms depend
-     * on the arrivals' order and the block size only */
-    pat_build_args args = {P, rank, pred, 1000000, 0, 0, bytes};
+    /* the schedule the call ran: the classic algorithms depend on the block
+     * size only, RELAY on the arrivals' order, the block size and whether
+     * the arrivals were within 2 tau (then DIRECT's traffic, with DIRECT's
+     * window): the recorded window says which, and tau is chosen to match */
+    int64_t tau = id == PAT_ALG_RELAY && window != pat_direct_window(P) ? 1 : 1000000000000LL;
+    pat_build_args args = {P, rank, pred, tau, 0, 0, bytes};
     pat_sched s;
     CHECK(pat_build(id, &s, &args) == PAT_OK, "rebuild %s", alg);
     size_t n;
