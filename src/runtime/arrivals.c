@@ -54,20 +54,22 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
 
 /* Instrumentation predicts better than history, so an instrumented process
  * waits for its PAT_Edge -- except under a fixed algorithm that is planned
- * ahead (PAT_ALGF_PLAN_AHEAD): its plan, made now from history, lets the
+ * ahead (PAT_ALGF_PLAN_AHEAD), or auto at a site that runs one
+ * (pat_policy_plans_ahead): its plan, made now from history, lets the
  * background thread take blocks in before the last rank's edge, which under
  * imbalance comes after the early ranks arrive (BENCHMARKS.md, timeline). */
-static int plans_ahead(void) {
+static int plans_ahead(const pat_comm_state *cs, int site) {
   int setting = pat_proc.alg;
+  if (setting == PAT_ALG_AUTO) return pat_policy_plans_ahead(cs, site);
   return setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_PLAN_AHEAD);
 }
 
 void pat_contribute_from_history(pat_comm_state *cs) {
   if (!pat_proc.background || !cs->policy.next_exchanges) return;
-  if (atomic_load_explicit(&instrumented, memory_order_relaxed) && !plans_ahead()) return;
   int site;
   int64_t arrival, bytes;
   if (!pat_sites_predict(&cs->sites, &site, &arrival, &bytes)) return;
+  if (atomic_load_explicit(&instrumented, memory_order_relaxed) && !plans_ahead(cs, site)) return;
   pat_contribute(cs, arrival, bytes, PAT_XREC_HISTORY);
 }
 

@@ -43,6 +43,14 @@ static void make_inputs(const pat_comm_state *cs, const int64_t *arrival, int64_
   x->in.native_from_classic = 1;
 }
 
+/* Every record was made from the call site's history (none at an edge or
+ * on arrival): the exchange was made as the previous call ended. */
+static int records_all_history(const pat_exchange *x) {
+  for (int i = 0; i < x->P; i++)
+    if (x->all[i].kind != PAT_XREC_HISTORY) return 0;
+  return 1;
+}
+
 /* The algorithms that need no arrival prediction. */
 static unsigned classic_algorithms(void) {
   unsigned m = 0;
@@ -98,6 +106,14 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
   out->wait = pat_select_wait(cs->P, arrival);
   if (held) return; /* the predictions still tell the policy whether a trial could pay */
+  /* planned ahead from history: the site's plan-ahead algorithm again (its
+   * prediction only orders its sends); the guard judges it by what it costs */
+  if (site >= 0 && pat_policy_plans_ahead(cs, site) && records_all_history(&cs->x)) {
+    out->alg = cs->policy.site[site].last.alg;
+    out->root = 0;
+    out->kept = 1;
+    return;
+  }
   if (o.alg != out->static_alg && !pat_policy_gain_pays(cs, o.ebar_ns[out->static_alg], o.ebar_ns[o.alg], out->wait))
     return; /* too little to gain: the static choice (its root: 0) */
   out->alg = o.alg;

@@ -23,6 +23,7 @@ typedef struct pat_choice {
   int alg, root;
   int static_alg;                  /* what the call would run without an exchange */
   int explored;                    /* alg was chosen to be measured, not as the best */
+  int kept;                        /* a plan-ahead algorithm kept from the site's last call (policy.h) */
   int64_t ebar_ns[PAT_ALG_COUNT];  /* predictions (refined), INT64_MAX: not predicted */
   double wait;                     /* the wait for the last arrival in them (s), which no algorithm avoids */
 } pat_choice;

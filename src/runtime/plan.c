@@ -48,7 +48,10 @@ void pat_planner_free(pat_planner *pl) {
   memset(pl, 0, sizeof *pl);
 }
 
-void pat_plan_drop(pat_comm_state *cs) { drop(&cs->planner.plan); }
+void pat_plan_drop(pat_comm_state *cs) {
+  if (cs->planner.plan.decided) cs->planner.last_digest = cs->planner.plan.digest;
+  drop(&cs->planner.plan);
+}
 
 void pat_plan_decide(pat_comm_state *cs, int site, int setting, int64_t bytes, int64_t bg_start_ns, int replanned) {
   pat_plan *p = &cs->planner.plan;
@@ -63,7 +66,7 @@ void pat_plan_decide(pat_comm_state *cs, int site, int setting, int64_t bytes, i
     p->args = pat_call_build_args(pat_netparams(), p->choice.alg, cs->P, cs->rank, p->arrival, (double)bytes,
                                   p->choice.root);
   p->decided = 1;
-  cs->planner.last_digest = pat_plan_digest(cs->P, p);
+  p->digest = pat_plan_digest(cs->P, p);
 }
 
 /* PAT_SEND_WINDOW: how every schedule runs, whatever its algorithm says

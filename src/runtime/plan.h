@@ -29,6 +29,7 @@ typedef struct pat_plan {
   pat_choice choice; /* the algorithm, its root, the predictions (decide.h) */
   int replanned;    /* decided in the foreground because the inputs changed */
   int64_t *arrival; /* P predicted arrivals, common clock */
+  uint64_t digest;  /* of its decision's inputs and outputs (pat_plan_digest, tests) */
   pat_build_args args; /* what its schedule is built from (tau, alpha, root, arrivals) */
   int has_exec;     /* schedule built, stage allocated, executor ready */
   pat_sched sched;
@@ -42,7 +43,8 @@ typedef struct pat_planner {
   pat_select_cache select;           /* compiled classic schedules for the cost model */
   int64_t *scratch;                  /* P times, for predictions of past calls */
   int last_alg;                      /* what the last call ran (-1 before the first) */
-  uint64_t last_digest;              /* digest of the last decision's inputs and outputs (tests) */
+  uint64_t last_digest;              /* digest of the last plan dropped after its call ran (tests): not of
+                                        one the background thread made ahead for the next call */
 } pat_planner;
 
 /* Allocates what deciding needs (P arrivals), so that a decision cannot fail

@@ -14,6 +14,14 @@
 
 void pat_policy_init(pat_policy *pl) { memset(pl, 0, sizeof *pl); }
 
+int pat_policy_plans_ahead(const pat_comm_state *cs, int site) {
+  if (site < 0) return 0;
+  const pat_site_policy *sp = &cs->policy.site[site];
+  int alg = sp->last.alg;
+  return sp->mode == PAT_MODE_EXCHANGE && alg >= 0 && alg < PAT_ALG_COUNT &&
+         (pat_algorithms[alg].flags & PAT_ALGF_PLAN_AHEAD);
+}
+
 int pat_policy_one_node_native(int P, const int *node) {
   if (pat_proc.settings.one_node_auto || pat_netparams_have_model()) return 0;
   for (int r = 1; r < P; r++)
@@ -128,13 +136,16 @@ void pat_policy_end_call(pat_comm_state *cs, int site, int alg, int64_t arrival_
   l->predicted_ns = pl->cur_exchanged ? pl->cur_predicted_ns : arrival_ns;
   l->flags = 0;
   if (setting == PAT_ALG_AUTO) {
+    /* a kept plan-ahead call's records are history's by design: they say
+     * nothing of how well this site's arrivals can be predicted */
     if (pl->cur_exchanged)
-      l->flags = PAT_PREV_PREDICTED | (pl->cur_alt ? PAT_PREV_ALT : pl->cur_static ? PAT_PREV_STATIC : 0);
+      l->flags = (pl->cur_kept ? 0 : PAT_PREV_PREDICTED) |
+                 (pl->cur_alt ? PAT_PREV_ALT : pl->cur_static ? PAT_PREV_STATIC : 0);
     else if (alg == sp->static_alg)
       l->flags = PAT_PREV_STATIC;
     pat_guard_tick(&sp->guard);
   }
-  pl->cur_exchanged = pl->cur_alt = pl->cur_static = 0;
+  pl->cur_exchanged = pl->cur_alt = pl->cur_static = pl->cur_kept = 0;
   if (setting == PAT_ALG_AUTO)
     pl->next_exchanges = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS || site_wants_exchange(cs, pat_sites_next(&cs->sites));
   else
@@ -176,8 +187,13 @@ static void found(pat_comm_state *cs, int site, int gain) {
   schedule_probe(sp, calls);
 }
 
-static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, int static_alg, double wait) {
+static void after_choice(pat_comm_state *cs, int site, const pat_choice *choice) {
+  const int64_t *ebar_ns = choice->ebar_ns;
+  int static_alg = choice->static_alg;
   cs->policy.site[site].exchanged++;
+  /* kept without a choice (planned ahead from history): the predictions are
+   * history's, and the guard (learn) judges the kept algorithm by its cost */
+  if (choice->kept) return;
   int best = static_alg;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (ebar_ns[alg] < ebar_ns[best]) best = alg;
@@ -185,7 +201,7 @@ static void after_choice(pat_comm_state *cs, int site, const int64_t *ebar_ns, i
     found(cs, site, 0);
     return;
   }
-  found(cs, site, pat_policy_gain_pays(cs, ebar_ns[static_alg], ebar_ns[best], wait));
+  found(cs, site, pat_policy_gain_pays(cs, ebar_ns[static_alg], ebar_ns[best], choice->wait));
 }
 
 /* The records' previous calls at the site, if every rank made the same one. */
@@ -271,6 +287,7 @@ void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, i
    * choice's calls are its measurements (a probe's extra exchange is not) */
   pl->cur_static = !pl->cur_alt && pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS;
   pl->cur_predicted_ns = cs->x.all[cs->rank].arrival_ns;
+  pl->cur_kept = choice->kept;
   learn(cs, site);
   if (setting != PAT_ALG_AUTO) {
     /* a probe auto announced was spent by a call of another setting
@@ -286,5 +303,5 @@ void pat_policy_commit(pat_comm_state *cs, int site, const pat_choice *choice, i
     rf->explorations++;
     rf->last_explore = cs->sites.site[site].calls;
   }
-  after_choice(cs, site, choice->ebar_ns, choice->static_alg, choice->wait);
+  after_choice(cs, site, choice);
 }

@@ -122,10 +122,21 @@ typedef struct pat_policy {
   /* the call under way, once committed (pat_policy_commit): */
   int cur_exchanged, cur_alt; /* it exchanged; it ran in the exchange mode or not the static choice */
   int cur_static;             /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
+  int cur_kept;               /* it kept a plan-ahead algorithm on history's records (decide.h) */
   int64_t cur_predicted_ns;   /* what this rank's record said of its arrival */
 } pat_policy;
 
 void pat_policy_init(pat_policy *pl);
+
+/* Under auto, is `site` planned ahead: in the exchange mode, its last call
+ * ran an algorithm flagged PAT_ALGF_PLAN_AHEAD?  Then the call after it
+ * exchanges records from history as soon as it ends, even in an
+ * instrumented process (arrivals.c), and runs that algorithm again
+ * (decide.c) for as long as the guard finds it cheaper than the static
+ * choice: its schedule needs no prediction, and a plan made before the last
+ * rank's PAT_Edge lets blocks move while late ranks compute.  Agreed inputs
+ * (the site's policy state): every rank answers alike. */
+int pat_policy_plans_ahead(const struct pat_comm_state *cs, int site);
 
 /* Does auto defer to NATIVE, without exchanges, on a communicator whose
  * ranks are on nodes node[0..P-1]?  Yes when every rank shares one node and
