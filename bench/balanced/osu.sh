@@ -20,6 +20,8 @@
 #   --out DIR          results folder (created; required)
 #   --rounds R         interleaved rounds (default 3): per round native, preload, preload+model
 #   --lib PATH         libpat_mpi.so (default $PAT_BUILD_DIR/libpat_mpi.so)
+#   --old-lib PATH     another libpat_mpi.so (e.g. the landed one) run as variant "old",
+#                      interleaved with the others: before and after in one run
 #   --model-shm F      model file for the shared-memory configurations (adds the +model column)
 #   --model-cluster F  model file for cluster8
 #   --osu-args "..."   passed to OSU (default "-m 1:1048576 -i 1000"; OSU lowers the
@@ -33,7 +35,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 BUILD=${PAT_BUILD_DIR:-$REPO/build}
 CLUSTER=$REPO/bench/cluster/pat-cluster
-OSU="" OUT="" ROUNDS=3 LIB=$BUILD/libpat_mpi.so MODEL_SHM="" MODEL_CLUSTER=""
+OSU="" OUT="" ROUNDS=3 LIB=$BUILD/libpat_mpi.so OLD_LIB="" MODEL_SHM="" MODEL_CLUSTER=""
 CONFIGS=shm2,shm4 OSU_ARGS="-m 1:1048576 -i 1000" EXTRA_ENV="" TIMEOUT=900
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:?}; shift 2 ;;
     --rounds) ROUNDS=${2:?}; shift 2 ;;
     --lib) LIB=${2:?}; shift 2 ;;
+    --old-lib) OLD_LIB=${2:?}; shift 2 ;;
     --model-shm) MODEL_SHM=${2:?}; shift 2 ;;
     --model-cluster) MODEL_CLUSTER=${2:?}; shift 2 ;;
     --configs) CONFIGS=${2:?}; shift 2 ;;
@@ -58,6 +61,7 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -r "$LIB" ] || die "no library $LIB (build first, or --lib)"
 OSU=$(readlink -f "$OSU") LIB=$(readlink -f "$LIB")
+[ -n "$OLD_LIB" ] && OLD_LIB=$(readlink -f "$OLD_LIB")
 mkdir -p "$OUT/raw" || die "cannot create $OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -81,6 +85,7 @@ run_one() { # config variant round
   case $var in
     native) ;;
     preload) words+=(-x "LD_PRELOAD=$LIB") ;;
+    old) words+=(-x "LD_PRELOAD=$OLD_LIB") ;;
     model) model=$(model_of "$cfg"); words+=(-x "LD_PRELOAD=$LIB" -x "PAT_MODEL=$model") ;;
   esac
   if [ "$var" != native ]; then for kv in $EXTRA_ENV; do words+=(-x "$kv"); done; fi
@@ -99,6 +104,7 @@ for cfg in "${cfgs[@]}"; do
   case $cfg in shm2|shm4|cluster8) ;; *) die "unknown configuration $cfg" ;; esac
   variants=(native preload)
   [ -n "$(model_of "$cfg")" ] && variants+=(model)
+  [ -n "$OLD_LIB" ] && variants+=(old)
   if [ "$cfg" = cluster8 ]; then
     "$CLUSTER" up -n 8 >/dev/null || { echo "osu.sh: cluster unavailable, $cfg skipped"; continue; }
     cluster_up=1
