@@ -123,7 +123,7 @@ void pat_arrival_slots(int P, const int64_t *arrival, int64_t tau, int32_t *slot
  * tau from the earliest predicted arrival; from switch_step on, slots of
  * tau/q.  release[r] is the first step in which rank r may send its own
  * block: the one containing its predicted arrival.  For tests and tools. */
-typedef struct pat_ard_clock {
+typedef struct pat_ard_timing {
   int32_t switch_step;
   int q;
 } pat_ard_timing;

@@ -5,8 +5,12 @@
 # MPI correctness matrix, the drop-in tests (C, C++, Fortran), the Fortran
 # module and the quick stress suite (the thread stress test at P = 2 only: its
 # P = 4 launch takes ~100 s of busy-polling MPICH ranks, and it exercises
-# libpat's own locks, which the Open MPI part covers at P = 2 and 4).
-# About 7 minutes on 2 cores.
+# libpat's own locks, which the Open MPI part covers at P = 2 and 4; and
+# without the churn loop stress.churn.*, 10 fresh launches at P = 4, about
+# 110 s here: its hang, issue 13's defect 7, was libpat's own, BSLB in the
+# executor, and the Open MPI part launches the loop; here communicators are
+# still churned under every algorithm by stress.conformance.np2..4).
+# About 5 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${PAT_MPICH_BUILD_DIR:-build-mpich}
@@ -29,4 +33,4 @@ cd "$BUILD_DIR"
 # programs run at P = 1..5); Open MPI runs them all.
 ctest --output-on-failure --timeout 900 \
   -R "${PAT_MPICH_TESTS:-^(mpi\.test_allgather_matrix\.np[123]|dropin\.|fortran\.|stress\.)}" \
-  -E "${PAT_MPICH_EXCLUDE:-^(dropin\.(matrix|datatypes)\..*\.np[5-9]|stress\.conformance\.np[5-9]|stress\.threads\.np4)$}"
+  -E "${PAT_MPICH_EXCLUDE:-^(dropin\.(matrix|datatypes)\..*\.np[5-9]|stress\.conformance\.np[5-9]|stress\.threads\.np4|stress\.churn\..*)$}"

@@ -52,16 +52,6 @@ static _Thread_local int inside; /* this thread is in PAT_Allgather: MPI_Allgath
  * them again, and fails on every rank, with a message, if one is bad). */
 static pat_settings early;
 
-static const char *level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
-    default: return "an unknown thread level";
-  }
-}
-
 /* PAT_Init on every rank; libpat is used only if it started everywhere
  * (ranks using different all-gathers would not match). */
 static void start_pat(int mpi_level) {
@@ -85,7 +75,8 @@ static void start_pat(int mpi_level) {
   if (rank == 0 && early.verbose >= 1)
     fprintf(stderr,
             "libpat_mpi: MPI_Allgather goes through libpat (PAT_ALG=%s); the application has %s, MPI provides %s\n",
-            PAT_AlgName(early.alg) ? PAT_AlgName(early.alg) : "auto", level_name(app_level), level_name(mpi_level));
+            PAT_AlgName(early.alg) ? PAT_AlgName(early.alg) : "auto", pat_thread_level_name(app_level),
+            pat_thread_level_name(mpi_level));
 }
 
 /* The launcher says every rank of the job is on this node (Open MPI's and

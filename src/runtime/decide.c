@@ -126,9 +126,7 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   }
 }
 
-int pat_predict_alg(pat_comm_state *cs, int site, int alg, const int64_t *arrival, int64_t bytes,
-                    double *ebar) {
-  (void)site;
+int pat_predict_alg(pat_comm_state *cs, int alg, const int64_t *arrival, int64_t bytes, double *ebar) {
   inputs x;
   make_inputs(cs, arrival, bytes, PAT_NO_TIME, &x);
   x.in.allowed = 1u << alg;

@@ -35,7 +35,6 @@ void pat_choose(struct pat_comm_state *cs, int site, const int64_t *arrival, int
 
 /* ē of alg (s) for these arrivals, as the choice predicts it but without
  * refinement: 0, or -1 if it cannot be predicted. */
-int pat_predict_alg(struct pat_comm_state *cs, int site, int alg, const int64_t *arrival, int64_t bytes,
-                    double *ebar);
+int pat_predict_alg(struct pat_comm_state *cs, int alg, const int64_t *arrival, int64_t bytes, double *ebar);
 
 #endif

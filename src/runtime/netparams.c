@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/fit.h"
+#include "model/model_file.h"
 #include "pat/clock.h"
 #include "runtime/errors.h"
 

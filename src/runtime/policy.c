@@ -267,7 +267,7 @@ static void learn(pat_comm_state *cs, int site) {
     schedule_probe(sp, now);
   }
   double predicted;
-  if (pat_predict_alg(cs, site, alg, arrivals, cs->sites.site[site].bytes, &predicted) != 0) return;
+  if (pat_predict_alg(cs, alg, arrivals, cs->sites.site[site].bytes, &predicted) != 0) return;
   if (!(predicted - wait > 0) || !(measured - wait > 0)) return;
   pat_refine *rf = &sp->refine;
   double r = (measured - wait) / (predicted - wait);

@@ -153,12 +153,13 @@ void pat_policy_new_site(struct pat_comm_state *cs, int site);
  * fresh: its site is new. */
 int pat_policy_call_exchanges(const struct pat_comm_state *cs, int setting, int fresh);
 
-/* The static choice for blocks of `bytes`: the algorithm with the smallest
- * measured balanced time for this P, or NATIVE without one. */
 /* Whether running an algorithm predicted at best_ns instead of the static
  * choice predicted at static_ns pays, for arrivals whose last one costs a wait
  * of wait_s: the rule above. */
 int pat_policy_gain_pays(const struct pat_comm_state *cs, int64_t static_ns, int64_t best_ns, double wait_s);
+
+/* The static choice for blocks of `bytes`: the algorithm with the smallest
+ * measured balanced time for this P, or NATIVE without one. */
 int pat_policy_static_alg(const struct pat_comm_state *cs, int64_t bytes);
 
 /* An exchanged call at `site` has run what `choice` says: learn from the

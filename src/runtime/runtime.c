@@ -21,15 +21,6 @@
 
 pat_process pat_proc = {.world = MPI_COMM_NULL};
 
-static const char *thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    default: return "MPI_THREAD_MULTIPLE";
-  }
-}
-
 /*
  * Every rank reads its own environment, then all compare, in one
  * all-reduce that every rank makes whatever it read: a bad value on any rank,
@@ -89,7 +80,7 @@ static int start_thread_if_possible(void) {
       fprintf(stderr,
               "libpat: MPI provides %s, not MPI_THREAD_MULTIPLE, on some ranks: running without the background "
               "thread (arrival-aware algorithms run entirely in the foreground)\n",
-              thread_level_name(lowest));
+              pat_thread_level_name(lowest));
     return MPI_SUCCESS;
   }
   return pat_background_start();

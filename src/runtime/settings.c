@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mpi.h>
+
 #include "algorithms/algorithms.h"
 
 static int reason(char *why, size_t len, const char *text) {
@@ -201,6 +203,16 @@ const int pat_setting_count = (int)(sizeof pat_setting_table / sizeof pat_settin
 
 int pat_settings_defer_one_node(const pat_settings *s) {
   return s->alg == PAT_ALG_AUTO && s->exchange == PAT_EXCHANGE_AUTO && !s->one_node_auto;
+}
+
+const char *pat_thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown thread level";
+  }
 }
 
 static void defaults(pat_settings *s) {

@@ -73,6 +73,10 @@ int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank);
  * (policy.h, pat_policy_one_node_native). */
 int pat_settings_defer_one_node(const pat_settings *s);
 
+/* An MPI thread level's name ("MPI_THREAD_SINGLE" ...), for messages of the
+ * runtime and the drop-in; "an unknown thread level" for any other value. */
+const char *pat_thread_level_name(int level);
+
 /* The README's table of settings (a markdown table, header included). */
 void pat_settings_markdown(FILE *out);
 

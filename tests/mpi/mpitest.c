@@ -66,6 +66,14 @@ int report_failures(const char *what, long cases, long local_failures, MPI_Comm 
   return worst ? 1 : 0;
 }
 
+const char *test_init(int *argc, char ***argv, int *rank, int *P, const char *dflt) {
+  int provided;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, P);
+  return *argc > 1 ? (*argv)[1] : dflt;
+}
+
 void sleep_ms(double ms) {
   if (!(ms > 0)) return;
   struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000 * (double)(time_t)(ms / 1000)) * 1e6)};

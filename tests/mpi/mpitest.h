@@ -39,6 +39,12 @@ int report_failures(const char *what, long cases, long local_failures, MPI_Comm 
     }                                                            \
   } while (0)
 
+/* The start of a test's main: MPI_Init_thread asking for MPI_THREAD_MULTIPLE
+ * (what MPI provides is not checked), this process's rank in MPI_COMM_WORLD
+ * and its size in *rank and *P.  Returns the test's mode: argv[1], or dflt
+ * without one. */
+const char *test_init(int *argc, char ***argv, int *rank, int *P, const char *dflt);
+
 /* Sleeps ms milliseconds (a compute phase, a skewed arrival). */
 void sleep_ms(double ms);
 

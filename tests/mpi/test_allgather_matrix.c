@@ -15,21 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allgather_under_test.h"
 #include "mpitest.h"
-#ifdef PAT_MATRIX_DROPIN
-#include "dropin_check.h"
-#define ALLGATHER MPI_Allgather
-static const char *error_text(int rc) {
-  static char text[MPI_MAX_ERROR_STRING];
-  int len;
-  MPI_Error_string(rc, text, &len);
-  return text;
-}
-#else
-#include "pat.h"
-#define ALLGATHER PAT_Allgather
-#define error_text PAT_Error_string
-#endif
 
 static const int counts[] = {0, 1, 7, 1000, 131072};
 #define NCOUNTS (int)(sizeof counts / sizeof counts[0])

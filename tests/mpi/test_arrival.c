@@ -185,12 +185,8 @@ static void test_churn(void) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const char *what = test_init(&argc, &argv, &rank, &P, "live");
   CHECK(PAT_Init() == MPI_SUCCESS, "PAT_Init");
-  const char *what = argc > 1 ? argv[1] : "live";
   if (!strcmp(what, "predict")) test_predict();
   else if (!strcmp(what, "clock")) test_clock();
   else if (!strcmp(what, "agree")) test_agree();

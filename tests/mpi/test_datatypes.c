@@ -29,21 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allgather_under_test.h"
 #include "mpitest.h"
-#ifdef PAT_MATRIX_DROPIN
-#include "dropin_check.h"
-#define ALLGATHER MPI_Allgather
-static const char *error_text(int rc) {
-  static char text[MPI_MAX_ERROR_STRING];
-  int len;
-  MPI_Error_string(rc, text, &len);
-  return text;
-}
-#else
-#include "exec/buffers.h"
-#include "pat.h"
-#define ALLGATHER PAT_Allgather
-#define error_text PAT_Error_string
+#ifndef PAT_MATRIX_DROPIN
+#include "exec/buffers.h" /* pat_buffers_set_count_limit */
 #endif
 
 /* A layout: a committed datatype and how many signature units one element holds. */

@@ -226,16 +226,22 @@ static int is_stopped(pat_exec *e) {
   return !e->inflight && pat_exec_post(e) != MPI_SUCCESS && pat_exec_run(e) != MPI_SUCCESS && !pat_exec_done(e);
 }
 
+/* Rank 0's schedule of P = 2, one step: receive rank 1's block from rank 1,
+ * send its own to rank `to`. */
+static void rank0_one_step(pat_sched *s, int to) {
+  pat_sched_init(s, 2, 0);
+  pat_span mine = pat_blocks(2, 0, 1), theirs = pat_blocks(2, 1, 1);
+  pat_sched_add(s, 0, 0, PAT_OP_RECV, 1, 1, &theirs, 0);
+  pat_sched_add(s, 0, 0, PAT_OP_SEND, to, 1, &mine, 0);
+  pat_sched_finalize(s);
+}
+
 static void cancel(MPI_Comm comm) {
   const size_t block = (size_t)1 << 20; /* past every eager limit: the send waits for its receiver */
   pat_buffers b = packed_buffers(comm, block);
   memset(b.stage, 0x5A, 2 * block);
   pat_sched s;
-  pat_sched_init(&s, 2, 0);
-  pat_span mine = pat_blocks(2, 0, 1), theirs = pat_blocks(2, 1, 1);
-  pat_sched_add(&s, 0, 0, PAT_OP_RECV, 1, 1, &theirs, 0);
-  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 1, 1, &mine, 0);
-  pat_sched_finalize(&s);
+  rank0_one_step(&s, 1);
   MPI_Request *pending = NULL;
   int npending = 0;
   if (rank == 0) {
@@ -282,11 +288,7 @@ static void post_error(MPI_Comm comm) {
   pat_buffers b = packed_buffers(comm, block);
   memset(b.stage, 0x5A, 2 * block);
   pat_sched s;
-  pat_sched_init(&s, 2, 0);
-  pat_span mine = pat_blocks(2, 0, 1), theirs = pat_blocks(2, 1, 1);
-  pat_sched_add(&s, 0, 0, PAT_OP_RECV, 1, 1, &theirs, 0);
-  pat_sched_add(&s, 0, 0, PAT_OP_SEND, 7, 1, &mine, 0); /* there is no rank 7 */
-  pat_sched_finalize(&s);
+  rank0_one_step(&s, 7); /* there is no rank 7 */
   int stopped = 1;
   if (rank == 0) {
     pat_exec e;
@@ -342,12 +344,8 @@ static void wait_error(MPI_Comm comm) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int P;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *mode = argc > 1 ? argv[1] : "";
+  const char *mode = test_init(&argc, &argv, &rank, &P, "");
   if (P != 2) {
     if (rank == 0) fprintf(stderr, "test_executor runs at P = 2\n");
     MPI_Finalize();

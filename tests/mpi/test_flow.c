@@ -293,11 +293,7 @@ static void run_ahead(void) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *mode = argc > 1 ? argv[1] : "random";
+  const char *mode = test_init(&argc, &argv, &rank, &P, "random");
   if (!strcmp(mode, "timeline")) {
     PAT_Init();
     run_timeline();

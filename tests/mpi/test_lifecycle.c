@@ -128,11 +128,7 @@ static void mismatch(const char *alg) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *mode = argc > 1 ? argv[1] : "";
+  const char *mode = test_init(&argc, &argv, &rank, &P, "");
   int rc = PAT_Init();
   if (strcmp(mode, "init-fails") == 0) {
     int failed = rc != MPI_SUCCESS, all_failed = 0;

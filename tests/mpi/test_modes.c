@@ -55,10 +55,7 @@ static void one_call(MPI_Comm comm, int count, int k) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  test_init(&argc, &argv, &rank, &P, NULL);
   double late_s = argc > 2 && strcmp(argv[1], "--late-seconds") == 0 ? atof(argv[2]) : 2.0;
   if (PAT_Init() != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
   pat_test_prediction_hook = lie;

@@ -238,11 +238,7 @@ static void phases(void) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *mode = argc > 1 ? argv[1] : "";
+  const char *mode = test_init(&argc, &argv, &rank, &P, "");
   if (PAT_Init() != MPI_SUCCESS) {
     fprintf(stderr, "PAT_Init failed\n");
     MPI_Abort(MPI_COMM_WORLD, 2);

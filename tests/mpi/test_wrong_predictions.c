@@ -67,10 +67,7 @@ static void one_call(const char *alg, int n, int iter, MPI_Comm comm) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  test_init(&argc, &argv, &rank, &P, NULL);
   PAT_Init();
   pat_test_prediction_hook = lie;
   unsigned shared = 2024; /* identical on every rank */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mpitest.h"
 #include "pat.h"
 #include "watchdog.h"
 
@@ -55,11 +56,7 @@ static void instrumented(MPI_Comm c) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *mode = argc > 1 ? argv[1] : "";
+  const char *mode = test_init(&argc, &argv, &rank, &P, "");
   if (PAT_Init() != MPI_SUCCESS || P > 256 || (strcmp(mode, "edge") && strcmp(mode, "instrumented")) ||
       (!strcmp(mode, "edge") && P < 3) || P < 2) {
     if (rank == 0) fprintf(stderr, "usage: test_retire_setting edge (P >= 3) | instrumented (P >= 2)\n");

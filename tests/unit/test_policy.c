@@ -115,7 +115,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
   for (int r = 1; r < s->P; r++)
     if (arrival[r] > last) last = arrival[r];
   double predicted;
-  if (pat_predict_alg(s->rank[0], site[0], alg[0], arrival, bytes, &predicted) != 0) predicted = 0.001;
+  if (pat_predict_alg(s->rank[0], alg[0], arrival, bytes, &predicted) != 0) predicted = 0.001;
   double cost = predicted - pat_select_wait(s->P, arrival);
   if (cost < 1e-6) cost = 1e-6;
   if (ex[0]) cost += pat_policy_exchange_cost(s->rank[0]); /* an exchange is paid in the call */
