@@ -164,12 +164,15 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   return rc;
 }
 
+pat_comm_state *pat_comm_cached(MPI_Comm comm) {
+  unsigned generation = atomic_load(&lookup_generation);
+  if (last_lookup.cs && last_lookup.comm == comm && last_lookup.generation == generation) return last_lookup.cs;
+  return NULL;
+}
+
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   unsigned generation = atomic_load(&lookup_generation);
-  if (last_lookup.cs && last_lookup.comm == comm && last_lookup.generation == generation) {
-    *out = last_lookup.cs;
-    return MPI_SUCCESS;
-  }
+  if ((*out = pat_comm_cached(comm)) != NULL) return MPI_SUCCESS;
   void *value;
   int found, rc;
   rc = MPI_Comm_get_attr(comm, keyval, &value, &found);

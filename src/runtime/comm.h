@@ -50,6 +50,11 @@ void pat_comms_finalize(void);
 
 /* The state of a user communicator, created on first use (collective). */
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out);
+/* The state this thread looked up last, if comm is its communicator and no
+ * communicator retired since (else NULL): no MPI call.  A state exists only
+ * for a valid intra-communicator, and freeing one retires it, so a hit is
+ * also a valid intra-communicator. */
+pat_comm_state *pat_comm_cached(MPI_Comm comm);
 /* The state of a communicator that already has one, else NULL. */
 pat_comm_state *pat_comm_find(MPI_Comm comm);
 
