@@ -156,6 +156,9 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   MPI_Comm_size(comm, &cs->P);
   MPI_Comm_rank(comm, &cs->rank);
   pat_sites_init(&cs->sites);
+  /* the gaps predict arrivals only for contributions made ahead, which need
+   * the background thread (arrivals.c): without it they would never be read */
+  cs->sites.skip_gaps = !cs->background;
   pat_policy_init(&cs->policy);
   int rc = pat_planner_init(&cs->planner, cs->P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->P);
