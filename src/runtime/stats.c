@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pat.h"
+#include "runtime/background.h"
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
@@ -62,5 +63,6 @@ int PAT_GetStats(PAT_Stats *out) {
     out->calls_per_alg[a] = atomic_load(&calls_per_alg[a]);
     out->calls += out->calls_per_alg[a];
   }
+  pat_background_times(&out->bg_cpu_seconds, &out->bg_wall_seconds); /* an idle thread records nothing */
   return MPI_SUCCESS;
 }
