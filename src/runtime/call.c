@@ -142,12 +142,15 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
   return rc;
 }
 
+/* Inlined into the static path, where it is the usual choice on one node. */
+static inline int run_native(const call_args *c) {
+  int rc = PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm);
+  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
+}
+
 static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *bg_steps, long long *fg_steps) {
   *bg_steps = *fg_steps = 0;
-  if (alg == PAT_ALG_NATIVE) {
-    int rc = PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
-  }
+  if (alg == PAT_ALG_NATIVE) return run_native(c);
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
   if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) return run_planned(cs, c, bg_steps, fg_steps);
   return run_classic(cs, alg, c);
@@ -334,7 +337,9 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
           : setting >= 0    ? setting
           : site >= 0       ? cs->policy.site[site].static_alg
                             : pat_policy_static_alg(cs, c.bytes);
-    if (c.bytes == 0 && cs->P > 1 && alg != PAT_ALG_NATIVE && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
+    if (alg == PAT_ALG_NATIVE)
+      rc = run_native(&c); /* st's steps stay 0, as run_alg leaves them */
+    else if (c.bytes == 0 && cs->P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
       rc = run_zero(cs, alg, &c);
     else
       rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
