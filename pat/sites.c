@@ -51,7 +51,7 @@ int pat_sites_find(pat_sites *t, int count, int64_t bytes, int *fresh) {
 
 void pat_sites_record(pat_sites *t, int i, int64_t arrival_ns, int64_t exit_ns) {
   if (t->calls > 0 && t->last >= 0) {
-    pat_gap_add(&t->site[i].gaps, arrival_ns - t->last_exit_ns);
+    if (!t->skip_gaps) pat_gap_add(&t->site[i].gaps, arrival_ns - t->last_exit_ns);
     t->site[t->last].successor = i;
   }
   t->site[i].last_call = t->calls;

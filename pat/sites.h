@@ -37,6 +37,7 @@ typedef struct pat_sites {
   int last;            /* site of the last call, -1 before the first */
   long long calls;     /* calls recorded */
   int64_t last_exit_ns;
+  int skip_gaps;       /* nothing will predict from this table: the gaps are not smoothed (0 after init) */
 } pat_sites;
 
 void pat_sites_init(pat_sites *t);
@@ -59,7 +60,7 @@ int pat_sites_lookup(const pat_sites *t, int64_t bytes);
 int pat_sites_next(const pat_sites *t);
 
 /* A call of site i arrived at arrival_ns and left at exit_ns: learn its gap
- * and the succession. */
+ * (unless skip_gaps) and the succession. */
 void pat_sites_record(pat_sites *t, int i, int64_t arrival_ns, int64_t exit_ns);
 
 /* The next call, predicted from the history: its site (the successor of the

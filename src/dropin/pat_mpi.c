@@ -46,7 +46,10 @@
 
 static int pat_on;          /* PAT_Init succeeded on every rank: MPI_Allgather is libpat's */
 static int app_level = -1;  /* the thread level the application was told, -1 outside MPI */
-static _Thread_local int inside; /* this thread is in PAT_Allgather: MPI_Allgather is MPI's */
+/* This thread is in PAT_Allgather: MPI_Allgather is MPI's.  Read on every
+ * call: initial-exec, a plain load instead of a __tls_get_addr call (this
+ * library is loaded with the program, as an interposer of MPI must be). */
+static _Thread_local int inside __attribute__((tls_model("initial-exec")));
 
 /* The settings as this process reads them before MPI_Init (PAT_Init reads
  * them again, and fails on every rank, with a message, if one is bad). */

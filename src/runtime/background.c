@@ -6,9 +6,13 @@
  *
  * It never blocks in MPI and never waits for a communicator the foreground
  * holds: it tests, then sleeps on a condition variable with a short backoff
- * while something is in flight, and for long when nothing is, so it costs
- * little CPU (measured in PAT_Stats.bg_cpu_seconds).  The foreground wakes it
- * when it gives it work.
+ * while something is in flight, and until it is woken when nothing is, so an
+ * idle thread costs no CPU at all (measured in PAT_Stats.bg_cpu_seconds).
+ * Whoever gives it work wakes it: a communicator's lock released with work
+ * marked (comm.h: pat_comm_leave_call, pat_comm_unlock_current,
+ * pat_comm_unlock), a retirement (comm.c), pat_background_stop.  A
+ * communicator it skipped because another thread held its lock is woken for
+ * by that thread, when it releases the lock.
  */
 #include "runtime/background.h"
 
@@ -26,13 +30,13 @@
 
 #define BACKOFF_MIN_NS 20000LL      /* 20 us */
 #define BACKOFF_MAX_NS 500000LL     /* 0.5 ms */
-#define IDLE_SLEEP_NS 100000000LL   /* 100 ms */
 
 static pthread_t bg_thread;
 static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the two flags below */
 static pthread_cond_t bg_cond;
 static int bg_running;
 static int bg_work_pending;
+static int64_t bg_start_ns; /* local clock, when the thread was started */
 
 void pat_background_wake(void) {
   if (!pat_proc.background) return;
@@ -69,39 +73,56 @@ static int progress_comm(pat_comm_state *cs) {
   return busy;
 }
 
-static void update_cpu_stats(int64_t start_ns) {
-  struct timespec cpu;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  pat_stats_background((double)cpu.tv_sec + 1e-9 * (double)cpu.tv_nsec,
-                       1e-9 * (double)(pat_clock_local_ns() - start_ns));
+/* The thread's CPU time on `clock` (its own CPU-time clock, readable from
+ * any thread while it sleeps: its passes need no system call for it). */
+static void read_times(clockid_t clock, double *cpu_s, double *wall_s) {
+  struct timespec cpu = {0, 0};
+  clock_gettime(clock, &cpu);
+  *cpu_s = (double)cpu.tv_sec + 1e-9 * (double)cpu.tv_nsec;
+  *wall_s = 1e-9 * (double)(pat_clock_local_ns() - bg_start_ns);
+}
+
+int pat_background_times(double *cpu_s, double *wall_s) {
+  pthread_mutex_lock(&bg_lock); /* bg_running: not yet joined (pat_background_stop) */
+  clockid_t clock;
+  int running = pat_proc.background && bg_running && pthread_getcpuclockid(bg_thread, &clock) == 0;
+  if (running) read_times(clock, cpu_s, wall_s);
+  pthread_mutex_unlock(&bg_lock);
+  return running;
 }
 
 static void *bg_main(void *arg) {
   (void)arg;
   pat_bind_background_thread(&pat_proc.settings, pat_proc.world_rank);
-  int64_t start = pat_clock_local_ns(), backoff = BACKOFF_MIN_NS;
+  int64_t backoff = BACKOFF_MIN_NS;
   pthread_mutex_lock(&bg_lock);
   while (bg_running) {
     int busy = 0;
     bg_work_pending = 0;
     pthread_mutex_unlock(&bg_lock);
     busy = pat_comm_background_pass(progress_comm);
-    update_cpu_stats(start);
     pthread_mutex_lock(&bg_lock);
     if (bg_work_pending) continue;
-    int64_t sleep_ns = busy ? backoff : IDLE_SLEEP_NS;
-    backoff = busy ? (backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2) : BACKOFF_MIN_NS;
+    if (!busy) { /* nothing in flight, nothing retiring: sleep until someone gives work */
+      backoff = BACKOFF_MIN_NS;
+      while (bg_running && !bg_work_pending) pthread_cond_wait(&bg_cond, &bg_lock);
+      continue;
+    }
+    int64_t sleep_ns = backoff;
+    backoff = backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2;
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += sleep_ns % 1000000000LL;
-    until.tv_sec += sleep_ns / 1000000000LL + until.tv_nsec / 1000000000L;
+    until.tv_nsec += sleep_ns;
+    until.tv_sec += until.tv_nsec / 1000000000L;
     until.tv_nsec %= 1000000000L;
     while (bg_running && !bg_work_pending)
       if (pthread_cond_timedwait(&bg_cond, &bg_lock, &until) == ETIMEDOUT) break;
     if (bg_work_pending) backoff = BACKOFF_MIN_NS;
   }
   pthread_mutex_unlock(&bg_lock);
-  update_cpu_stats(start);
+  double cpu, wall;
+  read_times(CLOCK_THREAD_CPUTIME_ID, &cpu, &wall); /* what PAT_GetStats says once the thread is gone */
+  pat_stats_background(cpu, wall);
   return NULL;
 }
 
@@ -113,6 +134,7 @@ int pat_background_start(void) {
   pthread_condattr_destroy(&attr);
   bg_running = 1;
   bg_work_pending = 0;
+  bg_start_ns = pat_clock_local_ns();
   if (pthread_create(&bg_thread, NULL, bg_main, NULL) != 0) {
     bg_running = 0;
     pthread_cond_destroy(&bg_cond);

@@ -29,12 +29,10 @@ static int null_buffer(const void *buf, MPI_Datatype type) {
   return tlb == 0;
 }
 
-/* Bytes of count x type (MPI_Type_size_x: a type may exceed 2 GiB). */
-static int type_bytes(MPI_Datatype type, int count, long long *bytes) {
-  MPI_Count size = 0;
-  if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED) return -1;
-  *bytes = (long long)size * count;
-  return 0;
+/* The size of one element of type (MPI_Type_size_x: a type may exceed 2 GiB). */
+static int type_size(MPI_Datatype type, MPI_Count *size) {
+  *size = 0;
+  return MPI_Type_size_x(type, size) != MPI_SUCCESS || *size == MPI_UNDEFINED ? -1 : 0;
 }
 
 /* The arguments of an intra-communicator all-gather (the communicator is
@@ -45,14 +43,20 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf may not be MPI_IN_PLACE");
   if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: recvcount %d < 0", recvcount);
   if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: recvtype is MPI_DATATYPE_NULL");
-  if (type_bytes(recvtype, recvcount, bytes)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
+  MPI_Count rsize, ssize;
+  if (type_size(recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
+  *bytes = (long long)rsize * recvcount;
   if (*bytes > 0 && null_buffer(recvbuf, recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is NULL");
   if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   if (sendcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: sendcount %d < 0", sendcount);
   if (sendtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: sendtype is MPI_DATATYPE_NULL");
-  long long sbytes;
-  if (type_bytes(sendtype, sendcount, &sbytes)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad sendtype");
+  /* the same handle, queried a moment ago: the same size (the usual call asks MPI once) */
+  if (sendtype == recvtype)
+    ssize = rsize;
+  else if (type_size(sendtype, &ssize))
+    return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad sendtype");
+  long long sbytes = (long long)ssize * sendcount;
   if (sbytes != *bytes)
     return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: send size %lld bytes differs from receive size %lld bytes",
                     sbytes, *bytes);
@@ -138,12 +142,15 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
   return rc;
 }
 
+/* Inlined into the static path, where it is the usual choice on one node. */
+static inline int run_native(const call_args *c) {
+  int rc = PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm);
+  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
+}
+
 static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *bg_steps, long long *fg_steps) {
   *bg_steps = *fg_steps = 0;
-  if (alg == PAT_ALG_NATIVE) {
-    int rc = PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
-  }
+  if (alg == PAT_ALG_NATIVE) return run_native(c);
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
   if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) return run_planned(cs, c, bg_steps, fg_steps);
   return run_classic(cs, alg, c);
@@ -289,19 +296,25 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   int64_t arrival = pat_clock_global_ns();
   call_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival};
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: comm is MPI_COMM_NULL");
-  int inter = 0;
-  int rc = MPI_Comm_test_inter(comm, &inter);
-  if (rc != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: invalid communicator");
-  /* An inter-communicator all-gather has other semantics (each group
-   * receives the other's blocks, whose size may differ from its own): it is
-   * MPI's, arguments and all. */
-  if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  /* The communicator of this thread's last call (the usual case) has a
+   * state, so it is a valid intra-communicator: no need to ask MPI. */
+  pat_comm_state *cs = pat_comm_cached(comm);
+  int rc;
+  if (!cs) {
+    int inter = 0;
+    rc = MPI_Comm_test_inter(comm, &inter);
+    if (rc != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: invalid communicator");
+    /* An inter-communicator all-gather has other semantics (each group
+     * receives the other's blocks, whose size may differ from its own): it
+     * is MPI's, arguments and all. */
+    if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  }
   rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &c.bytes);
   if (rc != MPI_SUCCESS) return rc;
-
-  pat_comm_state *cs;
-  rc = pat_comm_get(comm, &cs);
-  if (rc != MPI_SUCCESS) return rc;
+  if (!cs) {
+    rc = pat_comm_get(comm, &cs);
+    if (rc != MPI_SUCCESS) return rc;
+  }
   pat_comm_enter_call(cs);
   int setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on
@@ -324,7 +337,9 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
           : setting >= 0    ? setting
           : site >= 0       ? cs->policy.site[site].static_alg
                             : pat_policy_static_alg(cs, c.bytes);
-    if (c.bytes == 0 && cs->P > 1 && alg != PAT_ALG_NATIVE && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
+    if (alg == PAT_ALG_NATIVE)
+      rc = run_native(&c); /* st's steps stay 0, as run_alg leaves them */
+    else if (c.bytes == 0 && cs->P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
       rc = run_zero(cs, alg, &c);
     else
       rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);

@@ -156,6 +156,9 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   MPI_Comm_size(comm, &cs->P);
   MPI_Comm_rank(comm, &cs->rank);
   pat_sites_init(&cs->sites);
+  /* the gaps predict arrivals only for contributions made ahead, which need
+   * the background thread (arrivals.c): without it they would never be read */
+  cs->sites.skip_gaps = !cs->background;
   pat_policy_init(&cs->policy);
   int rc = pat_planner_init(&cs->planner, cs->P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->P);
@@ -164,12 +167,15 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   return rc;
 }
 
+pat_comm_state *pat_comm_cached(MPI_Comm comm) {
+  unsigned generation = atomic_load(&lookup_generation);
+  if (last_lookup.cs && last_lookup.comm == comm && last_lookup.generation == generation) return last_lookup.cs;
+  return NULL;
+}
+
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   unsigned generation = atomic_load(&lookup_generation);
-  if (last_lookup.cs && last_lookup.comm == comm && last_lookup.generation == generation) {
-    *out = last_lookup.cs;
-    return MPI_SUCCESS;
-  }
+  if ((*out = pat_comm_cached(comm)) != NULL) return MPI_SUCCESS;
   void *value;
   int found, rc;
   rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
@@ -245,7 +251,8 @@ void pat_comm_unlock_current(pat_comm_state *cs) {
 
 void pat_comm_mark_work(pat_comm_state *cs) { cs->has_work = 1; }
 
-/* The communicators to visit: live ones with work, and every retiring one. */
+/* The communicators to visit: live ones with work, and every retiring one;
+ * -1 if there are some but no memory to list them (try again later). */
 static int snapshot(pat_comm_state ***out, int *nlive) {
   pthread_mutex_lock(&registry_lock);
   int n = 0;
@@ -260,7 +267,7 @@ static int snapshot(pat_comm_state ***out, int *nlive) {
   }
   pthread_mutex_unlock(&registry_lock);
   *out = v;
-  return v ? k : 0;
+  return v ? k : n ? -1 : 0;
 }
 
 static int progress_retiring(pat_comm_state *cs) {
@@ -277,7 +284,7 @@ static int progress_retiring(pat_comm_state *cs) {
 
 int pat_comm_background_pass(int (*fn)(pat_comm_state *cs)) {
   pat_comm_state **v;
-  int nlive = 0, n = snapshot(&v, &nlive), busy = 0;
+  int nlive = 0, n = snapshot(&v, &nlive), busy = n < 0; /* out of memory: not idle, retry after a backoff */
   for (int i = 0; i < n; i++) {
     pat_comm_state *cs = v[i];
     if (i >= nlive) {
@@ -285,7 +292,9 @@ int pat_comm_background_pass(int (*fn)(pat_comm_state *cs)) {
       continue;
     }
     /* a live one may retire meanwhile: it is then on the other list, and still here */
-    if (pthread_mutex_trylock(&cs->lock) != 0) continue; /* the foreground is in a call on it */
+    /* held (a call, instrumentation, a query): the holder wakes this thread
+     * on releasing it if cs has work, so a skip is not counted busy */
+    if (pthread_mutex_trylock(&cs->lock) != 0) continue;
     if (cs->has_work && cs->retire.stage == 0) {
       cs->has_work = fn(cs);
       busy |= cs->has_work;

@@ -50,6 +50,11 @@ void pat_comms_finalize(void);
 
 /* The state of a user communicator, created on first use (collective). */
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out);
+/* The state this thread looked up last, if comm is its communicator and no
+ * communicator retired since (else NULL): no MPI call.  A state exists only
+ * for a valid intra-communicator, and freeing one retires it, so a hit is
+ * also a valid intra-communicator. */
+pat_comm_state *pat_comm_cached(MPI_Comm comm);
 /* The state of a communicator that already has one, else NULL. */
 pat_comm_state *pat_comm_find(MPI_Comm comm);
 
@@ -62,6 +67,16 @@ void pat_comm_set_current(pat_comm_state *cs);
 pat_comm_state *pat_comm_try_current(void);
 void pat_comm_unlock_current(pat_comm_state *cs);
 
+/* Release cs->lock, taken with pthread_mutex_lock by anyone but the
+ * background thread, and wake that thread if cs has work for it: it may
+ * have skipped cs while the lock was held, and an idle thread sleeps until
+ * it is woken. */
+static inline void pat_comm_unlock(pat_comm_state *cs) {
+  int wake = cs->has_work;
+  pthread_mutex_unlock(&cs->lock);
+  if (wake) pat_background_wake();
+}
+
 /* A foreground call takes / leaves its communicator (the lock for the whole
  * call, and the flag that tells others not to wait for it). */
 static inline void pat_comm_enter_call(pat_comm_state *cs) {
@@ -69,16 +84,14 @@ static inline void pat_comm_enter_call(pat_comm_state *cs) {
   atomic_store_explicit(&cs->in_call, 1, memory_order_relaxed);
 }
 static inline void pat_comm_leave_call(pat_comm_state *cs) {
-  int wake = cs->has_work;
   atomic_store_explicit(&cs->in_call, 0, memory_order_relaxed);
-  pthread_mutex_unlock(&cs->lock);
-  if (wake) pat_background_wake();
+  pat_comm_unlock(cs);
 }
 
 /* Tell the background thread that cs has work (cs->lock held).  It is
- * woken when the lock is released (pat_comm_leave_call,
+ * woken when the lock is released (pat_comm_unlock, pat_comm_leave_call,
  * pat_comm_unlock_current): woken while the lock is still held, its pass
- * would find the communicator busy, skip it and sleep for long. */
+ * would find the communicator busy, skip it and sleep until woken again. */
 void pat_comm_mark_work(pat_comm_state *cs);
 
 /* The background thread's pass: progress every live communicator with work

@@ -33,6 +33,6 @@ int pat_debug_last_plan(MPI_Comm comm, uint64_t *digest, int *alg, int64_t *arri
   *alg = cs->planner.plan.choice.alg;
   if (arrivals && cs->planner.plan.arrival)
     memcpy(arrivals, cs->planner.plan.arrival, (size_t)cs->P * sizeof *arrivals);
-  pthread_mutex_unlock(&cs->lock);
+  pat_comm_unlock(cs); /* the background thread may have skipped cs meanwhile */
   return MPI_SUCCESS;
 }

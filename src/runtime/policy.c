@@ -147,7 +147,8 @@ void pat_policy_end_call(pat_comm_state *cs, int site, int alg, int64_t arrival_
   }
   pl->cur_exchanged = pl->cur_alt = pl->cur_static = pl->cur_kept = 0;
   if (setting == PAT_ALG_AUTO)
-    pl->next_exchanges = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS || site_wants_exchange(cs, pat_sites_next(&cs->sites));
+    pl->next_exchanges = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS ||
+                         (!pl->one_node_native && site_wants_exchange(cs, pat_sites_next(&cs->sites)));
   else
     pl->next_exchanges = pat_policy_call_exchanges(cs, setting, 0);
 }

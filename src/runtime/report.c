@@ -49,7 +49,7 @@ typedef struct rep_record {
   char guard[96]; /* the site's guardrail (agreed): state, alternative's mean cost vs the static choice's */
 } rep_record;
 
-static int enabled;
+int pat_report_on;
 static MPI_Comm report_world = MPI_COMM_NULL;
 static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
 static rep_comm *comms;
@@ -80,7 +80,7 @@ int pat_report_init(MPI_Comm world, int on) {
   clear_tables();
   report_world = world;
   int rc = MPI_Bcast(&on, 1, MPI_INT, 0, world);
-  enabled = rc == MPI_SUCCESS && on > 0;
+  pat_report_on = rc == MPI_SUCCESS && on > 0;
   return rc;
 }
 /* "0-7", "0,2,4,6", "1,3,5,...(16)" */
@@ -258,12 +258,15 @@ static void finish_site(pat_comm_state *cs, int i) {
   keep_row(r);
 }
 
-void pat_report_call(pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns, const pat_call_stats *call) {
-  if (!enabled) return;
-  pthread_mutex_lock(&rep_lock);
+/* The site's slot is the communicator's (cs->lock, held by the caller):
+ * only the shared table of communicators needs rep_lock, once. */
+void pat_report_record(pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
+                       const pat_call_stats *call) {
   if (cs->report.id == 0) {
+    pthread_mutex_lock(&rep_lock);
     int id = new_comm(cs);
     cs->report.id = id >= 0 ? id + 1 : -1;
+    pthread_mutex_unlock(&rep_lock);
   }
   pat_site_report *sr = &cs->report.site[site];
   if (sr->calls == 0) describe_type(type, sr->type_desc, sizeof sr->type_desc);
@@ -278,18 +281,17 @@ void pat_report_call(pat_comm_state *cs, int site, MPI_Datatype type, int64_t el
     sr->err_sum += call->pred_err_s;
     if (call->pred_err_s > sr->err_max) sr->err_max = call->pred_err_s;
   }
-  pthread_mutex_unlock(&rep_lock);
 }
 
 void pat_report_site_done(pat_comm_state *cs, int site) {
-  if (!enabled) return;
+  if (!pat_report_on) return;
   pthread_mutex_lock(&rep_lock);
   finish_site(cs, site);
   pthread_mutex_unlock(&rep_lock);
 }
 
 void pat_report_comm_done(pat_comm_state *cs) {
-  if (!enabled) return;
+  if (!pat_report_on) return;
   pthread_mutex_lock(&rep_lock);
   for (int i = 0; i < cs->sites.n; i++) finish_site(cs, i);
   pthread_mutex_unlock(&rep_lock);
@@ -440,8 +442,8 @@ static void merge_and_print(rep_record *rec, int n, int world_size) {
 }
 
 void pat_report_finalize(void) {
-  if (!enabled) return;
-  enabled = 0;
+  if (!pat_report_on) return;
+  pat_report_on = 0;
   int size, rank;
   MPI_Comm_size(report_world, &size);
   MPI_Comm_rank(report_world, &rank);

@@ -35,9 +35,18 @@ struct pat_call_stats;
 
 /* At PAT_Init (collective over world): on if world rank 0's setting says so. */
 int pat_report_init(MPI_Comm world, int enabled);
-/* One call of site `site`; elapsed: e = exit - arrival. */
-void pat_report_call(struct pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
-                     const struct pat_call_stats *call);
+/* The report is being collected (set at PAT_Init, cleared at PAT_Finalize):
+ * read on every call, so that a call without a report costs no function call. */
+extern int pat_report_on;
+void pat_report_record(struct pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
+                       const struct pat_call_stats *call);
+/* One call of site `site`; elapsed: e = exit - arrival.  The caller holds
+ * cs->lock, which guards the site's slot (the report's own lock is taken
+ * only for the communicator's first call). */
+static inline void pat_report_call(struct pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
+                                   const struct pat_call_stats *call) {
+  if (pat_report_on) pat_report_record(cs, site, type, elapsed_ns, call);
+}
 /* Site `site` is about to be replaced by a new one: its statistics become a
  * finished row (before its policy state is reset). */
 void pat_report_site_done(struct pat_comm_state *cs, int site);

@@ -6,28 +6,30 @@
 #include <string.h>
 
 #include "pat.h"
+#include "runtime/background.h"
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
 #define NALGS (int)(sizeof((PAT_Stats *)0)->calls_per_alg / sizeof((PAT_Stats *)0)->calls_per_alg[0])
 
-/* A call that exchanged nothing only counts: atomic counters, no lock (it
- * is on the path of every call). */
-static atomic_llong calls, calls_per_alg[NALGS];
+/* A call that exchanged nothing only counts: one atomic counter, no lock
+ * (it is on the path of every call).  The calls are the sum of the
+ * per-algorithm counts, and of those whose algorithm has no slot. */
+static atomic_llong calls_other, calls_per_alg[NALGS];
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static PAT_Stats stats; /* the rest */
 
 void pat_stats_reset(void) {
   pthread_mutex_lock(&stats_lock);
   memset(&stats, 0, sizeof stats);
-  atomic_store(&calls, 0);
+  atomic_store(&calls_other, 0);
   for (int a = 0; a < NALGS; a++) atomic_store(&calls_per_alg[a], 0);
   pthread_mutex_unlock(&stats_lock);
 }
 
 void pat_stats_call(const pat_call_stats *c) {
-  atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
-  if (c->alg >= 0 && c->alg < NALGS) atomic_fetch_add_explicit(&calls_per_alg[c->alg], 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(c->alg >= 0 && c->alg < NALGS ? &calls_per_alg[c->alg] : &calls_other, 1,
+                            memory_order_relaxed);
   if (!c->exchanged && !c->bg_steps && !c->fg_steps) return;
   pthread_mutex_lock(&stats_lock);
   stats.exchanged_calls += c->exchanged;
@@ -56,7 +58,11 @@ int PAT_GetStats(PAT_Stats *out) {
   pthread_mutex_lock(&stats_lock);
   *out = stats;
   pthread_mutex_unlock(&stats_lock);
-  out->calls = atomic_load(&calls);
-  for (int a = 0; a < NALGS; a++) out->calls_per_alg[a] = atomic_load(&calls_per_alg[a]);
+  out->calls = atomic_load(&calls_other);
+  for (int a = 0; a < NALGS; a++) {
+    out->calls_per_alg[a] = atomic_load(&calls_per_alg[a]);
+    out->calls += out->calls_per_alg[a];
+  }
+  pat_background_times(&out->bg_cpu_seconds, &out->bg_wall_seconds); /* an idle thread records nothing */
   return MPI_SUCCESS;
 }

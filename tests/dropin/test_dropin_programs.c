@@ -63,7 +63,7 @@ static void gather_check(MPI_Comm comm, int count, int salt) {
 
 static int bg_thread_ran(void) {
   PAT_Stats st;
-  for (int i = 0; i < 100; i++) { /* the thread records its wall time after each pass */
+  for (int i = 0; i < 100; i++) { /* its wall time, read live by PAT_GetStats, is positive once it runs */
     if (dropin_stats(&st) != 0) return 0;
     if (st.bg_wall_seconds > 0) return 1;
     nanosleep(&(struct timespec){0, 10000000}, NULL);
