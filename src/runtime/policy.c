@@ -2,6 +2,7 @@
 #include "runtime/policy.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/build_args.h"
@@ -14,8 +15,17 @@
 
 void pat_policy_init(pat_policy *pl) { memset(pl, 0, sizeof *pl); }
 
+/* Switched off (returns 0) after the 2026-11-23 cluster sweep: with it, auto
+ * ran 1.22-1.39x the fastest algorithm at N >= 1M (before: 1.01-1.10);
+ * whether the kept RELAY or the sweep's blocked order caused that is not yet
+ * measured (BENCHMARKS.md §0).  PAT_PLAN_AHEAD_AUTO=1 switches it on. */
 int pat_policy_plans_ahead(const pat_comm_state *cs, int site) {
-  if (site < 0) return 0;
+  static int enabled = -1;
+  if (enabled < 0) {
+    const char *e = getenv("PAT_PLAN_AHEAD_AUTO");
+    enabled = e && e[0] == '1';
+  }
+  if (!enabled || site < 0) return 0;
   const pat_site_policy *sp = &cs->policy.site[site];
   int alg = sp->last.alg;
   return sp->mode == PAT_MODE_EXCHANGE && alg >= 0 && alg < PAT_ALG_COUNT &&
