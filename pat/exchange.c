@@ -50,6 +50,12 @@ void pat_exchange_consume(pat_exchange *x) {
   x->seq++;
 }
 
+int pat_exchange_all_kind(const pat_exchange *x, int kind) {
+  for (int i = 0; i < x->P; i++)
+    if (x->all[i].kind != kind) return 0;
+  return 1;
+}
+
 void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s) {
   s->agreed_bytes = x->all[0].block_bytes;
   s->setting = x->all[0].setting;

@@ -79,5 +79,7 @@ typedef struct pat_xsummary {
   int64_t complete_ns; /* the last contribution: background work cannot start earlier */
 } pat_xsummary;
 void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s);
+/* Was every record of a completed exchange made the same way (kind)? */
+int pat_exchange_all_kind(const pat_exchange *x, int kind);
 
 #endif

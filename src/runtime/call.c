@@ -156,12 +156,6 @@ static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *b
   return run_classic(cs, alg, c);
 }
 
-static int records_all_actual(const pat_exchange *x) {
-  for (int i = 0; i < x->P; i++)
-    if (x->all[i].kind != PAT_XREC_ACTUAL) return 0;
-  return 1;
-}
-
 /* The records in hand were made ahead and cannot settle this call's size:
  * drop them (and any plan), and exchange again, every rank on arrival.
  * Every rank that gets here gets here alike (decided from agreed facts). */
@@ -248,7 +242,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   pat_exchange_summary(&cs->x, &sum);
   /* Records made ahead carry predicted sizes: they settle this call only if
    * they agree and this rank's size is theirs (issue 25, defect 3). */
-  if (!records_all_actual(&cs->x)) {
+  if (!pat_exchange_all_kind(&cs->x, PAT_XREC_ACTUAL)) {
     int again = sum.agreed_bytes <= 0; /* the predictions disagree: every rank sees it */
     if (!again && sum.agreed_bytes != c->bytes) {
       again = run_with_markers(cs, setting, c->bytes, &sum, st, &rc);

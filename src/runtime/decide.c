@@ -43,14 +43,6 @@ static void make_inputs(const pat_comm_state *cs, const int64_t *arrival, int64_
   x->in.native_from_classic = 1;
 }
 
-/* Every record was made from the call site's history (none at an edge or
- * on arrival): the exchange was made as the previous call ended. */
-static int records_all_history(const pat_exchange *x) {
-  for (int i = 0; i < x->P; i++)
-    if (x->all[i].kind != PAT_XREC_HISTORY) return 0;
-  return 1;
-}
-
 /* The algorithms that need no arrival prediction. */
 static unsigned classic_algorithms(void) {
   unsigned m = 0;
@@ -108,7 +100,7 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   if (held) return; /* the predictions still tell the policy whether a trial could pay */
   /* planned ahead from history: the site's plan-ahead algorithm again (its
    * prediction only orders its sends); the guard judges it by what it costs */
-  if (site >= 0 && pat_policy_plans_ahead(cs, site) && records_all_history(&cs->x)) {
+  if (site >= 0 && pat_policy_plans_ahead(cs, site) && pat_exchange_all_kind(&cs->x, PAT_XREC_HISTORY)) {
     out->alg = cs->policy.site[site].last.alg;
     out->root = 0;
     out->kept = 1;

@@ -2,7 +2,6 @@
 #include "runtime/policy.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/build_args.h"
@@ -15,17 +14,12 @@
 
 void pat_policy_init(pat_policy *pl) { memset(pl, 0, sizeof *pl); }
 
-/* Switched off (returns 0) after the 2026-11-23 cluster sweep: with it, auto
- * ran 1.22-1.39x the fastest algorithm at N >= 1M (before: 1.01-1.10);
- * whether the kept RELAY or the sweep's blocked order caused that is not yet
- * measured (BENCHMARKS.md §0).  PAT_PLAN_AHEAD_AUTO=1 switches it on. */
+/* Off unless PAT_PLAN_AHEAD_AUTO=1 (a job setting: every rank alike): with
+ * it, auto ran 1.22-1.39x the fastest algorithm at N >= 1M in the
+ * 2026-11-23 cluster sweep (before: 1.01-1.10); whether the kept RELAY or
+ * the sweep's blocked order caused that is not yet measured (BENCHMARKS.md). */
 int pat_policy_plans_ahead(const pat_comm_state *cs, int site) {
-  static int enabled = -1;
-  if (enabled < 0) {
-    const char *e = getenv("PAT_PLAN_AHEAD_AUTO");
-    enabled = e && e[0] == '1';
-  }
-  if (!enabled || site < 0) return 0;
+  if (!pat_proc.settings.plan_ahead_auto || site < 0) return 0;
   const pat_site_policy *sp = &cs->policy.site[site];
   int alg = sp->last.alg;
   return sp->mode == PAT_MODE_EXCHANGE && alg >= 0 && alg < PAT_ALG_COUNT &&
@@ -129,7 +123,7 @@ int pat_policy_call_exchanges(const pat_comm_state *cs, int setting, int fresh) 
 
 /* Should the call after this one, at `site` (the one expected next), exchange? */
 static int site_wants_exchange(const pat_comm_state *cs, int site) {
-  if (site < 0 || cs->policy.one_node_native) return 0;
+  if (site < 0) return 0;
   const pat_site_policy *sp = &cs->policy.site[site];
   if (sp->mode == PAT_MODE_EXCHANGE) return 1;
   return !sp->never && cs->sites.site[site].calls >= sp->next_probe;

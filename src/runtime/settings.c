@@ -56,6 +56,11 @@ static int parse_thread(const char *text, pat_settings *s, char *why, size_t len
 }
 static int64_t key_thread(const pat_settings *s) { return s->thread; }
 
+static int parse_plan_ahead_auto(const char *text, pat_settings *s, char *why, size_t len) {
+  return parse_flag(text, &s->plan_ahead_auto, why, len);
+}
+static int64_t key_plan_ahead_auto(const pat_settings *s) { return s->plan_ahead_auto; }
+
 #define CLOCK_SAMPLES_MAX 1000
 static int parse_clock_samples(const char *text, pat_settings *s, char *why, size_t len) {
   long long v;
@@ -168,6 +173,10 @@ const pat_setting pat_setting_table[] = {
      "background thread or MPI_THREAD_MULTIPLE), because on shared memory the call is bound by the last arrival "
      "and nothing is left for arrival-awareness to hide (BENCHMARKS.md); `auto` bets there as on a network.",
      parse_one_node, key_one_node},
+    {"PAT_PLAN_AHEAD_AUTO", "0, 1", "0", PAT_SCOPE_JOB,
+     "experimental: `1` lets `auto` keep RELAY at a site that ran it, planned from history as each call ends "
+     "(docs/guardrail.md); off because auto measured slower with it on the emulated cluster (BENCHMARKS.md).",
+     parse_plan_ahead_auto, key_plan_ahead_auto},
     {"PAT_CLOCK_SAMPLES", "1 to 1000", "20", PAT_SCOPE_JOB,
      "ping-pongs per rank with world rank 0 that estimate the clock offsets at `PAT_Init`.", parse_clock_samples,
      key_clock_samples},
