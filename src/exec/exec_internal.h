@@ -12,6 +12,8 @@ int pat_exec_describe(pat_exec *e, const pat_op *op, pat_msg *m);
 /* Complete, without blocking, those of reqs[0..n) that are done and move
  * the others, still active, to the front; returns how many stay active. */
 int pat_exec_keep_active(MPI_Request *reqs, int n);
+/* Sleep ns (e->nap_ns between tests of a wait, instead of spinning in MPI). */
+void pat_exec_nap(int64_t ns);
 /* PAT_TRACE */
 int pat_exec_tracing(void);
 void pat_exec_trace(const char *fmt, ...)

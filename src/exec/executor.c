@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Tags tell steps and plan generations apart on the private communicator;
  * MPI guarantees tags up to 32767, Open MPI offers far more. */
@@ -372,10 +373,25 @@ int pat_exec_test(pat_exec *e, int *done) {
  * in error (a truncated receive), while MPI_Wait returns (see
  * tests/mpi/test_lifecycle mismatch).  Statuses and the return code are as
  * MPI_Waitall gives them. */
+void pat_exec_nap(int64_t ns) {
+  struct timespec t = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+  nanosleep(&t, NULL); /* woken early by a signal: the caller tests again */
+}
+
+/* MPI_Wait, or with e->nap_ns tests and naps in between */
+static int wait_one(pat_exec *e, int i) {
+  if (e->nap_ns <= 0) return MPI_Wait(&e->reqs[i], &e->statuses[i]);
+  for (;;) {
+    int flag = 0, rc = MPI_Test(&e->reqs[i], &flag, &e->statuses[i]);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    pat_exec_nap(e->nap_ns);
+  }
+}
+
 static int wait_each(pat_exec *e) {
   int rc = MPI_SUCCESS;
   for (int i = 0; i < e->nreq; i++) {
-    int rci = MPI_Wait(&e->reqs[i], &e->statuses[i]);
+    int rci = wait_one(e, i);
     pat_exec_stamp(e, e->next - (size_t)e->nreq + (size_t)i, 1);
     e->statuses[i].MPI_ERROR = rci;
     if (rci != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;

@@ -58,6 +58,8 @@ typedef struct pat_exec {
   int *deps_left;         /* per send: receives whose bytes it still waits for */
   size_t *dep_start, *dep_list; /* per receive r: the sends waiting for it, dep_list[dep_start[r] ..] */
   int *done_idx;          /* scratch for MPI_Testsome / MPI_Waitsome */
+  int64_t nap_ns;         /* pat_exec_run, pat_exec_wait: 0 waits in MPI (Waitsome, Wait); > 0 tests
+                             and, when nothing is done, sleeps this long (runtime/wait_nap.h) */
   /* timeline (pat_exec_record): per op, post and completion on the clock of
    * pat_exec_set_clock, and whether the foreground did it */
   int64_t *t_post, *t_done;

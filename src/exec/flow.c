@@ -299,7 +299,15 @@ int pat_exec_flow_run(pat_exec *e) {
       return rc;
     }
     int outcount = 0;
-    rc = MPI_Waitsome((int)e->nops, e->reqs, &outcount, e->done_idx, e->statuses);
+    if (e->nap_ns > 0) {
+      rc = MPI_Testsome((int)e->nops, e->reqs, &outcount, e->done_idx, e->statuses);
+      if (rc == MPI_SUCCESS && outcount == 0) {
+        pat_exec_nap(e->nap_ns);
+        continue;
+      }
+    } else {
+      rc = MPI_Waitsome((int)e->nops, e->reqs, &outcount, e->done_idx, e->statuses);
+    }
     if (rc == MPI_SUCCESS && outcount == MPI_UNDEFINED) { /* nothing in flight, yet ops remain: a bad schedule */
       pat_exec_flow_abandon(e, MPI_ERR_INTERN);
       return MPI_ERR_INTERN;

@@ -91,6 +91,7 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
     int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
     rc = pat_exec_init(&e, s, cs->rank, &b);
     e.tag_gen = PAT_TAG_GEN_CLASSIC;
+    e.nap_ns = pat_plan_classic_nap_ns(cs, alg, c->bytes);
     if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
     if (rc == MPI_SUCCESS && pat_timeline_on())

@@ -12,6 +12,7 @@
 #include "runtime/netparams.h"
 #include "runtime/runtime.h"
 #include "runtime/timeline.h"
+#include "runtime/wait_nap.h"
 
 int pat_planner_init(pat_planner *pl, int P) {
   memset(pl, 0, sizeof *pl);
@@ -96,6 +97,8 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
     return pat_fail(MPI_ERR_NO_MEM, "cannot allocate %lld bytes", (long long)p->bytes * cs->P);
   }
   rc = pat_exec_init(&p->exec, &p->sched, cs->rank, &p->buf);
+  p->exec.nap_ns = pat_wait_nap_ns(pat_wait_smallest_blocks(&p->sched, cs->rank), p->choice.alg, (double)p->bytes,
+                                   pat_netparams());
   if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&p->exec);
   if (rc != MPI_SUCCESS) {
     pat_exec_free(&p->exec);
@@ -149,8 +152,13 @@ int pat_plan_classic(pat_comm_state *cs, int alg, const pat_sched **out) {
                       pat_status_string(rc));
     }
     apply_window(s);
+    cs->planner.classic_smallest[alg] = pat_wait_smallest_blocks(s, cs->rank);
     *slot = s;
   }
   *out = *slot;
   return MPI_SUCCESS;
+}
+
+int64_t pat_plan_classic_nap_ns(const pat_comm_state *cs, int alg, long long bytes) {
+  return pat_wait_nap_ns(cs->planner.classic_smallest[alg], alg, (double)bytes, pat_netparams());
 }

@@ -40,6 +40,7 @@ typedef struct pat_plan {
 typedef struct pat_planner {
   pat_plan plan;
   pat_sched *classic[PAT_ALG_COUNT]; /* this rank's classic schedules, built on first use */
+  double classic_smallest[PAT_ALG_COUNT]; /* their smallest message (pat_wait_smallest_blocks) */
   pat_select_cache select;           /* compiled classic schedules for the cost model */
   int64_t *scratch;                  /* P times, for predictions of past calls */
   int last_alg;                      /* what the last call ran (-1 before the first) */
@@ -65,5 +66,8 @@ void pat_plan_drop(struct pat_comm_state *cs);
 
 /* This rank's schedule of classic algorithm alg (built on first use). */
 int pat_plan_classic(struct pat_comm_state *cs, int alg, const pat_sched **out);
+/* The foreground's nap while it waits in that schedule with blocks of
+ * `bytes` (runtime/wait_nap.h). */
+int64_t pat_plan_classic_nap_ns(const struct pat_comm_state *cs, int alg, long long bytes);
 
 #endif

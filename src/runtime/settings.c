@@ -149,6 +149,18 @@ static int parse_send_window(const char *text, pat_settings *s, char *why, size_
 }
 static int64_t key_send_window(const pat_settings *s) { return s->send_window; }
 
+#define WAIT_NAP_MAX_US 1000
+static int parse_wait_nap(const char *text, pat_settings *s, char *why, size_t len) {
+  long long v;
+  if (strcmp(text, "model") == 0) {
+    s->wait_nap_us = -1;
+    return 0;
+  }
+  if (parse_int(text, 0, WAIT_NAP_MAX_US, &v)) return reason(why, len, "not model or an integer from 0 to 1000");
+  s->wait_nap_us = (int)v;
+  return 0;
+}
+
 static int parse_timeline(const char *text, pat_settings *s, char *why, size_t len) {
   if (strlen(text) + 16 >= sizeof s->timeline) return reason(why, len, "path too long");
   snprintf(s->timeline, sizeof s->timeline, "%s", text);
@@ -200,6 +212,12 @@ const pat_setting pat_setting_table[] = {
      "how schedules run (schedule.h): `schedule` as each algorithm builds them; `0` every one in lockstep (step by "
      "step); `n` every one as a data flow with n sends in flight per rank (to measure or test a window).",
      parse_send_window, key_send_window},
+    {"PAT_WAIT_NAP", "model, 0 to 1000", "model", PAT_SCOPE_RANK,
+     "how the foreground waits for a schedule's messages (runtime/wait_nap.h): `model` sleeps 1/16 of the "
+     "model's time of the rank's smallest message between tests (at most 50 us, none under 10 us), leaving the CPU "
+     "to the application's other threads and, on the emulated cluster, to the network; `0` waits in MPI "
+     "(spinning); `n` sleeps n us.",
+     parse_wait_nap, NULL},
     {"PAT_TIMELINE", "a file path prefix", "unset", PAT_SCOPE_RANK,
      "record every executed call's per-op timeline (post and completion of each message on the common clock, "
      "background or foreground) into PREFIX.RANK (world rank), one line per op; `bench/timeline/timeline.py` "
@@ -232,6 +250,7 @@ static void defaults(pat_settings *s) {
   s->report = -1;
   s->bind = PAT_BIND_NONE;
   s->send_window = -1;
+  s->wait_nap_us = -1;
 }
 
 int pat_settings_read(pat_settings *s, char *err, size_t errlen) {

@@ -1,0 +1,34 @@
+/*
+ * How long the foreground may sleep between tests while it waits for a
+ * schedule's messages (pat_exec.nap_ns): long transfers need no spinning.
+ *
+ * Waiting in MPI_Waitsome spins (Open MPI yields, but is scheduled again at
+ * once), and on a machine whose CPUs also carry the network (the emulated
+ * cluster: the kernel's TCP and tbf work on the same two cores) every rank
+ * that spins takes CPU from the transfers it waits for.  Measured there
+ * (P = 8, 500 Mbit/s, N = 1M, maxDelay 100 ms, RELAY, 3 x 24 iterations):
+ * e-bar 88.7 ms spinning, 81.8 ms with naps of 50 us (BENCHMARKS.md).
+ */
+#ifndef PAT_WAIT_NAP_H
+#define PAT_WAIT_NAP_H
+
+#include <stdint.h>
+
+#include "model/model.h"
+#include "sched/schedule.h"
+
+/* Rank self's smallest message in schedule s, in blocks; 0 when self has
+ * no data message.  Depends on the schedule only: classic schedules keep it
+ * beside them. */
+double pat_wait_smallest_blocks(const pat_sched *s, int self);
+
+/* The nap for a rank whose smallest message is smallest_blocks blocks of
+ * block_bytes, in a schedule of algorithm alg, under the cost model mp:
+ * 1/16 of the model's time of that message (a completion is noticed at most
+ * that late), at most 50 us; 0 (wait in MPI) when that is under 10 us. */
+int64_t pat_wait_nap_model_ns(double smallest_blocks, int alg, double block_bytes, const pat_model_params *mp);
+/* The same, unless PAT_WAIT_NAP sets the nap (0: none; only where
+ * smallest_blocks > 0). */
+int64_t pat_wait_nap_ns(double smallest_blocks, int alg, double block_bytes, const pat_model_params *mp);
+
+#endif
