@@ -35,6 +35,8 @@ typedef struct pat_plan {
   pat_sched sched;
   pat_buffers buf;
   pat_exec exec;
+  void *stage_mem;  /* buf.stage's memory, kept from plan to plan (up to PAT_STAGE_KEEP bytes) */
+  size_t stage_cap;
 } pat_plan;
 
 typedef struct pat_planner {
