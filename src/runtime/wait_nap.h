@@ -6,8 +6,9 @@
  * once), and on a machine whose CPUs also carry the network (the emulated
  * cluster: the kernel's TCP and tbf work on the same two cores) every rank
  * that spins takes CPU from the transfers it waits for.  Measured there
- * (P = 8, 500 Mbit/s, N = 1M, maxDelay 100 ms, RELAY, 3 x 24 iterations):
- * e-bar 88.7 ms spinning, 81.8 ms with naps of 50 us (BENCHMARKS.md).
+ * (P = 8, 500 Mbit/s, N = 1M, 3 interleaved rounds of 24 iterations, medians):
+ * maxDelay 100 ms RELAY 89.9 ms spinning, 82.8 ms napping; maxDelay 0 RING
+ * 102.8 -> 87.8 ms (BENCHMARKS.md §0, bench/results/2026-11-23-nap).
  */
 #ifndef PAT_WAIT_NAP_H
 #define PAT_WAIT_NAP_H
