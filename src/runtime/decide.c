@@ -71,6 +71,7 @@ static int exploration(const pat_comm_state *cs, int site, const pat_select_out 
 
 void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns,
                 int setting, pat_choice *out) {
+  pat_policy_settle(cs); /* the refinement every choice sees */
   memset(out, 0, sizeof *out);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out->ebar_ns[alg] = INT64_MAX;
   out->static_alg = pat_policy_static_alg(cs, bytes);

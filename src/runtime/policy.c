@@ -67,6 +67,7 @@ double pat_policy_exchange_cost(const pat_comm_state *cs) {
 }
 
 void pat_policy_new_site(pat_comm_state *cs, int site) {
+  if (cs->policy.unsettled.site == site) cs->policy.unsettled.pending = 0; /* the old site's sample */
   pat_site_policy *sp = &cs->policy.site[site];
   memset(sp, 0, sizeof *sp);
   sp->mode = PAT_MODE_STATIC;
@@ -249,6 +250,7 @@ static void learn(pat_comm_state *cs, int site) {
   int alg, flags;
   if (!previous_call(x, &call, &alg, &flags) || call != sp->last.call || call <= sp->learned_call) return;
   sp->learned_call = call;
+  pat_policy_settle(cs); /* its arrivals are about to be replaced */
   int64_t *arrivals = cs->planner.scratch;
   double measured = 0;
   for (int i = 0; i < cs->P; i++) {
@@ -271,10 +273,24 @@ static void learn(pat_comm_state *cs, int site) {
     sp->quiet = 0;
     schedule_probe(sp, now);
   }
-  double predicted;
-  if (pat_predict_alg(cs, alg, arrivals, cs->sites.site[site].bytes, &predicted) != 0) return;
+  pat_policy *pl = &cs->policy;
+  pl->unsettled.pending = 1;
+  pl->unsettled.site = site;
+  pl->unsettled.alg = alg;
+  pl->unsettled.bytes = cs->sites.site[site].bytes;
+  pl->unsettled.measured = measured;
+  pl->unsettled.wait = wait;
+}
+
+void pat_policy_settle(pat_comm_state *cs) {
+  pat_policy *pl = &cs->policy;
+  if (!pl->unsettled.pending) return;
+  pl->unsettled.pending = 0;
+  int site = pl->unsettled.site, alg = pl->unsettled.alg;
+  double measured = pl->unsettled.measured, wait = pl->unsettled.wait, predicted;
+  if (pat_predict_alg(cs, alg, cs->planner.scratch, pl->unsettled.bytes, &predicted) != 0) return;
   if (!(predicted - wait > 0) || !(measured - wait > 0)) return;
-  pat_refine *rf = &sp->refine;
+  pat_refine *rf = &pl->site[site].refine;
   double r = (measured - wait) / (predicted - wait);
   if (r > PAT_REFINE_CLAMP) r = PAT_REFINE_CLAMP;
   if (r < 1.0 / PAT_REFINE_CLAMP) r = 1.0 / PAT_REFINE_CLAMP;

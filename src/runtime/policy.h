@@ -124,6 +124,13 @@ typedef struct pat_policy {
   int cur_static;             /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
   int cur_kept;               /* it kept a plan-ahead algorithm on history's records (decide.h) */
   int64_t cur_predicted_ns;   /* what this rank's record said of its arrival */
+  /* The refinement sample of the last learned call, not yet replayed
+   * (pat_policy_settle); its arrivals are in cs->planner.scratch. */
+  struct {
+    int pending, site, alg;
+    int64_t bytes;
+    double measured, wait;
+  } unsettled;
 } pat_policy;
 
 void pat_policy_init(pat_policy *pl);
@@ -170,6 +177,18 @@ int pat_policy_static_alg(const struct pat_comm_state *cs, int64_t bytes);
  * in the call see the same state. */
 struct pat_choice;
 void pat_policy_commit(struct pat_comm_state *cs, int site, const struct pat_choice *choice, int setting);
+
+/* Replay the last learned call's algorithm under its actual arrivals and
+ * fold the ratio of measured to predicted cost into its site's refinement.
+ * pat_policy_commit only notes the sample: the replay costs about a
+ * millisecond of CPU at P = 8 (an arrival-aware schedule in the fluid
+ * model), and at the end of a call it ran while the other ranks' last
+ * transfers needed the CPU (on the emulated cluster the kernel carries the
+ * network on the ranks' cores: RELAY at N = 1M, maxDelay 100 ms measured
+ * about 3 ms faster without it, BENCHMARKS.md).  Settled before the next
+ * choice (pat_choose) and before the report reads the refinement, so every
+ * decision sees the same state as before, on every rank. */
+void pat_policy_settle(struct pat_comm_state *cs);
 
 /* A call at `site` ran alg, arrived and left at these times: remember it
  * for the next record, and decide whether the next call exchanges. */

@@ -227,6 +227,7 @@ static void keep_row(rep_record *r) {
 static void finish_site(pat_comm_state *cs, int i) {
   pat_site_report *sr = &cs->report.site[i];
   if (sr->calls == 0 || cs->report.id <= 0) return;
+  pat_policy_settle(cs);
   const rep_comm *c = &comms[cs->report.id - 1];
   rep_record row, *r = &row;
   memset(r, 0, sizeof *r);

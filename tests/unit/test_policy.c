@@ -258,10 +258,39 @@ static int test_unpredictable(void) {
   return 0;
 }
 
+/* What a committed call learned is replayed later (its replay would take
+ * the CPU from the other ranks' last transfers), but before the next
+ * choice: the choice sees every sample, and a second settle adds nothing. */
+static int test_settle(void) {
+  int64_t a[MAXP];
+  sim s;
+  sim_start(&s, 4);
+  int settled = 0;
+  for (int k = 0; k < 300; k++) {
+    arrivals(&s, a, 30.0);
+    CHECK(call(&s, 262144, a), "call %d: ranks disagree", k);
+    pat_comm_state *cs = s.rank[k % 4];
+    if (!cs->policy.unsettled.pending) continue;
+    int site = cs->policy.unsettled.site, alg = cs->policy.unsettled.alg;
+    int before = cs->policy.site[site].refine.samples[alg];
+    pat_choice choice;
+    pat_choose(cs, site, a, 262144, s.now, PAT_ALG_AUTO, &choice);
+    CHECK(!cs->policy.unsettled.pending, "call %d: the choice did not settle the refinement", k);
+    CHECK(cs->policy.site[site].refine.samples[alg] == before + 1, "call %d: %d samples of %s after settling, %d before",
+          k, cs->policy.site[site].refine.samples[alg], pat_algorithms[alg].name, before);
+    pat_policy_settle(cs);
+    CHECK(cs->policy.site[site].refine.samples[alg] == before + 1, "call %d: a second settle added a sample", k);
+    settled++;
+  }
+  CHECK(settled >= 100, "only %d of 300 imbalanced calls left a sample to settle", settled);
+  sim_end(&s);
+  return 0;
+}
+
 int main(void) {
   pat_model_params mp;
   pat_model_params_init(&mp, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
   pat_netparams_use(&mp, "test");
-  if (test_agreement() || test_purpose() || test_unpredictable()) return 1;
+  if (test_agreement() || test_purpose() || test_unpredictable() || test_settle()) return 1;
   return TEST_RESULT();
 }
