@@ -95,8 +95,22 @@ int pat_allgather_ard(pat_sched *s, const pat_build_args *a);
 int pat_allgather_direct(pat_sched *s, const pat_build_args *a);
 int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
 
+/* RELAY's pieces.  Its receives are posted ahead (a data flow, planned
+ * ahead), so unlike ARD's its pieces are made to go eager: at most
+ * PAT_RELAY_MAX_PIECE bytes, under Open MPI's TCP eager limit (64 KiB with
+ * its header), so that a piece needs no rendezvous handshake with a late
+ * rank's background thread.  On the emulated cluster (P = 8, 500 Mbit/s,
+ * maxDelay 100 ms) 512 KiB blocks in 14 pieces of 37 KiB measured 63 ms
+ * against 73 ms in 7 of 75 KiB; 1 MiB blocks: 50 KiB pieces 134 ms, 37 KiB
+ * 130-134, 75 KiB 150-153 (BENCHMARKS.md).  PAT_RELAY_MIN_PIECE keeps the
+ * per-message cost small against the piece's. */
+#define PAT_RELAY_MAX_PIECE 49152
+#define PAT_RELAY_MIN_PIECE 8192
+
 /* RELAY's pieces per block (allgather_relay.c): P - 1 when block_bytes is 0
- * (unknown), fewer so that none is below PAT_ARD_MIN_PIECE, 1 = whole blocks. */
+ * (unknown); 1 (whole blocks) when the block is too small for two pieces of
+ * PAT_RELAY_MIN_PIECE; up to P - 1 pieces of at least that; above, a
+ * multiple of P - 1 whose pieces are at most PAT_RELAY_MAX_PIECE. */
 int pat_relay_pieces(int P, int64_t block_bytes);
 
 /* DIRECT's window: the most messages a rank sends (and receives) in one

@@ -21,8 +21,12 @@
  * arriver's block then leaves its port in one block time and the relays
  * spread it in another (P-2)/(P-1) block time.
  *
- * Pieces are at least RELAY_MIN_PIECE bytes (below): k = min(P - 1,
- * block_bytes / RELAY_MIN_PIECE) (P - 1 when the block size is unknown).
+ * Pieces (below): at least PAT_RELAY_MIN_PIECE bytes, and at most
+ * PAT_RELAY_MAX_PIECE, so that each one goes out as one eager message into a
+ * receive posted ahead: k = block_bytes / PAT_RELAY_MIN_PIECE up to P - 1,
+ * then the smallest multiple of P - 1 whose pieces fit PAT_RELAY_MAX_PIECE
+ * (P - 1 when the block size is unknown); every relay then takes k / (P - 1)
+ * pieces of each block.
  * k < 2, or predicted arrivals within 2 tau of each other (nothing to spread
  * early; a second hop only adds latency), degenerate to every owner sending
  * its whole block to every rank: DIRECT's traffic in arrival order, with
@@ -31,10 +35,13 @@
  * relays k pieces in all.
  *
  * Steps (what lockstep and the checker see; the data flow only uses them for
- * tags and order): the block of the owner at arrival position t is scattered
- * in step 2t and relayed in step 2t + 1; a relay sends to the ranks after
- * it, cyclically, so the relays of one piece do not all start on one
- * receiver.  No pair exchanges two messages in one step.
+ * tags and order): with m = k / (P - 1) pieces per relay (1 when k <= P - 1),
+ * round j of the block of the owner at arrival position t (each relay's
+ * j-th piece) is scattered in step 2mt + j and relayed in step 2mt + m + j;
+ * a relay sends to the ranks after it, cyclically, so the relays of one
+ * piece do not all start on one receiver.  No pair exchanges two messages
+ * in one step (two with one tag could match each other's receives when a
+ * later piece comes in first).
  *
  * Cost (Hockney, block of m bytes, a network that overlaps a window's
  * messages): through each port (P - 1) beta m; k (P - 1) messages per rank,
@@ -55,17 +62,19 @@
  * measured 80.5 ms against 84.8 for 4 (BENCHMARKS.md, issue 19). */
 #define RELAY_WINDOW 64
 
-/* The smallest piece: PAT_ARD_MIN_PIECE keeps pieces out of the eager
- * protocol.  k = P - 1 pieces (one per relay, as the probe
- * ../shared/probes/relay.c) measured better on the quiet emulated cluster
- * than k = 2 (1M / 100 ms: 97.7 against 105.0 ms); the earlier choice of
- * 4 x PAT_ARD_MIN_PIECE came from a loaded machine. */
-#define RELAY_MIN_PIECE PAT_ARD_MIN_PIECE
+/* At most this many pieces per relay and block: the schedule has k P
+ * transfers per block, which the model replays for every rank. */
+#define RELAY_MAX_PER_RELAY 16
 
 int pat_relay_pieces(int P, int64_t block_bytes) {
   if (P < 3) return 1;
-  int64_t k = block_bytes > 0 ? block_bytes / RELAY_MIN_PIECE : P - 1;
-  return k < 2 ? 1 : k > P - 1 ? P - 1 : (int)k;
+  if (block_bytes <= 0) return P - 1;
+  int64_t k = block_bytes / PAT_RELAY_MIN_PIECE;
+  if (k < 2) return 1;
+  if (k <= P - 1) return (int)k;
+  int64_t per_relay_bytes = (int64_t)(P - 1) * PAT_RELAY_MAX_PIECE;
+  int64_t m = (block_bytes + per_relay_bytes - 1) / per_relay_bytes;
+  return (P - 1) * (int)(m > RELAY_MAX_PER_RELAY ? RELAY_MAX_PER_RELAY : m);
 }
 
 static int relay_of(int P, int owner, int p, int k) { return (owner + 1 + (int)((int64_t)p * (P - 1) / k)) % P; }
@@ -76,27 +85,36 @@ static pat_span piece(int P, int owner, int p, int k) {
                    (uint32_t)((uint64_t)(p + 1) * PAT_FRAC_ONE / (uint64_t)k));
 }
 
-/* The scatter (step 2t) and the relays (step 2t + 1) of owner o's block. */
+/* Pieces each relay takes of a block. */
+static int per_relay(int P, int k) { return k > P - 1 ? k / (P - 1) : 1; }
+
+/* The scatter and the relays of owner o's block, at arrival position t (see
+ * Steps above).  Round-major: every relay gets its first piece before any
+ * gets its second, so the relays start forwarding early. */
 static int spread_block(pat_sched *s, int P, int o, int t, int k) {
+  const int m = per_relay(P, k), base = 2 * m * t, relays = k / m;
   if (k == 1) { /* no relays: the owner sends the whole block to everyone, nearest first */
     for (int d = 1; d < P; d++) {
       pat_span sp = piece(P, o, 0, 1);
-      if (pat_sched_transfer(s, 2 * t, o, (o + d) % P, 1, &sp, 0)) return PAT_ENOMEM;
+      if (pat_sched_transfer(s, base, o, (o + d) % P, 1, &sp, 0)) return PAT_ENOMEM;
     }
     return PAT_OK;
   }
-  for (int p = 0; p < k; p++) {
-    pat_span sp = piece(P, o, p, k);
-    if (pat_sched_transfer(s, 2 * t, o, relay_of(P, o, p, k), 1, &sp, 0)) return PAT_ENOMEM;
-  }
-  for (int p = 0; p < k; p++) {
-    int R = relay_of(P, o, p, k);
-    pat_span sp = piece(P, o, p, k);
-    for (int d = 1; d < P; d++) {
-      int x = (R + d) % P;
-      if (x != o && pat_sched_transfer(s, 2 * t + 1, R, x, 1, &sp, 0)) return PAT_ENOMEM;
+  for (int j = 0; j < m; j++)
+    for (int i = 0; i < relays; i++) {
+      int p = i * m + j;
+      pat_span sp = piece(P, o, p, k);
+      if (pat_sched_transfer(s, base + j, o, relay_of(P, o, p, k), 1, &sp, 0)) return PAT_ENOMEM;
     }
-  }
+  for (int j = 0; j < m; j++)
+    for (int i = 0; i < relays; i++) {
+      int p = i * m + j, R = relay_of(P, o, p, k);
+      pat_span sp = piece(P, o, p, k);
+      for (int d = 1; d < P; d++) {
+        int x = (R + d) % P;
+        if (x != o && pat_sched_transfer(s, base + m + j, R, x, 1, &sp, 0)) return PAT_ENOMEM;
+      }
+    }
   return PAT_OK;
 }
 

@@ -1,6 +1,7 @@
 /* RELAY: for P = 1..64, balanced and random PAPs and block sizes, the
  * schedule is valid and every per-rank build is its slice; it runs as a data
- * flow; pieces are never below PAT_ARD_MIN_PIECE; every block leaves its
+ * flow; pieces are never below PAT_RELAY_MIN_PIECE and, once a block has
+ * P - 1 of them, never above PAT_RELAY_MAX_PIECE (eager); every block leaves its
  * owner's send port exactly once (its pieces add up to one block) and is
  * scattered in the step of its owner's arrival position, earliest first. */
 #include <stdint.h>
@@ -11,8 +12,10 @@
 #include "schedtest.h"
 #include "testutil.h"
 
-/* Each owner sends its own block only in step 2 * (its arrival position). */
+/* Each owner sends its own block only in the scatter steps of its arrival
+ * position: [2 m pos, 2 m pos + m), m pieces per relay. */
 static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_bytes, char *err, size_t errlen) {
+  int k = pat_relay_pieces(s->P, block_bytes), m = s->P > 2 && k > s->P - 1 ? k / (s->P - 1) : 1;
   for (int r = 0; r < s->P; r++) {
     size_t n;
     const pat_op *o = pat_sched_rank_ops(s, r, &n);
@@ -26,8 +29,10 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
     }
     for (size_t i = 0; i < n; i++) {
       if (o[i].kind != PAT_OP_SEND || o[i].span[0].first != r) continue;
-      if (o[i].step != 2 * pos[r]) {
-        snprintf(err, errlen, "rank %d sends its block in step %d, not %d", r, o[i].step, 2 * pos[r]);
+      if (whole) m = 1; /* arrivals near balanced: whole blocks, one step */
+      if (o[i].step < 2 * m * pos[r] || o[i].step >= 2 * m * pos[r] + m) {
+        snprintf(err, errlen, "rank %d sends its block in step %d, not in [%d, %d)", r, o[i].step, 2 * m * pos[r],
+                 2 * m * pos[r] + m);
         return 1;
       }
       own += o[i].span[0].hi - o[i].span[0].lo;
@@ -44,15 +49,23 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
   return 0;
 }
 
-static int smallest_piece_ok(const pat_sched *s, int64_t block_bytes) {
-  if (block_bytes <= 0) return 1;
+/* Every piece between the smallest and (but for the largest blocks, whose
+ * pieces per relay are capped) the largest size; a byte of rounding each way. */
+static int piece_sizes_ok(const pat_sched *s, int64_t block_bytes, char *err, size_t errlen) {
+  if (block_bytes <= 0) return 0;
+  int capped = pat_relay_pieces(s->P, block_bytes) == 16 * (s->P - 1);
   for (size_t i = 0; i < s->nops; i++)
     for (int k = 0; k < s->ops[i].nspans; k++) {
       const pat_span *sp = &s->ops[i].span[k];
-      if (sp->hi - sp->lo < PAT_FRAC_ONE && (uint64_t)block_bytes * (sp->hi - sp->lo) / PAT_FRAC_ONE < PAT_ARD_MIN_PIECE)
-        return 0;
+      if (sp->hi - sp->lo == PAT_FRAC_ONE) continue;
+      uint64_t bytes = (uint64_t)block_bytes * (sp->hi - sp->lo) / PAT_FRAC_ONE;
+      if (bytes + 1 < PAT_RELAY_MIN_PIECE || (!capped && bytes > PAT_RELAY_MAX_PIECE + 1)) {
+        snprintf(err, errlen, "a piece of %llu bytes (block %lld, %d pieces)", (unsigned long long)bytes,
+                 (long long)block_bytes, pat_relay_pieces(s->P, block_bytes));
+        return 1;
+      }
     }
-  return 1;
+  return 0;
 }
 
 static int one_case(int P, const int64_t *arrival, int64_t tau, int64_t block_bytes, int slices, char *err,
@@ -68,10 +81,7 @@ static int one_case(int P, const int64_t *arrival, int64_t tau, int64_t block_by
     snprintf(err, errlen, "send_window %d: not a data flow", all.send_window);
     bad = 1;
   }
-  if (!bad && !smallest_piece_ok(&all, block_bytes)) {
-    snprintf(err, errlen, "a piece below %d bytes (block %lld)", PAT_ARD_MIN_PIECE, (long long)block_bytes);
-    bad = 1;
-  }
+  if (!bad) bad = piece_sizes_ok(&all, block_bytes, err, errlen);
   if (!bad) bad = check_owner_sends(&all, pos, block_bytes, err, errlen);
   free(order);
   free(pos);
@@ -83,23 +93,27 @@ int main(void) {
   char err[256];
   int64_t arrival[64];
   for (int P = 1; P <= 64; P++) {
-    const int64_t sizes[] = {0, 1000, PAT_ARD_MIN_PIECE, 3 * PAT_ARD_MIN_PIECE + 5, 100 * PAT_ARD_MIN_PIECE};
-    for (int k = 0; k < 5; k++)
+    const int64_t sizes[] = {0, 1000, PAT_RELAY_MIN_PIECE, 3 * PAT_RELAY_MIN_PIECE + 5, 100 * PAT_RELAY_MIN_PIECE,
+                             100 * PAT_RELAY_MAX_PIECE + 3};
+    for (int k = 0; k < 6; k++)
       CHECK(!one_case(P, NULL, 1000, sizes[k], P <= 16, err, sizeof err), "balanced P=%d: %s", P, err);
   }
   for (int n = 0; n < 400; n++) {
     int P = 1 + n % 64;
     int64_t tau;
     const char *shape = pap_random(P, arrival, &tau);
-    int64_t block_bytes = n % 4 == 0 ? 0 : (int64_t)pap_below(10 * PAT_ARD_MIN_PIECE * (int64_t)P);
+    int64_t block_bytes = n % 4 == 0 ? 0 : (int64_t)pap_below(3 * PAT_RELAY_MAX_PIECE * (int64_t)P);
     CHECK(!one_case(P, arrival, tau, block_bytes, n % 16 == 0 && P <= 24, err, sizeof err), "PAP %d (%s, P=%d, %lld B): %s", n,
           shape, P, (long long)block_bytes, err);
   }
-  /* the smallest piece of two: the block size at which RELAY starts to split */
-  int64_t two = PAT_ARD_MIN_PIECE;
-  while (pat_relay_pieces(8, two) < 2) two += PAT_ARD_MIN_PIECE;
-  CHECK(two >= 2 * PAT_ARD_MIN_PIECE && pat_relay_pieces(8, 0) == 7 && pat_relay_pieces(8, 100LL << 30) == 7 &&
-            pat_relay_pieces(8, two - 1) == 1 && pat_relay_pieces(2, 0) == 1,
-        "piece counts (two pieces from %lld bytes)", (long long)two);
+  /* the smallest block of two pieces; P - 1 pieces up to P - 1 relays' worth
+   * of the largest piece, then multiples of P - 1 (at P = 8: 512 KiB in 14
+   * pieces of 37 KiB, 1 MiB in 28), capped at 16 per relay */
+  CHECK(pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE - 1) == 1 && pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE) == 2 &&
+            pat_relay_pieces(8, 0) == 7 && pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE) == 7 &&
+            pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE + 1) == 14 && pat_relay_pieces(8, 512 << 10) == 14 &&
+            pat_relay_pieces(8, 1 << 20) == 28 && pat_relay_pieces(8, 100LL << 30) == 7 * 16 &&
+            pat_relay_pieces(2, 0) == 1 && pat_relay_pieces(2, 1 << 20) == 1,
+        "piece counts");
   return TEST_RESULT();
 }
