@@ -1,6 +1,6 @@
 /*
- * One algorithm's run: warm-up, optional flat run (for r'), measured
- * iterations.  Each iteration follows Listing 4 of Proficz 2021:
+ * One algorithm's run: warm-up, measured iterations, optional flat run
+ * (for r').  Each iteration follows Listing 4 of Proficz 2021:
  *
  *   fresh data; delay d_i = U[0, maxDelay] from (seed, rank, iteration);
  *   barrier; barrier; PAT_ProcessingStart; compute base + d_i/2;
