@@ -14,10 +14,11 @@
 
 void pat_policy_init(pat_policy *pl) { memset(pl, 0, sizeof *pl); }
 
-/* Off unless PAT_PLAN_AHEAD_AUTO=1 (a job setting: every rank alike): with
- * it, auto ran 1.22-1.39x the fastest algorithm at N >= 1M in the
- * 2026-11-23 cluster sweep (before: 1.01-1.10); whether the kept RELAY or
- * the sweep's blocked order caused that is not yet measured (BENCHMARKS.md). */
+/* On unless PAT_PLAN_AHEAD_AUTO=0 (a job setting: every rank alike).  On the
+ * emulated cluster (P = 8, N = 1M, maxDelay 50-100 ms, re-fitted model)
+ * auto ran 1.03-1.14x the fastest algorithm with it and 1.36-1.41x without
+ * (BENCHMARKS.md); it had been off since a sweep whose model file and flat
+ * run (before the measured calls) held auto at its static choice. */
 int pat_policy_plans_ahead(const pat_comm_state *cs, int site) {
   if (!pat_proc.settings.plan_ahead_auto || site < 0) return 0;
   const pat_site_policy *sp = &cs->policy.site[site];

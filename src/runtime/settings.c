@@ -185,9 +185,11 @@ const pat_setting pat_setting_table[] = {
      "background thread or MPI_THREAD_MULTIPLE), because on shared memory the call is bound by the last arrival "
      "and nothing is left for arrival-awareness to hide (BENCHMARKS.md); `auto` bets there as on a network.",
      parse_one_node, key_one_node},
-    {"PAT_PLAN_AHEAD_AUTO", "0, 1", "0", PAT_SCOPE_JOB,
-     "experimental: `1` lets `auto` keep RELAY at a site that ran it, planned from history as each call ends "
-     "(docs/guardrail.md); off because auto measured slower with it on the emulated cluster (BENCHMARKS.md).",
+    {"PAT_PLAN_AHEAD_AUTO", "0, 1", "1", PAT_SCOPE_JOB,
+     "`1` lets `auto` keep RELAY at a site that ran it, planned from history as each call ends, so that its "
+     "receives are posted before the last rank's edge (docs/guardrail.md); `0` plans every call at the edges "
+     "(on the emulated cluster auto then ran 1.36-1.41x the fastest at N = 1M, maxDelay 50-100 ms, against "
+     "1.03-1.14x with `1`: BENCHMARKS.md).",
      parse_plan_ahead_auto, key_plan_ahead_auto},
     {"PAT_CLOCK_SAMPLES", "1 to 1000", "20", PAT_SCOPE_JOB,
      "ping-pongs per rank with world rank 0 that estimate the clock offsets at `PAT_Init`.", parse_clock_samples,
@@ -251,6 +253,7 @@ static void defaults(pat_settings *s) {
   s->bind = PAT_BIND_NONE;
   s->send_window = -1;
   s->wait_nap_us = -1;
+  s->plan_ahead_auto = 1;
 }
 
 int pat_settings_read(pat_settings *s, char *err, size_t errlen) {
