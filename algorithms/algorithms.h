@@ -106,11 +106,20 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
  * per-message cost small against the piece's. */
 #define PAT_RELAY_MAX_PIECE 49152
 #define PAT_RELAY_MIN_PIECE 8192
+/* RELAY's sends per rank and call, at most: each message costs CPU, and on
+ * the emulated cluster at P = 16 (200 Mbit/s) 15 pieces per block (210 sends
+ * per rank, 17 KiB each) overloaded the cores (compute phases ending up to
+ * 1 s late; 1M / 100 ms: 306-318 ms) where 8 or 10 measured 167-169 ms, and
+ * at 4M 10 pieces of 105 KiB 831 ms against 1266-1293 ms for 15 and 30;
+ * at P = 8, 2M, 21 pieces measured as 28 (126 against 124 ms). */
+#define PAT_RELAY_MAX_SENDS 160
 
 /* RELAY's pieces per block (allgather_relay.c): P - 1 when block_bytes is 0
  * (unknown); 1 (whole blocks) when the block is too small for two pieces of
  * PAT_RELAY_MIN_PIECE; up to P - 1 pieces of at least that; above, a
- * multiple of P - 1 whose pieces are at most PAT_RELAY_MAX_PIECE. */
+ * multiple of P - 1 whose pieces are at most PAT_RELAY_MAX_PIECE; in every
+ * case no more than PAT_RELAY_MAX_SENDS / (P - 1) (a multiple of P - 1 when
+ * above it). */
 int pat_relay_pieces(int P, int64_t block_bytes);
 
 /* DIRECT's window: the most messages a rank sends (and receives) in one

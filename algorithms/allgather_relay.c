@@ -26,7 +26,9 @@
  * receive posted ahead: k = block_bytes / PAT_RELAY_MIN_PIECE up to P - 1,
  * then the smallest multiple of P - 1 whose pieces fit PAT_RELAY_MAX_PIECE
  * (P - 1 when the block size is unknown); every relay then takes k / (P - 1)
- * pieces of each block.
+ * pieces of each block.  But a rank sends k (P - 1) messages per call, and
+ * at most PAT_RELAY_MAX_SENDS: beyond, k is cut (to a multiple of P - 1 if
+ * it is above), and the pieces grow past the eager limit.
  * k < 2, or predicted arrivals within 2 tau of each other (nothing to spread
  * early; a second hop only adds latency), degenerate to every owner sending
  * its whole block to every rank: DIRECT's traffic in arrival order, with
@@ -62,19 +64,21 @@
  * measured 80.5 ms against 84.8 for 4 (BENCHMARKS.md, issue 19). */
 #define RELAY_WINDOW 64
 
-/* At most this many pieces per relay and block: the schedule has k P
- * transfers per block, which the model replays for every rank. */
-#define RELAY_MAX_PER_RELAY 16
-
 int pat_relay_pieces(int P, int64_t block_bytes) {
   if (P < 3) return 1;
-  if (block_bytes <= 0) return P - 1;
-  int64_t k = block_bytes / PAT_RELAY_MIN_PIECE;
-  if (k < 2) return 1;
-  if (k <= P - 1) return (int)k;
-  int64_t per_relay_bytes = (int64_t)(P - 1) * PAT_RELAY_MAX_PIECE;
-  int64_t m = (block_bytes + per_relay_bytes - 1) / per_relay_bytes;
-  return (P - 1) * (int)(m > RELAY_MAX_PER_RELAY ? RELAY_MAX_PER_RELAY : m);
+  const int most = PAT_RELAY_MAX_SENDS / (P - 1); /* k (P - 1) sends per rank */
+  if (most < 2) return 1;
+  int64_t k;
+  if (block_bytes <= 0)
+    k = P - 1;
+  else if ((k = block_bytes / PAT_RELAY_MIN_PIECE) < 2)
+    return 1;
+  else if (k > P - 1) {
+    int64_t per_relay_bytes = (int64_t)(P - 1) * PAT_RELAY_MAX_PIECE;
+    k = (int64_t)(P - 1) * ((block_bytes + per_relay_bytes - 1) / per_relay_bytes);
+  }
+  if (k <= most) return (int)k;
+  return most >= P - 1 ? (P - 1) * (most / (P - 1)) : most;
 }
 
 static int relay_of(int P, int owner, int p, int k) { return (owner + 1 + (int)((int64_t)p * (P - 1) / k)) % P; }

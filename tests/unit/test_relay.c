@@ -53,7 +53,13 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
  * pieces per relay are capped) the largest size; a byte of rounding each way. */
 static int piece_sizes_ok(const pat_sched *s, int64_t block_bytes, char *err, size_t errlen) {
   if (block_bytes <= 0) return 0;
-  int capped = pat_relay_pieces(s->P, block_bytes) == 16 * (s->P - 1);
+  /* the send budget cuts the count: then pieces may exceed the eager size */
+  int k = pat_relay_pieces(s->P, block_bytes), next = k + (k >= s->P - 1 ? s->P - 1 : 1);
+  int capped = (int64_t)next * (s->P - 1) > PAT_RELAY_MAX_SENDS;
+  if (k > 1 && (int64_t)k * (s->P - 1) > PAT_RELAY_MAX_SENDS) {
+    snprintf(err, errlen, "%d pieces at P = %d: over %d sends per rank", k, s->P, PAT_RELAY_MAX_SENDS);
+    return 1;
+  }
   for (size_t i = 0; i < s->nops; i++)
     for (int k = 0; k < s->ops[i].nspans; k++) {
       const pat_span *sp = &s->ops[i].span[k];
@@ -108,11 +114,14 @@ int main(void) {
   }
   /* the smallest block of two pieces; P - 1 pieces up to P - 1 relays' worth
    * of the largest piece, then multiples of P - 1 (at P = 8: 512 KiB in 14
-   * pieces of 37 KiB, 1 MiB in 28), capped at 16 per relay */
+   * pieces of 37 KiB), within 160 sends per rank (at P = 8, 21 pieces at
+   * most; at P = 16, 10; beyond P = 81 whole blocks) */
   CHECK(pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE - 1) == 1 && pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE) == 2 &&
             pat_relay_pieces(8, 0) == 7 && pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE) == 7 &&
             pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE + 1) == 14 && pat_relay_pieces(8, 512 << 10) == 14 &&
-            pat_relay_pieces(8, 1 << 20) == 28 && pat_relay_pieces(8, 100LL << 30) == 7 * 16 &&
+            pat_relay_pieces(8, 1 << 20) == 21 && pat_relay_pieces(8, 100LL << 30) == 21 &&
+            pat_relay_pieces(16, 256 << 10) == 10 && pat_relay_pieces(16, 1 << 20) == 10 &&
+            pat_relay_pieces(16, 0) == 10 && pat_relay_pieces(81, 1 << 20) == 2 && pat_relay_pieces(82, 1 << 20) == 1 &&
             pat_relay_pieces(2, 0) == 1 && pat_relay_pieces(2, 1 << 20) == 1,
         "piece counts");
   return TEST_RESULT();
