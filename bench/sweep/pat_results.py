@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import sys
 
-ARRIVAL_AWARE = ("bdr", "bslb", "ard")
+ARRIVAL_AWARE = ("bdr", "bslb", "ard", "relay")
 CLASSIC = ("native", "ring", "nex", "rdb", "bruck", "lnbc", "direct")
 ORDER = CLASSIC + ARRIVAL_AWARE + ("auto",)
 
