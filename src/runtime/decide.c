@@ -98,6 +98,20 @@ void pat_choose(pat_comm_state *cs, int site, const int64_t *arrival, int64_t by
   if (pat_select(&cs->planner.select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
   memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
   out->wait = pat_select_wait(cs->P, arrival);
+  /* Exchanged on arrival (a site's first call), the plan comes after the
+   * last arrival, when no algorithm can hide any of the imbalance: this
+   * call runs what is best then, but what the policy learns from it (the
+   * predictions pat_policy_commit judges) is what a plan made ahead would
+   * gain, as the site's later calls make theirs.  Without this a site's
+   * first call never found a gain, and auto waited for the first probe
+   * (PAT_PROBE_FIRST calls) before it tried anything. */
+  if (bg_start_ns != PAT_NO_TIME && pat_exchange_all_kind(&cs->x, PAT_XREC_ACTUAL)) {
+    pat_select_in ahead = x.in;
+    ahead.bg_start_ns = PAT_NO_TIME;
+    pat_select_out oa;
+    if (pat_select(&cs->planner.select, &ahead, &oa) == PAT_OK && oa.alg >= 0)
+      memcpy(out->ebar_ns, oa.ebar_ns, sizeof out->ebar_ns);
+  }
   if (held) return; /* the predictions still tell the policy whether a trial could pay */
   /* planned ahead from history: the site's plan-ahead algorithm again (its
    * prediction only orders its sends); the guard judges it by what it costs */
