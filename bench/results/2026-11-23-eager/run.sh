@@ -132,3 +132,28 @@ if [ "$part" = all ] || [ "$part" = model ]; then
   python3 bench/sweep/compare_model.py --model $MODEL_NEW --results $R/sweep-cluster-p8 \
     --pat-model build/pat-model --out $R/sweep-cluster-p8/model-vs-measured.md
 fi
+
+if [ "$part" = all ] || [ "$part" = autofinal ]; then
+  # 9. after commit c336e83 (a site's first call tells the policy what planning ahead would gain):
+  #    auto's sweep again, the random arrivals and bfs against native
+  $CL up -n 8 --rate 500mbit
+  PAT_MODEL=$MODEL_NEW python3 bench/sweep/sweep.py --label auto-final-cluster-p8 --P 8 \
+    --N 256K,1M,2M --delays 0,10,50,100 --algs native,direct,relay,auto --iters 24 --warmup 4 --base-ms 20 \
+    --compute sleep --bench-args "--order blocked" \
+    --launcher "$CL run --timeout 900 -x PAT_MODEL -np {P}" --est-ns-per-byte 30 \
+    --out $R/sweep-auto-final-cluster-p8 --bench $MB --quiet
+  mkdir -p $R/random-arrivals-final
+  for round in 1 2 3; do
+    $CL run --timeout 900 -np 8 $MB --instrument none --alg native,auto --iters 100 --warmup 4 --base-ms 10 \
+      --max-delay 20 -N 1M --seed $round > $R/random-arrivals-final/cluster-p8-nomodel-$round.txt 2>&1
+    $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL_NEW $MB --instrument none --alg native,auto --iters 100 \
+      --warmup 4 --base-ms 10 --max-delay 20 -N 1M --seed $round > $R/random-arrivals-final/cluster-p8-model-$round.txt 2>&1
+  done
+  for round in 1 2 3; do
+    for v in native new; do
+      X=""; [ $v = new ] && X="-x LD_PRELOAD=$PWD/build/libpat_mpi.so"
+      echo "r$round $v"; $CL run --timeout 600 -np 8 $X $PWD/build/bench/examples/bfs -v 131072 -n 64
+    done
+  done > $R/bfs-final.txt 2>&1
+  $CL down
+fi
