@@ -278,7 +278,6 @@ static void learn(pat_comm_state *cs, int site) {
   pl->unsettled.pending = 1;
   pl->unsettled.site = site;
   pl->unsettled.alg = alg;
-  pl->unsettled.bytes = cs->sites.site[site].bytes;
   pl->unsettled.measured = measured;
   pl->unsettled.wait = wait;
 }
@@ -289,7 +288,8 @@ void pat_policy_settle(pat_comm_state *cs) {
   pl->unsettled.pending = 0;
   int site = pl->unsettled.site, alg = pl->unsettled.alg;
   double measured = pl->unsettled.measured, wait = pl->unsettled.wait, predicted;
-  if (pat_predict_alg(cs, alg, cs->planner.scratch, pl->unsettled.bytes, &predicted) != 0) return;
+  /* the site's block size is the sample's: a slot given to another site drops it (new_site) */
+  if (pat_predict_alg(cs, alg, cs->planner.scratch, cs->sites.site[site].bytes, &predicted) != 0) return;
   if (!(predicted - wait > 0) || !(measured - wait > 0)) return;
   pat_refine *rf = &pl->site[site].refine;
   double r = (measured - wait) / (predicted - wait);

@@ -128,7 +128,6 @@ typedef struct pat_policy {
    * (pat_policy_settle); its arrivals are in cs->planner.scratch. */
   struct {
     int pending, site, alg;
-    int64_t bytes;
     double measured, wait;
   } unsettled;
 } pat_policy;
