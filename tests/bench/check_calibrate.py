@@ -76,6 +76,8 @@ def check_calibration(args, algs, csv_path, env):
     check(timed == sorted(algs), "every algorithm timed by default: %s" % timed)
     check(all(sorted(r[1] for r in rows if r[0] == a) == [1, 64, 4096] for a in algs), "sizes 1, 64, 4096 B each")
     check(all(r[2] > 0 for r in rows), "times > 0")
+    header = open(csv_path).read() if os.path.exists(csv_path) else ""
+    check("gap=2ms" in header, "the header says the default pause before a timed call (2 ms)")
     return rows
 
 
