@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "model/fit.h"
+#include "model/measured.h"
 #include "model/model_prog.h"
 #include "model/select.h"
 #include "tools/cli.h"
@@ -57,6 +58,8 @@ static void usage(FILE *f) {
           "  --delays LIST         maxDelay values for the table (times, or multiples of tau: 4tau)\n"
           "  --bslb-roots K        BSLB: try the K earliest arrivals as root (default 1)\n"
           "  --timing              time schedule build, replay, compiled programs and selection at this P\n"
+          "columns: ebar and r of the replay; as-auto, where the model file has measured times on this P,\n"
+          "  is what auto predicts: the measured balanced time plus the replay's response to the pattern\n"
           "times: a number with s, ms, us or ns (plain numbers are seconds); counts and sizes (bytes):\n"
           "k, m, g = 2^10, 2^20, 2^30, either case (64k, 1M); rates: also a bare number in bit/s.\n",
           MAXP);
@@ -174,13 +177,25 @@ static void make_pap(const opts *o, double tau, int rep, const double *csv, int6
 
 typedef struct pred {
   double ebar, r, lb;
+  double as_auto; /* what auto predicts: the measured level plus the replay's response; NAN without a level */
   int rc, root;
 } pred;
+
+/* alg's replay on balanced arrivals: the reference its measured level replaces (select.c). */
+static double flat_replay(pat_select_cache *cache, int alg, int root, int P, const pat_model_params *mp,
+                          double block) {
+  int64_t *zero = calloc((size_t)P, sizeof *zero);
+  pat_model_result res;
+  memset(&res, 0, sizeof res);
+  int rc = pat_predict(cache, alg, root, P, zero, PAT_NO_TIME, block, mp, &res);
+  free(zero);
+  return rc ? NAN : res.ebar;
+}
 
 /* mean ē (and r) of alg over the patterns; ē_lb alike */
 static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_model_params *mp, double block,
                     const double *csv) {
-  pred p = {0, 0, 0, 0, 0};
+  pred p = {0, 0, 0, NAN, 0, 0};
   const int P = o->P;
   int reps = o->pap == PAP_UNIFORM ? o->reps : 1;
   int64_t *a = malloc((size_t)P * sizeof *a);
@@ -211,6 +226,11 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
   }
   free(a);
   free(ad);
+  double level;
+  if (!p.rc && pat_model_measured_time(mp, alg, P, block, &level)) {
+    double flat = flat_replay(cache, alg, p.root, P, mp, block);
+    if (isfinite(flat)) p.as_auto = fmax(0, level + (p.ebar - flat));
+  }
   return p;
 }
 
@@ -652,25 +672,28 @@ static void print_pattern_heading(const opts *o, double block, double tau, const
   }
 }
 
-/* One line per algorithm: predicted ē, r, ē/ē_lb; then the lower bound. */
+/* One line per algorithm: predicted ē, r, ē/ē_lb, and where the model has a
+ * measured level, what auto predicts (level + the replay's response to the
+ * pattern); then the lower bound. */
 static void print_alg_rows(pat_select_cache *cache, const opts *o, const pat_model_params *mp, double block,
                            const double *csv) {
   char b1[32], b2[32];
-  printf("%-6s %12s %12s %9s %s\n", "alg", "ebar", "r", "ebar/lb", "note");
+  printf("%-6s %12s %12s %9s %12s %s\n", "alg", "ebar", "r", "ebar/lb", "as-auto", "note");
   double lb = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!(o->algs & (1u << alg))) continue;
     pred p = predict(cache, alg, o, mp, block, csv);
     if (p.rc) {
-      printf("%-6s %12s %12s %9s cannot predict (%s)\n", pat_algorithms[alg].name, "-", "-", "-",
+      printf("%-6s %12s %12s %9s %12s cannot predict (%s)\n", pat_algorithms[alg].name, "-", "-", "-", "-",
              pat_status_string(p.rc));
       continue;
     }
     lb = p.lb;
-    char note[64] = "";
+    char note[64] = "", b3[32] = "-";
+    if (isfinite(p.as_auto)) fmt_time(p.as_auto, b3, sizeof b3);
     if (pat_algorithms[alg].flags & PAT_ALGF_ROOTED) snprintf(note, sizeof note, "root %d", p.root);
-    printf("%-6s %12s %12s %9.3f %s\n", pat_algorithms[alg].name, fmt_time(p.ebar, b1, sizeof b1),
-           fmt_time(p.r, b2, sizeof b2), p.lb > 0 ? p.ebar / p.lb : INFINITY, note);
+    printf("%-6s %12s %12s %9.3f %12s %s\n", pat_algorithms[alg].name, fmt_time(p.ebar, b1, sizeof b1),
+           fmt_time(p.r, b2, sizeof b2), p.lb > 0 ? p.ebar / p.lb : INFINITY, b3, note);
   }
   printf("%-6s %12s\n", "lower", fmt_time(lb, b1, sizeof b1));
 }
@@ -680,8 +703,12 @@ static void print_auto_choice(pat_select_cache *cache, const opts *o, const pat_
                               double tau, const double *csv) {
   int64_t *a = malloc((size_t)o->P * sizeof *a);
   make_pap(o, tau, 0, csv, a);
+  double flat[PAT_ALG_COUNT]; /* the measured levels, as the runtime gives them (decide.c) */
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (!pat_model_measured_time(mp, alg, o->P, block, &flat[alg])) flat[alg] = NAN;
   pat_select_in in = {.P = o->P,
                       .arrival_ns = a,
+                      .flat_s = flat,
                       .bg_start_ns = o->have_bg ? (int64_t)llround(o->bg_start * 1e9) : PAT_NO_TIME,
                       .block_bytes = block,
                       .mp = mp,
