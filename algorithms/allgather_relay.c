@@ -29,10 +29,14 @@
  * pieces of each block.  But a rank sends k (P - 1) messages per call, and
  * at most PAT_RELAY_MAX_SENDS: beyond, k is cut (to a multiple of P - 1 if
  * it is above), and the pieces grow past the eager limit.
- * k < 2, or predicted arrivals within 2 tau of each other (nothing to spread
- * early; a second hop only adds latency), degenerate to every owner sending
- * its whole block to every rank: DIRECT's traffic in arrival order, with
- * DIRECT's window.  Relays of a block are spread evenly over the ranks after
+ * k < 2 (a block under two pieces) degenerates to every owner sending its
+ * whole block to every rank: DIRECT's traffic in arrival order, with
+ * DIRECT's window.  Balanced arrivals keep the pieces: whole blocks above the
+ * eager size are rendezvous messages into receives posted ahead, and on the
+ * emulated cluster (P = 8, 500 Mbit/s, maxDelay 0) calls that sent them took
+ * 88-92 ms at N = 1M against 67-70 ms with pieces and 69-74 ms for DIRECT;
+ * with pieces RELAY measured 0.97-1.02x DIRECT's time at N = 256K-2M
+ * (BENCHMARKS.md §0).  Relays of a block are spread evenly over the ranks after
  * the owner: R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank
  * relays k pieces in all.
  *
@@ -49,7 +53,8 @@
  * messages): through each port (P - 1) beta m; k (P - 1) messages per rank,
  * W in flight; after the last arrival L, if the other blocks are everywhere
  * by then: 2 alpha + beta m (1 + (P - 2)/k) (L's scatter, then the relays),
- * against (P - 1)(alpha + beta m) for DIRECT's last block.  Balanced: DIRECT.
+ * against (P - 1)(alpha + beta m) for DIRECT's last block.  Balanced: the
+ * same traffic per port as DIRECT's, plus one alpha.
  * In lockstep (send_window 0) its 2P steps serialise the relays: the window
  * is what it is built for.
  */
@@ -122,22 +127,10 @@ static int spread_block(pat_sched *s, int P, int o, int t, int k) {
   return PAT_OK;
 }
 
-/* Predicted arrivals within two block times of each other: nothing to
- * spread early, and a relay's second hop only adds latency. */
-static int near_balanced(const pat_build_args *a) {
-  if (!a->arrival || a->tau <= 0) return 1;
-  int64_t lo = a->arrival[0], hi = a->arrival[0];
-  for (int r = 1; r < a->P; r++) {
-    if (a->arrival[r] < lo) lo = a->arrival[r];
-    if (a->arrival[r] > hi) hi = a->arrival[r];
-  }
-  return hi - lo < 2 * a->tau;
-}
-
 int pat_allgather_relay(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   if (P < 2) return PAT_OK;
-  const int k = near_balanced(a) ? 1 : pat_relay_pieces(P, a->block_bytes);
+  const int k = pat_relay_pieces(P, a->block_bytes);
   int *order = malloc((size_t)P * sizeof *order);
   if (!order) return PAT_ENOMEM;
   int rc = pat_arrival_order(P, a->arrival, 0, order);

@@ -3,7 +3,8 @@
  * flow; pieces are never below PAT_RELAY_MIN_PIECE and, once a block has
  * P - 1 of them, never above PAT_RELAY_MAX_PIECE (eager); every block leaves its
  * owner's send port exactly once (its pieces add up to one block) and is
- * scattered in the step of its owner's arrival position, earliest first. */
+ * scattered in the step of its owner's arrival position, earliest first;
+ * balanced arrivals keep the pieces (whole blocks only below two pieces). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -27,9 +28,13 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
       snprintf(err, errlen, "rank %d: pieces where the block is too small for two", r);
       return 1;
     }
+    if (whole && s->P > 1 && pat_relay_pieces(s->P, block_bytes) > 1) { /* balanced arrivals too */
+      snprintf(err, errlen, "rank %d: whole blocks where %d pieces fit", r, pat_relay_pieces(s->P, block_bytes));
+      return 1;
+    }
     for (size_t i = 0; i < n; i++) {
       if (o[i].kind != PAT_OP_SEND || o[i].span[0].first != r) continue;
-      if (whole) m = 1; /* arrivals near balanced: whole blocks, one step */
+      if (whole) m = 1; /* a block too small for two pieces: whole, one step */
       if (o[i].step < 2 * m * pos[r] || o[i].step >= 2 * m * pos[r] + m) {
         snprintf(err, errlen, "rank %d sends its block in step %d, not in [%d, %d)", r, o[i].step, 2 * m * pos[r],
                  2 * m * pos[r] + m);
@@ -38,7 +43,7 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
       own += o[i].span[0].hi - o[i].span[0].lo;
     }
     /* k pieces add up to one block; whole blocks (k = 1: block too small
-     * for two pieces, or arrivals near balanced) go to every rank */
+     * for two pieces) go to every rank */
     uint64_t want = s->P < 2 ? 0 : whole ? (uint64_t)(s->P - 1) * PAT_FRAC_ONE : PAT_FRAC_ONE;
     if (own != want) {
       snprintf(err, errlen, "rank %d sends %llu/65536 of its block, not %llu", r, (unsigned long long)own,
