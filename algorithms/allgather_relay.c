@@ -31,12 +31,17 @@
  * it is above), and the pieces grow past the eager limit.
  * k < 2 (a block under two pieces) degenerates to every owner sending its
  * whole block to every rank: DIRECT's traffic in arrival order, with
- * DIRECT's window.  Balanced arrivals keep the pieces: whole blocks above the
- * eager size are rendezvous messages into receives posted ahead, and on the
- * emulated cluster (P = 8, 500 Mbit/s, maxDelay 0) calls that sent them took
+ * DIRECT's window.  So do predicted arrivals within 2 tau of each other
+ * (nothing to spread early) when there are fewer pieces than relays (k <
+ * P - 1: a small block, or the send budget binds).  With k >= P - 1,
+ * balanced arrivals keep the pieces: whole blocks above the eager size are
+ * rendezvous messages into receives posted ahead, and on the emulated
+ * cluster (P = 8, 500 Mbit/s, maxDelay 0, k = 14) calls that sent them took
  * 88-92 ms at N = 1M against 67-70 ms with pieces and 69-74 ms for DIRECT;
- * with pieces RELAY measured 0.97-1.02x DIRECT's time at N = 256K-2M
- * (BENCHMARKS.md §0).  Relays of a block are spread evenly over the ranks after
+ * with pieces RELAY measured 0.97-1.02x DIRECT at N = 256K-2M.  Where the
+ * budget binds (P = 16, 200 Mbit/s, k = 10), every rank sending its 150
+ * pieces at once took 239-258 ms at N = 1M against 188-192 ms with whole
+ * blocks (BENCHMARKS.md §0).  Relays of a block are spread evenly over the ranks after
  * the owner: R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank
  * relays k pieces in all.
  *
@@ -127,10 +132,23 @@ static int spread_block(pat_sched *s, int P, int o, int t, int k) {
   return PAT_OK;
 }
 
+/* Predicted arrivals within two block times of each other (or none):
+ * nothing to spread early. */
+static int near_balanced(const pat_build_args *a) {
+  if (!a->arrival || a->tau <= 0) return 1;
+  int64_t lo = a->arrival[0], hi = a->arrival[0];
+  for (int r = 1; r < a->P; r++) {
+    if (a->arrival[r] < lo) lo = a->arrival[r];
+    if (a->arrival[r] > hi) hi = a->arrival[r];
+  }
+  return hi - lo < 2 * a->tau;
+}
+
 int pat_allgather_relay(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   if (P < 2) return PAT_OK;
-  const int k = pat_relay_pieces(P, a->block_bytes);
+  int k = pat_relay_pieces(P, a->block_bytes);
+  if (k < P - 1 && near_balanced(a)) k = 1;
   int *order = malloc((size_t)P * sizeof *order);
   if (!order) return PAT_ENOMEM;
   int rc = pat_arrival_order(P, a->arrival, 0, order);

@@ -4,7 +4,8 @@
  * P - 1 of them, never above PAT_RELAY_MAX_PIECE (eager); every block leaves its
  * owner's send port exactly once (its pieces add up to one block) and is
  * scattered in the step of its owner's arrival position, earliest first;
- * balanced arrivals keep the pieces (whole blocks only below two pieces). */
+ * balanced arrivals keep the pieces where there are at least P - 1 (whole
+ * blocks below two pieces, and near balanced below P - 1). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -28,13 +29,14 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
       snprintf(err, errlen, "rank %d: pieces where the block is too small for two", r);
       return 1;
     }
-    if (whole && s->P > 1 && pat_relay_pieces(s->P, block_bytes) > 1) { /* balanced arrivals too */
-      snprintf(err, errlen, "rank %d: whole blocks where %d pieces fit", r, pat_relay_pieces(s->P, block_bytes));
+    int pieces = pat_relay_pieces(s->P, block_bytes);
+    if (whole && pieces > 1 && pieces >= s->P - 1) { /* balanced arrivals too */
+      snprintf(err, errlen, "rank %d: whole blocks where %d pieces fit", r, pieces);
       return 1;
     }
     for (size_t i = 0; i < n; i++) {
       if (o[i].kind != PAT_OP_SEND || o[i].span[0].first != r) continue;
-      if (whole) m = 1; /* a block too small for two pieces: whole, one step */
+      if (whole) m = 1; /* too small for two pieces, or near balanced with fewer pieces than relays */
       if (o[i].step < 2 * m * pos[r] || o[i].step >= 2 * m * pos[r] + m) {
         snprintf(err, errlen, "rank %d sends its block in step %d, not in [%d, %d)", r, o[i].step, 2 * m * pos[r],
                  2 * m * pos[r] + m);
@@ -42,8 +44,8 @@ static int check_owner_sends(const pat_sched *s, const int *pos, int64_t block_b
       }
       own += o[i].span[0].hi - o[i].span[0].lo;
     }
-    /* k pieces add up to one block; whole blocks (k = 1: block too small
-     * for two pieces) go to every rank */
+    /* k pieces add up to one block; whole blocks (too small for two pieces,
+     * or near balanced with k < P - 1) go to every rank */
     uint64_t want = s->P < 2 ? 0 : whole ? (uint64_t)(s->P - 1) * PAT_FRAC_ONE : PAT_FRAC_ONE;
     if (own != want) {
       snprintf(err, errlen, "rank %d sends %llu/65536 of its block, not %llu", r, (unsigned long long)own,
