@@ -62,3 +62,12 @@ if [ "$part" = all ] || [ "$part" = p16 ]; then
     > $R/sweep-cluster-p16/aa-summary.md
   $CL down
 fi
+
+if [ "$part" = all ] || [ "$part" = osu ]; then
+  # 5. never slower on one node: OSU osu_allgather unmodified, native, OLD (commit 7dd157e, before the
+  #    one-node pass-through) and this library, 1 B - 1 MiB, 7 interleaved rounds (run twice)
+  OLD=${OLD:-/tmp/oldbuild}
+  OSU=${OSU:-/tmp/osu/osu_allgather}
+  bash bench/balanced/osu.sh --osu "$OSU" --out $R/osu-shm --configs shm2,shm4 --rounds 7 \
+    --old-lib $OLD/libpat_mpi.so --osu-args "-m 1:1048576 -i 2000"
+fi
