@@ -71,3 +71,10 @@ if [ "$part" = all ] || [ "$part" = osu ]; then
   bash bench/balanced/osu.sh --osu "$OSU" --out $R/osu-shm --configs shm2,shm4 --rounds 7 \
     --old-lib $OLD/libpat_mpi.so --osu-args "-m 1:1048576 -i 2000"
 fi
+
+if [ "$part" = all ] || [ "$part" = osucluster ]; then
+  # 6. the same on the emulated cluster, P = 8, without and with the model file (OSU's default iterations)
+  OSU=${OSU:-/tmp/osu/osu_allgather}
+  bash bench/balanced/osu.sh --osu "$OSU" --out $R/osu-cluster --configs cluster8 --rounds 3 \
+    --model-cluster $MODEL --osu-args "-m 1:1048576"
+fi
