@@ -93,6 +93,11 @@ int pat_model_measured_time(const pat_model_params *mp, int alg, int P, double b
   return 1;
 }
 
+void pat_model_measured_levels(const pat_model_params *mp, int P, double block_bytes, double *seconds) {
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (!pat_model_measured_time(mp, alg, P, block_bytes, &seconds[alg])) seconds[alg] = NAN;
+}
+
 int pat_model_measured_best(const pat_model_params *mp, unsigned allowed, int P, double block_bytes,
                             double *seconds) {
   int best = PAT_ALG_UNKNOWN;

@@ -65,6 +65,11 @@ int pat_measured_add(pat_measured *t, int alg, double block_bytes, double second
  * has measured times; else 0 and *seconds is left alone. */
 int pat_model_measured_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds);
 
+/* Every algorithm's measured time for (P, block_bytes) into
+ * seconds[PAT_ALG_COUNT], NAN where the table has none: the levels
+ * pat_select_in.flat_s takes. */
+void pat_model_measured_levels(const pat_model_params *mp, int P, double block_bytes, double *seconds);
+
 /* The algorithm with the smallest measured time for (P, block_bytes) among
  * the allowed ones (bit 1u << alg per candidate; 0: every algorithm), ties
  * to the lower id; its time in *seconds (may be NULL).  Returns the

@@ -325,9 +325,7 @@ static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, do
   return PAT_OK;
 }
 
-/* The prediction of a replayed algorithm: the replay itself, or with a
- * measured level, that level plus the replay's response to imbalance. */
-static int level_and_response(pat_select_cache *c, const pat_select_in *in, int alg, double replay, double *ebar) {
+int pat_select_level(pat_select_cache *c, const pat_select_in *in, int alg, double replay, double *ebar) {
   *ebar = replay;
   if (!has_level(in, alg)) return PAT_OK;
   double flat;
@@ -345,7 +343,7 @@ static int predict_roots(pat_select_cache *c, const pat_select_in *in, int alg, 
     memset(&res, 0, sizeof res);
     int rc = pat_predict(c, alg, roots[k], in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp, &res);
     double ebar = 0;
-    if (rc == PAT_OK) rc = level_and_response(c, in, alg, res.ebar, &ebar);
+    if (rc == PAT_OK) rc = pat_select_level(c, in, alg, res.ebar, &ebar);
     if (rc == PAT_ENOMEM) return rc;
     if (rc) {
       if (out->status[alg] != PAT_OK) out->status[alg] = rc;

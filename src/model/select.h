@@ -131,6 +131,14 @@ typedef struct pat_select_out {
  * bound of every algorithm's ē. */
 double pat_select_wait(int P, const int64_t *arrival_ns);
 
+/* What the selection predicts for alg from its replay under the pattern
+ * (replay_s, s): with a measured level (in->flat_s), that level plus the
+ * replay's response to imbalance (replay_s - the replay on balanced
+ * arrivals, root 0 or LNBC's), at least 0; without one, replay_s.  Only
+ * in->P, block_bytes, mp, flat_s and lnbc_root are read.  Returns PAT_OK or
+ * the balanced replay's error. */
+int pat_select_level(pat_select_cache *c, const pat_select_in *in, int alg, double replay_s, double *ebar_s);
+
 /* Choose.  Returns PAT_OK, or PAT_EINVAL (bad input, or nothing allowed can
  * be predicted and NATIVE is not allowed). */
 int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out);

@@ -28,8 +28,7 @@ static void make_inputs(const pat_comm_state *cs, const int64_t *arrival, int64_
                         inputs *x) {
   x->mp = *pat_netparams();
   x->mp.node = uses_intra(&x->mp) ? cs->node : NULL;
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
-    if (!pat_model_measured_time(&x->mp, alg, cs->P, (double)bytes, &x->flat[alg])) x->flat[alg] = NAN;
+  pat_model_measured_levels(&x->mp, cs->P, (double)bytes, x->flat);
   memset(&x->in, 0, sizeof x->in);
   x->in.P = cs->P;
   x->in.arrival_ns = arrival;

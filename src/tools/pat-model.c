@@ -181,17 +181,6 @@ typedef struct pred {
   int rc, root;
 } pred;
 
-/* alg's replay on balanced arrivals: the reference its measured level replaces (select.c). */
-static double flat_replay(pat_select_cache *cache, int alg, int root, int P, const pat_model_params *mp,
-                          double block) {
-  int64_t *zero = calloc((size_t)P, sizeof *zero);
-  pat_model_result res;
-  memset(&res, 0, sizeof res);
-  int rc = pat_predict(cache, alg, root, P, zero, PAT_NO_TIME, block, mp, &res);
-  free(zero);
-  return rc ? NAN : res.ebar;
-}
-
 /* mean ē (and r) of alg over the patterns; ē_lb alike */
 static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_model_params *mp, double block,
                     const double *csv) {
@@ -226,11 +215,10 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
   }
   free(a);
   free(ad);
-  double level;
-  if (!p.rc && pat_model_measured_time(mp, alg, P, block, &level)) {
-    double flat = flat_replay(cache, alg, p.root, P, mp, block);
-    if (isfinite(flat)) p.as_auto = fmax(0, level + (p.ebar - flat));
-  }
+  double flat[PAT_ALG_COUNT];
+  pat_model_measured_levels(mp, P, block, flat);
+  pat_select_in in = {.P = P, .block_bytes = block, .mp = mp, .flat_s = flat};
+  if (!p.rc && isfinite(flat[alg]) && pat_select_level(cache, &in, alg, p.ebar, &p.as_auto) != PAT_OK) p.as_auto = NAN;
   return p;
 }
 
@@ -704,8 +692,7 @@ static void print_auto_choice(pat_select_cache *cache, const opts *o, const pat_
   int64_t *a = malloc((size_t)o->P * sizeof *a);
   make_pap(o, tau, 0, csv, a);
   double flat[PAT_ALG_COUNT]; /* the measured levels, as the runtime gives them (decide.c) */
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
-    if (!pat_model_measured_time(mp, alg, o->P, block, &flat[alg])) flat[alg] = NAN;
+  pat_model_measured_levels(mp, o->P, block, flat);
   pat_select_in in = {.P = o->P,
                       .arrival_ns = a,
                       .flat_s = flat,
