@@ -41,9 +41,10 @@
  * with pieces RELAY measured 0.97-1.02x DIRECT at N = 256K-2M.  Where the
  * budget binds (P = 16, 200 Mbit/s, k = 10), every rank sending its 150
  * pieces at once took 239-258 ms at N = 1M against 188-192 ms with whole
- * blocks (BENCHMARKS.md §0).  Relays of a block are spread evenly over the ranks after
- * the owner: R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank
- * relays k pieces in all.
+ * blocks (BENCHMARKS.md §0).
+ * Relays of a block are spread evenly over the ranks after the owner:
+ * R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank relays k
+ * pieces in all.
  *
  * Steps (what lockstep and the checker see; the data flow only uses them for
  * tags and order): with m = k / (P - 1) pieces per relay (1 when k <= P - 1),

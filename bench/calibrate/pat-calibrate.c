@@ -28,8 +28,9 @@
  * after the barrier and 138-141 ms after a pause of 1-20 ms (RING 137-141
  * either way), and pat-minibench, whose calls follow a compute phase,
  * measures 142 ms: without the pause the calibration ranked RING before
- * DIRECT where every measured loop ranks them the other way.  An algorithm's point stops when the 95%
- * confidence half-width of the mean is within --ci of the mean (at least
+ * DIRECT where every measured loop ranks them the other way.
+ * An algorithm's point stops when the 95% confidence half-width of the
+ * mean is within --ci of the mean (at least
  * --min-reps, at most --max-reps repetitions, or --max-seconds of its own
  * repetitions once it has 2).  A failed call ends that algorithm.
  * --quick (ci 0.05, 3 to 50 repetitions, 1 s per point) bounds a calibration

@@ -314,7 +314,8 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   /* The communicator of this thread's last call (the usual case) has a
    * state, so it is a valid intra-communicator: no need to ask MPI. */
   pat_comm_state *cs = pat_comm_cached(comm);
-  int64_t arrival = cs && passes_through(cs) ? 0 : pat_clock_global_ns();
+  int through = cs && passes_through(cs);
+  int64_t arrival = through ? 0 : pat_clock_global_ns();
   call_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival};
   int rc;
   if (!cs) {
@@ -331,8 +332,9 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (!cs) {
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
+    through = passes_through(cs);
   }
-  if (passes_through(cs)) return pass_through(cs, &c);
+  if (through) return pass_through(cs, &c);
   pat_comm_enter_call(cs);
   int setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on
