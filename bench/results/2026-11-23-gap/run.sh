@@ -78,3 +78,25 @@ if [ "$part" = all ] || [ "$part" = osucluster ]; then
   bash bench/balanced/osu.sh --osu "$OSU" --out $R/osu-cluster --configs cluster8 --rounds 3 \
     --model-cluster $MODEL --osu-args "-m 1:1048576"
 fi
+
+if [ "$part" = all ] || [ "$part" = random ]; then
+  # 7. arrivals libpat cannot predict (no instrumentation, random delays per call), auto against native,
+  #    without and with the model file, 2 seeds
+  mkdir -p $R/random-arrivals
+  $CL up -n 8 --rate 500mbit
+  for round in 1 2; do
+    $CL run --timeout 900 -np 8 $MB --instrument none --alg native,auto --iters 100 --warmup 4 --base-ms 10 \
+      --max-delay 20 -N 1M --seed $round > $R/random-arrivals/cluster-p8-nomodel-$round.txt 2>&1
+    $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL $MB --instrument none --alg native,auto --iters 100 \
+      --warmup 4 --base-ms 10 --max-delay 20 -N 1M --seed $round > $R/random-arrivals/cluster-p8-model-$round.txt 2>&1
+  done
+  $CL down
+fi
+
+# By hand (BENCHMARKS.md §0), on the same quiet machine:
+#   one size of osu_allgather alone, shared memory:
+#     mpirun -np 2 [-x LD_PRELOAD=build/libpat_mpi.so] $OSU -m 1:1 -i 50000 -x 5000   (also -m 2:2, 4:4, 1:8, 1:64)
+#   the cluster's small sizes side by side (pat-cluster up -n 8 --rate 500mbit):
+#     pat-cluster run [-x LD_PRELOAD=build/libpat_mpi.so -x PAT_THREAD=0 [-x PAT_ALG=native]] $OSU -m 1:64 -i 4000
+#     (the "MPI_THREAD_MULTIPLE + MPI_Comm_dup" preload: a 6-line MPI_Init wrapper calling PMPI_Init_thread and
+#      PMPI_Comm_dup, not kept)
