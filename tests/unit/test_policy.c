@@ -11,9 +11,12 @@
  * one exchanges and runs arrival-aware algorithms, and a site of tiny
  * blocks never probes. */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/measured.h"
 #include "model/select.h"
 #include "runtime/comm.h"
 #include "runtime/debug.h"
@@ -29,6 +32,14 @@ static double urand(void) { /* xorshift: the same sequence on every run */
   rng ^= rng >> 7;
   rng ^= rng << 17;
   return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static uint64_t decision_log = 1469598103934665603ull; /* FNV-1a of every call's decisions */
+static void log_decision(long long v) {
+  for (int i = 0; i < 8; i++) {
+    decision_log ^= (uint64_t)(v >> (8 * i)) & 0xff;
+    decision_log *= 1099511628211ull;
+  }
 }
 
 typedef struct sim {
@@ -137,6 +148,13 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
     if (cs->policy.next_exchanges != s->rank[0]->policy.next_exchanges) agreed = 0;
     if (site[r] != site[0]) agreed = 0;
   }
+  log_decision(ex[0]);
+  log_decision(alg[0]);
+  log_decision(ex[0] ? s->rank[0]->planner.plan.choice.root : -1);
+  log_decision(ex[0] ? s->rank[0]->planner.plan.choice.kept : -1);
+  log_decision(ex[0] ? s->rank[0]->planner.plan.choice.explored : -1);
+  log_decision(s->rank[0]->policy.next_exchanges);
+  log_decision(s->rank[0]->policy.site[site[0]].mode);
   s->calls++;
   s->exchanged += ex[0];
   s->arrival_aware += (pat_algorithms[alg[0]].flags & PAT_ALGF_ARRIVAL) != 0;
@@ -318,10 +336,56 @@ static int test_first_call_gain(void) {
   return 0;
 }
 
+/* The same agreement with a model file's measured balanced times (P = 8):
+ * the static choice is a classic algorithm at some sizes, the guard starts
+ * from the measured prior, and the levels enter every prediction. */
+static int test_measured(void) {
+  pat_model_params mp;
+  pat_model_params_init(&mp, 50e-6, 8e-9);
+  mp.measured.P = 8;
+  const double sizes[] = {8, 4096, 65536, 262144, 1 << 20};
+  /* NATIVE slow at large blocks, RING and DIRECT faster; BDR, RELAY measured too */
+  const double native_s[] = {20e-6, 60e-6, 900e-6, 3.4e-3, 14e-3};
+  for (int i = 0; i < 5; i++) {
+    double n = native_s[i];
+    pat_measured_add(&mp.measured, PAT_ALG_NATIVE, sizes[i], n);
+    pat_measured_add(&mp.measured, PAT_ALG_RING, sizes[i], n * (i < 2 ? 1.3 : 0.8));
+    pat_measured_add(&mp.measured, PAT_ALG_DIRECT, sizes[i], n * (i < 3 ? 1.5 : 0.85));
+    pat_measured_add(&mp.measured, PAT_ALG_BDR, sizes[i], n * 1.4);
+    pat_measured_add(&mp.measured, PAT_ALG_RELAY, sizes[i], n * 1.1);
+  }
+  pat_netparams_use(&mp, "test");
+  const int64_t bytes_of[] = {8, 4096, 65536, 262144, 1 << 20};
+  for (int trial = 0; trial < 6; trial++) {
+    sim s;
+    sim_start(&s, 8);
+    int64_t a[MAXP];
+    for (int k = 0; k < 400; k++) {
+      int64_t bytes = bytes_of[(int)(urand() * 5)];
+      if (urand() < 0.8 && k > 0) bytes = bytes_of[trial % 2 ? 3 : 4];
+      arrivals(&s, a, (k / 100) % 2 ? 40.0 * urand() : 0.0);
+      CHECK(call(&s, bytes, a), "measured trial %d call %d: ranks disagree", trial, k);
+    }
+    sim_end(&s);
+  }
+  return 0;
+}
+
 int main(void) {
   pat_model_params mp;
   pat_model_params_init(&mp, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
   pat_netparams_use(&mp, "test");
-  if (test_agreement() || test_purpose() || test_unpredictable() || test_settle() || test_first_call_gain()) return 1;
+  int rc = test_agreement();
+  printf("decision log agreement %016llx\n", (unsigned long long)decision_log);
+  rc = rc || test_purpose();
+  printf("decision log purpose %016llx\n", (unsigned long long)decision_log);
+  rc = rc || test_unpredictable();
+  printf("decision log unpredictable %016llx\n", (unsigned long long)decision_log);
+  rc = rc || test_settle();
+  printf("decision log settle %016llx\n", (unsigned long long)decision_log);
+  rc = rc || test_first_call_gain();
+  rc = rc || test_measured();
+  printf("decision log measured %016llx\n", (unsigned long long)decision_log);
+  if (rc) return 1;
   return TEST_RESULT();
 }
