@@ -21,6 +21,7 @@
 #include "runtime/comm.h"
 #include "runtime/debug.h"
 #include "runtime/netparams.h"
+#include "runtime/runtime.h"
 #include "testutil.h"
 
 #define MAXP 16
@@ -386,6 +387,12 @@ int main(void) {
   rc = rc || test_first_call_gain();
   rc = rc || test_measured();
   printf("decision log measured %016llx\n", (unsigned long long)decision_log);
+  pat_proc.settings.plan_ahead_auto = 1; /* as in a run: on by default */
+  rc = rc || test_measured() || test_unpredictable();
+  printf("decision log plan-ahead %016llx\n", (unsigned long long)decision_log);
+  pat_proc.settings.exchange = PAT_EXCHANGE_ALWAYS;
+  rc = rc || test_measured();
+  printf("decision log always %016llx\n", (unsigned long long)decision_log);
   if (rc) return 1;
   return TEST_RESULT();
 }
