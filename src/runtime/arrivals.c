@@ -38,6 +38,25 @@ static pat_phase *my_phase(void) {
   return &phase;
 }
 
+_Static_assert(PAT_LAST_STATIC == PAT_PREV_STATIC && PAT_LAST_ALT == PAT_PREV_ALT &&
+                   PAT_LAST_PREDICTED == PAT_PREV_PREDICTED,
+               "a record's prev_flags carry the engine's PAT_LAST_* as they are");
+
+/* This rank's record for a call of `bytes` per block carries its last call
+ * at that site (prev_call -1 when there is none). */
+static void fill_previous(const pat_comm_state *cs, int64_t bytes, pat_xrec *rec) {
+  const pat_last_call *l = pat_engine_last(&cs->engine, pat_sites_lookup(&cs->sites, bytes));
+  rec->prev_call = -1;
+  rec->prev_alg = -1;
+  if (!l) return;
+  rec->prev_call = l->call;
+  rec->prev_arrival_ns = l->arrival_ns;
+  rec->prev_elapsed_ns = l->elapsed_ns;
+  rec->prev_predicted_ns = l->predicted_ns;
+  rec->prev_alg = l->alg;
+  rec->prev_flags = l->flags;
+}
+
 int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind) {
   if (cs->x.state != PAT_X_IDLE || cs->P < 2) return MPI_SUCCESS;
   if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->rank, cs->P, cs->x.seq, arrival_ns);
@@ -46,7 +65,7 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
                   .contributed_ns = pat_clock_global_ns(),
                   .setting = pat_proc.alg,
                   .kind = kind};
-  pat_policy_fill_record(cs, block_bytes, &rec); /* the site's last call: what it cost */
+  fill_previous(cs, block_bytes, &rec); /* the site's last call: what it cost */
   int rc = pat_exchange_start(&cs->x, cs->priv, &rec);
   if (rc == MPI_SUCCESS && cs->background) pat_comm_mark_work(cs);
   return rc;
@@ -55,17 +74,17 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
 /* Instrumentation predicts better than history, so an instrumented process
  * waits for its PAT_Edge -- except under a fixed algorithm that is planned
  * ahead (PAT_ALGF_PLAN_AHEAD), or auto at a site that runs one
- * (pat_policy_plans_ahead): its plan, made now from history, lets the
+ * (pat_engine_plans_ahead): its plan, made now from history, lets the
  * background thread take blocks in before the last rank's edge, which under
  * imbalance comes after the early ranks arrive (BENCHMARKS.md, timeline). */
 static int plans_ahead(const pat_comm_state *cs, int site) {
   int setting = pat_proc.alg;
-  if (setting == PAT_ALG_AUTO) return pat_policy_plans_ahead(cs, site);
+  if (setting == PAT_ALG_AUTO) return pat_engine_plans_ahead(&cs->engine, site);
   return setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_PLAN_AHEAD);
 }
 
 void pat_contribute_from_history(pat_comm_state *cs) {
-  if (!pat_proc.background || !cs->policy.next_exchanges) return;
+  if (!pat_proc.background || !pat_engine_next_exchanges(&cs->engine)) return;
   int site;
   int64_t arrival, bytes;
   if (!pat_sites_predict(&cs->sites, &site, &arrival, &bytes)) return;
@@ -83,7 +102,7 @@ static void contribute_current(int64_t arrival_ns, int kind) {
   if (!pat_proc.background) return;
   pat_comm_state *cs = pat_comm_try_current();
   if (!cs) return; /* no all-gather yet, or it is busy: nothing to predict for now */
-  if (cs->policy.next_exchanges && cs->sites.last >= 0)
+  if (pat_engine_next_exchanges(&cs->engine) && cs->sites.last >= 0)
     pat_contribute(cs, arrival_ns, cs->sites.site[cs->sites.last].bytes, kind);
   pat_comm_unlock_current(cs);
 }

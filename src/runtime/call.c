@@ -12,9 +12,7 @@
 #include "pat/clock.h"
 #include "runtime/arrivals.h"
 #include "runtime/comm.h"
-#include "runtime/decide.h"
 #include "runtime/errors.h"
-#include "runtime/policy.h"
 #include "runtime/report.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -277,10 +275,22 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   return run_alg(cs, st->alg, c, &st->bg_steps, &st->fg_steps);
 }
 
-/* After an exchanged call ran (at `site`, created by now): the policy learns
- * from the records, then the plan and the records go. */
+/* After an exchanged call ran (at `site`, created by now): the engine learns
+ * from the records (every rank's previous call there), then the plan and
+ * the records go. */
 static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
-  pat_policy_commit(cs, site, &cs->planner.plan.choice, setting);
+  pat_last_call *prev = pat_engine_records(&cs->engine);
+  for (int i = 0; i < cs->P; i++) {
+    const pat_xrec *r = &cs->x.all[i];
+    prev[i] = (pat_last_call){.call = r->prev_call,
+                              .arrival_ns = r->prev_arrival_ns,
+                              .elapsed_ns = r->prev_elapsed_ns,
+                              .predicted_ns = r->prev_predicted_ns,
+                              .alg = r->prev_alg,
+                              .flags = r->prev_flags};
+  }
+  pat_engine_commit(&cs->engine, site, cs->sites.site[site].calls, &cs->planner.plan.choice, setting,
+                    cs->x.all[cs->rank].arrival_ns);
   pat_plan_drop(cs);
   pat_exchange_consume(&cs->x);
 }
@@ -295,8 +305,8 @@ static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
  * the clock reads; without them the call measures as MPI's own (BENCHMARKS.md
  * §0).  PAT_REPORT keeps the full path: it reports per-site times. */
 static inline int passes_through(const pat_comm_state *cs) {
-  return !pat_proc.background && pat_proc.alg == PAT_ALG_AUTO && cs->policy.one_node_native &&
-         !cs->policy.next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
+  return !pat_proc.background && pat_proc.alg == PAT_ALG_AUTO && cs->engine.one_node_native &&
+         !cs->engine.next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
 }
 
 static int pass_through(pat_comm_state *cs, const call_args *c) {
@@ -341,7 +351,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
    * every rank (ranks passing different sizes) leaves no trace in the table */
   int site = pat_sites_lookup(&cs->sites, c.bytes), fresh = site < 0;
   pat_call_stats st = {0};
-  int exchanged = pat_policy_call_exchanges(cs, setting, fresh);
+  int exchanged = pat_engine_exchanges(&cs->engine, setting, fresh);
   if (exchanged) {
     int64_t ran_bytes;
     rc = run_exchanged(cs, site, setting, arrival, &c, &st, &ran, &ran_bytes);
@@ -355,8 +365,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     /* a fixed classic setting, the static choice of auto, or a single process */
     alg = cs->P < 2         ? PAT_ALG_RING
           : setting >= 0    ? setting
-          : site >= 0       ? cs->policy.site[site].static_alg
-                            : pat_policy_static_alg(cs, c.bytes);
+                            : pat_engine_static_choice(&cs->engine, site, c.bytes);
     if (alg == PAT_ALG_NATIVE)
       rc = run_native(&c); /* st's steps stay 0, as run_alg leaves them */
     else if (c.bytes == 0 && cs->P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
@@ -373,11 +382,20 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int victim = pat_sites_victim(&cs->sites), made;
     if (victim >= 0) pat_report_site_done(cs, victim); /* the new site takes its place */
     site = pat_sites_find(&cs->sites, recvcount, c.bytes, &made);
-    pat_policy_new_site(cs, site);
+    pat_engine_new_site(&cs->engine, site, c.bytes);
   }
   if (exchanged) finish_exchanged(cs, site, setting);
   pat_sites_record(&cs->sites, site, arrival, exit_ns);
-  pat_policy_end_call(cs, site, alg, arrival, exit_ns, setting);
+  int next = pat_sites_next(&cs->sites);
+  pat_engine_end end = {.site = site,
+                        .call = cs->sites.calls - 1, /* the call just recorded */
+                        .setting = setting,
+                        .alg = alg,
+                        .arrival_ns = arrival,
+                        .exit_ns = exit_ns,
+                        .next_site = next,
+                        .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
+  pat_engine_end_call(&cs->engine, &end);
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;

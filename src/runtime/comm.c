@@ -15,6 +15,7 @@
 
 #include "runtime/background.h"
 #include "runtime/errors.h"
+#include "runtime/netparams.h"
 #include "runtime/runtime.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -51,6 +52,7 @@ static void unlink_from(pat_comm_state **list, pat_comm_state *cs) {
 static void destroy_state(pat_comm_state *cs) {
   pat_report_comm_done(cs);
   pat_planner_free(&cs->planner);
+  pat_engine_free(&cs->engine);
   pat_retire_free(cs);
   free(cs->node);
   pat_exchange_free(&cs->x);
@@ -70,7 +72,7 @@ static void retire(pat_comm_state *cs) {
   unlink_from(&live, cs);
   pthread_mutex_unlock(&registry_lock);
   pthread_mutex_lock(&cs->lock);
-  pat_retire_begin(cs, cs->policy.next_exchanges);
+  pat_retire_begin(cs, pat_engine_next_exchanges(&cs->engine));
   pthread_mutex_unlock(&cs->lock);
   if (!cs->background) { /* no thread holds it: nothing can be in flight either (retire.h) */
     destroy_state(cs);
@@ -115,7 +117,8 @@ int pat_comms_init(MPI_Comm world) {
 }
 
 int pat_comms_world_one_node_native(void) {
-  return world_node && pat_policy_one_node_native(pat_proc.world_size, world_node);
+  return world_node && pat_engine_one_node_native(pat_proc.world_size, world_node, pat_netparams_have_model(),
+                                                  pat_proc.settings.one_node_auto);
 }
 
 /* node[r] of comm, from the world map: no communication. */
@@ -152,6 +155,8 @@ pat_comm_state *pat_comm_find(MPI_Comm comm) {
   return value;
 }
 
+_Static_assert(PAT_ENGINE_SITES == PAT_SITES_MAX, "the engine keeps a state per call site");
+
 /* The parts of a new state that need no communication: 0 or an MPI error. */
 static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   cs->user = comm;
@@ -163,11 +168,20 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   /* the gaps predict arrivals only for contributions made ahead, which need
    * the background thread (arrivals.c): without it they would never be read */
   cs->sites.skip_gaps = !cs->background;
-  pat_policy_init(&cs->policy);
   int rc = pat_planner_init(&cs->planner, cs->P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->P);
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->P, &cs->node);
-  if (rc == MPI_SUCCESS) cs->policy.one_node_native = pat_policy_one_node_native(cs->P, cs->node);
+  if (rc == MPI_SUCCESS) {
+    pat_engine_config cfg = {.P = cs->P,
+                             .mp = pat_netparams(),
+                             .have_model = pat_netparams_have_model(),
+                             .node = cs->node,
+                             .exchange_always = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS,
+                             .plan_ahead = pat_proc.settings.plan_ahead_auto,
+                             .one_node_auto = pat_proc.settings.one_node_auto,
+                             .record_bytes = (int)sizeof(pat_xrec)};
+    if (pat_engine_init(&cs->engine, &cfg) != 0) rc = MPI_ERR_NO_MEM;
+  }
   return rc;
 }
 

@@ -16,8 +16,8 @@
 #include "pat/exchange.h"
 #include "pat/sites.h"
 #include "runtime/background.h"
+#include "decide/engine.h"
 #include "runtime/plan.h"
-#include "runtime/policy.h"
 #include "runtime/report.h"
 #include "runtime/retire.h"
 
@@ -32,7 +32,7 @@ typedef struct pat_comm_state {
   pat_exchange x;          /* the arrival exchange of the next call (pat/exchange.h) */
   pat_sites sites;         /* call-site history: predicts the next arrival (pat/sites.h) */
   pat_planner planner;     /* plans and schedule caches (plan.h) */
-  pat_policy policy;       /* when calls exchange arrivals; what calls cost (policy.h) */
+  pat_engine engine;       /* auto's decisions: when calls exchange, what they run, what they cost (decide/engine.h) */
   pat_comm_report report;  /* per-site statistics for PAT_REPORT (report.h) */
   int has_work;            /* the background thread has something to progress (cs->lock) */
   pat_retirement retire;   /* after the application freed it (retire.h) */
@@ -43,7 +43,7 @@ typedef struct pat_comm_state {
  * (collective over world). */
 int pat_comms_init(MPI_Comm world);
 /* Does auto defer to NATIVE on world, hence on every communicator
- * (pat_policy_one_node_native)?  After pat_comms_init. */
+ * (pat_engine_one_node_native)?  After pat_comms_init. */
 int pat_comms_world_one_node_native(void);
 /* At PAT_Finalize: release every communicator's state, free the key. */
 void pat_comms_finalize(void);

@@ -7,7 +7,6 @@
 #include "model/build_args.h"
 #include "runtime/comm.h"
 #include "runtime/debug.h"
-#include "runtime/decide.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
 #include "runtime/runtime.h"
@@ -17,10 +16,8 @@
 int pat_planner_init(pat_planner *pl, int P) {
   memset(pl, 0, sizeof *pl);
   pl->last_alg = -1;
-  pat_select_cache_init(&pl->select);
   pl->plan.arrival = malloc((size_t)P * sizeof *pl->plan.arrival);
-  pl->scratch = malloc((size_t)P * sizeof *pl->scratch);
-  return pl->plan.arrival && pl->scratch ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  return pl->plan.arrival ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 /* A plan's stage is kept for the next one: a fresh one of several MiB per
@@ -54,13 +51,11 @@ void pat_planner_free(pat_planner *pl) {
   drop(&pl->plan);
   release_stage(&pl->plan);
   free(pl->plan.arrival);
-  free(pl->scratch);
   for (int a = 0; a < PAT_ALG_COUNT; a++)
     if (pl->classic[a]) {
       pat_sched_free(pl->classic[a]);
       free(pl->classic[a]);
     }
-  pat_select_cache_free(&pl->select);
   memset(pl, 0, sizeof *pl);
 }
 
@@ -76,7 +71,16 @@ void pat_plan_decide(pat_comm_state *cs, int site, int setting, int64_t bytes, i
   p->bytes = bytes;
   p->site = site;
   p->replanned = replanned;
-  pat_choose(cs, site, p->arrival, bytes, bg_start_ns, setting, &p->choice);
+  pat_engine_call call = {.site = site,
+                          .site_calls = site >= 0 ? cs->sites.site[site].calls : 0,
+                          .setting = setting,
+                          .bytes = bytes,
+                          .arrival = p->arrival,
+                          .bg_start_ns = bg_start_ns,
+                          .records = pat_exchange_all_kind(&cs->x, PAT_XREC_ACTUAL)    ? PAT_RECORDS_ACTUAL
+                                     : pat_exchange_all_kind(&cs->x, PAT_XREC_HISTORY) ? PAT_RECORDS_HISTORY
+                                                                                       : PAT_RECORDS_MIXED};
+  pat_engine_choose(&cs->engine, &call, &p->choice);
   memset(&p->args, 0, sizeof p->args);
   if (pat_algorithms[p->choice.alg].build)
     p->args = pat_call_build_args(pat_netparams(), p->choice.alg, cs->P, cs->rank, p->arrival, (double)bytes,

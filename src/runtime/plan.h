@@ -1,6 +1,6 @@
 /*
  * Plans: what a call runs.  From the exchanged records to the algorithm
- * (decide.h), its build arguments (model/build_args.h, the same ones the
+ * (decide/engine.h), its build arguments (model/build_args.h, the same ones the
  * selection predicted with), its schedule and the executor state that the
  * background thread starts and the foreground finishes; and this rank's
  * cached classic schedules, which depend only on P.
@@ -15,7 +15,7 @@
 #include "algorithms/algorithms.h"
 #include "exec/executor.h"
 #include "model/select.h"
-#include "runtime/decide.h"
+#include "decide/engine.h"
 #include "sched/schedule.h"
 
 struct pat_comm_state;
@@ -26,7 +26,7 @@ typedef struct pat_plan {
   int setting;      /* the setting it was decided under */
   int64_t bytes;    /* the block size it was decided for */
   int site;         /* the call site it was decided for (-1: none) */
-  pat_choice choice; /* the algorithm, its root, the predictions (decide.h) */
+  pat_choice choice; /* the algorithm, its root, the predictions (decide/engine.h) */
   int replanned;    /* decided in the foreground because the inputs changed */
   int64_t *arrival; /* P predicted arrivals, common clock */
   uint64_t digest;  /* of its decision's inputs and outputs (pat_plan_digest, tests) */
@@ -43,8 +43,6 @@ typedef struct pat_planner {
   pat_plan plan;
   pat_sched *classic[PAT_ALG_COUNT]; /* this rank's classic schedules, built on first use */
   double classic_smallest[PAT_ALG_COUNT]; /* their smallest message (pat_wait_smallest_blocks) */
-  pat_select_cache select;           /* compiled classic schedules for the cost model */
-  int64_t *scratch;                  /* P times, for predictions of past calls */
   int last_alg;                      /* what the last call ran (-1 before the first) */
   uint64_t last_digest;              /* digest of the last plan dropped after its call ran (tests): not of
                                         one the background thread made ahead for the next call */

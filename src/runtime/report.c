@@ -227,7 +227,8 @@ static void keep_row(rep_record *r) {
 static void finish_site(pat_comm_state *cs, int i) {
   pat_site_report *sr = &cs->report.site[i];
   if (sr->calls == 0 || cs->report.id <= 0) return;
-  pat_policy_settle(cs);
+  pat_engine_settle(&cs->engine);
+  const pat_engine_site *es = pat_engine_site_state(&cs->engine, i);
   const rep_comm *c = &comms[cs->report.id - 1];
   rep_record row, *r = &row;
   memset(r, 0, sizeof *r);
@@ -240,7 +241,7 @@ static void finish_site(pat_comm_state *cs, int i) {
   r->calls = sr->calls;
   r->pred_calls = sr->pred_calls;
   r->exchanged = sr->exchanged;
-  const pat_refine *rf = &cs->policy.site[i].refine;
+  const pat_refine *rf = &es->refine;
   for (int a = 0; a < PAT_ALG_COUNT; a++) {
     r->learned[a] = rf->samples[a];
     r->pred_sum[a] = rf->pred_sum[a];
@@ -254,7 +255,7 @@ static void finish_site(pat_comm_state *cs, int i) {
   memcpy(r->comm_name, c->name, DESC);
   memcpy(r->group, c->group, DESC);
   memcpy(r->type_desc, sr->type_desc, DESC);
-  pat_guard_describe(&cs->policy.site[i].guard, r->guard, (int)sizeof r->guard);
+  pat_guard_describe(&es->guard, r->guard, (int)sizeof r->guard);
   memset(sr, 0, sizeof *sr);
   keep_row(r);
 }

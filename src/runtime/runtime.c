@@ -62,7 +62,7 @@ static int agree_on_settings(const char *local_error) {
 static int start_thread_if_possible(void) {
   pat_proc.background = 0;
   if (!pat_proc.settings.thread) return MPI_SUCCESS;
-  /* auto defers to NATIVE on every communicator of a one-node job (policy.h):
+  /* auto defers to NATIVE on every communicator of a one-node job (decide/engine.h):
    * the thread would have nothing to do (PAT_UseAlg to an arrival-aware
    * algorithm later runs it in the foreground, as PAT_THREAD=0 does) */
   if (pat_settings_defer_one_node(&pat_proc.settings) && pat_comms_world_one_node_native())

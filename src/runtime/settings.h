@@ -72,7 +72,7 @@ int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank);
 
 /* auto, exchanging as it sees fit, and PAT_ONE_NODE=native: the settings
  * under which auto defers to NATIVE on one node without a model file
- * (policy.h, pat_policy_one_node_native). */
+ * (decide/engine.h, pat_engine_one_node_native). */
 int pat_settings_defer_one_node(const pat_settings *s);
 
 /* An MPI thread level's name ("MPI_THREAD_SINGLE" ...), for messages of the

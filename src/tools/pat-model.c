@@ -691,7 +691,7 @@ static void print_auto_choice(pat_select_cache *cache, const opts *o, const pat_
                               double tau, const double *csv) {
   int64_t *a = malloc((size_t)o->P * sizeof *a);
   make_pap(o, tau, 0, csv, a);
-  double flat[PAT_ALG_COUNT]; /* the measured levels, as the runtime gives them (decide.c) */
+  double flat[PAT_ALG_COUNT]; /* the measured levels, as the decision engine gives them (decide/engine.c) */
   pat_model_measured_levels(mp, o->P, block, flat);
   pat_select_in in = {.P = o->P,
                       .arrival_ns = a,

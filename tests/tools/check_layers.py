@@ -18,13 +18,14 @@ ALLOWED = {
     "src/sched": {"sched"},
     "algorithms": {"sched", "algorithms"},
     "src/model": {"sched", "algorithms", "model"},
+    "src/decide": {"sched", "algorithms", "model", "decide"},
     "pat": {"pat", "pat.h"},
     "src/exec": {"sched", "exec"},
-    "src/runtime": {"sched", "algorithms", "model", "pat", "exec", "runtime", "pat.h"},
+    "src/runtime": {"sched", "algorithms", "model", "decide", "pat", "exec", "runtime", "pat.h"},
     "src/dropin": {"dropin", "pat.h", "runtime/settings.h"},
     "src/fortran": {"pat.h", "dropin/fortran_sentinel.h"},
 }
-PURE = {"src/sched", "algorithms", "src/model"}
+PURE = {"src/sched", "algorithms", "src/model", "src/decide"}
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -1,4 +1,4 @@
-/* The guardrail as a pure function (src/runtime/guardrail.h): fed measured
+/* The guardrail as a pure function (src/decide/guardrail.h): fed measured
  * costs where the alternative loses, it returns to the static choice within
  * its bound and backs off; where it wins, it stays; over every window of
  * calls the site's cost stays within the bound of docs/guardrail.md; ranks
@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/guardrail.h"
+#include "decide/guardrail.h"
 #include "testutil.h"
 
 #define S 1e-3 /* the static choice's cost: 1 ms */

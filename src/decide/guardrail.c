@@ -1,5 +1,5 @@
 /* The guardrail of a call site (see guardrail.h and docs/guardrail.md). */
-#include "runtime/guardrail.h"
+#include "decide/guardrail.h"
 
 #include <stdio.h>
 #include <string.h>

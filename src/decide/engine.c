@@ -1,0 +1,438 @@
+/* auto's decision engine (see engine.h). */
+#include "decide/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/measured.h"
+#include "sched/status.h"
+
+int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
+  memset(e, 0, sizeof *e);
+  e->cfg = *cfg;
+  e->one_node_native = pat_engine_one_node_native(cfg->P, cfg->node, cfg->have_model, cfg->one_node_auto);
+  pat_select_cache_init(&e->select);
+  e->unsettled.arrival = malloc((size_t)cfg->P * sizeof *e->unsettled.arrival);
+  e->records = malloc((size_t)cfg->P * sizeof *e->records);
+  return e->unsettled.arrival && e->records ? 0 : -1;
+}
+
+void pat_engine_free(pat_engine *e) {
+  free(e->unsettled.arrival);
+  free(e->records);
+  pat_select_cache_free(&e->select);
+  memset(e, 0, sizeof *e);
+}
+
+int pat_engine_one_node_native(int P, const int *node, int have_model, int one_node_auto) {
+  if (one_node_auto || have_model) return 0;
+  for (int r = 1; r < P; r++)
+    if (node[r] != node[0]) return 0;
+  return 1;
+}
+
+/* ---- costs and the gain rule ---- */
+
+int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
+  unsigned without_arrivals = 0; /* arrival-aware algorithms need an exchange */
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)) without_arrivals |= 1u << alg;
+  const pat_model_params *mp = e->cfg.mp;
+  double t_best, t_native;
+  int best = pat_model_measured_best(mp, without_arrivals, e->cfg.P, (double)bytes, &t_best);
+  if (best == PAT_ALG_UNKNOWN) return PAT_ALG_NATIVE;
+  if (pat_model_measured_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)bytes, &t_native) &&
+      !(t_best < (1.0 - PAT_STATIC_MARGIN) * t_native))
+    return PAT_ALG_NATIVE;
+  return best;
+}
+
+int pat_engine_static_choice(const pat_engine *e, int site, int64_t bytes) {
+  return site >= 0 ? e->site[site].static_alg : pat_engine_static_alg(e, bytes);
+}
+
+/* The static choice's balanced time for blocks of `bytes` (s): measured, or
+ * a ring under the default parameters. */
+static double static_time(const pat_engine *e, int64_t bytes) {
+  const pat_model_params *mp = e->cfg.mp;
+  double t;
+  if (pat_model_measured_time(mp, pat_engine_static_alg(e, bytes), e->cfg.P, (double)bytes, &t)) return t;
+  return (e->cfg.P - 1) * pat_model_cost(mp->dflt.inter, (double)bytes, 1.0);
+}
+
+double pat_engine_exchange_cost(const pat_engine *e) {
+  const pat_model_params *mp = e->cfg.mp;
+  double t;
+  if (pat_model_measured_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)e->cfg.record_bytes, &t)) return t;
+  int steps = 0;
+  while ((1 << steps) < e->cfg.P) steps++;
+  /* a non-blocking all-gather of small records: about two latencies a round */
+  return 2.0 * steps * pat_model_cost(mp->dflt.inter, (double)e->cfg.record_bytes, 1.0);
+}
+
+int pat_engine_gain_pays(const pat_engine *e, int64_t static_ns, int64_t best_ns, double wait_s) {
+  if (static_ns == INT64_MAX) return best_ns != INT64_MAX;
+  double st = 1e-9 * (double)static_ns, gain = st - 1e-9 * (double)best_ns;
+  double needed = PAT_GAIN_FRACTION * (st - wait_s); /* of the static choice's own cost, not of the wait */
+  double x = pat_engine_exchange_cost(e);
+  if (x > needed) needed = x;
+  return gain > needed;
+}
+
+/* ---- sites and their modes ---- */
+
+void pat_engine_new_site(pat_engine *e, int site, int64_t bytes) {
+  if (e->unsettled.site == site) e->unsettled.pending = 0; /* the old site's sample */
+  pat_engine_site *sp = &e->site[site];
+  memset(sp, 0, sizeof *sp);
+  sp->mode = PAT_MODE_STATIC;
+  sp->bytes = bytes;
+  sp->static_alg = pat_engine_static_alg(e, bytes);
+  sp->backoff = PAT_PROBE_FIRST;
+  sp->next_probe = PAT_PROBE_FIRST;
+  sp->never = static_time(e, bytes) < 2.0 * pat_engine_exchange_cost(e);
+  sp->last.call = -1;
+  sp->learned_call = -1;
+  /* a model file's measured balanced time of the static choice stands in for
+   * its cost until the site measures it; without one, the site measures first */
+  double prior;
+  if (!pat_model_measured_time(e->cfg.mp, sp->static_alg, e->cfg.P, (double)bytes, &prior)) prior = 0;
+  pat_guard_init(&sp->guard, prior);
+}
+
+const pat_last_call *pat_engine_last(const pat_engine *e, int site) {
+  if (site < 0 || e->site[site].last.call < 0) return NULL;
+  return &e->site[site].last;
+}
+
+/* On unless PAT_PLAN_AHEAD_AUTO=0 (a job setting: every rank alike).  On the
+ * emulated cluster (P = 8, N = 1M, maxDelay 50-100 ms, re-fitted model)
+ * auto ran 1.03-1.14x the fastest algorithm with it and 1.36-1.41x without
+ * (BENCHMARKS.md). */
+int pat_engine_plans_ahead(const pat_engine *e, int site) {
+  if (!e->cfg.plan_ahead || site < 0) return 0;
+  const pat_engine_site *sp = &e->site[site];
+  int alg = sp->last.alg;
+  return sp->mode == PAT_MODE_EXCHANGE && alg >= 0 && alg < PAT_ALG_COUNT &&
+         (pat_algorithms[alg].flags & PAT_ALGF_PLAN_AHEAD);
+}
+
+int pat_engine_exchanges(const pat_engine *e, int setting, int fresh) {
+  if (e->cfg.P < 2) return 0;
+  if (e->next_exchanges) return 1;
+  if (setting != PAT_ALG_AUTO) return setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
+  if (e->cfg.exchange_always) return 1;
+  if (e->one_node_native) return 0;
+  return fresh;
+}
+
+/* Should the call after this one, at `site` (the one expected next, with
+ * `calls` recorded), exchange? */
+static int site_wants_exchange(const pat_engine *e, int site, long long calls) {
+  if (site < 0) return 0;
+  const pat_engine_site *sp = &e->site[site];
+  if (sp->mode == PAT_MODE_EXCHANGE) return 1;
+  return !sp->never && calls >= sp->next_probe;
+}
+
+void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
+  pat_engine_site *sp = &e->site[end->site];
+  pat_last_call *l = &sp->last;
+  l->call = end->call;
+  l->arrival_ns = end->arrival_ns;
+  l->elapsed_ns = end->exit_ns - end->arrival_ns;
+  l->alg = end->alg;
+  l->predicted_ns = e->cur.exchanged ? e->cur.predicted_ns : end->arrival_ns;
+  l->flags = 0;
+  int is_auto = end->setting == PAT_ALG_AUTO;
+  if (is_auto) {
+    /* a kept plan-ahead call's records are history's by design: they say
+     * nothing of how well this site's arrivals can be predicted */
+    if (e->cur.exchanged)
+      l->flags = (e->cur.kept ? 0 : PAT_LAST_PREDICTED) |
+                 (e->cur.alt ? PAT_LAST_ALT : e->cur.statik ? PAT_LAST_STATIC : 0);
+    else if (end->alg == sp->static_alg)
+      l->flags = PAT_LAST_STATIC;
+    pat_guard_tick(&sp->guard);
+  }
+  memset(&e->cur, 0, sizeof e->cur);
+  if (is_auto)
+    e->next_exchanges = e->cfg.exchange_always ||
+                        (!e->one_node_native && site_wants_exchange(e, end->next_site, end->next_site_calls));
+  else
+    e->next_exchanges = pat_engine_exchanges(e, end->setting, 0);
+}
+
+/* The next probe of a static site: after its backoff, not before the guard
+ * allows a trial, and soon if the static choice has not been measured yet
+ * (the probe's records carry the cost of the static call before it). */
+static void schedule_probe(pat_engine_site *sp, long long calls) {
+  sp->next_probe = calls + 1 + sp->backoff;
+  if (sp->next_probe < sp->guard.next_try) sp->next_probe = sp->guard.next_try;
+  /* unpredictable arrivals: no probe (an exchange) before they may be trusted again */
+  if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
+  if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
+}
+
+/* A probe or an exchanged call found something to gain, or nothing. */
+static void found(pat_engine_site *sp, long long calls, int gain) {
+  if (gain && (sp->mode == PAT_MODE_EXCHANGE || pat_guard_may_leave(&sp->guard, calls))) {
+    if (sp->mode != PAT_MODE_EXCHANGE) pat_guard_enter(&sp->guard, calls);
+    sp->mode = PAT_MODE_EXCHANGE;
+    sp->quiet = 0;
+    sp->backoff = PAT_PROBE_FIRST;
+    return;
+  }
+  if (gain) { /* the guard holds the site at its static choice */
+    schedule_probe(sp, calls);
+    return;
+  }
+  if (sp->mode == PAT_MODE_EXCHANGE && ++sp->quiet < PAT_QUIET_MAX) return;
+  if (sp->mode == PAT_MODE_STATIC && calls > 0) /* a probe (not the site's first call) found nothing: back off */
+    sp->backoff = sp->backoff * 2 > PAT_PROBE_MAX ? PAT_PROBE_MAX : sp->backoff * 2;
+  if (sp->mode == PAT_MODE_EXCHANGE) pat_guard_leave(&sp->guard, calls);
+  sp->mode = PAT_MODE_STATIC;
+  sp->quiet = 0;
+  schedule_probe(sp, calls);
+}
+
+/* The site's mode after an exchanged auto call, from its choice's predictions. */
+static void after_choice(pat_engine *e, int site, long long calls, const pat_choice *choice) {
+  pat_engine_site *sp = &e->site[site];
+  const int64_t *ebar_ns = choice->ebar_ns;
+  int static_alg = choice->static_alg;
+  sp->exchanged++;
+  /* kept without a choice (planned ahead from history): the predictions are
+   * history's, and the guard (learn) judges the kept algorithm by its cost */
+  if (choice->kept) return;
+  int best = static_alg;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (ebar_ns[alg] < ebar_ns[best]) best = alg;
+  if (ebar_ns[static_alg] == INT64_MAX || best == static_alg) {
+    found(sp, calls, 0);
+    return;
+  }
+  found(sp, calls, pat_engine_gain_pays(e, ebar_ns[static_alg], ebar_ns[best], choice->wait));
+}
+
+/* ---- learning from the records ---- */
+
+/* The records' previous calls at the site, if every rank made the same one. */
+static int previous_call(const pat_engine *e, long long *call, int *alg, int *flags) {
+  const pat_last_call *r = e->records;
+  *call = r[0].call;
+  *alg = r[0].alg;
+  *flags = r[0].flags;
+  if (*call < 0 || *alg < 0 || *alg >= PAT_ALG_COUNT) return 0;
+  for (int i = 1; i < e->cfg.P; i++)
+    if (r[i].call != *call || r[i].alg != *alg || r[i].flags != *flags) return 0;
+  return 1;
+}
+
+/* err = mean_i |d_i - mean d| with d = predicted - actual (a common shift of
+ * every prediction changes no decision), spread = mean_i |a_i - mean a|. */
+static void prediction_error(const pat_engine *e, double *err, double *spread) {
+  const pat_last_call *r = e->records;
+  int P = e->cfg.P;
+  double mean_d = 0, mean_a = 0, a0 = (double)r[0].arrival_ns;
+  for (int i = 0; i < P; i++) {
+    mean_d += (double)(r[i].predicted_ns - r[i].arrival_ns);
+    mean_a += (double)r[i].arrival_ns - a0;
+  }
+  mean_d /= P;
+  mean_a /= P;
+  *err = *spread = 0;
+  for (int i = 0; i < P; i++) {
+    *err += fabs((double)(r[i].predicted_ns - r[i].arrival_ns) - mean_d);
+    *spread += fabs((double)r[i].arrival_ns - a0 - mean_a);
+  }
+  *err *= 1e-9 / P;
+  *spread *= 1e-9 / P;
+}
+
+/* From the records: what the site's previous call cost (online refinement
+ * and the guardrail) and how well its arrivals were predicted. */
+static void learn(pat_engine *e, int site, long long now) {
+  pat_engine_site *sp = &e->site[site];
+  long long call;
+  int alg, flags;
+  if (!previous_call(e, &call, &alg, &flags) || call != sp->last.call || call <= sp->learned_call) return;
+  sp->learned_call = call;
+  pat_engine_settle(e); /* its arrivals are about to be replaced */
+  int64_t *arrivals = e->unsettled.arrival;
+  double measured = 0;
+  for (int i = 0; i < e->cfg.P; i++) {
+    arrivals[i] = e->records[i].arrival_ns;
+    measured += 1e-9 * (double)e->records[i].elapsed_ns;
+  }
+  measured /= e->cfg.P;
+  /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
+  double wait = pat_select_wait(e->cfg.P, arrivals);
+  /* the guardrail, whatever this call's setting: the flags say whether that call was auto's */
+  if (flags & PAT_LAST_PREDICTED) {
+    double err, spread;
+    prediction_error(e, &err, &spread);
+    pat_guard_prediction(&sp->guard, now, err, spread);
+  }
+  if ((flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) &&
+      pat_guard_measured(&sp->guard, now, (flags & PAT_LAST_ALT) != 0, measured - wait)) {
+    sp->mode = PAT_MODE_STATIC; /* the alternative lost: back to the static choice */
+    sp->quiet = 0;
+    schedule_probe(sp, now);
+  }
+  e->unsettled.pending = 1;
+  e->unsettled.site = site;
+  e->unsettled.alg = alg;
+  e->unsettled.measured = measured;
+  e->unsettled.wait = wait;
+}
+
+void pat_engine_settle(pat_engine *e) {
+  if (!e->unsettled.pending) return;
+  e->unsettled.pending = 0;
+  int site = e->unsettled.site, alg = e->unsettled.alg;
+  double predicted;
+  /* the site's block size is the sample's: a slot given to another site drops it (new_site) */
+  if (pat_engine_predict(e, alg, e->unsettled.arrival, e->site[site].bytes, &predicted) != 0) return;
+  pat_refine_sample(&e->site[site].refine, alg, predicted, e->unsettled.measured, e->unsettled.wait);
+}
+
+void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_choice *choice, int setting,
+                       int64_t predicted_ns) {
+  pat_engine_site *sp = &e->site[site];
+  e->cur.exchanged = 1;
+  e->cur.alt = sp->mode == PAT_MODE_EXCHANGE || choice->alg != choice->static_alg;
+  /* under PAT_EXCHANGE=always every call pays the exchange: the static
+   * choice's calls are its measurements (a probe's extra exchange is not) */
+  e->cur.statik = !e->cur.alt && e->cfg.exchange_always;
+  e->cur.predicted_ns = predicted_ns;
+  e->cur.kept = choice->kept;
+  learn(e, site, site_calls);
+  if (setting != PAT_ALG_AUTO) {
+    /* a probe auto announced was spent by a call of another setting
+     * (PAT_UseAlg between calls): the next one comes after the backoff */
+    if (sp->mode == PAT_MODE_STATIC && site_calls >= sp->next_probe) schedule_probe(sp, site_calls);
+    return;
+  }
+  if (choice->explored) pat_refine_explored(&sp->refine, choice->alg, site_calls);
+  after_choice(e, site, site_calls, choice);
+}
+
+/* ---- the choice ---- */
+
+static int uses_intra(const pat_model_params *mp) {
+  if (mp->dflt.has_intra) return 1;
+  for (int a = 0; a < PAT_ALG_COUNT; a++)
+    if (mp->alg[a].set && mp->alg[a].has_intra) return 1;
+  return 0;
+}
+
+/* The selection's inputs for this communicator and call. */
+typedef struct inputs {
+  pat_model_params mp;
+  double flat[PAT_ALG_COUNT];
+  pat_select_in in;
+} inputs;
+
+static void make_inputs(const pat_engine *e, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns,
+                        inputs *x) {
+  x->mp = *e->cfg.mp;
+  x->mp.node = uses_intra(&x->mp) ? e->cfg.node : NULL;
+  pat_model_measured_levels(&x->mp, e->cfg.P, (double)bytes, x->flat);
+  memset(&x->in, 0, sizeof x->in);
+  x->in.P = e->cfg.P;
+  x->in.arrival_ns = arrival;
+  x->in.bg_start_ns = bg_start_ns;
+  x->in.block_bytes = (double)bytes;
+  x->in.mp = &x->mp;
+  x->in.allowed = 0;         /* every algorithm */
+  x->in.lnbc_root = 0;       /* LNBC's schedules are cached for root 0 */
+  x->in.bslb_roots = 1;      /* BSLB rooted at the earliest predicted arrival */
+  x->in.flat_s = x->flat;
+  x->in.native_from_classic = 1;
+}
+
+/* The algorithms that need no arrival prediction. */
+static unsigned classic_algorithms(void) {
+  unsigned m = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)) m |= 1u << alg;
+  return m;
+}
+
+void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {
+  pat_engine_settle(e); /* the refinement every choice sees */
+  int site = call->site, P = e->cfg.P;
+  memset(out, 0, sizeof *out);
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out->ebar_ns[alg] = INT64_MAX;
+  out->static_alg = pat_engine_static_alg(e, call->bytes);
+  out->alg = call->setting >= 0 ? call->setting : out->static_alg; /* fixed: BSLB's root stays 0, as in the paper */
+  if (call->setting >= 0 || !call->arrival || P < 2) return;
+  inputs x;
+  make_inputs(e, call->arrival, call->bytes, call->bg_start_ns, &x);
+  /* The guardrail: the site leaves its static choice only when its guard
+   * allows, and runs arrival-aware algorithms only while its predictions
+   * are trusted.  A site's first call has no guard yet: without a model
+   * file's measured times it runs the static choice (the site measures
+   * before it bets); with them, the model's pick as before. */
+  int held = 0;
+  if (site >= 0) {
+    const pat_guard *g = &e->site[site].guard;
+    x.in.ratio = e->site[site].refine.ratio;
+    held = !pat_guard_may_leave(g, call->site_calls);
+    if (!pat_guard_trusts_predictions(g, call->site_calls)) x.in.allowed = classic_algorithms();
+  } else {
+    double t;
+    held = !pat_model_measured_time(&x.mp, out->static_alg, P, (double)call->bytes, &t);
+  }
+  pat_select_out o;
+  if (pat_select(&e->select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
+  memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
+  out->wait = pat_select_wait(P, call->arrival);
+  /* Exchanged on arrival (a site's first call), the plan comes after the
+   * last arrival, when no algorithm can hide any of the imbalance: this
+   * call runs what is best then, but what the engine learns from it (the
+   * predictions commit judges) is what a plan made ahead would gain, as the
+   * site's later calls make theirs.  Without this a site's first call never
+   * found a gain, and auto waited for the first probe (PAT_PROBE_FIRST
+   * calls) before it tried anything. */
+  if (call->bg_start_ns != PAT_NO_TIME && call->records == PAT_RECORDS_ACTUAL) {
+    pat_select_in ahead = x.in;
+    ahead.bg_start_ns = PAT_NO_TIME;
+    pat_select_out oa;
+    if (pat_select(&e->select, &ahead, &oa) == PAT_OK && oa.alg >= 0)
+      memcpy(out->ebar_ns, oa.ebar_ns, sizeof out->ebar_ns);
+  }
+  if (held) return; /* the predictions still tell the engine whether a trial could pay */
+  /* planned ahead from history: the site's plan-ahead algorithm again (its
+   * prediction only orders its sends); the guard judges it by what it costs */
+  if (site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY) {
+    out->alg = e->site[site].last.alg;
+    out->root = 0;
+    out->kept = 1;
+    return;
+  }
+  if (o.alg != out->static_alg && !pat_engine_gain_pays(e, o.ebar_ns[out->static_alg], o.ebar_ns[o.alg], out->wait))
+    return; /* too little to gain: the static choice (its root: 0) */
+  out->alg = o.alg;
+  out->root = o.root;
+  if (site < 0 || e->site[site].mode != PAT_MODE_EXCHANGE) return; /* explorations only in the exchange mode */
+  int other =
+      pat_refine_exploration(&e->site[site].refine, call->site_calls, o.alg, o.ebar_ns, o.status, 1e9 * out->wait);
+  if (other >= 0) {
+    out->alg = other;
+    out->root = o.root_of[other];
+    out->explored = 1;
+  }
+}
+
+int pat_engine_predict(pat_engine *e, int alg, const int64_t *arrival, int64_t bytes, double *ebar) {
+  inputs x;
+  make_inputs(e, arrival, bytes, PAT_NO_TIME, &x);
+  x.in.allowed = 1u << alg;
+  pat_select_out o;
+  if (pat_select(&e->select, &x.in, &o) != PAT_OK || o.status[alg] != PAT_OK) return -1;
+  *ebar = 1e-9 * (double)o.ebar_ns[alg];
+  return 0;
+}

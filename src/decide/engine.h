@@ -1,0 +1,285 @@
+/*
+ * auto's decision engine: per call site, whether a call exchanges arrivals,
+ * which algorithm it runs, and what the call taught.  Pure C: no MPI, no
+ * threads, no clock.  Every input is an argument that every rank agrees on
+ * (call numbers, block sizes, the exchanged records, the broadcast model,
+ * the job's settings), so every rank's engine decides alike; the runtime
+ * gathers the inputs and applies the result (src/runtime/call.c for a
+ * call, plan.c for a plan the background thread makes ahead), and a unit
+ * test drives the engine without MPI (tests/unit/test_engine.c).
+ *
+ * A call meets the engine three times:
+ *   1. pat_engine_exchanges: does this call exchange arrivals?
+ *   2. pat_engine_choose: given the exchanged arrivals, which algorithm
+ *      (reads the state, never changes it, so a choice made ahead by the
+ *      background thread and one made in the call agree);
+ *   3. pat_engine_commit (an exchanged call) and pat_engine_end_call (every
+ *      call): learn from what the previous call cost, and decide whether the
+ *      next call exchanges.
+ *
+ * The rules (the constants below; docs/design.md §6):
+ *
+ * Per call site (sites are block sizes, so every rank numbers them alike) a
+ * mode:
+ *  - STATIC: the call runs the static choice (the algorithm with the
+ *    smallest measured balanced time, NATIVE without a model file; a classic
+ *    algorithm replaces NATIVE only if it is PAT_STATIC_MARGIN faster) with
+ *    no exchange and no message of libpat's own.  Now and then it probes:
+ *    the site's call number next_probe exchanges (its records also carry
+ *    every rank's actual arrival at the previous call), with a backoff that
+ *    doubles, from PAT_PROBE_FIRST to PAT_PROBE_MAX calls, after every probe
+ *    that finds nothing to gain.  A site whose blocks are so small that the
+ *    static choice takes less than two exchanges never probes.
+ *  - EXCHANGE: every call exchanges, ahead of the call (from history or
+ *    instrumentation); after PAT_QUIET_MAX exchanged calls in a row that
+ *    found nothing to gain, the site goes back to STATIC.
+ * The first call at a new site always exchanges, on arrival: it costs one
+ * small all-gather and shows at once whether arrivals are imbalanced (and
+ * whether ranks passed different sizes).  Whether the next call exchanges is
+ * decided at the end of the previous one (for the site expected next), so
+ * that ranks may contribute ahead of it.
+ *
+ * The gain rule (pat_engine_gain_pays, the only place it is applied): an
+ * exchanged call runs the selection's best algorithm, and a probe finds
+ * something to gain, only if the best is predicted at least max(
+ * PAT_GAIN_FRACTION of the static choice's own cost -- its prediction less
+ * the wait for the last arrival, which no algorithm avoids --, one
+ * exchange's cost) faster than the static choice for the exchanged
+ * arrivals; otherwise the static choice (a jittery balanced call must not
+ * wander among algorithms).
+ *
+ * The prediction (model/select.h) is the measured balanced level of each
+ * algorithm where the model file has one, plus the schedule replay's
+ * response to the arrivals, scaled by the site's online refinement
+ * (refine.h).  A plan-ahead algorithm (PAT_ALGF_PLAN_AHEAD) that a site in
+ * the exchange mode ran last is kept while the guard allows it: its plan,
+ * made from history before the last rank's edge, lets blocks move while
+ * late ranks compute.
+ *
+ * The guardrail (guardrail.h, docs/guardrail.md) has the last word: a site
+ * enters the exchange mode only when its guard allows a trial, returns to
+ * STATIC when the guard says the alternative measured no cheaper than the
+ * static choice, and runs arrival-aware algorithms only while its measured
+ * prediction error is small against the arrival spread.  The costs it judges
+ * by come from the exchange records, which carry every rank's previous call
+ * at the same site.
+ */
+#ifndef PAT_ENGINE_H
+#define PAT_ENGINE_H
+
+#include <stdint.h>
+
+#include "algorithms/algorithms.h"
+#include "decide/guardrail.h"
+#include "decide/refine.h"
+#include "model/model.h"
+#include "model/select.h"
+
+#define PAT_ENGINE_SITES 16   /* call sites per communicator: PAT_SITES_MAX (pat/sites.h) */
+
+#define PAT_PROBE_FIRST 8     /* calls between the first probes of a site */
+#define PAT_PROBE_MAX 64      /* at most this many calls between probes: a probe costs about one
+                                 exchange X, and a site that probes has calls of at least 2X, so
+                                 probing costs under 1/128 of the calls' time, and an imbalance
+                                 that appears is found within PAT_PROBE_MAX calls */
+#define PAT_QUIET_MAX 3       /* exchanged calls without gain before a site goes static */
+#define PAT_GAIN_FRACTION 0.05
+#define PAT_STATIC_MARGIN 0.10 /* a classic algorithm replaces NATIVE as the static choice only if its
+                                  measured balanced time is at least this much smaller: calibration
+                                  noise must not make a balanced code pay (b2b on shared memory with a
+                                  --quick model: NEX/RDB picked at 1-64 B ran 1.2-1.5x NATIVE) */
+
+enum pat_site_mode { PAT_MODE_STATIC = 0, PAT_MODE_EXCHANGE = 1 };
+
+/* How the arrivals of an exchanged call were contributed, by every rank. */
+enum pat_engine_records { PAT_RECORDS_MIXED = 0, PAT_RECORDS_ACTUAL = 1, PAT_RECORDS_HISTORY = 2 };
+
+/* How a rank's last call at a site ran (the guardrail's arms); the same
+ * values as the exchange record's PAT_PREV_* (pat/exchange.h). */
+#define PAT_LAST_STATIC 1
+#define PAT_LAST_ALT 2
+#define PAT_LAST_PREDICTED 4
+
+/* A rank's last call at a site: what its next record for the site carries,
+ * and what the engine reads back from every rank's record. */
+typedef struct pat_last_call {
+  long long call;        /* its number on the communicator; -1: none */
+  int64_t arrival_ns, elapsed_ns, predicted_ns;
+  int alg, flags;        /* PAT_LAST_* */
+} pat_last_call;
+
+typedef struct pat_engine_site {
+  int mode;              /* enum pat_site_mode */
+  int64_t bytes;         /* the site's block size */
+  int static_alg;        /* the static choice for it (pat_engine_static_alg) */
+  int never;             /* blocks too small for arrival-awareness to pay: no probes */
+  long long next_probe;  /* STATIC: the site call number that exchanges next */
+  int backoff;           /* STATIC: calls between probes */
+  int quiet;             /* EXCHANGE: exchanged calls in a row without gain */
+  long long exchanged;   /* calls that exchanged (report) */
+  pat_refine refine;
+  pat_guard guard;       /* measured costs against the static choice's */
+  pat_last_call last;    /* this rank's last call here */
+  long long learned_call; /* the last call number learned from (each is learned once) */
+} pat_engine_site;
+
+/* What the engine decides from, besides the calls: fixed for a communicator
+ * and the same on every rank. */
+typedef struct pat_engine_config {
+  int P;
+  const pat_model_params *mp; /* the broadcast model; must stay valid */
+  int have_model;             /* mp came from a model file */
+  const int *node;            /* node id of every rank (P entries); must stay valid */
+  int exchange_always;        /* PAT_EXCHANGE=always: every call of auto exchanges */
+  int plan_ahead;             /* PAT_PLAN_AHEAD_AUTO: keep a plan-ahead algorithm */
+  int one_node_auto;          /* PAT_ONE_NODE=auto: bet on one node without a model file too */
+  int record_bytes;           /* the size of an exchange record (one exchange gathers P of them) */
+} pat_engine_config;
+
+/* What choose decides: the algorithm, and the predictions it was judged by. */
+typedef struct pat_choice {
+  int alg, root;
+  int static_alg;                  /* what the call would run without an exchange */
+  int explored;                    /* alg was chosen to be measured, not as the best */
+  int kept;                        /* a plan-ahead algorithm kept from the site's last call */
+  int64_t ebar_ns[PAT_ALG_COUNT];  /* predictions (refined), INT64_MAX: not predicted */
+  double wait;                     /* the wait for the last arrival in them (s), which no algorithm avoids */
+} pat_choice;
+
+/* The inputs of a choice. */
+typedef struct pat_engine_call {
+  int site;                /* -1: a site not made yet (its first call) */
+  long long site_calls;    /* calls the site has recorded */
+  int setting;             /* the algorithm setting (>= 0: fixed, or PAT_ALG_AUTO) */
+  int64_t bytes;           /* per block */
+  const int64_t *arrival;  /* the exchanged arrivals (P, common clock), NULL if none */
+  int64_t bg_start_ns;     /* when background work can start (PAT_NO_TIME: planned ahead) */
+  int records;             /* enum pat_engine_records */
+} pat_engine_call;
+
+/* The end of a call, for pat_engine_end_call. */
+typedef struct pat_engine_end {
+  int site;                /* where it was recorded (made by now) */
+  long long call;          /* its number on the communicator */
+  int setting, alg;        /* the setting it ran under, and what it ran */
+  int64_t arrival_ns, exit_ns;
+  int next_site;           /* the site expected next (-1: unknown) */
+  long long next_site_calls; /* calls that site has recorded */
+} pat_engine_end;
+
+typedef struct pat_engine {
+  pat_engine_config cfg;
+  int one_node_native;     /* auto runs NATIVE without exchanges here (pat_engine_one_node_native) */
+  int next_exchanges;      /* the next call exchanges: ranks may contribute ahead of it */
+  pat_engine_site site[PAT_ENGINE_SITES];
+  /* the call under way, once committed: */
+  struct {
+    int exchanged, alt;    /* it exchanged; it ran in the exchange mode or not the static choice */
+    int statik;            /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
+    int kept;              /* it kept a plan-ahead algorithm on history's records */
+    int64_t predicted_ns;  /* what this rank's record said of its arrival */
+  } cur;
+  /* The refinement sample of the last learned call, not yet replayed
+   * (pat_engine_settle), and its arrivals. */
+  struct {
+    int pending, site, alg;
+    double measured, wait;
+    int64_t *arrival;      /* P */
+  } unsettled;
+  pat_last_call *records;  /* P: every rank's previous call, from the exchanged records (commit) */
+  pat_select_cache select; /* the selection's compiled schedules */
+} pat_engine;
+
+/* 0, or -1 when out of memory (P arrivals and records). */
+int pat_engine_init(pat_engine *e, const pat_engine_config *cfg);
+void pat_engine_free(pat_engine *e);
+
+/* Does auto defer to NATIVE, without exchanges, on a communicator whose
+ * ranks are on nodes node[0..P-1]?  Yes when every rank shares one node and
+ * no model file is loaded, unless PAT_ONE_NODE=auto: on shared memory the
+ * call is bound by the last arrival, so arrival-awareness has nothing to
+ * hide, and without a model file the classic alternatives are guesses
+ * (BENCHMARKS.md). */
+int pat_engine_one_node_native(int P, const int *node, int have_model, int one_node_auto);
+
+/* A site was made (or took an old one's place) for blocks of `bytes`. */
+void pat_engine_new_site(pat_engine *e, int site, int64_t bytes);
+
+/* 1. Does this call exchange arrivals?  fresh: its site is new.  A fixed
+ * arrival-aware setting exchanges every call, a fixed classic one never;
+ * auto asks the sites.  A call the previous one announced as exchanging
+ * always exchanges, whatever the setting is now: ranks may have contributed
+ * to its exchange ahead of it, and it must complete on every rank. */
+int pat_engine_exchanges(const pat_engine *e, int setting, int fresh);
+
+/* The algorithm a call that does not exchange runs under auto: the site's
+ * static choice (site -1: the one for blocks of `bytes`). */
+int pat_engine_static_choice(const pat_engine *e, int site, int64_t bytes);
+
+/* Under auto, is `site` planned ahead: in the exchange mode, its last call
+ * ran a plan-ahead algorithm?  Then the call after it exchanges records
+ * from history as soon as it ends, even in an instrumented process, and
+ * runs that algorithm again for as long as the guard finds it cheaper than
+ * the static choice. */
+int pat_engine_plans_ahead(const pat_engine *e, int site);
+
+/* 2. The choice for a call.  A fixed setting is obeyed; auto predicts every
+ * algorithm for the arrivals and takes the smallest by the gain rule, or,
+ * now and then, one to explore (refine.h).  Settles a pending refinement
+ * sample first; otherwise reads the state only. */
+void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out);
+
+/* 3a. An exchanged call at `site` (with site_calls recorded calls) has run
+ * what `choice` says: learn from the records (pat_engine_records, filled by
+ * the caller) what the previous call's algorithm really cost, count an
+ * exploration, and under auto update the site's mode from the choice's
+ * predictions.  predicted_ns: what this rank's own record said of its
+ * arrival. */
+void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_choice *choice, int setting,
+                       int64_t predicted_ns);
+/* Where the caller puts every rank's previous call (P entries) before commit. */
+static inline pat_last_call *pat_engine_records(pat_engine *e) { return e->records; }
+
+/* 3b. Every call that ran, after commit: remember it for the next record at
+ * its site, and decide whether the next call exchanges. */
+void pat_engine_end_call(pat_engine *e, const pat_engine_end *end);
+
+/* Does the next call exchange (decided by the last end_call)? */
+static inline int pat_engine_next_exchanges(const pat_engine *e) { return e->next_exchanges; }
+
+/* This rank's last call at `site` (for its next record there), or NULL if
+ * the site (-1: unknown) has none. */
+const pat_last_call *pat_engine_last(const pat_engine *e, int site);
+
+/* Replay the last learned call's algorithm under its actual arrivals and
+ * fold the ratio of measured to predicted cost into its site's refinement.
+ * Commit only notes the sample: the replay costs about a millisecond of CPU
+ * at P = 8 (an arrival-aware schedule in the fluid model), and at the end of
+ * a call it ran while the other ranks' last transfers needed the CPU (on the
+ * emulated cluster the kernel carries the network on the ranks' cores: RELAY
+ * at N = 1M, maxDelay 100 ms measured about 3 ms faster without it,
+ * BENCHMARKS.md).  Settled before the next choice and before the report
+ * reads the refinement, so every decision sees the same state on every rank. */
+void pat_engine_settle(pat_engine *e);
+
+/* A site's state, for the report and pat_info (read only). */
+static inline const pat_engine_site *pat_engine_site_state(const pat_engine *e, int site) { return &e->site[site]; }
+
+/* The static choice for blocks of `bytes`: the algorithm with the smallest
+ * measured balanced time for this P, or NATIVE without one. */
+int pat_engine_static_alg(const pat_engine *e, int64_t bytes);
+
+/* Whether running an algorithm predicted at best_ns instead of the static
+ * choice predicted at static_ns pays, for arrivals whose last one costs a
+ * wait of wait_s: the gain rule above. */
+int pat_engine_gain_pays(const pat_engine *e, int64_t static_ns, int64_t best_ns, double wait_s);
+
+/* One exchange's cost (s): the measured NATIVE time for a record, or an
+ * estimate from the model's latency. */
+double pat_engine_exchange_cost(const pat_engine *e);
+
+/* ē of alg (s) for these arrivals, as the choice predicts it but without
+ * refinement: 0, or -1 if it cannot be predicted. */
+int pat_engine_predict(pat_engine *e, int alg, const int64_t *arrival, int64_t bytes, double *ebar);
+
+#endif

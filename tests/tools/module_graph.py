@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The include graph of libpat's modules, for a reader (not a check).
+
+A module is a .c file with its .h (src/runtime/plan.c + plan.h = runtime/plan).
+Prints the number of modules, of arrows (module A includes a header of module
+B) and the cycles (strongly connected components of more than one module),
+for the folders given (default: src/runtime src/decide).
+
+    python3 tests/tools/module_graph.py [--root DIR] [FOLDER ...]
+"""
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def modules(root, folders):
+    deps = {}
+    for folder in folders:
+        for entry in sorted(os.listdir(os.path.join(root, folder))):
+            if not entry.endswith((".c", ".h")):
+                continue
+            name = folder.split("/")[-1] + "/" + entry.rsplit(".", 1)[0]
+            deps.setdefault(name, set())
+            with open(os.path.join(root, folder, entry), encoding="utf-8") as f:
+                for line in f:
+                    m = INCLUDE.match(line)
+                    if m and m.group(1).rsplit(".", 1)[0] != name:
+                        deps[name].add(m.group(1).rsplit(".", 1)[0])
+    return {a: {b for b in bs if b in deps} for a, bs in deps.items()}
+
+
+def cycles(deps):
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    for start in sorted(deps):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(deps[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(deps[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    if args[:1] == ["--root"]:
+        root, args = args[1], args[2:]
+    folders = args or ["src/runtime", "src/decide"]
+    deps = modules(root, folders)
+    found = cycles(deps)
+    print(f"{' '.join(folders)}: {len(deps)} modules, {sum(len(v) for v in deps.values())} arrows, "
+          f"{len(found)} cycle(s)")
+    for comp in found:
+        print("  cycle: " + ", ".join(comp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
