@@ -11,7 +11,7 @@
 #include "runtime/comm.h"
 #include "runtime/debug.h"
 #include "runtime/errors.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 
 /* Each thread has its own compute phase: threads that instrument at the same
  * time never see each other's start or edge.  A phase made before the last
@@ -58,16 +58,16 @@ static void fill_previous(const pat_comm_state *cs, int64_t bytes, pat_xrec *rec
 }
 
 int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind) {
-  if (cs->x.state != PAT_X_IDLE || cs->P < 2) return MPI_SUCCESS;
-  if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->rank, cs->P, cs->x.seq, arrival_ns);
+  if (cs->x.state != PAT_X_IDLE || cs->base.P < 2) return MPI_SUCCESS;
+  if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->base.rank, cs->base.P, cs->x.seq, arrival_ns);
   pat_xrec rec = {.arrival_ns = arrival_ns,
                   .block_bytes = block_bytes,
                   .contributed_ns = pat_clock_global_ns(),
                   .setting = pat_proc.alg,
                   .kind = kind};
   fill_previous(cs, block_bytes, &rec); /* the site's last call: what it cost */
-  int rc = pat_exchange_start(&cs->x, cs->priv, &rec);
-  if (rc == MPI_SUCCESS && cs->background) pat_comm_mark_work(cs);
+  int rc = pat_exchange_start(&cs->x, cs->base.priv, &rec);
+  if (rc == MPI_SUCCESS && cs->base.background) pat_comm_mark_work(cs);
   return rc;
 }
 
@@ -76,7 +76,7 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
  * ahead (PAT_ALGF_PLAN_AHEAD), or auto at a site that runs one
  * (pat_engine_plans_ahead): its plan, made now from history, lets the
  * background thread take blocks in before the last rank's edge, which under
- * imbalance comes after the early ranks arrive (BENCHMARKS.md, timeline). */
+ * imbalance comes after the early ranks arrive (BENCHMARKS.md, History, first session: the timeline). */
 static int plans_ahead(const pat_comm_state *cs, int site) {
   int setting = pat_proc.alg;
   if (setting == PAT_ALG_AUTO) return pat_engine_plans_ahead(&cs->engine, site);

@@ -5,18 +5,17 @@
  * them) while the application still computes.
  *
  * It never blocks in MPI and never waits for a communicator the foreground
- * holds: it tests, then sleeps on a condition variable with a short backoff
- * while something is in flight, and until it is woken when nothing is, so an
- * idle thread costs no CPU at all (measured in PAT_Stats.bg_cpu_seconds).
- * Whoever gives it work wakes it: a communicator's lock released with work
- * marked (comm.h: pat_comm_leave_call, pat_comm_unlock_current,
- * pat_comm_unlock), a retirement (comm.c), pat_background_stop.  A
- * communicator it skipped because another thread held its lock is woken for
- * by that thread, when it releases the lock.
+ * holds: it tests, then sleeps on its doorbell (wakeup.h) with a short
+ * backoff while something is in flight, and until it is rung when nothing
+ * is, so an idle thread costs no CPU at all (measured in
+ * PAT_Stats.bg_cpu_seconds).  Whoever gives it work rings: a communicator's
+ * lock released with work marked (comm.h: pat_comm_leave_call,
+ * pat_comm_unlock_current, pat_comm_unlock), a retirement (comm.c),
+ * pat_background_stop.  A communicator it skipped because another thread
+ * held its lock is rung for by that thread, when it releases the lock.
  */
 #include "runtime/background.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -25,26 +24,17 @@
 #include "runtime/bind.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 #include "runtime/stats.h"
+#include "runtime/wakeup.h"
 
 #define BACKOFF_MIN_NS 20000LL      /* 20 us */
 #define BACKOFF_MAX_NS 500000LL     /* 0.5 ms */
 
 static pthread_t bg_thread;
-static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER; /* guards the two flags below */
-static pthread_cond_t bg_cond;
-static int bg_running;
-static int bg_work_pending;
+static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER; /* guards bg_running */
+static int bg_running;      /* started and not being stopped: its CPU clock can be read */
 static int64_t bg_start_ns; /* local clock, when the thread was started */
-
-void pat_background_wake(void) {
-  if (!pat_proc.background) return;
-  pthread_mutex_lock(&bg_lock);
-  bg_work_pending = 1;
-  pthread_cond_signal(&bg_cond);
-  pthread_mutex_unlock(&bg_lock);
-}
 
 /* Progress one communicator the foreground does not hold: its exchange,
  * then the plan (decided as soon as the records are in), then the plan's
@@ -62,14 +52,19 @@ static int progress_comm(pat_comm_state *cs) {
     pat_exchange_summary(&cs->x, &sum);
     /* plan ahead only when every rank expects the same call */
     if (sum.agreed_bytes <= 0 || sum.setting == PAT_XSETTING_MIXED) return 0;
-    pat_plan_decide(cs, pat_sites_lookup(&cs->sites, sum.agreed_bytes), sum.setting, sum.agreed_bytes,
-                    sum.complete_ns, 0);
+    int site = pat_sites_lookup(&cs->sites, sum.agreed_bytes);
+    pat_plan_call call = {.site = site,
+                          .site_calls = site >= 0 ? cs->sites.site[site].calls : 0,
+                          .setting = sum.setting,
+                          .bytes = sum.agreed_bytes,
+                          .bg_start_ns = sum.complete_ns};
+    pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &call);
     if (!(pat_algorithms[plan->choice.alg].flags & PAT_ALGF_ARRIVAL)) return 0;
-    if (pat_plan_prepare_exec(cs) != MPI_SUCCESS) return 0; /* the call will report it */
+    if (pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq) != MPI_SUCCESS) return 0; /* the call will report it */
   }
   if (!plan->has_exec) return 0;
   int busy = 0;
-  if (pat_plan_progress(cs, &busy) != MPI_SUCCESS) return 0;
+  if (pat_plan_progress(&cs->planner, &busy) != MPI_SUCCESS) return 0;
   return busy;
 }
 
@@ -95,31 +90,16 @@ static void *bg_main(void *arg) {
   (void)arg;
   pat_bind_background_thread(&pat_proc.settings, pat_proc.world_rank);
   int64_t backoff = BACKOFF_MIN_NS;
-  pthread_mutex_lock(&bg_lock);
-  while (bg_running) {
-    int busy = 0;
-    bg_work_pending = 0;
-    pthread_mutex_unlock(&bg_lock);
-    busy = pat_comm_background_pass(progress_comm);
-    pthread_mutex_lock(&bg_lock);
-    if (bg_work_pending) continue;
-    if (!busy) { /* nothing in flight, nothing retiring: sleep until someone gives work */
+  while (pat_wakeup_begin_pass()) {
+    int busy = pat_comm_background_pass(progress_comm);
+    /* nothing in flight, nothing retiring: sleep until someone gives work */
+    enum pat_wakeup_result r = pat_wakeup_wait(busy ? backoff : -1);
+    if (r == PAT_WAKEUP_PENDING) continue; /* work came during the pass: at once, backoff as it was */
+    if (!busy || r == PAT_WAKEUP_RUNG)
       backoff = BACKOFF_MIN_NS;
-      while (bg_running && !bg_work_pending) pthread_cond_wait(&bg_cond, &bg_lock);
-      continue;
-    }
-    int64_t sleep_ns = backoff;
-    backoff = backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2;
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += sleep_ns;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
-    while (bg_running && !bg_work_pending)
-      if (pthread_cond_timedwait(&bg_cond, &bg_lock, &until) == ETIMEDOUT) break;
-    if (bg_work_pending) backoff = BACKOFF_MIN_NS;
+    else
+      backoff = backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2;
   }
-  pthread_mutex_unlock(&bg_lock);
   double cpu, wall;
   read_times(CLOCK_THREAD_CPUTIME_ID, &cpu, &wall); /* what PAT_GetStats says once the thread is gone */
   pat_stats_background(cpu, wall);
@@ -127,17 +107,13 @@ static void *bg_main(void *arg) {
 }
 
 int pat_background_start(void) {
-  pthread_condattr_t attr;
-  pthread_condattr_init(&attr);
-  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  pthread_cond_init(&bg_cond, &attr);
-  pthread_condattr_destroy(&attr);
-  bg_running = 1;
-  bg_work_pending = 0;
+  pat_wakeup_open();
   bg_start_ns = pat_clock_local_ns();
-  if (pthread_create(&bg_thread, NULL, bg_main, NULL) != 0) {
-    bg_running = 0;
-    pthread_cond_destroy(&bg_cond);
+  pthread_mutex_lock(&bg_lock);
+  bg_running = pthread_create(&bg_thread, NULL, bg_main, NULL) == 0;
+  pthread_mutex_unlock(&bg_lock);
+  if (!bg_running) {
+    pat_wakeup_destroy();
     return pat_fail(MPI_ERR_OTHER, "PAT_Init: cannot start the background thread");
   }
   pat_proc.background = 1;
@@ -146,11 +122,11 @@ int pat_background_start(void) {
 
 void pat_background_stop(void) {
   if (!pat_proc.background) return;
-  pthread_mutex_lock(&bg_lock);
+  pthread_mutex_lock(&bg_lock); /* pat_background_times: no more reading its clock */
   bg_running = 0;
-  pthread_cond_signal(&bg_cond);
   pthread_mutex_unlock(&bg_lock);
+  pat_wakeup_close();
   pthread_join(bg_thread, NULL);
-  pthread_cond_destroy(&bg_cond);
+  pat_wakeup_destroy();
   pat_proc.background = 0;
 }

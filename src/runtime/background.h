@@ -8,8 +8,6 @@
 
 int pat_background_start(void);
 void pat_background_stop(void);
-/* Tell the thread there is work (an exchange was started). */
-void pat_background_wake(void);
 /* The running thread's CPU and wall time so far (s), read without waking
  * it; 0 if no thread runs (pat_stats_background then holds the last). */
 int pat_background_times(double *cpu_s, double *wall_s);

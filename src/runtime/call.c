@@ -14,7 +14,7 @@
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/report.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 #include "runtime/stats.h"
 #include "runtime/timeline.h"
 
@@ -79,21 +79,21 @@ typedef struct call_args {
 /* A classic schedule, typed on the user's buffer. */
 static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
   const pat_sched *s;
-  int rc = pat_plan_classic(cs, alg, &s);
+  int rc = pat_plan_classic(&cs->planner, &cs->base, alg, &s);
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
   pat_exec e;
-  rc = pat_buffers_typed(&b, cs->priv, cs->P, cs->rank, c->recvbuf, c->recvcount, c->recvtype);
+  rc = pat_buffers_typed(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->recvcount, c->recvtype);
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s->nops > 0) {
     int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
-    rc = pat_exec_init(&e, s, cs->rank, &b);
+    rc = pat_exec_init(&e, s, cs->base.rank, &b);
     e.tag_gen = PAT_TAG_GEN_CLASSIC;
-    e.nap_ns = pat_plan_classic_nap_ns(cs, alg, c->bytes);
+    e.nap_ns = pat_plan_classic_nap_ns(&cs->planner, alg, c->bytes);
     if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
     if (rc == MPI_SUCCESS && pat_timeline_on())
-      pat_timeline_write(cs->P, cs->rank, alg, c->bytes, s, &e, NULL, c->arrival, handover, pat_clock_global_ns());
+      pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, s, &e, NULL, c->arrival, handover, pat_clock_global_ns());
     pat_exec_free(&e);
   }
   pat_buffers_release(&b);
@@ -108,9 +108,9 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
  * them waiting (issue 25, defect 4).  The cost: a correct all-zero call
  * takes the schedule's rounds of one-byte messages. */
 static int run_zero(pat_comm_state *cs, int alg, const call_args *c) {
-  char *scratch = calloc((size_t)cs->P + 1, 1);
+  char *scratch = calloc((size_t)cs->base.P + 1, 1);
   if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
-  call_args z = {scratch + cs->P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival};
+  call_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival};
   int rc = run_classic(cs, alg, &z);
   free(scratch);
   return rc;
@@ -119,7 +119,7 @@ static int run_zero(pat_comm_state *cs, int alg, const call_args *c) {
 /* The planned arrival-aware schedule: packed on the plan's stage, where the
  * background thread may already have received (and forwarded) blocks. */
 static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_steps, long long *fg_steps) {
-  int rc = pat_plan_prepare_exec(cs);
+  int rc = pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq);
   if (rc != MPI_SUCCESS) return rc;
   pat_plan *plan = &cs->planner.plan;
   pat_buffers *b = &plan->buf;
@@ -135,7 +135,7 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
   if (rc == MPI_SUCCESS) rc = pat_exec_run(&plan->exec);
   if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(b, c->sendbuf == MPI_IN_PLACE);
   if (rc == MPI_SUCCESS && pat_timeline_on())
-    pat_timeline_write(cs->P, cs->rank, plan->choice.alg, c->bytes, &plan->sched, &plan->exec, plan->arrival,
+    pat_timeline_write(cs->base.P, cs->base.rank, plan->choice.alg, c->bytes, &plan->sched, &plan->exec, plan->arrival,
                        c->arrival, handover, pat_clock_global_ns());
   *fg_steps = plan->exec.steps_done - *bg_steps;
   return rc;
@@ -159,7 +159,7 @@ static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *b
  * drop them (and any plan), and exchange again, every rank on arrival.
  * Every rank that gets here gets here alike (decided from agreed facts). */
 static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const call_args *c, pat_xsummary *sum) {
-  pat_plan_drop(cs);
+  pat_plan_drop(&cs->planner);
   pat_exchange_consume(&cs->x);
   int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
   if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
@@ -173,8 +173,16 @@ static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const call_a
 static void plan_for(pat_comm_state *cs, int site, int setting, int64_t bytes, const pat_xsummary *sum) {
   pat_plan *plan = &cs->planner.plan;
   int as_expected = sum->setting == setting && sum->agreed_bytes == bytes;
-  if (plan->decided && !(as_expected && plan->setting == setting && plan->bytes == bytes)) pat_plan_drop(cs);
-  if (!plan->decided) pat_plan_decide(cs, site, setting, bytes, sum->complete_ns, !as_expected);
+  if (plan->decided && !(as_expected && plan->setting == setting && plan->bytes == bytes))
+    pat_plan_drop(&cs->planner);
+  if (plan->decided) return;
+  pat_plan_call call = {.site = site,
+                        .site_calls = site >= 0 ? cs->sites.site[site].calls : 0,
+                        .setting = setting,
+                        .bytes = bytes,
+                        .bg_start_ns = sum->complete_ns,
+                        .replanned = !as_expected};
+  pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &call);
 }
 
 /* This rank's size differs from the one every record predicted (records
@@ -196,19 +204,19 @@ static int run_with_markers(pat_comm_state *cs, int setting, int64_t own, const 
     *rc = pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: this rank's size differs from the predicted one");
     return 0;
   }
-  unsigned char *buf = malloc((size_t)B * (size_t)(cs->P + 1));
+  unsigned char *buf = malloc((size_t)B * (size_t)(cs->base.P + 1));
   if (!buf) {
     *rc = pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
     return 0;
   }
-  unsigned char *mine = buf + (size_t)B * (size_t)cs->P;
+  unsigned char *mine = buf + (size_t)B * (size_t)cs->base.P;
   for (int64_t i = 0; i < B; i++) mine[i] = magic[i % 16];
-  call_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->user, B, 0};
+  call_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->base.user, B, 0};
   plan_for(cs, pat_sites_lookup(&cs->sites, B), setting, B, sum);
   st->alg = cs->planner.plan.choice.alg;
   *rc = run_alg(cs, st->alg, &m, &st->bg_steps, &st->fg_steps);
   int all_markers = *rc == MPI_SUCCESS;
-  for (int r = 0; r < cs->P && all_markers; r++)
+  for (int r = 0; r < cs->base.P && all_markers; r++)
     if (memcmp(buf + (size_t)B * (size_t)r, mine, (size_t)B) != 0) all_markers = 0;
   free(buf);
   if (!all_markers)
@@ -261,7 +269,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   }
   st->exchange_wait_s = (double)(pat_clock_local_ns() - t0) * 1e-9;
   if (sum.actual_bytes_differ) { /* every rank sees the same records: all of them stop here */
-    pat_plan_drop(cs);
+    pat_plan_drop(&cs->planner);
     pat_exchange_consume(&cs->x);
     *ran = 0;
     return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: the ranks of the communicator passed different amounts of "
@@ -280,7 +288,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
  * the records go. */
 static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
   pat_last_call *prev = pat_engine_records(&cs->engine);
-  for (int i = 0; i < cs->P; i++) {
+  for (int i = 0; i < cs->base.P; i++) {
     const pat_xrec *r = &cs->x.all[i];
     prev[i] = (pat_last_call){.call = r->prev_call,
                               .arrival_ns = r->prev_arrival_ns,
@@ -290,8 +298,8 @@ static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
                               .flags = r->prev_flags};
   }
   pat_engine_commit(&cs->engine, site, cs->sites.site[site].calls, &cs->planner.plan.choice, setting,
-                    cs->x.all[cs->rank].arrival_ns);
-  pat_plan_drop(cs);
+                    cs->x.all[cs->base.rank].arrival_ns);
+  pat_plan_drop(&cs->planner);
   pat_exchange_consume(&cs->x);
 }
 
@@ -302,8 +310,9 @@ static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
  * communicator), so such a call needs no lock and no clock: it costs what a
  * PMPI wrapper costs.  On shared memory at P = 2 (osu_allgather, 1 B) libpat
  * added about 90 ns per call, of which perf put about 55 in that lock and
- * the clock reads; without them the call measures as MPI's own (BENCHMARKS.md
- * §0).  PAT_REPORT keeps the full path: it reports per-site times. */
+ * the clock reads; without them the call measures as MPI's own
+ * (BENCHMARKS.md, Balanced calls on one node).  PAT_REPORT keeps the full
+ * path: it reports per-site times. */
 static inline int passes_through(const pat_comm_state *cs) {
   return !pat_proc.background && pat_proc.alg == PAT_ALG_AUTO && cs->engine.one_node_native &&
          !cs->engine.next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
@@ -363,12 +372,12 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     }
   } else {
     /* a fixed classic setting, the static choice of auto, or a single process */
-    alg = cs->P < 2         ? PAT_ALG_RING
+    alg = cs->base.P < 2         ? PAT_ALG_RING
           : setting >= 0    ? setting
                             : pat_engine_static_choice(&cs->engine, site, c.bytes);
     if (alg == PAT_ALG_NATIVE)
       rc = run_native(&c); /* st's steps stay 0, as run_alg leaves them */
-    else if (c.bytes == 0 && cs->P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
+    else if (c.bytes == 0 && cs->base.P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
       rc = run_zero(cs, alg, &c);
     else
       rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
@@ -380,7 +389,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   int64_t exit_ns = pat_clock_global_ns();
   if (fresh) {
     int victim = pat_sites_victim(&cs->sites), made;
-    if (victim >= 0) pat_report_site_done(cs, victim); /* the new site takes its place */
+    if (victim >= 0) pat_report_site_done(&cs->report, &cs->sites, &cs->engine, victim); /* the new site takes its place */
     site = pat_sites_find(&cs->sites, recvcount, c.bytes, &made);
     pat_engine_new_site(&cs->engine, site, c.bytes);
   }
@@ -399,7 +408,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;
-  pat_report_call(cs, site, recvtype, exit_ns - arrival, &st);
+  pat_report_call(&cs->report, &cs->base, site, recvtype, exit_ns - arrival, &st);
   if (rc == MPI_SUCCESS) pat_contribute_from_history(cs);
   pat_comm_leave_call(cs);
   pat_stats_call(&st);

@@ -13,10 +13,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "runtime/background.h"
+#include "runtime/wakeup.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static int *world_node;  /* node of every world rank: the lowest world rank sharing its memory */
@@ -50,13 +50,13 @@ static void unlink_from(pat_comm_state **list, pat_comm_state *cs) {
 }
 
 static void destroy_state(pat_comm_state *cs) {
-  pat_report_comm_done(cs);
+  pat_report_comm_done(&cs->report, &cs->sites, &cs->engine);
   pat_planner_free(&cs->planner);
   pat_engine_free(&cs->engine);
-  pat_retire_free(cs);
+  pat_retire_free(&cs->retire);
   free(cs->node);
   pat_exchange_free(&cs->x);
-  if (cs->priv != MPI_COMM_NULL) MPI_Comm_free(&cs->priv);
+  if (cs->base.priv != MPI_COMM_NULL) MPI_Comm_free(&cs->base.priv);
   pthread_mutex_destroy(&cs->lock);
   free(cs);
 }
@@ -72,9 +72,9 @@ static void retire(pat_comm_state *cs) {
   unlink_from(&live, cs);
   pthread_mutex_unlock(&registry_lock);
   pthread_mutex_lock(&cs->lock);
-  pat_retire_begin(cs, pat_engine_next_exchanges(&cs->engine));
+  pat_retire_begin(&cs->retire, &cs->base, &cs->x, pat_engine_next_exchanges(&cs->engine));
   pthread_mutex_unlock(&cs->lock);
-  if (!cs->background) { /* no thread holds it: nothing can be in flight either (retire.h) */
+  if (!cs->base.background) { /* no thread holds it: nothing can be in flight either (retire.h) */
     destroy_state(cs);
     return;
   }
@@ -83,7 +83,7 @@ static void retire(pat_comm_state *cs) {
   cs->next = retiring;
   retiring = cs;
   pthread_mutex_unlock(&registry_lock);
-  pat_background_wake();
+  pat_wakeup_ring();
 }
 
 static int delete_fn(MPI_Comm comm, int key, void *value, void *extra) {
@@ -159,20 +159,20 @@ _Static_assert(PAT_ENGINE_SITES == PAT_SITES_MAX, "the engine keeps a state per 
 
 /* The parts of a new state that need no communication: 0 or an MPI error. */
 static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
-  cs->user = comm;
-  cs->background = pat_proc.background;
+  cs->base.user = comm;
+  cs->base.background = pat_proc.background;
   pthread_mutex_init(&cs->lock, NULL);
-  MPI_Comm_size(comm, &cs->P);
-  MPI_Comm_rank(comm, &cs->rank);
+  MPI_Comm_size(comm, &cs->base.P);
+  MPI_Comm_rank(comm, &cs->base.rank);
   pat_sites_init(&cs->sites);
   /* the gaps predict arrivals only for contributions made ahead, which need
    * the background thread (arrivals.c): without it they would never be read */
-  cs->sites.skip_gaps = !cs->background;
-  int rc = pat_planner_init(&cs->planner, cs->P);
-  if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->P);
-  if (rc == MPI_SUCCESS) rc = node_map(comm, cs->P, &cs->node);
+  cs->sites.skip_gaps = !cs->base.background;
+  int rc = pat_planner_init(&cs->planner, cs->base.P);
+  if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->base.P);
+  if (rc == MPI_SUCCESS) rc = node_map(comm, cs->base.P, &cs->node);
   if (rc == MPI_SUCCESS) {
-    pat_engine_config cfg = {.P = cs->P,
+    pat_engine_config cfg = {.P = cs->base.P,
                              .mp = pat_netparams(),
                              .have_model = pat_netparams_have_model(),
                              .node = cs->node,
@@ -216,7 +216,7 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   int failed = local != MPI_SUCCESS, any = 0;
   rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, priv);
   if (rc == MPI_SUCCESS && any) rc = local != MPI_SUCCESS ? local : MPI_ERR_NO_MEM;
-  if (cs) cs->priv = priv;
+  if (cs) cs->base.priv = priv;
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {
     if (cs)
@@ -264,7 +264,7 @@ void pat_comm_unlock_current(pat_comm_state *cs) {
   int wake = cs->has_work;
   pthread_mutex_unlock(&cs->lock);
   pthread_mutex_unlock(&current_lock);
-  if (wake) pat_background_wake();
+  if (wake) pat_wakeup_ring();
 }
 
 void pat_comm_mark_work(pat_comm_state *cs) { cs->has_work = 1; }
@@ -290,7 +290,7 @@ static int snapshot(pat_comm_state ***out, int *nlive) {
 
 static int progress_retiring(pat_comm_state *cs) {
   pthread_mutex_lock(&cs->lock);
-  int finished = pat_retire_progress(cs);
+  int finished = pat_retire_progress(&cs->retire, &cs->base, &cs->x, &cs->planner);
   pthread_mutex_unlock(&cs->lock);
   if (!finished) return 1;
   pthread_mutex_lock(&registry_lock);
@@ -331,7 +331,7 @@ void pat_comms_finalize(void) {
     pat_comm_state *cs = live;
     pthread_mutex_unlock(&registry_lock);
     if (!cs) break;
-    if (MPI_Comm_delete_attr(cs->user, keyval) != MPI_SUCCESS) retire(cs); /* runs delete_fn, which retires it */
+    if (MPI_Comm_delete_attr(cs->base.user, keyval) != MPI_SUCCESS) retire(cs); /* runs delete_fn, which retires it */
   }
   for (;;) {
     pthread_mutex_lock(&registry_lock);

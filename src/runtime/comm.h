@@ -2,7 +2,11 @@
  * The state libpat keeps per user communicator, created on the first
  * all-gather on it (collectively) and kept as an MPI attribute, so that it
  * goes with the communicator.  Its parts belong to the modules named beside
- * them; this file owns only the communicator's identity and lifecycle, the
+ * them, whose functions take only their part, the base and the parts they
+ * read (plan.h, retire.h, report.h, and below the runtime pat/exchange.h,
+ * pat/sites.h, decide/engine.h): only the modules above this one (call,
+ * background, arrivals, debug, runtime) hold the whole state and hand its
+ * parts out.  This file owns the communicator's lock and lifecycle, the
  * registry the background thread walks, and the communicator that
  * instrumentation predictions go to.
  */
@@ -15,18 +19,16 @@
 
 #include "pat/exchange.h"
 #include "pat/sites.h"
-#include "runtime/background.h"
 #include "decide/engine.h"
+#include "runtime/comm_base.h"
 #include "runtime/plan.h"
 #include "runtime/report.h"
 #include "runtime/retire.h"
+#include "runtime/wakeup.h"
 
 typedef struct pat_comm_state {
-  MPI_Comm user;    /* the application's communicator (its handle, for clean-up) */
-  MPI_Comm priv;    /* libpat's private duplicate: exchanges, schedules, retirement (tags keep them apart) */
-  int P, rank;
+  pat_comm_base base; /* handles and shape (comm_base.h) */
   int *node;        /* node id of every rank (ranks sharing memory share it) */
-  int background;   /* a background thread may work on it (the same on every rank) */
   pthread_mutex_t lock; /* the foreground holds it for a whole call; the background only tries */
   atomic_int in_call;   /* a foreground call holds the lock (set and cleared under it): don't wait for it */
   pat_exchange x;          /* the arrival exchange of the next call (pat/exchange.h) */
@@ -74,7 +76,7 @@ void pat_comm_unlock_current(pat_comm_state *cs);
 static inline void pat_comm_unlock(pat_comm_state *cs) {
   int wake = cs->has_work;
   pthread_mutex_unlock(&cs->lock);
-  if (wake) pat_background_wake();
+  if (wake) pat_wakeup_ring();
 }
 
 /* A foreground call takes / leaves its communicator (the lock for the whole

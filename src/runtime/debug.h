@@ -5,15 +5,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-struct pat_plan;
-
 /* Replaces every arrival a rank contributes, so tests can feed deliberately
  * wrong predictions (NULL: no hook). */
 extern int64_t (*pat_test_prediction_hook)(int rank, int P, int64_t seq, int64_t predicted);
-
-/* Digest of a decision's inputs and outputs: equal on every rank when they
- * decided alike. */
-uint64_t pat_plan_digest(int P, const struct pat_plan *p);
 
 /* The last decision on comm: its digest, algorithm and (if arrivals is not
  * NULL) the P arrivals it was made from. */

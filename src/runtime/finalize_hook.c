@@ -4,9 +4,10 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 
 static int self_key = MPI_KEYVAL_INVALID;
+static void (*shut_down_fn)(void);
 
 static int at_mpi_finalize(MPI_Comm comm, int key, void *value, void *extra) {
   (void)comm;
@@ -19,11 +20,12 @@ static int at_mpi_finalize(MPI_Comm comm, int key, void *value, void *extra) {
                     "MPI_Finalize)\n");
     fflush(stderr);
   }
-  pat_shut_down();
+  shut_down_fn();
   return MPI_SUCCESS;
 }
 
-int pat_finalize_hook_install(void) {
+int pat_finalize_hook_install(void (*shut_down)(void)) {
+  shut_down_fn = shut_down;
   /* once per process: the attribute stays until MPI_Finalize, and the
    * callback does nothing if libpat is not running then */
   if (self_key != MPI_KEYVAL_INVALID) return MPI_SUCCESS;

@@ -11,10 +11,9 @@
 #ifndef PAT_FINALIZE_HOOK_H
 #define PAT_FINALIZE_HOOK_H
 
-/* At PAT_Init: put the attribute on MPI_COMM_SELF (once per process). */
-int pat_finalize_hook_install(void);
-
-/* What PAT_Finalize does once its checks passed (runtime.c); collective. */
-void pat_shut_down(void);
+/* At PAT_Init: put the attribute on MPI_COMM_SELF (once per process).
+ * shut_down: what PAT_Finalize does once its checks passed (runtime.c),
+ * collective; run there if libpat is still initialised. */
+int pat_finalize_hook_install(void (*shut_down)(void));
 
 #endif

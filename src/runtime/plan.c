@@ -5,11 +5,9 @@
 #include <string.h>
 
 #include "model/build_args.h"
-#include "runtime/comm.h"
-#include "runtime/debug.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 #include "runtime/timeline.h"
 #include "runtime/wait_nap.h"
 
@@ -59,34 +57,52 @@ void pat_planner_free(pat_planner *pl) {
   memset(pl, 0, sizeof *pl);
 }
 
-void pat_plan_drop(pat_comm_state *cs) {
-  if (cs->planner.plan.decided) cs->planner.last_digest = cs->planner.plan.digest;
-  drop(&cs->planner.plan);
+void pat_plan_drop(pat_planner *pl) {
+  if (pl->plan.decided) pl->last_digest = pl->plan.digest;
+  drop(&pl->plan);
 }
 
-void pat_plan_decide(pat_comm_state *cs, int site, int setting, int64_t bytes, int64_t bg_start_ns, int replanned) {
-  pat_plan *p = &cs->planner.plan;
-  for (int i = 0; i < cs->P; i++) p->arrival[i] = cs->x.all[i].arrival_ns;
-  p->setting = setting;
-  p->bytes = bytes;
-  p->site = site;
-  p->replanned = replanned;
-  pat_engine_call call = {.site = site,
-                          .site_calls = site >= 0 ? cs->sites.site[site].calls : 0,
-                          .setting = setting,
-                          .bytes = bytes,
-                          .arrival = p->arrival,
-                          .bg_start_ns = bg_start_ns,
-                          .records = pat_exchange_all_kind(&cs->x, PAT_XREC_ACTUAL)    ? PAT_RECORDS_ACTUAL
-                                     : pat_exchange_all_kind(&cs->x, PAT_XREC_HISTORY) ? PAT_RECORDS_HISTORY
-                                                                                       : PAT_RECORDS_MIXED};
-  pat_engine_choose(&cs->engine, &call, &p->choice);
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+uint64_t pat_plan_digest(int P, const pat_plan *p) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < P; i++) h = mix(h, (uint64_t)p->arrival[i]);
+  h = mix(h, (uint64_t)p->bytes);
+  h = mix(h, (uint64_t)(int64_t)p->setting);
+  h = mix(h, (uint64_t)p->args.tau);
+  h = mix(h, (uint64_t)p->args.alpha);
+  h = mix(h, (uint64_t)p->choice.alg);
+  h = mix(h, (uint64_t)p->choice.root);
+  return h;
+}
+
+void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
+                     const pat_plan_call *call) {
+  pat_plan *p = &pl->plan;
+  for (int i = 0; i < b->P; i++) p->arrival[i] = x->all[i].arrival_ns;
+  p->setting = call->setting;
+  p->bytes = call->bytes;
+  p->site = call->site;
+  p->replanned = call->replanned;
+  pat_engine_call ec = {.site = call->site,
+                        .site_calls = call->site_calls,
+                        .setting = call->setting,
+                        .bytes = call->bytes,
+                        .arrival = p->arrival,
+                        .bg_start_ns = call->bg_start_ns,
+                        .records = pat_exchange_all_kind(x, PAT_XREC_ACTUAL)    ? PAT_RECORDS_ACTUAL
+                                   : pat_exchange_all_kind(x, PAT_XREC_HISTORY) ? PAT_RECORDS_HISTORY
+                                                                                : PAT_RECORDS_MIXED};
+  pat_engine_choose(engine, &ec, &p->choice);
   memset(&p->args, 0, sizeof p->args);
   if (pat_algorithms[p->choice.alg].build)
-    p->args = pat_call_build_args(pat_netparams(), p->choice.alg, cs->P, cs->rank, p->arrival, (double)bytes,
+    p->args = pat_call_build_args(pat_netparams(), p->choice.alg, b->P, b->rank, p->arrival, (double)call->bytes,
                                   p->choice.root);
   p->decided = 1;
-  p->digest = pat_plan_digest(cs->P, p);
+  p->digest = pat_plan_digest(b->P, p);
 }
 
 /* PAT_SEND_WINDOW: how every schedule runs, whatever its algorithm says
@@ -95,8 +111,8 @@ static void apply_window(pat_sched *s) {
   if (pat_proc.settings.send_window >= 0) s->send_window = pat_proc.settings.send_window;
 }
 
-int pat_plan_prepare_exec(pat_comm_state *cs) {
-  pat_plan *p = &cs->planner.plan;
+int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq) {
+  pat_plan *p = &pl->plan;
   if (p->has_exec) return MPI_SUCCESS;
   int rc = pat_build(p->choice.alg, &p->sched, &p->args);
   if (rc != PAT_OK)
@@ -104,13 +120,13 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
                     pat_status_string(rc));
   apply_window(&p->sched);
   memset(&p->buf, 0, sizeof p->buf);
-  p->buf.P = cs->P;
-  p->buf.self = cs->rank;
-  p->buf.comm = cs->priv;
+  p->buf.P = b->P;
+  p->buf.self = b->rank;
+  p->buf.comm = b->priv;
   p->buf.packed = 1;
   p->buf.block_type = MPI_DATATYPE_NULL;
   p->buf.block_bytes = (size_t)p->bytes;
-  size_t need = (size_t)p->bytes * (size_t)cs->P + 1;
+  size_t need = (size_t)p->bytes * (size_t)b->P + 1;
   if (p->stage_cap < need) {
     release_stage(p);
     p->stage_mem = malloc(need);
@@ -119,10 +135,10 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
   p->buf.stage = p->stage_mem;
   if (!p->buf.stage) {
     pat_sched_free(&p->sched);
-    return pat_fail(MPI_ERR_NO_MEM, "cannot allocate %lld bytes", (long long)p->bytes * cs->P);
+    return pat_fail(MPI_ERR_NO_MEM, "cannot allocate %lld bytes", (long long)p->bytes * b->P);
   }
-  rc = pat_exec_init(&p->exec, &p->sched, cs->rank, &p->buf);
-  p->exec.nap_ns = pat_wait_nap_ns(pat_wait_smallest_blocks(&p->sched, cs->rank), p->choice.alg, (double)p->bytes,
+  rc = pat_exec_init(&p->exec, &p->sched, b->rank, &p->buf);
+  p->exec.nap_ns = pat_wait_nap_ns(pat_wait_smallest_blocks(&p->sched, b->rank), p->choice.alg, (double)p->bytes,
                                    pat_netparams());
   if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&p->exec);
   if (rc != MPI_SUCCESS) {
@@ -135,15 +151,15 @@ int pat_plan_prepare_exec(pat_comm_state *cs) {
    * never share tags, so a stale background receive can never catch another
    * plan's message, and a stale message (a dropped plan's background signal)
    * can never satisfy this plan's receive; leftovers are drained here. */
-  int plan_gen = pat_tag_plan_gen(cs->x.seq);
+  int plan_gen = pat_tag_plan_gen(exchange_seq);
   p->exec.tag_gen = plan_gen + (p->replanned ? 1 : 0);
-  pat_drain_stale(cs->priv, cs->P, plan_gen);
+  pat_drain_stale(b->priv, b->P, plan_gen);
   p->has_exec = 1;
   return MPI_SUCCESS;
 }
 
-int pat_plan_progress(pat_comm_state *cs, int *busy) {
-  pat_exec *e = &cs->planner.plan.exec;
+int pat_plan_progress(pat_planner *pl, int *busy) {
+  pat_exec *e = &pl->plan.exec;
   /* data flow: receives go ahead, and sends of what has come in (relays);
    * sends of the own block wait for the call */
   if (e->window > 0) return pat_exec_flow_progress(e, busy);
@@ -163,12 +179,12 @@ int pat_plan_progress(pat_comm_state *cs, int *busy) {
   }
 }
 
-int pat_plan_classic(pat_comm_state *cs, int alg, const pat_sched **out) {
-  pat_sched **slot = &cs->planner.classic[alg];
+int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_sched **out) {
+  pat_sched **slot = &pl->classic[alg];
   if (!*slot) {
     pat_sched *s = malloc(sizeof *s);
     if (!s) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
-    pat_build_args args = pat_call_build_args(pat_netparams(), alg, cs->P, cs->rank, NULL, 0, 0);
+    pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->rank, NULL, 0, 0);
     int rc = pat_build(alg, s, &args);
     if (rc != PAT_OK) {
       free(s);
@@ -176,13 +192,13 @@ int pat_plan_classic(pat_comm_state *cs, int alg, const pat_sched **out) {
                       pat_status_string(rc));
     }
     apply_window(s);
-    cs->planner.classic_smallest[alg] = pat_wait_smallest_blocks(s, cs->rank);
+    pl->classic_smallest[alg] = pat_wait_smallest_blocks(s, b->rank);
     *slot = s;
   }
   *out = *slot;
   return MPI_SUCCESS;
 }
 
-int64_t pat_plan_classic_nap_ns(const pat_comm_state *cs, int alg, long long bytes) {
-  return pat_wait_nap_ns(cs->planner.classic_smallest[alg], alg, (double)bytes, pat_netparams());
+int64_t pat_plan_classic_nap_ns(const pat_planner *pl, int alg, long long bytes) {
+  return pat_wait_nap_ns(pl->classic_smallest[alg], alg, (double)bytes, pat_netparams());
 }

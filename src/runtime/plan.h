@@ -5,7 +5,9 @@
  * background thread starts and the foreground finishes; and this rank's
  * cached classic schedules, which depend only on P.
  *
- * Every function taking a communicator runs with its lock held.
+ * A planner is one part of a communicator's state (comm.h): its functions
+ * take it, the communicator's base (comm_base.h) and the other parts they
+ * read, and run with the communicator's lock held.
  */
 #ifndef PAT_PLAN_H
 #define PAT_PLAN_H
@@ -13,12 +15,12 @@
 #include <stdint.h>
 
 #include "algorithms/algorithms.h"
+#include "decide/engine.h"
 #include "exec/executor.h"
 #include "model/select.h"
-#include "decide/engine.h"
+#include "pat/exchange.h"
+#include "runtime/comm_base.h"
 #include "sched/schedule.h"
-
-struct pat_comm_state;
 
 /* The arrival-aware plan of the next call. */
 typedef struct pat_plan {
@@ -53,21 +55,36 @@ typedef struct pat_planner {
 int pat_planner_init(pat_planner *pl, int P);
 void pat_planner_free(pat_planner *pl); /* drops the plan too */
 
-/* Decide the plan of the call from the exchanged records (site: the call
- * site it is for, -1 if unknown). */
-void pat_plan_decide(struct pat_comm_state *cs, int site, int setting, int64_t bytes, int64_t bg_start_ns,
-                     int replanned);
-/* Build its schedule, stage and executor (once). */
-int pat_plan_prepare_exec(struct pat_comm_state *cs);
+/* What a plan is decided for. */
+typedef struct pat_plan_call {
+  int site;           /* the call site (-1: none yet) */
+  int site_calls;     /* calls the site has seen (0 without one) */
+  int setting;        /* the algorithm setting (PAT_ALG_AUTO or an algorithm) */
+  int64_t bytes;      /* the block size */
+  int64_t bg_start_ns; /* when the background could start it (the exchange completed) */
+  int replanned;      /* decided in the foreground because the inputs changed */
+} pat_plan_call;
+
+/* Decide the plan of the call from the exchanged records x: the engine
+ * chooses (decide/engine.h), the plan keeps the arrivals and the build
+ * arguments. */
+void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
+                     const pat_plan_call *call);
+/* Build its schedule, stage and executor (once); exchange_seq: the
+ * sequence number of the exchange it was decided from (its tags). */
+int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);
 /* Run the background part as far as it goes without blocking; *busy = 1
  * while a step is in flight. */
-int pat_plan_progress(struct pat_comm_state *cs, int *busy);
-void pat_plan_drop(struct pat_comm_state *cs);
+int pat_plan_progress(pat_planner *pl, int *busy);
+void pat_plan_drop(pat_planner *pl);
+/* Digest of a plan's inputs and outputs: equal on every rank when they
+ * decided alike (the tests compare it). */
+uint64_t pat_plan_digest(int P, const pat_plan *p);
 
 /* This rank's schedule of classic algorithm alg (built on first use). */
-int pat_plan_classic(struct pat_comm_state *cs, int alg, const pat_sched **out);
+int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_sched **out);
 /* The foreground's nap while it waits in that schedule with blocks of
  * `bytes` (runtime/wait_nap.h). */
-int64_t pat_plan_classic_nap_ns(const struct pat_comm_state *cs, int alg, long long bytes);
+int64_t pat_plan_classic_nap_ns(const pat_planner *pl, int alg, long long bytes);
 
 #endif

@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/comm.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 #include "runtime/stats.h"
 
 #define DESC PAT_REPORT_DESC
@@ -108,24 +107,24 @@ static void describe_group(const int *w, int P, char *out, size_t size) {
   }
 }
 
-static int new_comm(pat_comm_state *cs) {
-  int *w = malloc((size_t)cs->P * 2 * sizeof *w);
+static int new_comm(const pat_comm_base *b) {
+  int *w = malloc((size_t)b->P * 2 * sizeof *w);
   if (!w) return -1;
   MPI_Group g, wg;
-  MPI_Comm_group(cs->user, &g);
+  MPI_Comm_group(b->user, &g);
   MPI_Comm_group(report_world, &wg);
-  for (int i = 0; i < cs->P; i++) w[cs->P + i] = i;
-  MPI_Group_translate_ranks(g, cs->P, w + cs->P, wg, w);
+  for (int i = 0; i < b->P; i++) w[b->P + i] = i;
+  MPI_Group_translate_ranks(g, b->P, w + b->P, wg, w);
   MPI_Group_free(&g);
   MPI_Group_free(&wg);
-  rep_comm rc = {.group_hash = 1469598103934665603ull, .P = cs->P, .leader = w[0]};
-  for (int i = 0; i < cs->P; i++) rc.group_hash = (rc.group_hash ^ (uint64_t)(uint32_t)w[i]) * 1099511628211ull;
-  describe_group(w, cs->P, rc.group, sizeof rc.group);
+  rep_comm rc = {.group_hash = 1469598103934665603ull, .P = b->P, .leader = w[0]};
+  for (int i = 0; i < b->P; i++) rc.group_hash = (rc.group_hash ^ (uint64_t)(uint32_t)w[i]) * 1099511628211ull;
+  describe_group(w, b->P, rc.group, sizeof rc.group);
   free(w);
   char name[MPI_MAX_OBJECT_NAME];
   int len = 0;
   name[0] = '\0';
-  MPI_Comm_get_name(cs->user, name, &len);
+  MPI_Comm_get_name(b->user, name, &len);
   snprintf(rc.name, sizeof rc.name, "%s", name[0] ? name : "(unnamed)");
   /* one entry per shape: communicators made again and again share it */
   for (int i = 0; i < ncomms; i++)
@@ -224,20 +223,20 @@ static void keep_row(rep_record *r) {
 }
 
 /* The site's statistics become (part of) a finished row, and its slot is cleared. */
-static void finish_site(pat_comm_state *cs, int i) {
-  pat_site_report *sr = &cs->report.site[i];
-  if (sr->calls == 0 || cs->report.id <= 0) return;
-  pat_engine_settle(&cs->engine);
-  const pat_engine_site *es = pat_engine_site_state(&cs->engine, i);
-  const rep_comm *c = &comms[cs->report.id - 1];
+static void finish_site(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine, int i) {
+  pat_site_report *sr = &rep->site[i];
+  if (sr->calls == 0 || rep->id <= 0) return;
+  pat_engine_settle(engine);
+  const pat_engine_site *es = pat_engine_site_state(engine, i);
+  const rep_comm *c = &comms[rep->id - 1];
   rep_record row, *r = &row;
   memset(r, 0, sizeof *r);
   r->group_hash = c->group_hash;
   r->occurrence = c->occurrence;
   r->P = c->P;
   r->leader = c->leader;
-  r->count = cs->sites.site[i].count;
-  r->bytes = cs->sites.site[i].bytes;
+  r->count = sites->site[i].count;
+  r->bytes = sites->site[i].bytes;
   r->calls = sr->calls;
   r->pred_calls = sr->pred_calls;
   r->exchanged = sr->exchanged;
@@ -260,17 +259,17 @@ static void finish_site(pat_comm_state *cs, int i) {
   keep_row(r);
 }
 
-/* The site's slot is the communicator's (cs->lock, held by the caller):
+/* The site's slot is the communicator's (its lock, held by the caller):
  * only the shared table of communicators needs rep_lock, once. */
-void pat_report_record(pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
-                       const pat_call_stats *call) {
-  if (cs->report.id == 0) {
+void pat_report_record(pat_comm_report *rep, const pat_comm_base *b, int site, MPI_Datatype type,
+                       int64_t elapsed_ns, const pat_call_stats *call) {
+  if (rep->id == 0) {
     pthread_mutex_lock(&rep_lock);
-    int id = new_comm(cs);
-    cs->report.id = id >= 0 ? id + 1 : -1;
+    int id = new_comm(b);
+    rep->id = id >= 0 ? id + 1 : -1;
     pthread_mutex_unlock(&rep_lock);
   }
-  pat_site_report *sr = &cs->report.site[site];
+  pat_site_report *sr = &rep->site[site];
   if (sr->calls == 0) describe_type(type, sr->type_desc, sizeof sr->type_desc);
   double e = 1e-9 * (double)elapsed_ns;
   sr->calls++;
@@ -285,17 +284,17 @@ void pat_report_record(pat_comm_state *cs, int site, MPI_Datatype type, int64_t 
   }
 }
 
-void pat_report_site_done(pat_comm_state *cs, int site) {
+void pat_report_site_done(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine, int site) {
   if (!pat_report_on) return;
   pthread_mutex_lock(&rep_lock);
-  finish_site(cs, site);
+  finish_site(rep, sites, engine, site);
   pthread_mutex_unlock(&rep_lock);
 }
 
-void pat_report_comm_done(pat_comm_state *cs) {
+void pat_report_comm_done(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine) {
   if (!pat_report_on) return;
   pthread_mutex_lock(&rep_lock);
-  for (int i = 0; i < cs->sites.n; i++) finish_site(cs, i);
+  for (int i = 0; i < sites->n; i++) finish_site(rep, sites, engine, i);
   pthread_mutex_unlock(&rep_lock);
 }
 

@@ -15,7 +15,9 @@
 #include <stdint.h>
 
 #include "algorithms/algorithms.h"
+#include "decide/engine.h"
 #include "pat/sites.h"
+#include "runtime/comm_base.h"
 
 #define PAT_REPORT_DESC 40
 
@@ -30,7 +32,6 @@ typedef struct pat_comm_report {
   pat_site_report site[PAT_SITES_MAX];
 } pat_comm_report;
 
-struct pat_comm_state;
 struct pat_call_stats;
 
 /* At PAT_Init (collective over world): on if world rank 0's setting says so. */
@@ -38,20 +39,22 @@ int pat_report_init(MPI_Comm world, int enabled);
 /* The report is being collected (set at PAT_Init, cleared at PAT_Finalize):
  * read on every call, so that a call without a report costs no function call. */
 extern int pat_report_on;
-void pat_report_record(struct pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
-                       const struct pat_call_stats *call);
-/* One call of site `site`; elapsed: e = exit - arrival.  The caller holds
- * cs->lock, which guards the site's slot (the report's own lock is taken
- * only for the communicator's first call). */
-static inline void pat_report_call(struct pat_comm_state *cs, int site, MPI_Datatype type, int64_t elapsed_ns,
-                                   const struct pat_call_stats *call) {
-  if (pat_report_on) pat_report_record(cs, site, type, elapsed_ns, call);
+void pat_report_record(pat_comm_report *rep, const pat_comm_base *b, int site, MPI_Datatype type,
+                       int64_t elapsed_ns, const struct pat_call_stats *call);
+/* One call of site `site` of the communicator whose report part is rep;
+ * elapsed: e = exit - arrival.  The caller holds the communicator's lock,
+ * which guards the site's slot (the report's own lock is taken only for the
+ * communicator's first call). */
+static inline void pat_report_call(pat_comm_report *rep, const pat_comm_base *b, int site, MPI_Datatype type,
+                                   int64_t elapsed_ns, const struct pat_call_stats *call) {
+  if (pat_report_on) pat_report_record(rep, b, site, type, elapsed_ns, call);
 }
-/* Site `site` is about to be replaced by a new one: its statistics become a
- * finished row (before its policy state is reset). */
-void pat_report_site_done(struct pat_comm_state *cs, int site);
+/* Site `site` of the communicator's call-site table is about to be
+ * replaced by a new one: its statistics, with what the engine learned
+ * there, become a finished row (before the engine's site state is reset). */
+void pat_report_site_done(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine, int site);
 /* The communicator goes: its sites become finished rows. */
-void pat_report_comm_done(struct pat_comm_state *cs);
+void pat_report_comm_done(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine);
 /* At PAT_Finalize, after every communicator is done (collective over world):
  * gather, print on world rank 0, free. */
 void pat_report_finalize(void);

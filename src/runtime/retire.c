@@ -4,20 +4,18 @@
 #include <stdlib.h>
 
 #include "exec/executor.h"
-#include "runtime/comm.h"
 
 enum { RETIRE_LIVE = 0, RETIRE_EXCHANGE, RETIRE_FIN, RETIRE_DONE };
 
-void pat_retire_begin(pat_comm_state *cs, int may_follow) {
-  pat_retirement *rt = &cs->retire;
+void pat_retire_begin(pat_retirement *rt, const pat_comm_base *b, pat_exchange *x, int may_follow) {
   rt->stage = RETIRE_EXCHANGE;
-  if (cs->P < 2 || !cs->background) { /* nothing ahead of a call without a background thread */
+  if (b->P < 2 || !b->background) { /* nothing ahead of a call without a background thread */
     rt->stage = RETIRE_DONE;
     return;
   }
-  if (cs->x.state == PAT_X_IDLE && may_follow) {
+  if (x->state == PAT_X_IDLE && may_follow) {
     pat_xrec none = {.prev_call = -1, .prev_alg = -1, .setting = PAT_XSETTING_MIXED, .kind = PAT_XREC_NONE};
-    if (pat_exchange_start(&cs->x, cs->priv, &none) != MPI_SUCCESS) rt->stage = RETIRE_DONE;
+    if (pat_exchange_start(x, b->priv, &none) != MPI_SUCCESS) rt->stage = RETIRE_DONE;
   }
 }
 
@@ -27,33 +25,31 @@ static int records_real(const pat_exchange *x) {
   return 1;
 }
 
-static int start_fins(pat_comm_state *cs) {
-  pat_retirement *rt = &cs->retire;
-  rt->fin_sends = malloc((size_t)cs->P * sizeof *rt->fin_sends);
-  rt->fin_seen = calloc((size_t)cs->P, 1);
+static int start_fins(pat_retirement *rt, const pat_comm_base *b) {
+  rt->fin_sends = malloc((size_t)b->P * sizeof *rt->fin_sends);
+  rt->fin_seen = calloc((size_t)b->P, 1);
   if (!rt->fin_sends || !rt->fin_seen) return MPI_ERR_NO_MEM;
-  for (int r = 0; r < cs->P; r++) {
+  for (int r = 0; r < b->P; r++) {
     rt->fin_sends[r] = MPI_REQUEST_NULL;
-    if (r == cs->rank) continue;
-    int rc = MPI_Isend(NULL, 0, MPI_BYTE, r, pat_tag(PAT_TAG_GEN_FIN, 0), cs->priv, &rt->fin_sends[r]);
+    if (r == b->rank) continue;
+    int rc = MPI_Isend(NULL, 0, MPI_BYTE, r, pat_tag(PAT_TAG_GEN_FIN, 0), b->priv, &rt->fin_sends[r]);
     if (rc != MPI_SUCCESS) return rc;
   }
-  rt->fin_seen[cs->rank] = 1;
-  rt->fins_left = cs->P - 1;
+  rt->fin_seen[b->rank] = 1;
+  rt->fins_left = b->P - 1;
   return MPI_SUCCESS;
 }
 
 /* Receive and discard what src sent, up to and including its fin. */
-static void drain_to_fin(pat_comm_state *cs, int src) {
-  pat_retirement *rt = &cs->retire;
+static void drain_to_fin(pat_retirement *rt, const pat_comm_base *b, int src) {
   for (;;) {
     int flag = 0, bytes = 0;
     MPI_Status st;
-    if (MPI_Iprobe(src, MPI_ANY_TAG, cs->priv, &flag, &st) != MPI_SUCCESS || !flag) return;
+    if (MPI_Iprobe(src, MPI_ANY_TAG, b->priv, &flag, &st) != MPI_SUCCESS || !flag) return;
     MPI_Get_count(&st, MPI_BYTE, &bytes);
     char *junk = malloc(bytes > 0 ? (size_t)bytes : 1);
     if (!junk) return;
-    MPI_Recv(junk, bytes, MPI_BYTE, src, st.MPI_TAG, cs->priv, MPI_STATUS_IGNORE);
+    MPI_Recv(junk, bytes, MPI_BYTE, src, st.MPI_TAG, b->priv, MPI_STATUS_IGNORE);
     free(junk);
     if (pat_tag_generation(st.MPI_TAG) == PAT_TAG_GEN_FIN) {
       rt->fin_seen[src] = 1;
@@ -63,37 +59,36 @@ static void drain_to_fin(pat_comm_state *cs, int src) {
   }
 }
 
-int pat_retire_progress(pat_comm_state *cs) {
-  pat_retirement *rt = &cs->retire;
+int pat_retire_progress(pat_retirement *rt, const pat_comm_base *b, pat_exchange *x, pat_planner *pl) {
   if (rt->stage == RETIRE_EXCHANGE) {
     int done = 1;
-    if (cs->x.state == PAT_X_STARTED && (pat_exchange_test(&cs->x, &done) != MPI_SUCCESS)) done = 1;
+    if (x->state == PAT_X_STARTED && (pat_exchange_test(x, &done) != MPI_SUCCESS)) done = 1;
     if (!done) return 0;
     /* Background plans can only have started after an exchange with a
      * real record from every rank: the ones consumed by calls, or this one. */
-    int plans_ran = cs->x.seq > 0 || (cs->x.state == PAT_X_DONE && records_real(&cs->x));
-    pat_plan_drop(cs); /* cancels its posted receives */
+    int plans_ran = x->seq > 0 || (x->state == PAT_X_DONE && records_real(x));
+    pat_plan_drop(pl); /* cancels its posted receives */
     if (!plans_ran) {
       rt->stage = RETIRE_DONE;
       return 1;
     }
-    rt->stage = start_fins(cs) == MPI_SUCCESS ? RETIRE_FIN : RETIRE_DONE;
+    rt->stage = start_fins(rt, b) == MPI_SUCCESS ? RETIRE_FIN : RETIRE_DONE;
   }
   if (rt->stage == RETIRE_FIN) {
-    for (int src = 0; src < cs->P && rt->fins_left > 0; src++)
-      if (!rt->fin_seen[src]) drain_to_fin(cs, src);
+    for (int src = 0; src < b->P && rt->fins_left > 0; src++)
+      if (!rt->fin_seen[src]) drain_to_fin(rt, b, src);
     if (rt->fins_left > 0) return 0;
     int sent = 0;
-    if (MPI_Testall(cs->P, rt->fin_sends, &sent, MPI_STATUSES_IGNORE) != MPI_SUCCESS) sent = 1;
+    if (MPI_Testall(b->P, rt->fin_sends, &sent, MPI_STATUSES_IGNORE) != MPI_SUCCESS) sent = 1;
     if (!sent) return 0;
     rt->stage = RETIRE_DONE;
   }
   return rt->stage == RETIRE_DONE;
 }
 
-void pat_retire_free(pat_comm_state *cs) {
-  free(cs->retire.fin_sends);
-  free(cs->retire.fin_seen);
-  cs->retire.fin_sends = NULL;
-  cs->retire.fin_seen = NULL;
+void pat_retire_free(pat_retirement *rt) {
+  free(rt->fin_sends);
+  free(rt->fin_seen);
+  rt->fin_sends = NULL;
+  rt->fin_seen = NULL;
 }

@@ -23,7 +23,9 @@
 
 #include <mpi.h>
 
-struct pat_comm_state;
+#include "pat/exchange.h"
+#include "runtime/comm_base.h"
+#include "runtime/plan.h"
 
 typedef struct pat_retirement {
   int stage;              /* enum in retire.c; 0 while the communicator is live */
@@ -32,12 +34,14 @@ typedef struct pat_retirement {
   int fins_left;
 } pat_retirement;
 
-/* Start retiring (cs->lock held; never blocks).  may_follow: ranks may have
- * contributed early to the next call's exchange (agreed). */
-void pat_retire_begin(struct pat_comm_state *cs, int may_follow);
-/* Advance without blocking; 1 when the state can be freed. */
-int pat_retire_progress(struct pat_comm_state *cs);
+/* Start retiring (the communicator's lock held; never blocks): x is its
+ * next call's exchange.  may_follow: ranks may have contributed early to
+ * that exchange (agreed). */
+void pat_retire_begin(pat_retirement *rt, const pat_comm_base *b, pat_exchange *x, int may_follow);
+/* Advance without blocking, dropping the planner's plan once the exchange
+ * is complete; 1 when the state can be freed. */
+int pat_retire_progress(pat_retirement *rt, const pat_comm_base *b, pat_exchange *x, pat_planner *pl);
 /* Free what retiring allocated. */
-void pat_retire_free(struct pat_comm_state *cs);
+void pat_retire_free(pat_retirement *rt);
 
 #endif

@@ -1,5 +1,5 @@
 /* PAT_Init / PAT_Finalize and the small public queries. */
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -18,46 +18,6 @@
 #include "runtime/netparams.h"
 #include "runtime/report.h"
 #include "runtime/stats.h"
-
-pat_process pat_proc = {.world = MPI_COMM_NULL};
-
-/*
- * Every rank reads its own environment, then all compare, in one
- * all-reduce that every rank makes whatever it read: a bad value on any rank,
- * or a JOB setting that differs between ranks, makes PAT_Init fail on every
- * rank alike (so no rank goes on alone into a collective the others skip).
- * The rank with the bad value prints why.
- */
-static int agree_on_settings(const char *local_error) {
-  enum { MAXS = 16 };
-  int64_t mine[MAXS], min[MAXS], max[MAXS];
-  int n = 0;
-  mine[n++] = local_error[0] != 0; /* slot 0: this rank could not read its settings */
-  for (int i = 0; i < pat_setting_count && n < MAXS; i++)
-    if (pat_setting_table[i].scope == PAT_SCOPE_JOB)
-      mine[n++] = local_error[0] ? 0 : pat_setting_table[i].value_key(&pat_proc.settings);
-  int rc = MPI_Allreduce(mine, min, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(mine, max, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot compare settings between ranks");
-  if (local_error[0]) {
-    fprintf(stderr, "libpat: %s\n", local_error);
-    return pat_fail(MPI_ERR_ARG, "PAT_Init: %s", local_error);
-  }
-  if (max[0]) return pat_fail(MPI_ERR_ARG, "PAT_Init: a setting is invalid on another rank (that rank says which)");
-  char differ[256] = "";
-  for (int i = 0, k = 1; i < pat_setting_count && k < n; i++) {
-    if (pat_setting_table[i].scope != PAT_SCOPE_JOB) continue;
-    size_t used = strlen(differ);
-    if (min[k] != max[k])
-      snprintf(differ + used, sizeof differ - used, "%s%s", used ? ", " : "", pat_setting_table[i].name);
-    k++;
-  }
-  if (differ[0]) {
-    if (pat_proc.world_rank == 0) fprintf(stderr, "libpat: %s must be the same on every rank, and is not\n", differ);
-    return pat_fail(MPI_ERR_ARG, "PAT_Init: %s must be the same on every rank, and is not", differ);
-  }
-  return MPI_SUCCESS;
-}
 
 static int start_thread_if_possible(void) {
   pat_proc.background = 0;
@@ -109,6 +69,16 @@ static int set_up(void) {
   return MPI_SUCCESS;
 }
 
+/* PAT_Finalize once its checks passed, or MPI_Finalize without it
+ * (finalize_hook.h); collective. */
+static void shut_down(void) {
+  pat_background_stop();
+  pat_comms_finalize();
+  pat_report_finalize();
+  MPI_Comm_free(&pat_proc.world);
+  pat_proc.initialized = 0;
+}
+
 int PAT_Init(void) {
   int mpi_up = 0, mpi_down = 0;
   MPI_Initialized(&mpi_up);
@@ -120,7 +90,7 @@ int PAT_Init(void) {
   pat_errors_set_verbose(pat_proc.settings.verbose);
   MPI_Comm_rank(MPI_COMM_WORLD, &pat_proc.world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &pat_proc.world_size);
-  int rc = agree_on_settings(error);
+  int rc = pat_settings_agree(&pat_proc.settings, error, pat_proc.world_rank);
   if (rc != MPI_SUCCESS) return rc;
   pat_proc.alg = pat_proc.settings.alg;
   /* PMPI: under libpat_mpi, MPI_Query_thread reports the application's level, not MPI's */
@@ -130,7 +100,7 @@ int PAT_Init(void) {
   if (rc != MPI_SUCCESS) return rc;
   pat_stats_reset();
   pat_arrivals_reset();
-  rc = pat_finalize_hook_install();
+  rc = pat_finalize_hook_install(shut_down);
   if (rc != MPI_SUCCESS) rc = pat_fail(rc, "PAT_Init: cannot put libpat's attribute on MPI_COMM_SELF");
   if (rc == MPI_SUCCESS) rc = start_thread_if_possible();
   if (rc != MPI_SUCCESS) {
@@ -147,16 +117,8 @@ int PAT_Finalize(void) {
   int mpi_down = 0;
   MPI_Finalized(&mpi_down);
   if (mpi_down) return pat_fail(MPI_ERR_OTHER, "PAT_Finalize: call it before MPI_Finalize");
-  pat_shut_down();
+  shut_down();
   return MPI_SUCCESS;
-}
-
-void pat_shut_down(void) {
-  pat_background_stop();
-  pat_comms_finalize();
-  pat_report_finalize();
-  MPI_Comm_free(&pat_proc.world);
-  pat_proc.initialized = 0;
 }
 
 int PAT_Initialized(int *flag) {
@@ -188,4 +150,12 @@ const char *PAT_LastAlg(MPI_Comm comm) {
   /* unlocked: a query must not wait for a call in progress on another thread */
   int alg = __atomic_load_n(&cs->planner.last_alg, __ATOMIC_RELAXED);
   return alg >= 0 ? pat_algorithms[alg].name : "";
+}
+
+int PAT_GetStats(PAT_Stats *out) {
+  if (!out) return pat_fail(MPI_ERR_ARG, "PAT_GetStats: stats is NULL");
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_GetStats: call PAT_Init first");
+  pat_stats_read(out);
+  pat_background_times(&out->bg_cpu_seconds, &out->bg_wall_seconds); /* an idle thread records nothing */
+  return MPI_SUCCESS;
 }

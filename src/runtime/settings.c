@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "algorithms/algorithms.h"
+#include "runtime/errors.h"
 
 static int reason(char *why, size_t len, const char *text) {
   snprintf(why, len, "%s", text);
@@ -316,4 +317,42 @@ void pat_settings_print(FILE *out, const char *indent) {
     else
       fprintf(out, "%s%s (unset: %s)\n", indent, st->name, st->dflt);
   }
+}
+
+/*
+ * Every rank reads its own environment, then all compare, in one
+ * all-reduce that every rank makes whatever it read: a bad value on any rank,
+ * or a JOB setting that differs between ranks, makes PAT_Init fail on every
+ * rank alike (so no rank goes on alone into a collective the others skip).
+ * The rank with the bad value prints why.
+ */
+int pat_settings_agree(const pat_settings *s, const char *local_error, int world_rank) {
+  enum { MAXS = 16 };
+  int64_t mine[MAXS], min[MAXS], max[MAXS];
+  int n = 0;
+  mine[n++] = local_error[0] != 0; /* slot 0: this rank could not read its settings */
+  for (int i = 0; i < pat_setting_count && n < MAXS; i++)
+    if (pat_setting_table[i].scope == PAT_SCOPE_JOB)
+      mine[n++] = local_error[0] ? 0 : pat_setting_table[i].value_key(s);
+  int rc = MPI_Allreduce(mine, min, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(mine, max, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot compare settings between ranks");
+  if (local_error[0]) {
+    fprintf(stderr, "libpat: %s\n", local_error);
+    return pat_fail(MPI_ERR_ARG, "PAT_Init: %s", local_error);
+  }
+  if (max[0]) return pat_fail(MPI_ERR_ARG, "PAT_Init: a setting is invalid on another rank (that rank says which)");
+  char differ[256] = "";
+  for (int i = 0, k = 1; i < pat_setting_count && k < n; i++) {
+    if (pat_setting_table[i].scope != PAT_SCOPE_JOB) continue;
+    size_t used = strlen(differ);
+    if (min[k] != max[k])
+      snprintf(differ + used, sizeof differ - used, "%s%s", used ? ", " : "", pat_setting_table[i].name);
+    k++;
+  }
+  if (differ[0]) {
+    if (world_rank == 0) fprintf(stderr, "libpat: %s must be the same on every rank, and is not\n", differ);
+    return pat_fail(MPI_ERR_ARG, "PAT_Init: %s must be the same on every rank, and is not", differ);
+  }
+  return MPI_SUCCESS;
 }

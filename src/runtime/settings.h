@@ -62,6 +62,11 @@ extern const int pat_setting_count;
  * Returns 0, or -1 with "PAT_X=value: reason; valid: ..." in err (the first
  * bad variable).  Resolves PAT_REPORT's default from PAT_VERBOSE. */
 int pat_settings_read(pat_settings *s, char *err, size_t errlen);
+/* At PAT_Init, on every rank (collective over MPI_COMM_WORLD): every rank
+ * compares what it read (local_error: its own reading's error, "" if none)
+ * with the others'; MPI_SUCCESS, or an MPI error on every rank alike when a
+ * rank could not read its settings or a JOB setting differs between ranks. */
+int pat_settings_agree(const pat_settings *s, const char *local_error, int world_rank);
 
 /* One setting by name (NULL if there is none). */
 const pat_setting *pat_setting_find(const char *name);

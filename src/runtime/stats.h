@@ -14,6 +14,10 @@ typedef struct pat_call_stats {
 
 void pat_stats_reset(void);
 void pat_stats_call(const pat_call_stats *c);
+/* What the background thread measured of itself when it stopped. */
 void pat_stats_background(double cpu_s, double wall_s);
+/* Everything recorded so far (PAT_GetStats adds the running thread's times). */
+struct PAT_Stats;
+void pat_stats_read(struct PAT_Stats *out);
 
 #endif

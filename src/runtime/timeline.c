@@ -5,7 +5,7 @@
 
 #include "algorithms/algorithms.h"
 #include "pat/clock.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 
 static long long calls; /* calls recorded by this process: the call number in the file */
 

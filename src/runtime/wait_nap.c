@@ -1,6 +1,6 @@
 #include "runtime/wait_nap.h"
 
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 
 #define NAP_MAX_NS 50000.0   /* the length measured on the emulated cluster */
 #define NAP_MIN_NS 10000.0   /* shorter naps cost a system call for little CPU */

@@ -16,7 +16,7 @@
 #include "pat.h"
 #include "pat/clock.h"
 #include "runtime/netparams.h"
-#include "runtime/runtime.h"
+#include "runtime/process.h"
 #include "runtime/settings.h"
 
 static void print_topology(hwloc_topology_t topo) {

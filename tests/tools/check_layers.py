@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""The dependency direction of libpat's layers (README "Layout"), checked.
+"""The dependency direction of libpat's layers (docs/design.md §2), checked.
 
 Every C file of a layer may include only the project headers of the layers it
 is allowed to use; the pure layers (schedule IR, algorithms, cost model) may
-not include MPI, threads or clocks.  Prints every violation with file and
-line, and exits 1 if there is one.
+not include MPI, threads or clocks.  Inside src/runtime, a module (a .c with
+its .h) may include only the modules below it in RUNTIME_ORDER, so the
+runtime has no cycle and every arrow points down.  Prints every violation
+with file and line, and exits 1 if there is one.
 
     python3 tests/tools/check_layers.py [SOURCE_DIR]
     python3 tests/tools/check_layers.py --self-test   # it catches each kind of violation
@@ -26,6 +28,15 @@ ALLOWED = {
     "src/fortran": {"pat.h", "dropin/fortran_sentinel.h"},
 }
 PURE = {"src/sched", "algorithms", "src/model", "src/decide"}
+
+# src/runtime's modules, bottom to top: each may include only those before it
+# (docs/design.md §2 says what each is).  A new runtime file takes its place here.
+RUNTIME_ORDER = [
+    "errors", "settings", "process", "bind", "wakeup", "stats", "timeline", "wait_nap", "netparams",
+    "comm_base", "plan", "retire", "report",  # the parts of a communicator's state
+    "comm",                                   # the state itself: identity, lock, registry, lifecycle
+    "debug", "arrivals", "background", "finalize_hook", "call", "runtime",
+]
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -61,7 +72,23 @@ def check(root):
                                             + ", ".join(sorted(allowed)))
                     elif layer in PURE and name in IMPURE_SYSTEM:
                         problems.append(f"{where}: <{name}> in a pure layer (no MPI, threads or clocks in {layer}/)")
+                    if layer == "src/runtime" and quote == '"' and name.startswith("runtime/"):
+                        problems += runtime_order_problem(where, entry, name)
     return problems
+
+
+def runtime_order_problem(where, entry, name):
+    """[] if runtime file `entry` may include runtime header `name`, else why not."""
+    me, other = entry.rsplit(".", 1)[0], name.split("/", 1)[1].rsplit(".", 1)[0]
+    if me == other:
+        return []
+    for module in (me, other):
+        if module not in RUNTIME_ORDER:
+            return [f"{where}: runtime module '{module}' is not in RUNTIME_ORDER (tests/tools/check_layers.py)"]
+    if RUNTIME_ORDER.index(other) > RUNTIME_ORDER.index(me):
+        return [f"{where}: includes \"{name}\", a runtime module above '{me}' (RUNTIME_ORDER: "
+                f"{' < '.join(RUNTIME_ORDER)})"]
+    return []
 
 
 def self_test():
@@ -71,19 +98,22 @@ def self_test():
         for layer in ALLOWED:
             os.makedirs(os.path.join(root, layer))
         bad = {
-            "algorithms/a.c": '#include "runtime/runtime.h"\n',
+            "algorithms/a.c": '#include "runtime/process.h"\n',
             "pat/p.c": '#include "model/model.h"\n',
             "src/model/m.c": "#include <mpi.h>\n",
             "src/sched/s.c": '#include "schedule.h"\n',
-            "src/dropin/d.c": '#include "runtime/runtime.h"\n',
+            "src/dropin/d.c": '#include "runtime/process.h"\n',
+            "src/runtime/plan.c": '#include "runtime/comm.h"\n',     # an arrow up
+            "src/runtime/nowhere.c": '#include "runtime/errors.h"\n',  # a module without a place
         }
-        good = {"src/runtime/r.c": '#include "pat/clock.h"\n#include <mpi.h>\n#include "pat.h"\n'}
+        good = {"src/runtime/comm.c": '#include "pat/clock.h"\n#include <mpi.h>\n#include "pat.h"\n'
+                                      '#include "runtime/comm.h"\n#include "runtime/plan.h"\n'}
         for rel, text in {**bad, **good}.items():
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
         found = check(root)
         missed = [rel for rel in bad if not any(p.startswith(rel + ":") for p in found)]
-        wrong = [p for p in found if p.startswith("src/runtime/")]
+        wrong = [p for p in found if p.startswith("src/runtime/comm.c")]
         for rel in missed:
             print(f"self-test: {rel} not reported")
         for p in wrong:

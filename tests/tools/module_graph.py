@@ -3,14 +3,20 @@
 
 A module is a .c file with its .h (src/runtime/plan.c + plan.h = runtime/plan).
 Prints the number of modules, of arrows (module A includes a header of module
-B) and the cycles (strongly connected components of more than one module),
-for the folders given (default: src/runtime src/decide).
+B), of arrows that point up in src/runtime's declared order (check_layers.py's
+RUNTIME_ORDER: a runtime module including one above it; modules without a
+place there are not counted) and the cycles (strongly connected components of
+more than one module), for the folders given (default: src/runtime
+src/decide).  --arrows lists every arrow.
 
-    python3 tests/tools/module_graph.py [--root DIR] [FOLDER ...]
+    python3 tests/tools/module_graph.py [--root DIR] [--arrows] [FOLDER ...]
 """
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_layers import RUNTIME_ORDER  # noqa: E402
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -71,16 +77,29 @@ def cycles(deps):
     return out
 
 
+def arrows_up(deps):
+    rank = {"runtime/" + m: i for i, m in enumerate(RUNTIME_ORDER)}
+    return sorted((a, b) for a, bs in deps.items() for b in bs if a in rank and b in rank and rank[b] > rank[a])
+
+
 def main():
     args = sys.argv[1:]
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     if args[:1] == ["--root"]:
         root, args = args[1], args[2:]
+    listing = "--arrows" in args
+    args = [a for a in args if a != "--arrows"]
     folders = args or ["src/runtime", "src/decide"]
     deps = modules(root, folders)
     found = cycles(deps)
+    up = arrows_up(deps)
     print(f"{' '.join(folders)}: {len(deps)} modules, {sum(len(v) for v in deps.values())} arrows, "
-          f"{len(found)} cycle(s)")
+          f"{len(up)} up, {len(found)} cycle(s)")
+    if listing:
+        for a in sorted(deps):
+            print(f"  {a} -> {', '.join(sorted(deps[a])) or '(nothing)'}")
+    for a, b in up:
+        print(f"  up: {a} -> {b}")
     for comp in found:
         print("  cycle: " + ", ".join(comp))
     return 0

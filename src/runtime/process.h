@@ -1,12 +1,13 @@
 /*
  * The process: whether libpat is initialised, what MPI provides, the
  * settings, the algorithm setting in force, and libpat's private duplicate
- * of MPI_COMM_WORLD.  Everything else lives with the module that owns it:
- * communicators (comm.h), the cost model (netparams.h), statistics
- * (stats.h), the background thread (background.h).
+ * of MPI_COMM_WORLD.  Set by PAT_Init (runtime.c), read everywhere below it.
+ * Everything else lives with the module that owns it: communicators
+ * (comm.h), the cost model (netparams.h), statistics (stats.h), the
+ * background thread (background.h).
  */
-#ifndef PAT_RUNTIME_H
-#define PAT_RUNTIME_H
+#ifndef PAT_PROCESS_H
+#define PAT_PROCESS_H
 
 #include <mpi.h>
 

@@ -1,0 +1,19 @@
+/*
+ * What every part of a communicator's state may know of its communicator:
+ * the handles and the shape, fixed when the state is made (comm.c).  The
+ * parts (plan.h, retire.h, report.h) take this and their own state, never
+ * the whole pat_comm_state, so that none reaches into another's.
+ */
+#ifndef PAT_COMM_BASE_H
+#define PAT_COMM_BASE_H
+
+#include <mpi.h>
+
+typedef struct pat_comm_base {
+  MPI_Comm user;  /* the application's communicator (its handle, for clean-up and names) */
+  MPI_Comm priv;  /* libpat's private duplicate: exchanges, schedules, retirement (tags keep them apart) */
+  int P, rank;
+  int background; /* a background thread may work on it (the same on every rank) */
+} pat_comm_base;
+
+#endif
