@@ -15,8 +15,11 @@
  * algorithm, root, kept, explored, next exchange, site mode).  The expected
  * values are what the runtime's policy (src/runtime/policy.c and decide.c,
  * which the engine replaced at the commit that added this file) decided
- * for the same sequences: the engine reproduces them call by call.  A
- * change that means to change decisions updates them, and says so. */
+ * for the same sequences: the engine reproduces them call by call.  (The
+ * measured sequences were later cut from 6 trials of 400 calls to 2 of 200,
+ * for CI's time; the policy's test_policy.c at 6a47bae, cut alike, prints
+ * the same three new values.)  A change that means to change decisions
+ * updates them, and says so. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -423,14 +426,14 @@ static int test_measured(void) {
   }
   model = mp;
   const int64_t bytes_of[] = {8, 4096, 65536, 262144, 1 << 20};
-  for (int trial = 0; trial < 6; trial++) {
+  for (int trial = 0; trial < 2; trial++) {
     sim s;
     sim_start(&s, 8);
     int64_t a[MAXP];
-    for (int k = 0; k < 400; k++) {
+    for (int k = 0; k < 200; k++) {
       int64_t bytes = bytes_of[(int)(urand() * 5)];
       if (urand() < 0.8 && k > 0) bytes = bytes_of[trial % 2 ? 3 : 4];
-      arrivals(&s, a, (k / 100) % 2 ? 40.0 * urand() : 0.0);
+      arrivals(&s, a, (k / 50) % 2 ? 40.0 * urand() : 0.0);
       CHECK(call(&s, bytes, a), "measured trial %d call %d: ranks disagree", trial, k);
     }
     sim_end(&s);
@@ -454,10 +457,10 @@ int main(void) {
   if (test_unpredictable() || check_log("unpredictable", 0xb9b94136be82a19aull)) return 1;
   if (test_settle() || check_log("settle", 0x7b4f8230b06772a8ull)) return 1;
   if (test_first_call_gain()) return 1;
-  if (test_measured() || check_log("measured", 0xfcd9ea25c570290eull)) return 1;
+  if (test_measured() || check_log("measured", 0x85acc5d82109e8c1ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x50541a346a37552aull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x216ac83ac872b141ull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0xded8e8aeb01c458eull)) return 1;
+  if (test_measured() || check_log("always", 0xb746947b829df001ull)) return 1;
   return TEST_RESULT();
 }
