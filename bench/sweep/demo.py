@@ -302,7 +302,16 @@ def get_model(args, prog, launcher, build):
                                  timeout=120)
             with open(base + ".fit.txt", "w") as f:
                 f.write(fit.stdout)
-            if fit.returncode != 0:
+            # exit 1: the model was written, but some algorithms' fits were rejected (a quick
+            # calibration's few noisy points can fall with the size); the model still holds
+            # every measured time and the other fits, which is what the demo needs
+            partial = fit.returncode == 1 and os.path.exists(tmp + ".model")
+            if partial:
+                rejected = [ln.split()[0] for ln in fit.stdout.splitlines() if " fit failed:" in ln]
+                say(prog, "demo: pat-fit rejected the fit of %s (noisy calibration points, %s); the model "
+                          "keeps their measured times" % (", ".join(rejected) or "some algorithms",
+                                                          show_path(base + ".fit.txt")))
+            elif fit.returncode != 0:
                 why = "pat-fit failed (exit %d), see %s" % (fit.returncode, base + ".fit.txt")
         if why is not None:
             prog.close()

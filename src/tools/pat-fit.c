@@ -14,6 +14,9 @@
  *       --max-bytes choose the sizes of the fit only.  P is the CSV's
  *       ("# pat-calibrate, P=N") unless --P says it (they must agree).  With
  *       --metric runtime the times are not ē, so the file gets no time lines.
+ *       Exit status 0; 1 if some algorithm's fit was rejected (the file is
+ *       written all the same, without that algorithm's line); 2 on a usage
+ *       error, or when no algorithm could be fitted (no file).
  *
  *   pat-fit --synthetic [--P 8] [--alpha 50us] [--beta 8ns] [--noise 0.02] [--out FILE]
  *       makes times from the model itself with known per-algorithm
