@@ -46,7 +46,7 @@ typedef struct pat_build_args {
  * MPI's TCP eager limit is 64 KiB), and eager pieces of ~16 KiB at P = 8 made
  * ARD stall on the emulated cluster: 66-158 ms instead of ~30 ms, without TCP
  * losses, gone when the eager limit was lowered below the piece (BENCHMARKS.md,
- * ARD's piece size).  No model can make pieces smaller than this. */
+ * History, 2026-11-22: ARD's piece size).  No model can make pieces smaller than this. */
 #define PAT_ARD_MIN_PIECE 65536
 
 typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);

@@ -41,7 +41,7 @@
  * with pieces RELAY measured 0.97-1.02x DIRECT at N = 256K-2M.  Where the
  * budget binds (P = 16, 200 Mbit/s, k = 10), every rank sending its 150
  * pieces at once took 239-258 ms at N = 1M against 188-192 ms with whole
- * blocks (BENCHMARKS.md §0).
+ * blocks (BENCHMARKS.md, Imbalanced arrivals on the emulated cluster, P = 8 and P = 16).
  * Relays of a block are spread evenly over the ranks after the owner:
  * R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank relays k
  * pieces in all.

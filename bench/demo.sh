@@ -274,8 +274,8 @@ if [ "$ON" = cluster ]; then
     ARGS+=(--N 8K --delays "0,2" --algs "native,ard,auto" --iters 3 --warmup 1 --base-ms 2)
   else
     # Blocks of 128 and 256 KiB (tau ~2 and ~4 ms): delays of many block times
-    # at 50-100 ms, where the arrival-aware algorithms win (BENCHMARKS.md
-    # section 2); 0 and 10 ms, where they should not be used.  10 warm-up
+    # at 50-100 ms, where the arrival-aware algorithms win (BENCHMARKS.md,
+    # History, the first campaign); 0 and 10 ms, where they should not be used.  10 warm-up
     # calls: auto's first call at a call site exchanges arrivals, the 10th
     # is its first probe; an application makes thousands of calls, the demo
     # measures auto once it has had its first looks at the arrivals.

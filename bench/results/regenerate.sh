@@ -11,7 +11,9 @@
 #   bench/sweep/pat_results.py (needs gnuplot); nothing else is touched.
 # restore: every file that a commit removed under PATH (default:
 #   bench/results) and that .gitignore now keeps out (raw/, plots/, logs,
-#   traces) is written back from the commit before its removal.  Nothing is
+#   traces) is written back from the commit before its removal, into a folder
+#   that is still in the work tree (a folder removed from bench/results as
+#   superseded stays in git history: BENCHMARKS.md, History).  Nothing is
 #   staged; files that exist are left alone.
 # commands: the "$ command" lines of FOLDER/README.md (or the "Command" of a
 #   sweep's README).  A rerun measures anew: give it a new output folder
@@ -58,6 +60,9 @@ EOF
       while IFS= read -r -d '' f; do
         [ -e "$f" ] && continue
         git check-ignore -q --no-index -- "$f" || continue # only what .gitignore keeps out
+        d=$(dirname "$f")
+        while case ${d##*/} in raw | plots | logs) true ;; *) false ;; esac; do d=$(dirname "$d"); done
+        [ -d "$d" ] || continue # its folder left the work tree: not brought back piecemeal
         mkdir -p "$(dirname "$f")"
         git cat-file blob "$c^:$f" >"$f"
         n=$((n + 1))

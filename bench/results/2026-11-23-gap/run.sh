@@ -93,7 +93,7 @@ if [ "$part" = all ] || [ "$part" = random ]; then
   $CL down
 fi
 
-# By hand (BENCHMARKS.md §0), on the same quiet machine:
+# By hand (BENCHMARKS.md, *Balanced calls on one node* and *on the emulated cluster*), on the same quiet machine:
 #   one size of osu_allgather alone, shared memory:
 #     mpirun -np 2 [-x LD_PRELOAD=build/libpat_mpi.so] $OSU -m 1:1 -i 50000 -x 5000   (also -m 2:2, 4:4, 1:8, 1:64)
 #   the cluster's small sizes side by side (pat-cluster up -n 8 --rate 500mbit):
