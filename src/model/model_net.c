@@ -13,10 +13,12 @@ int pat_net_init(pat_net *N, int P, size_t nflows) {
   N->nflows = nflows;
   size_t nf = nflows ? nflows : 1, np = 2 * (size_t)P;
   N->fl = calloc(nf, sizeof *N->fl);
+  N->heap = calloc(nf, sizeof *N->heap);
   N->port = calloc(np, sizeof *N->port);
   N->pn = calloc(np, sizeof *N->pn);
   N->pcap = calloc(np, sizeof *N->pcap);
-  if (!N->fl || !N->port || !N->pn || !N->pcap) return PAT_ENOMEM;
+  if (!N->fl || !N->heap || !N->port || !N->pn || !N->pcap) return PAT_ENOMEM;
+  for (size_t i = 0; i < nf; i++) N->fl[i].pos_h = PAT_NET_NOWHERE;
   return PAT_OK;
 }
 
@@ -31,56 +33,71 @@ void pat_net_free(pat_net *N) {
   memset(N, 0, sizeof *N);
 }
 
-/* ---- completion heap (entries of flows whose rate changed since are stale) ---- */
-static int h_less(const pat_net_hent *a, const pat_net_hent *b) {
-  if (a->t != b->t) return a->t < b->t;
-  return a->id < b->id;
+/* ---- completion heap: flow ids ordered by (due, id), each flow once ---- */
+static int h_less(const pat_net *N, size_t a, size_t b) {
+  double ta = N->fl[a].due, tb = N->fl[b].due;
+  if (ta != tb) return ta < tb;
+  return a < b;
 }
 
-static int h_push(pat_net *N, double t, size_t id, unsigned version) {
-  if (N->nheap == N->capheap) {
-    size_t cap = N->capheap ? 2 * N->capheap : 256;
-    pat_net_hent *h = realloc(N->heap, cap * sizeof *h);
-    if (!h) return PAT_ENOMEM;
-    N->heap = h;
-    N->capheap = cap;
-  }
-  pat_net_hent e = {t, id, version};
-  size_t i = N->nheap++;
-  while (i > 0 && h_less(&e, &N->heap[(i - 1) / 2])) {
-    N->heap[i] = N->heap[(i - 1) / 2];
+static void h_place(pat_net *N, size_t i, size_t id) {
+  N->heap[i] = id;
+  N->fl[id].pos_h = i;
+}
+
+static void h_up(pat_net *N, size_t i) {
+  size_t id = N->heap[i];
+  while (i > 0 && h_less(N, id, N->heap[(i - 1) / 2])) {
+    h_place(N, i, N->heap[(i - 1) / 2]);
     i = (i - 1) / 2;
   }
-  N->heap[i] = e;
-  return PAT_OK;
+  h_place(N, i, id);
 }
 
-static void h_pop(pat_net *N) {
-  pat_net_hent last = N->heap[--N->nheap];
-  size_t i = 0, n = N->nheap;
+static void h_down(pat_net *N, size_t i) {
+  size_t id = N->heap[i], n = N->nheap;
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && h_less(&N->heap[c + 1], &N->heap[c])) c++;
-    if (!h_less(&N->heap[c], &last)) break;
-    N->heap[i] = N->heap[c];
+    if (c + 1 < n && h_less(N, N->heap[c + 1], N->heap[c])) c++;
+    if (!h_less(N, N->heap[c], id)) break;
+    h_place(N, i, N->heap[c]);
     i = c;
   }
-  if (n > 0) N->heap[i] = last;
+  h_place(N, i, id);
+}
+
+/* File flow id's completion at t: in place if it is in the heap. */
+static void h_file(pat_net *N, size_t id, double t) {
+  pat_net_flow *f = &N->fl[id];
+  if (f->pos_h == PAT_NET_NOWHERE) {
+    f->due = t;
+    h_place(N, N->nheap++, id);
+    h_up(N, f->pos_h);
+    return;
+  }
+  int earlier = t < f->due;
+  f->due = t;
+  if (earlier)
+    h_up(N, f->pos_h);
+  else
+    h_down(N, f->pos_h);
+}
+
+static void h_remove(pat_net *N, size_t id) {
+  size_t i = N->fl[id].pos_h, last = N->heap[--N->nheap];
+  N->fl[id].pos_h = PAT_NET_NOWHERE;
+  if (last == id) return;
+  h_place(N, i, last);
+  h_up(N, i);
+  h_down(N, N->fl[last].pos_h);
 }
 
 int pat_net_next(pat_net *N, double *t, size_t *id) {
-  while (N->nheap > 0) {
-    const pat_net_hent *e = &N->heap[0];
-    const pat_net_flow *f = &N->fl[e->id];
-    if (f->active && f->version == e->version) {
-      *t = e->t;
-      *id = e->id;
-      return 1;
-    }
-    h_pop(N);
-  }
-  return 0;
+  if (N->nheap == 0) return 0;
+  *id = N->heap[0];
+  *t = N->fl[*id].due;
+  return 1;
 }
 
 /* ---- ports ---- */
@@ -127,8 +144,8 @@ static int rerate(pat_net *N, size_t id, double now) {
   f->tlast = now;
   if (m < 1.0) f->solo = 0;
   f->rate = m;
-  f->version++;
-  return h_push(N, f->solo ? f->finish_solo : now + f->rem / m, id, f->version);
+  h_file(N, id, f->solo ? f->finish_solo : now + f->rem / m);
+  return PAT_OK;
 }
 
 /* The counts of ports p1 (a send port) and p2 (a receive port) changed:
@@ -152,7 +169,6 @@ int pat_net_add(pat_net *N, size_t id, int from, int to, double now, double work
   f->tlast = now;
   f->rate = -1;
   f->finish_solo = finish_solo;
-  f->version = 0;
   if (port_add(N, (size_t)from, id, &f->pos_s) || port_add(N, P + (size_t)to, id, &f->pos_r)) return PAT_ENOMEM;
   return rerate_ports(N, (size_t)from, P + (size_t)to, now);
 }
@@ -161,6 +177,7 @@ int pat_net_remove(pat_net *N, size_t id, double now) {
   const size_t P = (size_t)N->P;
   pat_net_flow *f = &N->fl[id];
   f->active = 0;
+  if (f->pos_h != PAT_NET_NOWHERE) h_remove(N, id);
   port_remove(N, (size_t)f->from, f->pos_s);
   port_remove(N, P + (size_t)f->to, f->pos_r);
   return rerate_ports(N, (size_t)f->from, P + (size_t)f->to, now);

@@ -15,9 +15,11 @@
  * mesh (every port carries the step's W flows).  Where they differ, equal
  * shares leave some capacity unused and predict later exits.
  *
- * A flow needs `work` seconds of port time (beta * bytes); flows keep their
- * entries in the completion heap until their rate changes (stale entries
- * are skipped by version).
+ * A flow needs `work` seconds of port time (beta * bytes).  The completion
+ * heap is indexed: an active flow has one entry, moved in place when its
+ * rate changes.  (It once kept every old entry and skipped the stale ones:
+ * with many flows per port each event filed a new entry per flow, and
+ * popping the stale ones took 55% of a selection's time at P = 8.)
  *
  * A flow that has run at rate 1 since it was added finishes at exactly the
  * `finish_solo` it was given (ready + alpha + work, computed by the caller
@@ -35,15 +37,12 @@ typedef struct pat_net_flow {
   int active, solo;
   double rem, tlast, rate; /* remaining work at tlast; current rate */
   double finish_solo;
-  unsigned version;
+  double due;          /* its completion, as filed in the heap */
   size_t pos_s, pos_r; /* index in its ports' lists */
+  size_t pos_h;        /* index in the heap (PAT_NET_NOWHERE: not in it) */
 } pat_net_flow;
 
-typedef struct pat_net_hent {
-  double t;
-  size_t id;
-  unsigned version;
-} pat_net_hent;
+#define PAT_NET_NOWHERE ((size_t)-1)
 
 typedef struct pat_net {
   int P;
@@ -51,8 +50,8 @@ typedef struct pat_net {
   pat_net_flow *fl;
   size_t **port;      /* 2P lists of active flow ids: send port r, then receive port P + r */
   size_t *pn, *pcap;  /* their lengths and capacities */
-  pat_net_hent *heap; /* completions */
-  size_t nheap, capheap;
+  size_t *heap;       /* active flows by (due, id): an indexed binary heap */
+  size_t nheap;
 } pat_net;
 
 /* For flows with ids [0, nflows) between P ranks.  Returns 0 or PAT_ENOMEM. */
