@@ -52,15 +52,14 @@ static int progress_comm(pat_comm_state *cs) {
     pat_exchange_summary(&cs->x, &sum);
     /* plan ahead only when every rank expects the same call */
     if (sum.agreed_bytes <= 0 || sum.setting == PAT_XSETTING_MIXED) return 0;
-    int site = pat_sites_lookup(&cs->sites, sum.agreed_bytes);
-    pat_plan_call call = {.site = site,
-                          .site_calls = site >= 0 ? cs->sites.site[site].calls : 0,
+    pat_plan_call call = {.site = pat_sites_lookup(&cs->sites, sum.agreed_bytes),
                           .setting = sum.setting,
                           .bytes = sum.agreed_bytes,
                           .bg_start_ns = sum.complete_ns};
-    pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &call);
+    pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &cs->sites, &call);
     if (!(pat_algorithms[plan->choice.alg].flags & PAT_ALGF_ARRIVAL)) return 0;
-    if (pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq) != MPI_SUCCESS) return 0; /* the call will report it */
+    if (pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq) != MPI_SUCCESS)
+      return 0; /* the call will report it */
   }
   if (!plan->has_exec) return 0;
   int busy = 0;

@@ -93,7 +93,8 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
     if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
     if (rc == MPI_SUCCESS && pat_timeline_on())
-      pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, s, &e, NULL, c->arrival, handover, pat_clock_global_ns());
+      pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, s, &e, NULL, c->arrival, handover,
+                         pat_clock_global_ns());
     pat_exec_free(&e);
   }
   pat_buffers_release(&b);
@@ -177,12 +178,11 @@ static void plan_for(pat_comm_state *cs, int site, int setting, int64_t bytes, c
     pat_plan_drop(&cs->planner);
   if (plan->decided) return;
   pat_plan_call call = {.site = site,
-                        .site_calls = site >= 0 ? cs->sites.site[site].calls : 0,
                         .setting = setting,
                         .bytes = bytes,
                         .bg_start_ns = sum->complete_ns,
                         .replanned = !as_expected};
-  pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &call);
+  pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &cs->sites, &call);
 }
 
 /* This rank's size differs from the one every record predicted (records
@@ -372,9 +372,9 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     }
   } else {
     /* a fixed classic setting, the static choice of auto, or a single process */
-    alg = cs->base.P < 2         ? PAT_ALG_RING
-          : setting >= 0    ? setting
-                            : pat_engine_static_choice(&cs->engine, site, c.bytes);
+    alg = cs->base.P < 2 ? PAT_ALG_RING
+          : setting >= 0 ? setting
+                         : pat_engine_static_choice(&cs->engine, site, c.bytes);
     if (alg == PAT_ALG_NATIVE)
       rc = run_native(&c); /* st's steps stay 0, as run_alg leaves them */
     else if (c.bytes == 0 && cs->base.P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
@@ -389,7 +389,8 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   int64_t exit_ns = pat_clock_global_ns();
   if (fresh) {
     int victim = pat_sites_victim(&cs->sites), made;
-    if (victim >= 0) pat_report_site_done(&cs->report, &cs->sites, &cs->engine, victim); /* the new site takes its place */
+    if (victim >= 0) /* the new site takes its place */
+      pat_report_site_done(&cs->report, &cs->sites, &cs->engine, victim);
     site = pat_sites_find(&cs->sites, recvcount, c.bytes, &made);
     pat_engine_new_site(&cs->engine, site, c.bytes);
   }

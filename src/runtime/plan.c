@@ -80,7 +80,7 @@ uint64_t pat_plan_digest(int P, const pat_plan *p) {
 }
 
 void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
-                     const pat_plan_call *call) {
+                     const pat_sites *sites, const pat_plan_call *call) {
   pat_plan *p = &pl->plan;
   for (int i = 0; i < b->P; i++) p->arrival[i] = x->all[i].arrival_ns;
   p->setting = call->setting;
@@ -88,7 +88,7 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
   p->site = call->site;
   p->replanned = call->replanned;
   pat_engine_call ec = {.site = call->site,
-                        .site_calls = call->site_calls,
+                        .site_calls = call->site >= 0 ? sites->site[call->site].calls : 0,
                         .setting = call->setting,
                         .bytes = call->bytes,
                         .arrival = p->arrival,

@@ -19,6 +19,7 @@
 #include "exec/executor.h"
 #include "model/select.h"
 #include "pat/exchange.h"
+#include "pat/sites.h"
 #include "runtime/comm_base.h"
 #include "sched/schedule.h"
 
@@ -58,7 +59,6 @@ void pat_planner_free(pat_planner *pl); /* drops the plan too */
 /* What a plan is decided for. */
 typedef struct pat_plan_call {
   int site;           /* the call site (-1: none yet) */
-  int site_calls;     /* calls the site has seen (0 without one) */
   int setting;        /* the algorithm setting (PAT_ALG_AUTO or an algorithm) */
   int64_t bytes;      /* the block size */
   int64_t bg_start_ns; /* when the background could start it (the exchange completed) */
@@ -66,10 +66,10 @@ typedef struct pat_plan_call {
 } pat_plan_call;
 
 /* Decide the plan of the call from the exchanged records x: the engine
- * chooses (decide/engine.h), the plan keeps the arrivals and the build
- * arguments. */
+ * chooses (decide/engine.h) with what the call-site table knows of the
+ * call's site, the plan keeps the arrivals and the build arguments. */
 void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
-                     const pat_plan_call *call);
+                     const pat_sites *sites, const pat_plan_call *call);
 /* Build its schedule, stage and executor (once); exchange_seq: the
  * sequence number of the exchange it was decided from (its tags). */
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);

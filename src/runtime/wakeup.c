@@ -42,10 +42,11 @@ int pat_wakeup_begin_pass(void) {
 
 enum pat_wakeup_result pat_wakeup_wait(int64_t timeout_ns) {
   pthread_mutex_lock(&lock);
-  enum pat_wakeup_result r = PAT_WAKEUP_RUNG;
-  if (pending || !open_) {
-    r = pending ? PAT_WAKEUP_PENDING : PAT_WAKEUP_RUNG;
-  } else if (timeout_ns < 0) {
+  if (pending) {
+    pthread_mutex_unlock(&lock);
+    return PAT_WAKEUP_PENDING;
+  }
+  if (timeout_ns < 0) {
     while (open_ && !pending) pthread_cond_wait(&cond, &lock);
   } else {
     struct timespec until;
@@ -55,8 +56,8 @@ enum pat_wakeup_result pat_wakeup_wait(int64_t timeout_ns) {
     until.tv_nsec %= 1000000000L;
     while (open_ && !pending)
       if (pthread_cond_timedwait(&cond, &lock, &until) == ETIMEDOUT) break;
-    r = pending ? PAT_WAKEUP_RUNG : open_ ? PAT_WAKEUP_TIMEOUT : PAT_WAKEUP_RUNG;
   }
+  enum pat_wakeup_result r = open_ && !pending ? PAT_WAKEUP_TIMEOUT : PAT_WAKEUP_RUNG;
   pthread_mutex_unlock(&lock);
   return r;
 }
