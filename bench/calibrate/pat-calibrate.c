@@ -6,7 +6,7 @@
  *
  *   mpirun -np P pat-calibrate [--algs native,ring,...] [--min-bytes 1] [--max-bytes 1m] [--points 11]
  *                              [--min-reps 5] [--max-reps 200] [--ci 0.025] [--max-seconds 10]
- *                              [--gap 2ms] [--quick] [--out times.csv]
+ *                              [--gap 2ms] [--b2b-max 16k] [--quick] [--out times.csv]
  *
  * Sizes: --points sizes from --min-bytes to --max-bytes per rank, evenly
  * spaced in log; the default, 1 B to 1 MiB in 11 sizes, is a factor of 4
@@ -29,6 +29,15 @@
  * either way), and pat-minibench, whose calls follow a compute phase,
  * measures 142 ms: without the pause the calibration ranked RING before
  * DIRECT where every measured loop ranks them the other way.
+ *
+ * Back to back (--b2b-max, default 16 KiB): at blocks up to that size every
+ * algorithm is timed a second way, its repetition a burst of B2B_CALLS
+ * calls after the barrier and the pause, whose value is the mean of calls
+ * 2..B2B_CALLS (ē over ranks).  Where a call's own cost is small, what came
+ * before it matters: on the emulated cluster (P = 8) DIRECT at 64 B took
+ * 405 us after a pause against NATIVE's 508, and 185 us against 90 back to
+ * back in OSU's loop.  The model file keeps both ("time" and "b2b" lines),
+ * and auto's static choice must win both ways (src/decide/engine.c).
  * An algorithm's point stops when the 95% confidence half-width of the
  * mean is within --ci of the mean (at least
  * --min-reps, at most --max-reps repetitions, or --max-seconds of its own
@@ -37,7 +46,8 @@
  * to about points x algorithms seconds even on a slow network; options after
  * or before it override its values.
  *
- * Output lines "alg,block_bytes,seconds" (what pat-fit reads), preceded by
+ * Output lines "alg,block_bytes,seconds,mode" (mode gap or b2b; what pat-fit
+ * reads), preceded by
  * comment lines saying how they were made; progress on stderr.
  */
 #include <errno.h>
@@ -52,6 +62,7 @@
 
 #define MAX_ALGS 32
 #define MAX_SIZES 64
+#define B2B_CALLS 8 /* calls of a back-to-back repetition; the first is not counted */
 
 static double now(void) {
   struct timespec ts;
@@ -75,17 +86,19 @@ typedef struct calib_opts {
   uint64_t min_bytes, max_bytes;
   int points, min_reps, max_reps;
   double ci, max_seconds, gap;
+  uint64_t b2b_max; /* back-to-back times up to this block size (0: none) */
 } calib_opts;
 
 static const char usage_text[] =
     "usage: pat-calibrate [--algs a,b] [--min-bytes B] [--max-bytes B] [--points N] [--min-reps N] [--max-reps N]\n"
-    "                     [--ci X] [--max-seconds S] [--gap T] [--quick] [--out FILE]\n"
+    "                     [--ci X] [--max-seconds S] [--gap T] [--b2b-max B] [--quick] [--out FILE]\n"
     "  --algs         algorithms to time (default: every one, native included)\n"
     "  --min-bytes, --max-bytes, --points  block sizes per rank, log-spaced (default 1, 1m, 11: factor 4)\n"
     "  --ci           stop a point when the 95% CI half-width is within this share of the mean (0.025)\n"
     "  --min-reps, --max-reps  repetitions per point (5, 200)\n"
     "  --max-seconds  time per point, once it has 2 repetitions (10s)\n"
     "  --gap          pause between the barrier and the timed call, as a compute phase (2ms; 0: none)\n"
+    "  --b2b-max      also time calls back to back at blocks up to B (16k; 0: never)\n"
     "  --quick        --ci 0.05 --min-reps 3 --max-reps 50 --max-seconds 1 (explicit options win)\n"
     "  --out          the CSV (default: stdout)\n";
 
@@ -111,6 +124,7 @@ static int parse_option(cli_args *a, calib_opts *o, cli_error *err) {
   if (cli_args_is(a, "--ci")) return cli_args_real(a, 0, 1, &o->ci, err);
   if (cli_args_is(a, "--max-seconds")) return cli_args_time(a, CLI_S, &o->max_seconds, NULL, err);
   if (cli_args_is(a, "--gap")) return cli_args_time(a, CLI_S, &o->gap, NULL, err);
+  if (cli_args_is(a, "--b2b-max")) return cli_args_bytes(a, 0, 2147483647, &o->b2b_max, err);
   if (cli_args_is(a, "--out")) return cli_args_text(a, &o->out, err);
   return cli_args_unknown(a, err);
 }
@@ -119,7 +133,7 @@ static int parse_option(cli_args *a, calib_opts *o, cli_error *err) {
  * --quick anywhere on the command line loosens the stopping rule. */
 static void set_defaults(int argc, char **argv, calib_opts *o) {
   *o = (calib_opts){.min_bytes = 1, .max_bytes = 1 << 20, .points = 11, .min_reps = 5, .max_reps = 200,
-                    .ci = 0.025, .max_seconds = 10, .gap = 2e-3};
+                    .ci = 0.025, .max_seconds = 10, .gap = 2e-3, .b2b_max = 16384};
   for (int i = 0; i < PAT_AlgCount() && i < MAX_ALGS; i++) add_alg(NULL, PAT_AlgName(i), i, o, NULL);
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--quick") == 0) {
@@ -164,9 +178,10 @@ static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes,
   strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&t));
   fprintf(f, "# pat-calibrate, P=%d, %s, balanced arrivals, value = mean elapsed time over ranks\n", P, date);
   /* short: pat-fit keeps the comments in the model's 256-character "made" text */
-  fprintf(f, "# %d sizes %ld..%ld B, interleaved, ci=%.3f reps %d..%d max_seconds=%.1f gap=%gms\n", nsizes, sizes[0],
-          sizes[nsizes - 1], o->ci, o->min_reps, o->max_reps, o->max_seconds, o->gap * 1e3);
-  fprintf(f, "alg,block_bytes,seconds\n");
+  fprintf(f, "# %d sizes %ld..%ld B, interleaved, ci=%.3f reps %d..%d max_seconds=%.1f gap=%gms b2b<=%ldB\n",
+          nsizes, sizes[0], sizes[nsizes - 1], o->ci, o->min_reps, o->max_reps, o->max_seconds, o->gap * 1e3,
+          (long)o->b2b_max);
+  fprintf(f, "alg,block_bytes,seconds,mode\n");
 }
 
 /* The pause before a timed call (every rank alike). */
@@ -207,13 +222,28 @@ static int timed_call(long bytes, char *sendbuf, char *recvbuf, double *e) {
   return anybad;
 }
 
+/* A burst of B2B_CALLS calls back to back; every rank learns whether some
+ * rank's failed.  *e: this rank's mean elapsed time of calls 2.. */
+static int timed_burst(long bytes, char *sendbuf, char *recvbuf, double *e) {
+  int bad = 0;
+  double t0 = 0;
+  for (int k = 0; k < B2B_CALLS; k++) {
+    if (k == 1) t0 = MPI_Wtime();
+    bad |= PAT_Allgather(sendbuf, (int)bytes, MPI_BYTE, recvbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS;
+  }
+  *e = (MPI_Wtime() - t0) / (B2B_CALLS - 1);
+  int anybad = 0;
+  MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return anybad;
+}
+
 /* One repetition of the current algorithm for pt; decides (rank 0's clock
  * and view for all) whether pt is done. */
-static void repetition(const calib_opts *o, long bytes, char *sendbuf, char *recvbuf, int P, point *pt) {
+static void repetition(const calib_opts *o, int b2b, long bytes, char *sendbuf, char *recvbuf, int P, point *pt) {
   double start = now(), e, sum = 0, half;
   MPI_Barrier(MPI_COMM_WORLD);
   pause_for(o->gap);
-  if (timed_call(bytes, sendbuf, recvbuf, &e)) {
+  if (b2b ? timed_burst(bytes, sendbuf, recvbuf, &e) : timed_call(bytes, sendbuf, recvbuf, &e)) {
     pt->failed = pt->done = 1;
     return;
   }
@@ -229,9 +259,10 @@ static void repetition(const calib_opts *o, long bytes, char *sendbuf, char *rec
 
 /* Every algorithm still running (alive[i]) at one size, taking turns
  * repetition by repetition after one untimed call each (connections and
- * caches warm).  An algorithm whose call fails is no longer alive. */
-static void measure_size(const calib_opts *o, long bytes, int *alive, point *pts, char *sendbuf, char *recvbuf,
-                         int P) {
+ * caches warm); b2b: repetitions are bursts.  An algorithm whose call fails
+ * is no longer alive. */
+static void measure_size(const calib_opts *o, int b2b, long bytes, int *alive, point *pts, char *sendbuf,
+                         char *recvbuf, int P) {
   double e;
   int left = 0;
   for (int i = 0; i < o->nalgs; i++) {
@@ -246,7 +277,7 @@ static void measure_size(const calib_opts *o, long bytes, int *alive, point *pts
     for (int i = 0; i < o->nalgs; i++) {
       if (!alive[i] || pts[i].failed || pts[i].done) continue;
       PAT_UseAlg(o->algs[i]);
-      repetition(o, bytes, sendbuf, recvbuf, P, &pts[i]);
+      repetition(o, b2b, bytes, sendbuf, recvbuf, P, &pts[i]);
       left -= pts[i].done;
     }
   for (int i = 0; i < o->nalgs; i++)
@@ -254,15 +285,16 @@ static void measure_size(const calib_opts *o, long bytes, int *alive, point *pts
 }
 
 /* Rank 0: the rows of one size (and progress on stderr). */
-static void report_size(const calib_opts *o, long bytes, const int *was_alive, const point *pts, FILE *f) {
+static void report_size(const calib_opts *o, int b2b, long bytes, const int *was_alive, const point *pts, FILE *f) {
   for (int i = 0; i < o->nalgs; i++) {
     if (!was_alive[i]) continue;
     if (pts[i].failed) {
       fprintf(stderr, "pat-calibrate: %s failed at %ld bytes; skipping it from here on\n", o->algs[i], bytes);
       continue;
     }
-    fprintf(f, "%s,%ld,%.9g\n", o->algs[i], bytes, pts[i].mean);
-    fprintf(stderr, "  %-6s %9ld B  %10.3f us  (%d reps)\n", o->algs[i], bytes, pts[i].mean * 1e6, pts[i].n);
+    fprintf(f, "%s,%ld,%.9g,%s\n", o->algs[i], bytes, pts[i].mean, b2b ? "b2b" : "gap");
+    fprintf(stderr, "  %-6s %9ld B  %10.3f us  (%d reps)%s\n", o->algs[i], bytes, pts[i].mean * 1e6, pts[i].n,
+            b2b ? " back to back" : "");
   }
   fflush(f);
 }
@@ -292,9 +324,11 @@ static void calibrate(const calib_opts *o, FILE *f, int rank, int P) {
   }
   double t0 = now();
   for (int k = 0; k < nsizes; k++) {
-    memcpy(was_alive, alive, sizeof alive);
-    measure_size(o, sizes[k], alive, pts, sendbuf, recvbuf, P);
-    if (rank == 0) report_size(o, sizes[k], was_alive, pts, f);
+    for (int b2b = 0; b2b <= ((uint64_t)sizes[k] <= o->b2b_max); b2b++) {
+      memcpy(was_alive, alive, sizeof alive);
+      measure_size(o, b2b, sizes[k], alive, pts, sendbuf, recvbuf, P);
+      if (rank == 0) report_size(o, b2b, sizes[k], was_alive, pts, f);
+    }
   }
   if (rank == 0) fprintf(f, "# calibration took %.1f s\n", now() - t0);
   for (int i = 0; i < o->nalgs; i++) free(pts[i].samples);

@@ -45,6 +45,14 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
   if (pat_model_measured_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)bytes, &t_native) &&
       !(t_best < (1.0 - PAT_STATIC_MARGIN) * t_native))
     return PAT_ALG_NATIVE;
+  /* and back to back, where the calibration measured that too: a call that
+   * follows another call must not pay for what the call after a compute
+   * phase gains */
+  double b_best, b_native;
+  if (pat_model_measured_b2b_time(mp, best, e->cfg.P, (double)bytes, &b_best) &&
+      pat_model_measured_b2b_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)bytes, &b_native) &&
+      !(b_best < (1.0 - PAT_STATIC_MARGIN) * b_native))
+    return PAT_ALG_NATIVE;
   return best;
 }
 

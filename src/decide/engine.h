@@ -23,7 +23,8 @@
  * mode:
  *  - STATIC: the call runs the static choice (the algorithm with the
  *    smallest measured balanced time, NATIVE without a model file; a classic
- *    algorithm replaces NATIVE only if it is PAT_STATIC_MARGIN faster) with
+ *    algorithm replaces NATIVE only if it is PAT_STATIC_MARGIN faster, and
+ *    where the file has back-to-back times, back to back too) with
  *    no exchange and no message of libpat's own.  Now and then it probes:
  *    the site's call number next_probe exchanges (its records also carry
  *    every rank's actual arrival at the previous call), with a backoff that

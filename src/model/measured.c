@@ -83,6 +83,15 @@ static double table_time(const pat_measured_alg *a, double m) {
   return log_log(a->bytes[i - 1], a->seconds[i - 1], a->bytes[i], a->seconds[i], m);
 }
 
+int pat_model_measured_b2b_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds) {
+  if (!mp || alg < 0 || alg >= PAT_ALG_COUNT || P < 1 || P != mp->b2b.P) return 0;
+  const pat_measured_alg *a = &mp->b2b.alg[alg];
+  if (a->n < 2 || !(block_bytes >= 0) || !(block_bytes <= a->bytes[a->n - 1])) return 0;
+  double t = table_time(a, block_bytes);
+  if (seconds) *seconds = t;
+  return 1;
+}
+
 int pat_model_measured_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds) {
   if (!mp || alg < 0 || alg >= PAT_ALG_COUNT || P < 1 || P != mp->measured.P) return 0;
   if (!(block_bytes >= 0) || !isfinite(block_bytes)) return 0;

@@ -65,6 +65,11 @@ int pat_measured_add(pat_measured *t, int alg, double block_bytes, double second
  * has measured times; else 0 and *seconds is left alone. */
 int pat_model_measured_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds);
 
+/* The same from the back-to-back table (model file "b2b" lines), only up to
+ * its largest measured size: the calibration measures it at small blocks,
+ * and above them a call's own cost dominates whatever came before it. */
+int pat_model_measured_b2b_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds);
+
 /* Every algorithm's measured time for (P, block_bytes) into
  * seconds[PAT_ALG_COUNT], NAN where the table has none: the levels
  * pat_select_in.flat_s takes. */

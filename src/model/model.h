@@ -112,6 +112,7 @@ typedef struct pat_model_params {
   double eager_bytes;                /* messages of fewer bytes are eager; 0: all rendezvous */
   char made[256];                    /* how the parameters were obtained (model file "made" lines) */
   pat_measured measured;             /* measured balanced times (~5 KiB; the replay ignores them) */
+  pat_measured b2b;                  /* the same measured back to back (optional; P = measured.P or 0) */
 
   /* Per-call context (pat_model_params_init sets the defaults). */
   const int *node;     /* node id of each rank (P entries), or NULL: every rank on its own node */

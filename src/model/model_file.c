@@ -71,6 +71,8 @@ typedef struct parser {
   int P_line;                    /* line of "P" (0: none yet) */
   int time_line[PAT_ALG_COUNT];  /* line of each algorithm's first "time" (0: none) */
   int last_time_line;            /* line of the last "time" (0: none) */
+  int b2b_line[PAT_ALG_COUNT];   /* line of each algorithm's first "b2b" (0: none) */
+  int last_b2b_line;             /* line of the last "b2b" (0: none) */
   const char *name;   /* for messages */
   int line;           /* current line, from 1 */
   char *err;
@@ -214,10 +216,13 @@ static int parse_P(parser *ps, char **tok, int nt) {
   return PAT_OK;
 }
 
-/* "time <algorithm> <block bytes> <seconds>" (version 2) */
+/* "time|b2b <algorithm> <block bytes> <seconds>" (version 2): into the
+ * balanced table or the back-to-back one. */
 static int parse_time(parser *ps, char **tok, int nt) {
   char names[256];
-  if (nt != 4) return line_error(ps, "expected \"time <algorithm> <block bytes> <seconds>\"");
+  const char *kind = tok[0];
+  int b2b = strcmp(kind, "b2b") == 0;
+  if (nt != 4) return line_error(ps, "expected \"%s <algorithm> <block bytes> <seconds>\"", kind);
   int alg = name_index(tok[1]);
   if (alg < 0 || alg == PAT_ALG_COUNT)
     return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list(names, sizeof names, 0));
@@ -226,18 +231,20 @@ static int parse_time(parser *ps, char **tok, int nt) {
     return line_error(ps, "block bytes \"%s\" is not a finite number > 0", tok[2]);
   if (!number(tok[3], &seconds) || seconds == 0)
     return line_error(ps, "seconds \"%s\" is not a finite number > 0", tok[3]);
-  switch (pat_measured_add(&ps->m.measured, alg, bytes, seconds)) {
+  switch (pat_measured_add(b2b ? &ps->m.b2b : &ps->m.measured, alg, bytes, seconds)) {
   case PAT_MEASURED_DUPLICATE:
-    return line_error(ps, "time %s %s given twice", tok[1], tok[2]);
+    return line_error(ps, "%s %s %s given twice", kind, tok[1], tok[2]);
   case PAT_MEASURED_FULL:
-    return line_error(ps, "more than %d measured sizes for %s", PAT_MEASURED_MAX, tok[1]);
+    return line_error(ps, "more than %d %s sizes for %s", PAT_MEASURED_MAX, b2b ? "b2b" : "measured", tok[1]);
   case PAT_MEASURED_ADDED:
     break;
   default:
-    return line_error(ps, "bad time line");
+    return line_error(ps, "bad %s line", kind);
   }
-  if (!ps->time_line[alg]) ps->time_line[alg] = ps->line;
-  ps->last_time_line = ps->line;
+  int *first = b2b ? ps->b2b_line : ps->time_line;
+  if (!first[alg]) first[alg] = ps->line;
+  if (b2b) ps->last_b2b_line = ps->line;
+  else ps->last_time_line = ps->line;
   return PAT_OK;
 }
 
@@ -254,7 +261,7 @@ static int parse_line(parser *ps, char *buf) {
   }
   if (nt == 0) return PAT_OK;
   if (strcmp(tok[0], "eager") == 0) return parse_eager(ps, tok, nt);
-  if (strcmp(tok[0], "P") == 0 || strcmp(tok[0], "time") == 0) {
+  if (strcmp(tok[0], "P") == 0 || strcmp(tok[0], "time") == 0 || strcmp(tok[0], "b2b") == 0) {
     if (ps->version < 2)
       return line_error(ps, "\"%s\" lines need model file version 2 (the first line says v%d)", tok[0], ps->version);
     return tok[0][0] == 'P' ? parse_P(ps, tok, nt) : parse_time(ps, tok, nt);
@@ -265,16 +272,22 @@ static int parse_line(parser *ps, char *buf) {
 /* The measured times: P with time lines and only with them, and at least
  * two sizes for every algorithm that has any. */
 static int check_measured(const parser *ps) {
+  if (ps->last_b2b_line && !ps->last_time_line)
+    return at_line_error(ps, ps->last_b2b_line, "b2b lines need the time lines (and a \"P <processes>\" line)");
   if (ps->last_time_line && !ps->P_line)
     return at_line_error(ps, ps->last_time_line,
                          "time lines need a \"P <processes>\" line (how many processes they were measured on)");
   if (ps->P_line && !ps->last_time_line) return at_line_error(ps, ps->P_line, "P given but no time lines");
-  for (int a = 0; a < PAT_ALG_COUNT; a++)
+  for (int a = 0; a < PAT_ALG_COUNT; a++) {
     if (ps->m.measured.alg[a].n == 1)
       return at_line_error(ps, ps->time_line[a],
                            "time %s: one measured size; at least 2 are needed (above the largest size the time "
                            "follows the last two)",
                            pat_algorithms[a].name);
+    if (ps->m.b2b.alg[a].n == 1)
+      return at_line_error(ps, ps->b2b_line[a], "b2b %s: one measured size; at least 2 are needed",
+                           pat_algorithms[a].name);
+  }
   return PAT_OK;
 }
 
@@ -305,6 +318,7 @@ int pat_model_parse(const char *text, const char *name, pat_model_params *mp, ch
     if (rc) return rc;
   }
   int rc = check_complete(&ps);
+  if (ps.last_b2b_line) ps.m.b2b.P = ps.m.measured.P;
   if (!rc) *mp = ps.m;
   return rc;
 }
@@ -395,17 +409,27 @@ static int emit_links(char **buf, size_t *len, size_t *cap, const pat_model_para
   return bad;
 }
 
-/* P and the time lines, by algorithm id, then size; nothing without a table. */
-static int emit_measured(char **buf, size_t *len, size_t *cap, const pat_measured *t) {
+/* One table's lines ("time" or "b2b"), by algorithm id, then size. */
+static int emit_table(char **buf, size_t *len, size_t *cap, const char *kind, const pat_measured *t) {
+  int bad = 0;
+  for (int a = 0; a < PAT_ALG_COUNT && !bad; a++)
+    for (int i = 0; i < t->alg[a].n && !bad; i++)
+      bad = emit(buf, len, cap, "%s %-8s %.17g %.17g\n", kind, pat_algorithms[a].name, t->alg[a].bytes[i],
+                 t->alg[a].seconds[i]);
+  return bad;
+}
+
+/* P, the time lines and the b2b lines; nothing without a table. */
+static int emit_measured(char **buf, size_t *len, size_t *cap, const pat_measured *t, const pat_measured *b2b) {
   if (t->P < 1) return 0;
   int bad = emit(buf, len, cap,
                  "P %d\n# time <algorithm> <block bytes> <seconds>: mean elapsed time over ranks measured on "
                  "balanced arrivals on P processes\n",
                  t->P);
-  for (int a = 0; a < PAT_ALG_COUNT && !bad; a++)
-    for (int i = 0; i < t->alg[a].n && !bad; i++)
-      bad = emit(buf, len, cap, "time %-8s %.17g %.17g\n", pat_algorithms[a].name, t->alg[a].bytes[i],
-                 t->alg[a].seconds[i]);
+  if (!bad) bad = emit_table(buf, len, cap, "time", t);
+  if (!bad && b2b->P == t->P)
+    bad = emit(buf, len, cap, "# b2b <algorithm> <block bytes> <seconds>: the same, calls back to back\n") ||
+          emit_table(buf, len, cap, "b2b", b2b);
   return bad;
 }
 
@@ -416,7 +440,7 @@ char *pat_model_format(const pat_model_params *mp) {
   buf[0] = '\0';
   int bad = emit_preamble(&buf, &len, &cap, mp);
   if (!bad) bad = emit_links(&buf, &len, &cap, mp);
-  if (!bad) bad = emit_measured(&buf, &len, &cap, &mp->measured);
+  if (!bad) bad = emit_measured(&buf, &len, &cap, &mp->measured, &mp->b2b);
   if (bad) {
     free(buf);
     return NULL;

@@ -44,6 +44,11 @@
  *   PAT_MEASURED_MAX sizes per algorithm, and none or at least 2 per
  *   algorithm (above the largest size the time follows the last two).  Any
  *   order; they are kept sorted by size.
+ * - "b2b <algorithm> <block bytes> <seconds>" (optional): the same, measured
+ *   back to back (the mean of calls with no pause between them), by the same
+ *   rules; needs the time lines.  pat-calibrate measures them at small
+ *   blocks, where a call that follows a compute phase and one that follows
+ *   another call can rank algorithms differently (docs/design.md §6).
  * A version 1 file has no P or time lines: it loads with fitted lines only
  * (pat_model_measured_note says so).  The writer puts the time lines last,
  * by algorithm id, then size.

@@ -5,9 +5,10 @@
  *
  *   pat-fit --in times.csv [--P 8] --out cluster.model [--metric ebar|runtime] [--made TEXT]
  *           [--min-bytes B] [--max-bytes B]
- *       times.csv: lines "alg,block_bytes,seconds" (a header line is skipped),
- *       each a time measured on balanced arrivals with that algorithm
- *       (pat-calibrate).  Every algorithm with a schedule gets a fitted
+ *       times.csv: lines "alg,block_bytes,seconds[,gap|b2b]" (a header line
+ *       is skipped), each a time measured on balanced arrivals with that
+ *       algorithm (pat-calibrate), after a pause (gap, the default) or back
+ *       to back (b2b: the file's "b2b" lines, not fitted).  Every algorithm with a schedule gets a fitted
  *       line (at least 2 sizes); native has no schedule, so it gets none.
  *       Every algorithm, native included, with at least 2 sizes gets its
  *       measured times ("P" and "time" lines), all of them: --min-bytes and
@@ -46,7 +47,7 @@ static void usage(FILE *f) {
           "usage: pat-fit --in FILE.csv [--P N] --out FILE.model [--metric ebar|runtime] [--default ALG]\n"
           "               [--made TEXT] [--min-bytes B] [--max-bytes B]\n"
           "       pat-fit --synthetic [--P N] [--alpha T] [--beta T] [--noise X] [--out FILE.model]\n"
-          "  --in        measured times: lines alg,block_bytes,seconds (balanced arrivals; pat-calibrate)\n"
+          "  --in        measured times: lines alg,block_bytes,seconds[,gap|b2b] (balanced arrivals; pat-calibrate)\n"
           "  --P         processes the times were measured on (default: the CSV's \"P=N\" comment)\n"
           "  --metric    what was measured: ebar (mean elapsed time over ranks, default) or runtime\n"
           "  --default   algorithm whose fit is also the file's default line (default: ring, else the first)\n"
@@ -229,6 +230,7 @@ typedef struct measurements {
   double bytes[PAT_ALG_COUNT][MAXPTS], T[PAT_ALG_COUNT][MAXPTS]; /* the fit's points */
   int n[PAT_ALG_COUNT];
   pat_measured table; /* every time of the CSV, for the file's time lines */
+  pat_measured b2b;   /* the rows of mode b2b, for its b2b lines */
   int csv_P;          /* P of the "# pat-calibrate, P=N" comment, 0 if none */
   char comments[200]; /* how the times were made: carried into the model's "made" line */
 } measurements;
@@ -248,8 +250,8 @@ static void add_comment(measurements *m, char *p) {
 
 /* One row into the measured table (any algorithm, any size).  Returns 0, or
  * 2 after saying what is wrong. */
-static int add_to_table(measurements *m, const char *in, int lineno, int alg, double b, double t) {
-  int rc = pat_measured_add(&m->table, alg, b, t);
+static int add_to_table(pat_measured *table, const char *in, int lineno, int alg, double b, double t) {
+  int rc = pat_measured_add(table, alg, b, t);
   if (rc == PAT_MEASURED_ADDED) return 0;
   fprintf(stderr, "pat-fit: %s:%d: ", in, lineno);
   if (rc == PAT_MEASURED_DUPLICATE)
@@ -262,9 +264,10 @@ static int add_to_table(measurements *m, const char *in, int lineno, int alg, do
   return 2;
 }
 
-/* Reads "alg,block_bytes,seconds" lines: every row into the measured table;
- * the sizes in [min, max] of algorithms with a schedule into the fit's
- * points.  Returns 0, or 2 after saying what is wrong. */
+/* Reads "alg,block_bytes,seconds[,mode]" lines: every row into the measured
+ * table (mode b2b: the back-to-back table); the sizes in [min, max] of
+ * algorithms with a schedule, measured after a pause (mode gap, or none),
+ * into the fit's points.  Returns 0, or 2 after saying what is wrong. */
 static int read_times(const char *in, double min_bytes, double max_bytes, measurements *m) {
   FILE *f = fopen(in, "r");
   if (!f) die("cannot open ", in);
@@ -276,11 +279,12 @@ static int read_times(const char *in, double min_bytes, double max_bytes, measur
     while (isspace((unsigned char)*p)) p++;
     if (*p == '#') add_comment(m, p);
     if (!*p || *p == '#') continue;
-    char name[32];
+    char name[32], mode[8] = "gap";
     double b, t;
-    if (sscanf(p, "%31[^,],%lf,%lf", name, &b, &t) != 3) {
-      if (!ndata) continue; /* the header line */
-      fprintf(stderr, "pat-fit: %s:%d: expected alg,block_bytes,seconds\n", in, lineno);
+    int fields = sscanf(p, "%31[^,],%lf,%lf,%7[a-z0-9]", name, &b, &t, mode);
+    if (fields < 3 || (strcmp(mode, "gap") != 0 && strcmp(mode, "b2b") != 0)) {
+      if (!ndata && fields < 3) continue; /* the header line */
+      fprintf(stderr, "pat-fit: %s:%d: expected alg,block_bytes,seconds[,gap|b2b]\n", in, lineno);
       rc = 2;
       break;
     }
@@ -291,8 +295,9 @@ static int read_times(const char *in, double min_bytes, double max_bytes, measur
       rc = 2;
       break;
     }
-    rc = add_to_table(m, in, lineno, alg, b, t);
-    if (rc || !pat_algorithms[alg].build) continue; /* native: measured times only, no line to fit */
+    int b2b = strcmp(mode, "b2b") == 0;
+    rc = add_to_table(b2b ? &m->b2b : &m->table, in, lineno, alg, b, t);
+    if (rc || b2b || !pat_algorithms[alg].build) continue; /* native: measured times only, no line to fit */
     if (b < min_bytes || b > max_bytes) continue;   /* outside --min-bytes/--max-bytes */
     if (m->n[alg] == MAXPTS) die("too many points for ", name);
     m->bytes[alg][m->n[alg]] = b;
@@ -339,6 +344,15 @@ static void keep_table(const fit_args *a, int P, const measurements *m, pat_mode
   }
   if (!algs) mp->measured.P = 0;
   else printf("measured times: P=%d, %d algorithms, up to %d sizes %.0f..%.0f B\n", P, algs, nsizes, lo, hi);
+  /* back to back: the algorithms with at least 2 sizes, beside a table */
+  mp->b2b = m->b2b;
+  int b2b_algs = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (mp->b2b.alg[alg].n == 1) mp->b2b.alg[alg].n = 0;
+    b2b_algs += mp->b2b.alg[alg].n > 0;
+  }
+  mp->b2b.P = algs && b2b_algs ? P : 0;
+  if (mp->b2b.P) printf("measured back to back: %d algorithms\n", b2b_algs);
 }
 
 /* Fits every measured algorithm into mp; returns the first fitted (-1: none)

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Test of the calibration chain, end to end on P=2 local ranks: pat-calibrate
 (--quick, three sizes) must time every algorithm pat_info lists, native
-included, at every size; pat-fit must write a model file v2 whose P and time
-lines are exactly the CSV's, with fitted lines for algorithms with a schedule
+included, at every size, after a pause and back to back (all three sizes are
+below --b2b-max's default); pat-fit must write a model file v2 whose P, time
+and b2b lines are exactly the CSV's (a CSV of three columns, without the
+mode, still reads), with fitted lines for algorithms with a schedule
 and none for native (the measured CSV's when a fit holds on it, and a
 synthetic CSV's with rising times, where every fit must hold); and pat_info
 under PAT_MODEL must load the file and show the measured table.  No timing
@@ -52,13 +54,15 @@ def algorithms(info_out):
     return [n for n in names if n != "auto"]
 
 
-def csv_rows(path):
+def csv_rows(path, mode="gap"):
+    """(alg, bytes, seconds) of the rows of one mode; a row of 3 columns is mode gap."""
     rows = []
     with open(path) as f:
         for line in f:
             parts = line.strip().split(",")
-            if len(parts) == 3 and not line.startswith("#") and parts[0] != "alg":
-                rows.append((parts[0], float(parts[1]), float(parts[2])))
+            if len(parts) in (3, 4) and not line.startswith("#") and parts[0] != "alg":
+                if (parts[3] if len(parts) == 4 else "gap") == mode:
+                    rows.append((parts[0], float(parts[1]), float(parts[2])))
     return rows
 
 
@@ -76,29 +80,40 @@ def check_calibration(args, algs, csv_path, env):
     check(timed == sorted(algs), "every algorithm timed by default: %s" % timed)
     check(all(sorted(r[1] for r in rows if r[0] == a) == [1, 64, 4096] for a in algs), "sizes 1, 64, 4096 B each")
     check(all(r[2] > 0 for r in rows), "times > 0")
+    b2b = csv_rows(csv_path, "b2b") if os.path.exists(csv_path) else []
+    check(all(sorted(r[1] for r in b2b if r[0] == a) == [1, 64, 4096] for a in algs) and all(r[2] > 0 for r in b2b),
+          "every algorithm timed back to back at 1, 64, 4096 B too")
     header = open(csv_path).read() if os.path.exists(csv_path) else ""
-    check("gap=2ms" in header, "the header says the default pause before a timed call (2 ms)")
-    return rows
+    check("gap=2ms" in header and "b2b<=16384B" in header,
+          "the header says the default pause before a timed call (2 ms) and the back-to-back sizes")
+    return rows, b2b
 
 
 def synthetic_csv(algs, path):
-    """A calibration CSV for P=2 with rising times for every algorithm (a fit cannot fail on them)."""
+    """A calibration CSV for P=2 with rising times for every algorithm (a fit cannot fail on them):
+    rows of three columns (an older pat-calibrate's), then back-to-back rows at 1 and 64 B."""
     rows = [(a, float(m), 1e-5 * (1 + k) + 1e-9 * m * (1 + 0.5 * k)) for k, a in enumerate(algs)
             for m in (1, 64, 4096, 262144)]
     with open(path, "w") as f:
         f.write("# pat-calibrate, P=2, synthetic (check_calibrate.py)\nalg,block_bytes,seconds\n")
         for a, m, t in rows:
             f.write("%s,%d,%.9g\n" % (a, m, t))
-    return csv_rows(path)
+        for a, m, t in rows:
+            if m <= 64:
+                f.write("%s,%d,%.9g,b2b\n" % (a, m, t / 3))
+    return csv_rows(path), csv_rows(path, "b2b")
 
 
 def check_model(args, algs, model, rows, what):
-    """pat-fit's file from rows: v2, P 2, the rows as time lines, fitted lines but for native."""
+    """pat-fit's file from rows (gap, b2b): v2, P 2, the rows as time and b2b lines, fitted lines but for native."""
+    rows, b2b_rows = rows
     lines = model_lines(model) if os.path.exists(model) else [[]]
     check(os.path.exists(model) and open(model).readline().strip() == "# libpat model v2", what + ": header v2")
     check(["P", "2"] in lines, what + ": P 2")
     times = sorted((l[1], float(l[2]), float(l[3])) for l in lines if l and l[0] == "time")
     check(times == sorted(rows), what + ": the time lines are the CSV's rows, exactly")
+    b2b = sorted((l[1], float(l[2]), float(l[3])) for l in lines if l and l[0] == "b2b")
+    check(b2b == sorted(b2b_rows) and b2b, what + ": the b2b lines are the CSV's back-to-back rows, exactly")
     fitted = {l[0] for l in lines if len(l) == 3 and l[0] in algs}
     check("native" not in fitted and fitted <= set(algs) - {"native"},
           what + ": fitted lines for algorithms with a schedule only: %s" % sorted(fitted))

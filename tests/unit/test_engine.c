@@ -441,6 +441,42 @@ static int test_measured(void) {
   return 0;
 }
 
+/* The static choice with back-to-back times (the emulated cluster's case):
+ * DIRECT 20% faster than NATIVE after a pause but 2x slower back to back
+ * must not replace NATIVE where both were measured back to back; it does
+ * where it wins both ways, and above the back-to-back table's sizes. */
+static int test_static_b2b(void) {
+  pat_model_params mp;
+  pat_model_params_init(&mp, 50e-6, 8e-9);
+  mp.measured.P = 8;
+  const double sizes[] = {1, 4096, 65536};
+  for (int i = 0; i < 3; i++) {
+    pat_measured_add(&mp.measured, PAT_ALG_NATIVE, sizes[i], 500e-6 * (1 + i));
+    pat_measured_add(&mp.measured, PAT_ALG_DIRECT, sizes[i], 400e-6 * (1 + i));
+  }
+  model = mp;
+  sim_rank *r = make_rank(8);
+  CHECK(pat_engine_static_alg(&r->e, 64) == PAT_ALG_DIRECT, "no b2b table: DIRECT, 20%% faster after a pause");
+  mp.b2b.P = 8;
+  pat_measured_add(&mp.b2b, PAT_ALG_NATIVE, 1, 90e-6);
+  pat_measured_add(&mp.b2b, PAT_ALG_NATIVE, 4096, 140e-6);
+  pat_measured_add(&mp.b2b, PAT_ALG_DIRECT, 1, 185e-6);
+  pat_measured_add(&mp.b2b, PAT_ALG_DIRECT, 4096, 220e-6);
+  model = mp;
+  for (int64_t b = 1; b <= 4096; b *= 2)
+    CHECK(pat_engine_static_alg(&r->e, b) == PAT_ALG_NATIVE, "%lld B: NATIVE, DIRECT is slower back to back",
+          (long long)b);
+  CHECK(pat_engine_static_alg(&r->e, 16384) == PAT_ALG_DIRECT, "above the b2b table: the pause's ranking");
+  mp.b2b.alg[PAT_ALG_DIRECT].seconds[0] = 80e-6;  /* 11% faster back to back */
+  mp.b2b.alg[PAT_ALG_DIRECT].seconds[1] = 130e-6; /* 7%: within the margin */
+  model = mp;
+  CHECK(pat_engine_static_alg(&r->e, 1) == PAT_ALG_DIRECT, "1 B: DIRECT wins both ways");
+  CHECK(pat_engine_static_alg(&r->e, 4096) == PAT_ALG_NATIVE, "4 KiB: DIRECT within the margin back to back");
+  free_rank(r);
+  pat_model_params_init(&model, 50e-6, 8e-9);
+  return 0;
+}
+
 /* The decision log after each part, as the runtime's policy made it. */
 static int check_log(const char *part, uint64_t expected) {
   printf("decision log %s %016llx\n", part, (unsigned long long)decision_log);
@@ -456,7 +492,7 @@ int main(void) {
   if (test_purpose() || check_log("purpose", 0x20eb5d3f06c39ec0ull)) return 1;
   if (test_unpredictable() || check_log("unpredictable", 0xb9b94136be82a19aull)) return 1;
   if (test_settle() || check_log("settle", 0x7b4f8230b06772a8ull)) return 1;
-  if (test_first_call_gain()) return 1;
+  if (test_first_call_gain() || test_static_b2b()) return 1;
   if (test_measured() || check_log("measured", 0x85acc5d82109e8c1ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
   if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x216ac83ac872b141ull)) return 1;

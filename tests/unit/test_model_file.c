@@ -2,7 +2,9 @@
  * exact round trip, version 1 still loads, a newer version and bad lines are
  * refused with file:line messages; interpolation exact at the measured
  * sizes, monotone and within the two points between them, the rules below
- * and above the table; the best measured algorithm, ties to the lower id. */
+ * and above the table; the best measured algorithm, ties to the lower id;
+ * the back-to-back table ("b2b" lines): round trip, its rules, and no
+ * answer above its largest size. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +249,48 @@ static int best(void) {
   return 0;
 }
 
+static int back_to_back(void) {
+  pat_model_params mp, back;
+  sample_model(&mp);
+  mp.b2b.P = 4;
+  pat_measured_add(&mp.b2b, PAT_ALG_NATIVE, 1, 1.5e-6);
+  pat_measured_add(&mp.b2b, PAT_ALG_NATIVE, 16384, 3.25e-5);
+  pat_measured_add(&mp.b2b, PAT_ALG_DIRECT, 1, 3e-6);
+  pat_measured_add(&mp.b2b, PAT_ALG_DIRECT, 16384, 5e-5);
+  char *text = pat_model_format(&mp), err[512] = "";
+  CHECK(text && strstr(text, "\nb2b native   1 1.5e-06\n") && strstr(text, "\nb2b direct   16384 5.0000000000000002e-05\n"),
+        "b2b lines in:\n%s", text ? text : "");
+  CHECK(pat_model_parse(text, "rt", &back, err, sizeof err) == PAT_OK, "parse own output: %s", err);
+  CHECK(memcmp(&back.b2b, &mp.b2b, sizeof mp.b2b) == 0, "b2b table differs after the round trip");
+  char *again = pat_model_format(&back);
+  CHECK(again && text && strcmp(again, text) == 0, "format(parse(format)) differs");
+  free(text);
+  free(again);
+  double t = -1;
+  CHECK(pat_model_measured_b2b_time(&back, PAT_ALG_DIRECT, 4, 0, &t) && t == 3e-6, "below: %g", t);
+  CHECK(pat_model_measured_b2b_time(&back, PAT_ALG_DIRECT, 4, 16384, &t) && t == 5e-5, "at the largest: %g", t);
+  t = -1;
+  CHECK(!pat_model_measured_b2b_time(&back, PAT_ALG_DIRECT, 4, 16385, &t) && t == -1, "no answer above the largest");
+  CHECK(!pat_model_measured_b2b_time(&back, PAT_ALG_RING, 4, 64, &t) && t == -1, "not measured back to back");
+  CHECK(!pat_model_measured_b2b_time(&back, PAT_ALG_DIRECT, 8, 64, &t) && t == -1, "another P");
+  /* a file without b2b lines has no table; the lines need time lines and 2 sizes */
+  CHECK(pat_model_parse(V2 "P 2\ntime native 1 1e-5\ntime native 64 2e-5\n", "ok", &back, err, sizeof err) == PAT_OK &&
+            back.b2b.P == 0 && !pat_model_measured_b2b_time(&back, PAT_ALG_NATIVE, 2, 1, &t),
+        "no b2b lines: %s", err);
+  CHECK(parse_fails(V2 "P 2\nb2b native 1 1e-5\nb2b native 64 2e-5\n", "b2b lines need the time lines"), "alone");
+  CHECK(parse_fails(V2 "P 2\ntime native 1 1e-5\ntime native 64 2e-5\nb2b ring 1 1e-5\n",
+                    "b2b ring: one measured size"),
+        "one size");
+  CHECK(parse_fails(V2 "P 2\ntime native 1 1e-5\ntime native 64 2e-5\nb2b ring 1 1e-5\nb2b ring 1 2e-5\n",
+                    "b2b ring 1 given twice"),
+        "twice");
+  CHECK(parse_fails("# libpat model v1\ndefault 1e-5 1e-9\nb2b ring 1 1e-5\n", "need model file version 2"),
+        "version 1");
+  return 0;
+}
+
 int main(void) {
-  if (round_trip() || versions() || bad_lines() || table_add() || interpolation() || best()) return 1;
+  if (round_trip() || versions() || bad_lines() || table_add() || interpolation() || best() || back_to_back())
+    return 1;
   return TEST_RESULT();
 }
