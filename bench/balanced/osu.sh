@@ -24,6 +24,8 @@
 #                      interleaved with the others: before and after in one run
 #   --model-shm F      model file for the shared-memory configurations (adds the +model column)
 #   --model-cluster F  model file for cluster8
+#   --old-model F      another model file, run as variant "oldmodel" with --lib (e.g.
+#                      the model before a recalibration): before and after in one run
 #   --osu-args "..."   passed to OSU (default "-m 1:1048576 -i 1000"; OSU lowers the
 #                      iterations above 8 KiB to 100 unless -i is given... it uses -i for all)
 #   --env "K=V ..."    extra environment for the preloaded runs (e.g. PAT_THREAD=0)
@@ -35,7 +37,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 BUILD=${PAT_BUILD_DIR:-$REPO/build}
 CLUSTER=$REPO/bench/cluster/pat-cluster
-OSU="" OUT="" ROUNDS=3 LIB=$BUILD/libpat_mpi.so OLD_LIB="" MODEL_SHM="" MODEL_CLUSTER=""
+OSU="" OUT="" ROUNDS=3 LIB=$BUILD/libpat_mpi.so OLD_LIB="" MODEL_SHM="" MODEL_CLUSTER="" OLD_MODEL=""
 CONFIGS=shm2,shm4 OSU_ARGS="-m 1:1048576 -i 1000" EXTRA_ENV="" TIMEOUT=900
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -49,6 +51,7 @@ while [ $# -gt 0 ]; do
     --old-lib) OLD_LIB=${2:?}; shift 2 ;;
     --model-shm) MODEL_SHM=${2:?}; shift 2 ;;
     --model-cluster) MODEL_CLUSTER=${2:?}; shift 2 ;;
+    --old-model) OLD_MODEL=${2:?}; shift 2 ;;
     --configs) CONFIGS=${2:?}; shift 2 ;;
     --osu-args) OSU_ARGS=${2:?}; shift 2 ;;
     --env) EXTRA_ENV=${2:?}; shift 2 ;;
@@ -87,6 +90,7 @@ run_one() { # config variant round
     preload) words+=(-x "LD_PRELOAD=$LIB") ;;
     old) words+=(-x "LD_PRELOAD=$OLD_LIB") ;;
     model) model=$(model_of "$cfg"); words+=(-x "LD_PRELOAD=$LIB" -x "PAT_MODEL=$model") ;;
+    oldmodel) words+=(-x "LD_PRELOAD=$LIB" -x "PAT_MODEL=$OLD_MODEL") ;;
   esac
   if [ "$var" != native ]; then for kv in $EXTRA_ENV; do words+=(-x "$kv"); done; fi
   local f="$OUT/raw/$cfg-$var-$round.txt"
@@ -105,6 +109,7 @@ for cfg in "${cfgs[@]}"; do
   variants=(native preload)
   [ -n "$(model_of "$cfg")" ] && variants+=(model)
   [ -n "$OLD_LIB" ] && variants+=(old)
+  [ -n "$OLD_MODEL" ] && variants+=(oldmodel)
   if [ "$cfg" = cluster8 ]; then
     "$CLUSTER" up -n 8 >/dev/null || { echo "osu.sh: cluster unavailable, $cfg skipped"; continue; }
     cluster_up=1
