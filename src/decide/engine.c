@@ -34,6 +34,9 @@ int pat_engine_one_node_native(int P, const int *node, int have_model, int one_n
 
 /* ---- costs and the gain rule ---- */
 
+/* Whether t is PAT_STATIC_MARGIN below NATIVE's t_native. */
+static int clearly_faster(double t, double t_native) { return t < (1.0 - PAT_STATIC_MARGIN) * t_native; }
+
 int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
   unsigned without_arrivals = 0; /* arrival-aware algorithms need an exchange */
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
@@ -43,7 +46,7 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
   int best = pat_model_measured_best(mp, without_arrivals, e->cfg.P, (double)bytes, &t_best);
   if (best == PAT_ALG_UNKNOWN) return PAT_ALG_NATIVE;
   if (pat_model_measured_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)bytes, &t_native) &&
-      !(t_best < (1.0 - PAT_STATIC_MARGIN) * t_native))
+      !clearly_faster(t_best, t_native))
     return PAT_ALG_NATIVE;
   /* and back to back, where the calibration measured that too: a call that
    * follows another call must not pay for what the call after a compute
@@ -51,7 +54,7 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
   double b_best, b_native;
   if (pat_model_measured_b2b_time(mp, best, e->cfg.P, (double)bytes, &b_best) &&
       pat_model_measured_b2b_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)bytes, &b_native) &&
-      !(b_best < (1.0 - PAT_STATIC_MARGIN) * b_native))
+      !clearly_faster(b_best, b_native))
     return PAT_ALG_NATIVE;
   return best;
 }

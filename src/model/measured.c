@@ -83,23 +83,24 @@ static double table_time(const pat_measured_alg *a, double m) {
   return log_log(a->bytes[i - 1], a->seconds[i - 1], a->bytes[i], a->seconds[i], m);
 }
 
-int pat_model_measured_b2b_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds) {
-  if (!mp || alg < 0 || alg >= PAT_ALG_COUNT || P < 1 || P != mp->b2b.P) return 0;
-  const pat_measured_alg *a = &mp->b2b.alg[alg];
-  if (a->n < 2 || !(block_bytes >= 0) || !(block_bytes <= a->bytes[a->n - 1])) return 0;
-  double t = table_time(a, block_bytes);
-  if (seconds) *seconds = t;
+/* Table t's answer for (alg, P, block_bytes), above its largest size only
+ * if it may extend; 1 with *seconds set, or 0 with *seconds left alone. */
+static int table_answer(const pat_measured *t, int alg, int P, double block_bytes, int extend, double *seconds) {
+  if (alg < 0 || alg >= PAT_ALG_COUNT || P < 1 || P != t->P) return 0;
+  if (!(block_bytes >= 0) || !isfinite(block_bytes)) return 0;
+  const pat_measured_alg *a = &t->alg[alg];
+  if (a->n < 2 || (!extend && block_bytes > a->bytes[a->n - 1])) return 0;
+  double s = table_time(a, block_bytes);
+  if (seconds) *seconds = s;
   return 1;
 }
 
+int pat_model_measured_b2b_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds) {
+  return mp && table_answer(&mp->b2b, alg, P, block_bytes, 0, seconds);
+}
+
 int pat_model_measured_time(const pat_model_params *mp, int alg, int P, double block_bytes, double *seconds) {
-  if (!mp || alg < 0 || alg >= PAT_ALG_COUNT || P < 1 || P != mp->measured.P) return 0;
-  if (!(block_bytes >= 0) || !isfinite(block_bytes)) return 0;
-  const pat_measured_alg *a = &mp->measured.alg[alg];
-  if (a->n < 2) return 0;
-  double t = table_time(a, block_bytes);
-  if (seconds) *seconds = t;
-  return 1;
+  return mp && table_answer(&mp->measured, alg, P, block_bytes, 1, seconds);
 }
 
 void pat_model_measured_levels(const pat_model_params *mp, int P, double block_bytes, double *seconds) {

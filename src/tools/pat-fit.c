@@ -8,8 +8,9 @@
  *       times.csv: lines "alg,block_bytes,seconds[,gap|b2b]" (a header line
  *       is skipped), each a time measured on balanced arrivals with that
  *       algorithm (pat-calibrate), after a pause (gap, the default) or back
- *       to back (b2b: the file's "b2b" lines, not fitted).  Every algorithm with a schedule gets a fitted
- *       line (at least 2 sizes); native has no schedule, so it gets none.
+ *       to back (b2b: the file's "b2b" lines, not fitted).  Every
+ *       algorithm with a schedule gets a fitted line (at least 2 sizes);
+ *       native has no schedule, so it gets none.
  *       Every algorithm, native included, with at least 2 sizes gets its
  *       measured times ("P" and "time" lines), all of them: --min-bytes and
  *       --max-bytes choose the sizes of the fit only.  P is the CSV's
