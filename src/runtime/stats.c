@@ -47,6 +47,7 @@ static void thread_gone(void *counts) {
   gone[NALGS] += atomic_load_explicit(&t->other, memory_order_relaxed);
   pthread_mutex_unlock(&stats_lock);
   free(t);
+  mine = NULL; /* this runs in the exiting thread: a call from a later destructor counts anew */
 }
 
 static void make_exit_key(void) {
