@@ -17,23 +17,30 @@
  * 0.56 us; osu_allgather, 1 B, shared memory, P = 2), more than the rest of
  * libpat's path.  A thread's counters are linked into `threads` when it
  * first counts and folded into `gone` when it exits; a reset keeps the sums
- * of that moment as `base`, so it never races with a thread counting.  The
- * calls are the sum of the per-algorithm counts, and of those whose
- * algorithm has no slot (`other`). */
+ * of that moment as `base`, so it never races with a thread counting.
+ * Every count array has a slot per algorithm and one more, OTHER, for the
+ * calls whose algorithm has none; the calls are the sum of all slots. */
+#define OTHER NALGS
+#define SLOTS (NALGS + 1)
+
 typedef struct thread_counts {
-  atomic_llong per_alg[NALGS], other;
+  atomic_llong count[SLOTS];
   struct thread_counts *next;
 } thread_counts;
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER; /* guards everything below but the counts */
 static PAT_Stats stats;                                          /* the rest */
 static thread_counts *threads;                                   /* the live threads' counters */
-static long long gone[NALGS + 1], base[NALGS + 1];               /* [NALGS]: other */
-static atomic_llong uncounted; /* calls of threads that could not get counters (out of memory) */
+static long long gone[SLOTS], base[SLOTS];
+static atomic_llong uncounted[SLOTS]; /* calls of threads that could not get counters (out of memory) */
 static pthread_key_t exit_key;
 static int have_exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static __thread thread_counts *mine __attribute__((tls_model("initial-exec")));
+
+static void add_counts(long long sum[SLOTS], atomic_llong const count[SLOTS]) {
+  for (int slot = 0; slot < SLOTS; slot++) sum[slot] += atomic_load_explicit(&count[slot], memory_order_relaxed);
+}
 
 static void thread_gone(void *counts) {
   thread_counts *t = counts;
@@ -43,8 +50,7 @@ static void thread_gone(void *counts) {
       *p = t->next;
       break;
     }
-  for (int a = 0; a < NALGS; a++) gone[a] += atomic_load_explicit(&t->per_alg[a], memory_order_relaxed);
-  gone[NALGS] += atomic_load_explicit(&t->other, memory_order_relaxed);
+  add_counts(gone, t->count);
   pthread_mutex_unlock(&stats_lock);
   free(t);
   mine = NULL; /* this runs in the exiting thread: a call from a later destructor counts anew */
@@ -68,20 +74,11 @@ static thread_counts *my_counts(void) {
   return mine = t;
 }
 
-/* Only this thread writes its counters: no increment is lost, and a reader
- * sees each whole (aligned 64-bit stores). */
-static inline void bump(atomic_llong *count) {
-  atomic_store_explicit(count, atomic_load_explicit(count, memory_order_relaxed) + 1, memory_order_relaxed);
-}
-
-/* Every call counted so far, per slot ([NALGS]: other); stats_lock held. */
-static void sum_counts(long long sum[NALGS + 1]) {
+/* Every call counted so far, per slot; stats_lock held. */
+static void sum_counts(long long sum[SLOTS]) {
   memcpy(sum, gone, sizeof gone);
-  for (const thread_counts *t = threads; t; t = t->next) {
-    for (int a = 0; a < NALGS; a++) sum[a] += atomic_load_explicit(&t->per_alg[a], memory_order_relaxed);
-    sum[NALGS] += atomic_load_explicit(&t->other, memory_order_relaxed);
-  }
-  sum[NALGS] += atomic_load_explicit(&uncounted, memory_order_relaxed);
+  for (const thread_counts *t = threads; t; t = t->next) add_counts(sum, t->count);
+  add_counts(sum, uncounted);
 }
 
 void pat_stats_reset(void) {
@@ -92,11 +89,13 @@ void pat_stats_reset(void) {
 }
 
 void pat_stats_call(const pat_call_stats *c) {
+  int slot = c->alg >= 0 && c->alg < NALGS ? c->alg : OTHER;
   thread_counts *t = my_counts();
-  if (!t)
-    atomic_fetch_add_explicit(&uncounted, 1, memory_order_relaxed);
+  if (t) /* only this thread writes its counters: no increment is lost, and a reader sees each whole */
+    atomic_store_explicit(&t->count[slot], atomic_load_explicit(&t->count[slot], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
   else
-    bump(c->alg >= 0 && c->alg < NALGS ? &t->per_alg[c->alg] : &t->other);
+    atomic_fetch_add_explicit(&uncounted[slot], 1, memory_order_relaxed);
   if (!c->exchanged && !c->bg_steps && !c->fg_steps) return;
   pthread_mutex_lock(&stats_lock);
   stats.exchanged_calls += c->exchanged;
@@ -120,14 +119,14 @@ void pat_stats_background(double cpu_s, double wall_s) {
 }
 
 void pat_stats_read(PAT_Stats *out) {
-  long long sum[NALGS + 1];
+  long long sum[SLOTS];
   pthread_mutex_lock(&stats_lock);
   *out = stats;
   sum_counts(sum);
-  out->calls = sum[NALGS] - base[NALGS];
-  for (int a = 0; a < NALGS; a++) {
-    out->calls_per_alg[a] = sum[a] - base[a];
-    out->calls += out->calls_per_alg[a];
+  out->calls = 0;
+  for (int slot = 0; slot < SLOTS; slot++) {
+    if (slot != OTHER) out->calls_per_alg[slot] = sum[slot] - base[slot];
+    out->calls += sum[slot] - base[slot];
   }
   pthread_mutex_unlock(&stats_lock);
 }
