@@ -57,11 +57,23 @@ int PAT_ProcessingEnd(void);
 int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Allgatherv, with identical semantics and arguments: block j is
+ * recvcounts[j] elements of recvtype at recvbuf + displs[j] * extent, in any
+ * order, with gaps (left untouched) and zero counts on any rank.  The
+ * algorithm is the process's setting (PAT_ALG, PAT_UseAlg): "auto" runs the
+ * MPI library's own MPI_Allgatherv (arrival-aware choice for unequal blocks
+ * is not there yet); a classic algorithm runs its schedule on the user's
+ * buffers; an arrival-aware one (bdr, bslb, ard, relay) runs the schedule it
+ * builds for balanced arrivals, on packed bytes, without an exchange. */
+int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+
 /* Number of algorithms and their names (index 0 .. PAT_AlgCount()-1). */
 int PAT_AlgCount(void);
 const char *PAT_AlgName(int index);
 
-/* Name of the algorithm the last PAT_Allgather of this process ran on comm
+/* Name of the algorithm the last PAT_Allgather or PAT_Allgatherv of this
+ * process ran on comm
  * (after "auto", the one it chose); "" before the first call. */
 const char *PAT_LastAlg(MPI_Comm comm);
 
@@ -71,7 +83,7 @@ const char *PAT_Error_string(int errorcode);
 
 /* Per-process statistics since PAT_Init. */
 typedef struct PAT_Stats {
-  long long calls;              /* PAT_Allgather calls */
+  long long calls;              /* PAT_Allgather and PAT_Allgatherv calls */
   long long calls_per_alg[16];  /* by algorithm index (PAT_AlgName) */
   long long predicted_calls;    /* calls with a prediction of this rank's arrival */
   double pred_abs_error_sum;    /* sum over those of |predicted - actual arrival| (s) */

@@ -2,6 +2,7 @@
 #include "exec/buffers.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,12 +66,44 @@ int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recv
   return rc;
 }
 
+int pat_buffers_typed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, const int *counts,
+                        const int *displs, MPI_Datatype recvtype) {
+  int rc = pat_buffers_typed(b, comm, P, self, recvbuf, 0, recvtype);
+  MPI_Aint lb;
+  if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
+  b->counts = counts;
+  b->displs = displs;
+  return rc;
+}
+
+int pat_buffers_packed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, const int *counts,
+                         const int *displs, MPI_Datatype recvtype, size_t *stage_bytes) {
+  int rc = pat_buffers_typed_v(b, comm, P, self, recvbuf, counts, displs, recvtype);
+  MPI_Count size = 0;
+  if (rc == MPI_SUCCESS) rc = MPI_Type_size_x(recvtype, &size);
+  if (rc != MPI_SUCCESS) return rc;
+  b->packed = 1;
+  b->offsets = malloc(((size_t)P + 1) * sizeof *b->offsets);
+  if (!b->offsets) return MPI_ERR_NO_MEM;
+  b->offsets[0] = 0;
+  for (int r = 0; r < P; r++) {
+    size_t bytes = (size_t)size * (size_t)counts[r]; /* counts checked >= 0; a type's size fits in memory */
+    if (bytes > SIZE_MAX / 2 - b->offsets[r]) return MPI_ERR_COUNT;
+    b->offsets[r + 1] = b->offsets[r] + bytes;
+  }
+  *stage_bytes = b->offsets[P];
+  return MPI_SUCCESS;
+}
+
 void pat_buffers_release(pat_buffers *b) {
   if (b->block_type != MPI_DATATYPE_NULL) MPI_Type_free(&b->block_type);
   b->block_type = MPI_DATATYPE_NULL;
+  free(b->offsets);
+  b->offsets = NULL;
 }
 
 void *pat_buffers_block(const pat_buffers *b, int block) {
+  if (b->displs) return (char *)b->recvbuf + (MPI_Aint)b->displs[block] * b->type_extent;
   return (char *)b->recvbuf + (MPI_Aint)block * b->block_extent;
 }
 
@@ -172,27 +205,30 @@ static int pack_pieces(int pack, void *typed, MPI_Count count, MPI_Datatype type
 static int put_own_typed(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
   if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   MPI_Count bytes = data_bytes(sendtype, sendcount);
-  if (bytes != data_bytes(b->recvtype, b->recvcount)) return MPI_ERR_TRUNCATE;
+  int own_count = pat_buffers_block_count(b, b->self);
+  if (bytes != data_bytes(b->recvtype, own_count)) return MPI_ERR_TRUNCATE;
   void *dst = pat_buffers_block(b, b->self);
   if (pat_type_is_dense(sendtype) && pat_type_is_dense(b->recvtype)) {
     memmove(dst, sendbuf, (size_t)bytes);
     return MPI_SUCCESS;
   }
-  return self_copy(b, sendbuf, sendcount, sendtype, dst, b->recvcount, b->recvtype);
+  return self_copy(b, sendbuf, sendcount, sendtype, dst, own_count, b->recvtype);
 }
 
 /* Packed view: the input, packed, into its block of the stage. */
 static int put_own_packed(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
   int in_place = sendbuf == MPI_IN_PLACE;
   const void *src = in_place ? pat_buffers_block(b, b->self) : sendbuf;
-  int count = in_place ? b->recvcount : sendcount;
+  int count = in_place ? pat_buffers_block_count(b, b->self) : sendcount;
   MPI_Datatype type = in_place ? b->recvtype : sendtype;
-  if ((size_t)data_bytes(type, count) != b->block_bytes) return MPI_ERR_TRUNCATE;
+  size_t own_bytes = pat_buffers_stage_bytes(b, b->self);
+  char *own = b->stage + pat_buffers_stage_offset(b, b->self);
+  if ((size_t)data_bytes(type, count) != own_bytes) return MPI_ERR_TRUNCATE;
   if (pat_type_is_dense(type)) {
-    memcpy(b->stage + (size_t)b->self * b->block_bytes, src, b->block_bytes);
+    if (own_bytes > 0) memcpy(own, src, own_bytes);
     return MPI_SUCCESS;
   }
-  return pack_pieces(1, (void *)src, count, type, b->stage + (size_t)b->self * b->block_bytes, b->comm);
+  return pack_pieces(1, (void *)src, count, type, own, b->comm);
 }
 
 int pat_buffers_put_own(pat_buffers *b, const void *sendbuf, int sendcount, MPI_Datatype sendtype) {
@@ -229,8 +265,24 @@ static int unpack_through_mpi(pat_buffers *b, int n, const int first[2], const i
   return rc;
 }
 
+/* Unequal blocks: each on its own (their places in recvbuf are in any order). */
+static int unpack_each(pat_buffers *b, int skip_own) {
+  int dense = pat_type_is_dense(b->recvtype), rc = MPI_SUCCESS;
+  for (int r = 0; r < b->P && rc == MPI_SUCCESS; r++) {
+    size_t bytes = pat_buffers_stage_bytes(b, r);
+    if ((skip_own && r == b->self) || bytes == 0) continue;
+    char *from = b->stage + pat_buffers_stage_offset(b, r);
+    if (dense)
+      memcpy(pat_buffers_block(b, r), from, bytes);
+    else
+      rc = pack_pieces(0, pat_buffers_block(b, r), b->counts[r], b->recvtype, from, b->comm);
+  }
+  return rc;
+}
+
 int pat_buffers_unpack(pat_buffers *b, int skip_own) {
   if (b->recvbuf == MPI_IN_PLACE) return MPI_ERR_BUFFER;
+  if (b->counts) return unpack_each(b, skip_own);
   int first[2], count[2], n = unpack_runs(b, skip_own, first, count);
   if (n == 0 || b->block_bytes == 0) return MPI_SUCCESS;
   if (!pat_type_is_dense(b->recvtype)) return unpack_through_mpi(b, n, first, count);

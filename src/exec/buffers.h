@@ -11,6 +11,10 @@
  *    which assumes what the packed view already does: the ranks share one
  *    data representation, in which MPI's packed form of a type is its data
  *    bytes in type-map order.
+ * An all-gatherv's blocks differ in size: block b is counts[b] elements at
+ * recvbuf + displs[b] * extent (typed), offsets[b] .. offsets[b + 1] of the
+ * stage (packed, blocks in rank order); an all-gather's are the case where
+ * counts is NULL.
  */
 #ifndef PAT_BUFFERS_H
 #define PAT_BUFFERS_H
@@ -33,11 +37,25 @@ typedef struct pat_buffers {
   /* packed view */
   char *stage;
   size_t block_bytes;
+  /* unequal blocks (all-gatherv), NULL for equal ones: the caller's arrays,
+   * kept while the buffers are used, and the stage's offsets (P + 1, owned) */
+  const int *counts, *displs;
+  MPI_Aint type_extent; /* extent(recvtype) */
+  size_t *offsets;
 } pat_buffers;
 
 /* Buffer set-up helpers */
 int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype);
+/* Unequal blocks, typed view. */
+int pat_buffers_typed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, const int *counts,
+                        const int *displs, MPI_Datatype recvtype);
+/* Unequal blocks, packed view: the typed view's fields, the offsets of the
+ * packed blocks and *stage_bytes, their sum (the stage, allocated by the
+ * caller, is set afterwards).  MPI_ERR_NO_MEM, or MPI_ERR_COUNT when the
+ * sum does not fit in memory. */
+int pat_buffers_packed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, const int *counts,
+                         const int *displs, MPI_Datatype recvtype, size_t *stage_bytes);
 void pat_buffers_release(pat_buffers *b);
 
 /* Copy this rank's input into its own block (typed mode: into recvbuf;
@@ -56,8 +74,18 @@ int pat_buffers_unpack(pat_buffers *b, int skip_own);
  * types of them; other types go through MPI. */
 int pat_type_is_dense(MPI_Datatype type);
 
-/* Address of block `block` in the typed view. */
+/* Address of block `block` in the typed view, and its count of recvtype. */
 void *pat_buffers_block(const pat_buffers *b, int block);
+static inline int pat_buffers_block_count(const pat_buffers *b, int block) {
+  return b->counts ? b->counts[block] : b->recvcount;
+}
+/* Packed view: where block `block` starts in the stage, and its bytes. */
+static inline size_t pat_buffers_stage_offset(const pat_buffers *b, int block) {
+  return b->offsets ? b->offsets[block] : (size_t)block * b->block_bytes;
+}
+static inline size_t pat_buffers_stage_bytes(const pat_buffers *b, int block) {
+  return b->offsets ? b->offsets[block + 1] - b->offsets[block] : b->block_bytes;
+}
 
 /* One side of a message: what MPI_Isend or MPI_Irecv gets.  tmp is a
  * datatype made for it (type itself), or MPI_DATATYPE_NULL. */

@@ -9,6 +9,8 @@
 
 /* An op's message on the call's buffers (typed or packed view). */
 int pat_exec_describe(pat_exec *e, const pat_op *op, pat_msg *m);
+/* The count a receive of m reports when it arrived whole (MPI_Get_count). */
+int pat_exec_expected_count(const pat_exec *e, const pat_msg *m);
 /* Complete, without blocking, those of reqs[0..n) that are done and move
  * the others, still active, to the front; returns how many stay active. */
 int pat_exec_keep_active(MPI_Request *reqs, int n);

@@ -121,19 +121,50 @@ static int span_runs(int P, const pat_span *sp, run *out) {
 static int describe_packed(const pat_exec *e, const pat_op *op, pat_msg *m) {
   pat_range r[PAT_MAX_RANGES];
   int n = 0;
-  for (int i = 0; i < op->nspans; i++) n += pat_span_ranges(e->P, &op->span[i], e->buf->block_bytes, r + n);
+  for (int i = 0; i < op->nspans; i++) n += pat_span_ranges(e->P, &op->span[i], e->buf->block_bytes, e->buf->offsets, r + n);
   return pat_bytes_message(e->buf->stage, r, n, MPI_BYTE, m);
+}
+
+/* Typed view of unequal blocks: one block is its count of recvtype at its
+ * place; several, one entry each of a derived type, wherever they are. */
+static int describe_typed_v(pat_exec *e, const pat_op *op, pat_msg *m) {
+  pat_buffers *b = e->buf;
+  if (op->nspans == 1 && op->span[0].count == 1) {
+    int block = op->span[0].first;
+    *m = (pat_msg){pat_buffers_block(b, block), b->counts[block], b->recvtype, MPI_DATATYPE_NULL};
+    return MPI_SUCCESS;
+  }
+  int n = 0;
+  for (int i = 0; i < op->nspans; i++) n += op->span[i].count;
+  int *lens = malloc((size_t)n * sizeof *lens);
+  MPI_Aint *displ = malloc((size_t)n * sizeof *displ);
+  int rc = lens && displ ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  for (int i = 0, k = 0; i < op->nspans && rc == MPI_SUCCESS; i++)
+    for (int j = 0; j < op->span[i].count; j++, k++) {
+      int block = (op->span[i].first + j) % e->P;
+      lens[k] = b->counts[block];
+      displ[k] = (MPI_Aint)b->displs[block] * b->type_extent;
+    }
+  *m = (pat_msg){b->recvbuf, 1, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+  if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(n, lens, displ, b->recvtype, &m->tmp);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&m->tmp);
+  m->type = m->tmp;
+  free(lens);
+  free(displ);
+  return rc;
 }
 
 /* Typed view: the spans' blocks of recvbuf, in the user's datatype (MPI
  * moves them in type-map order); counts are of elements or of blocks. */
 static int describe_typed(pat_exec *e, const pat_op *op, pat_msg *m) {
   pat_buffers *b = e->buf;
+  for (int i = 0; i < op->nspans; i++)
+    if (op->span[i].lo != 0 || op->span[i].hi != PAT_FRAC_ONE) return MPI_ERR_INTERN; /* pieces need packed mode */
+  if (b->counts) return describe_typed_v(e, op, m);
   run runs[2 * PAT_MAX_SPANS];
   MPI_Aint displ[2 * PAT_MAX_SPANS];
   int lens[2 * PAT_MAX_SPANS], n = 0;
   for (int i = 0; i < op->nspans; i++) {
-    if (op->span[i].lo != 0 || op->span[i].hi != PAT_FRAC_ONE) return MPI_ERR_INTERN; /* pieces need packed mode */
     int k = span_runs(e->P, &op->span[i], runs);
     for (int j = 0; j < k; j++) {
       displ[n] = (MPI_Aint)runs[j].first * b->block_extent;
@@ -156,6 +187,16 @@ static int describe_typed(pat_exec *e, const pat_op *op, pat_msg *m) {
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&m->tmp);
   m->type = m->tmp;
   return rc;
+}
+
+/* What MPI_Get_count says of a receive of m that arrived whole: its count,
+ * or 0 for a type of size 0 (an all-gatherv's blocks of count 0 in one
+ * derived type, or a user type of size 0). */
+int pat_exec_expected_count(const pat_exec *e, const pat_msg *m) {
+  if (!e->buf->counts || e->buf->packed || m->count == 0) return m->count;
+  MPI_Count size = 0;
+  MPI_Type_size_x(m->type, &size);
+  return size == 0 ? 0 : m->count;
 }
 
 /* The message of an op: a signal is empty. */
@@ -320,7 +361,7 @@ static int post_op(pat_exec *e, const pat_op *op, int tag) {
   if (rc != MPI_SUCCESS) return rc;
   if (m.tmp != MPI_DATATYPE_NULL) e->types[e->ntypes++] = m.tmp;
   int recv = op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV;
-  e->want_count[e->nreq] = recv ? m.count : -1;
+  e->want_count[e->nreq] = recv ? pat_exec_expected_count(e, &m) : -1;
   e->want_type[e->nreq] = m.type;
   MPI_Request *req = &e->reqs[e->nreq++];
   *req = MPI_REQUEST_NULL; /* stays so if posting fails */

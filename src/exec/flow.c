@@ -171,7 +171,7 @@ static int post(pat_exec *e, size_t i) {
   int rc = pat_exec_describe(e, op, &m);
   if (rc != MPI_SUCCESS) return rc;
   int recv = is_recv(op), tag = pat_tag(e->tag_gen, op->step);
-  e->want_count[i] = recv ? m.count : -1;
+  e->want_count[i] = recv ? pat_exec_expected_count(e, &m) : -1;
   e->want_type[i] = m.type;
   if (pat_exec_tracing())
     pat_exec_trace("comm %p %s peer %d tag %d gen %d step %d count %d (data flow)", (void *)e->buf->comm,

@@ -9,20 +9,26 @@ static size_t piece_offset(size_t block_bytes, uint32_t frac) {
   return (size_t)((unsigned long long)block_bytes * frac / PAT_FRAC_ONE);
 }
 
-int pat_span_ranges(int P, const pat_span *sp, size_t block_bytes, pat_range *out) {
-  size_t start = (size_t)sp->first * block_bytes;
+/* Where block b starts in the stage (b may be P: the end). */
+static size_t block_start(int b, size_t block_bytes, const size_t *offsets) {
+  return offsets ? offsets[b] : (size_t)b * block_bytes;
+}
+
+int pat_span_ranges(int P, const pat_span *sp, size_t block_bytes, const size_t *offsets, pat_range *out) {
+  size_t start = block_start(sp->first, block_bytes, offsets);
   if (sp->lo != 0 || sp->hi != PAT_FRAC_ONE) { /* a piece of one block */
-    size_t lo = piece_offset(block_bytes, sp->lo), hi = piece_offset(block_bytes, sp->hi);
+    size_t own = block_start(sp->first + 1, block_bytes, offsets) - start;
+    size_t lo = piece_offset(own, sp->lo), hi = piece_offset(own, sp->hi);
     out[0] = (pat_range){start + lo, hi - lo};
     return 1;
   }
   int end = sp->first + sp->count;
   if (end <= P) {
-    out[0] = (pat_range){start, (size_t)sp->count * block_bytes};
+    out[0] = (pat_range){start, block_start(end, block_bytes, offsets) - start};
     return 1;
   }
-  out[0] = (pat_range){start, (size_t)(P - sp->first) * block_bytes};
-  out[1] = (pat_range){0, (size_t)(end - P) * block_bytes};
+  out[0] = (pat_range){start, block_start(P, block_bytes, offsets) - start};
+  out[1] = (pat_range){0, block_start(end - P, block_bytes, offsets)};
   return 2;
 }
 

@@ -21,10 +21,13 @@ typedef struct pat_range {
   size_t len;   /* bytes */
 } pat_range;
 
-/* The bytes of span sp in a stage of P blocks of block_bytes bytes each:
- * one range for a piece or a run of blocks that does not wrap, two for a run
- * that wraps past block P-1.  Returns the number of ranges. */
-int pat_span_ranges(int P, const pat_span *sp, size_t block_bytes, pat_range *out);
+/* The bytes of span sp in a stage of P blocks, block b at offsets[b] with
+ * offsets[b + 1] - offsets[b] bytes (an all-gatherv's unequal blocks), or,
+ * with offsets NULL, of block_bytes bytes each at b * block_bytes: one range
+ * for a piece or a run of blocks that does not wrap, two for a run that
+ * wraps past block P-1.  A piece of a block is the same fraction of its own
+ * bytes.  Returns the number of ranges. */
+int pat_span_ranges(int P, const pat_span *sp, size_t block_bytes, const size_t *offsets, pat_range *out);
 
 typedef struct pat_chunk {
   size_t displ; /* bytes from the start of the buffer */

@@ -47,11 +47,14 @@ size_t pat_replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int pe
 
 /* ------------------------------------------------------------------ */
 
-int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
-                     pat_model_result *out) {
+static int replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
+                  const double *block_size, pat_model_result *out) {
   if (!s || !mp || !out || !s->finalized || s->self != PAT_ALL_RANKS || s->P < 1 || !(block_bytes >= 0))
     return PAT_EINVAL;
   const int P = s->P;
+  if (block_size)
+    for (int j = 0; j < P; j++)
+      if (!(block_size[j] >= 0) || !isfinite(block_size[j])) return PAT_EINVAL;
   double amin = 0;
   if (arrival) {
     amin = arrival[0];
@@ -72,7 +75,7 @@ int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_
     a[i] = arrival ? arrival[i] - amin : 0.0;
     fg[i] = -1;
   }
-  pat_replay R = {s, P, a, mp->bg_start - amin, amin, mp, pat_model_link(mp, s->alg), block_bytes, fin, fg, 0};
+  pat_replay R = {s, P, a, mp->bg_start - amin, amin, mp, pat_model_link(mp, s->alg), block_bytes, block_size, fin, fg, 0};
   int rc = pat_replay_fluid(&R);
   out->engine = PAT_ENGINE_EVENT;
   if (rc == PAT_OK) {
@@ -99,15 +102,32 @@ int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_
   return rc;
 }
 
+int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
+                     pat_model_result *out) {
+  return replay(s, arrival, mp, block_bytes, NULL, out);
+}
+
+int pat_model_replay_v(const pat_sched *s, const double *arrival, const pat_model_params *mp,
+                       const double *block_size, pat_model_result *out) {
+  if (!block_size) return PAT_EINVAL;
+  return replay(s, arrival, mp, 0, block_size, out);
+}
+
 /* ------------------------------------------------------------------ */
 /* Lower bound                                                          */
 
-static int dbl_cmp(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a > b) - (a < b);
+/* A block's release (arrival relative to the earliest) and transfer time. */
+typedef struct release {
+  double at, tau;
+} release;
+
+static int release_cmp(const void *pa, const void *pb) {
+  const release *a = pa, *b = pb;
+  return (a->at > b->at) - (a->at < b->at);
 }
 
-double pat_lower_bound(int P, const double *arrival, double tau, double *e_lb_out) {
+/* tau_each NULL: every block takes tau. */
+static double lower_bound(int P, const double *arrival, double tau, const double *tau_each, double *e_lb_out) {
   if (P < 1) return 0;
   if (P == 1) {
     if (e_lb_out) e_lb_out[0] = 0;
@@ -115,39 +135,44 @@ double pat_lower_bound(int P, const double *arrival, double tau, double *e_lb_ou
   }
   /* Serving releases in sorted order is optimal for one machine.  With the
    * sorted releases b_0 <= ... <= b_{P-1} and b_k removed (rank i's own):
-   * f = max(pre_k + (P-1-k) tau, suf_k), pre_k = makespan of b_0..b_{k-1},
-   * suf_k = makespan of b_{k+1}.. from an idle start (max-plus linearity). */
-  double *b = malloc((size_t)P * sizeof *b), *pre = malloc((size_t)(P + 1) * sizeof *pre),
-         *suf = malloc((size_t)(P + 1) * sizeof *suf);
+   * f = max(pre_k + rest_k, suf_{k+1}), pre_k = makespan of b_0..b_{k-1},
+   * rest_k = the transfer times after k, suf_k = makespan of b_k.. from an
+   * idle start (max-plus linearity). */
+  release *b = malloc((size_t)P * sizeof *b);
+  double *pre = malloc((size_t)(P + 1) * sizeof *pre), *suf = malloc((size_t)(P + 1) * sizeof *suf),
+         *rest = malloc((size_t)(P + 1) * sizeof *rest);
   double amin = arrival[0], result = 0;
-  if (!b || !pre || !suf) goto out;
+  if (!b || !pre || !suf || !rest) goto out;
   for (int i = 1; i < P; i++)
     if (arrival[i] < amin) amin = arrival[i];
-  for (int i = 0; i < P; i++) b[i] = arrival[i] - amin;
-  qsort(b, (size_t)P, sizeof *b, dbl_cmp);
+  for (int i = 0; i < P; i++) b[i] = (release){arrival[i] - amin, tau_each ? tau_each[i] : tau};
+  qsort(b, (size_t)P, sizeof *b, release_cmp);
   pre[0] = -INFINITY;
-  for (int k = 0; k < P; k++) pre[k + 1] = (pre[k] > b[k] ? pre[k] : b[k]) + tau;
-  /* suf[k] = makespan of b_k..b_{P-1} from an idle start:
-   * suf[k] = max(b_k + (P-k) tau, suf[k+1]) */
+  for (int k = 0; k < P; k++) pre[k + 1] = (pre[k] > b[k].at ? pre[k] : b[k].at) + b[k].tau;
+  /* rest[k] = sum of the times of b_k..; suf[k] = max(b_k + rest[k], suf[k+1]) */
+  rest[P] = 0;
   suf[P] = -INFINITY;
   for (int k = P - 1; k >= 0; k--) {
-    double v = b[k] + (P - k) * tau;
+    rest[k] = tau_each ? rest[k + 1] + b[k].tau : (P - k) * tau; /* equal times: as before, bit for bit */
+    double v = b[k].at + rest[k];
     suf[k] = v > suf[k + 1] ? v : suf[k + 1];
   }
   double sum = 0;
   for (int i = 0; i < P; i++) {
-    double ai = arrival[i] - amin;
-    /* any k with b_k == a_i gives the same bound; take the first */
+    double ai = arrival[i] - amin, ti = tau_each ? tau_each[i] : tau;
+    /* rank i's own block: a release equal to a_i; with unequal times the one
+     * with i's time (any such one gives the same bound) */
     int lo = 0, hi = P - 1;
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      if (b[mid] < ai)
+      if (b[mid].at < ai)
         lo = mid + 1;
       else
         hi = mid;
     }
     int k = lo;
-    double f1 = pre[k] + (P - 1 - k) * tau, f = f1 > suf[k + 1] ? f1 : suf[k + 1];
+    while (tau_each && k + 1 < P && b[k].tau != ti && b[k + 1].at == ai) k++;
+    double f1 = pre[k] + rest[k + 1], f = f1 > suf[k + 1] ? f1 : suf[k + 1];
     double e = f - ai > 0 ? f - ai : 0;
     if (e_lb_out) e_lb_out[i] = e;
     sum += e;
@@ -157,5 +182,14 @@ out:
   free(b);
   free(pre);
   free(suf);
+  free(rest);
   return result;
+}
+
+double pat_lower_bound(int P, const double *arrival, double tau, double *e_lb_out) {
+  return lower_bound(P, arrival, tau, NULL, e_lb_out);
+}
+
+double pat_lower_bound_v(int P, const double *arrival, const double *tau, double *e_lb_out) {
+  return lower_bound(P, arrival, 0, tau, e_lb_out);
 }

@@ -153,6 +153,10 @@ typedef struct pat_model_result {
  * match: a send without its receive in the same step) or PAT_ENOMEM. */
 int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
                      pat_model_result *out);
+/* The same with unequal blocks (an all-gatherv): block j is block_size[j]
+ * bytes (P entries), a piece of it the same fraction of them. */
+int pat_model_replay_v(const pat_sched *s, const double *arrival, const pat_model_params *mp,
+                       const double *block_size, pat_model_result *out);
 
 /* Cost of one transfer: the one formula every engine and the selection's
  * compiled programs share (so their results are bit-identical). */
@@ -179,5 +183,9 @@ static inline double pat_model_op_blocks(const pat_op *op) {
  * e_i >= max(0, f_i - a_i).  Writes e_lb_out[i] if e_lb_out is non-NULL and
  * returns the mean, ē_lb.  O(P log P). */
 double pat_lower_bound(int P, const double *arrival, double tau, double *e_lb_out);
+/* The same with a transfer time per block (an all-gatherv's unequal blocks):
+ * block j takes tau[j].  Serving in release order still minimises each
+ * port's makespan, whatever the times. */
+double pat_lower_bound_v(int P, const double *arrival, const double *tau, double *e_lb_out);
 
 #endif

@@ -527,8 +527,9 @@ int pat_replay_fluid(pat_replay *R) {
     x->blocks = pat_model_op_blocks(&s->ops[i]);
     pat_hockney h = pat_replay_pair(R, x->from, x->to);
     x->alpha = h.alpha;
-    x->work = h.beta * (R->block_bytes * x->blocks);
-    x->eager = pat_replay_eager(R, x->blocks);
+    double bytes = pat_replay_op_bytes(R, &s->ops[i]);
+    x->work = h.beta * bytes;
+    x->eager = pat_replay_eager(R, bytes);
     x->tsend = x->trecv = NAN;
   }
   if (!rc && F.window > 0) rc = df_deps(&F);

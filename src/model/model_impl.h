@@ -13,6 +13,7 @@ typedef struct pat_replay {
   const pat_model_params *mp;
   const pat_link_model *lm;
   double block_bytes;
+  const double *block_size; /* unequal blocks (all-gatherv): bytes of each of the P blocks; NULL: block_bytes each */
   double *fin;            /* relative exit time of each rank (P) */
   int *fg;                /* first foreground step of each rank (P) */
   size_t transfers;
@@ -27,8 +28,22 @@ static inline pat_hockney pat_replay_pair(const pat_replay *R, int from, int to)
   return lm->inter;
 }
 
-static inline int pat_replay_eager(const pat_replay *R, double blocks) {
-  return R->mp->eager_bytes > 0 && R->block_bytes * blocks < R->mp->eager_bytes;
+/* Bytes an op moves: its blocks' (or pieces') share of their sizes. */
+static inline double pat_replay_op_bytes(const pat_replay *R, const pat_op *op) {
+  if (!R->block_size) return R->block_bytes * pat_model_op_blocks(op);
+  double bytes = 0;
+  for (int i = 0; i < op->nspans; i++) {
+    const pat_span *sp = &op->span[i];
+    if (sp->lo != 0 || sp->hi != PAT_FRAC_ONE)
+      bytes += R->block_size[sp->first] * ((double)(sp->hi - sp->lo) / PAT_FRAC_ONE);
+    else
+      for (int j = 0; j < sp->count; j++) bytes += R->block_size[(sp->first + j) % R->P];
+  }
+  return bytes;
+}
+
+static inline int pat_replay_eager(const pat_replay *R, double bytes) {
+  return R->mp->eager_bytes > 0 && bytes < R->mp->eager_bytes;
 }
 
 /* Earliest time rank r may enter a step (fg: foreground step or not). */

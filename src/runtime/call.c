@@ -10,6 +10,7 @@
 
 #include "pat.h"
 #include "pat/clock.h"
+#include "runtime/args.h"
 #include "runtime/arrivals.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
@@ -17,21 +18,6 @@
 #include "runtime/process.h"
 #include "runtime/stats.h"
 #include "runtime/timeline.h"
-
-/* Does a (NULL) buffer point at real data?  MPI_BOTTOM with absolute
- * addresses in the datatype is legal; NULL with a datatype starting at 0 is not. */
-static int null_buffer(const void *buf, MPI_Datatype type) {
-  if (buf != NULL) return 0;
-  MPI_Aint tlb, textent;
-  MPI_Type_get_true_extent(type, &tlb, &textent);
-  return tlb == 0;
-}
-
-/* The size of one element of type (MPI_Type_size_x: a type may exceed 2 GiB). */
-static int type_size(MPI_Datatype type, MPI_Count *size) {
-  *size = 0;
-  return MPI_Type_size_x(type, size) != MPI_SUCCESS || *size == MPI_UNDEFINED ? -1 : 0;
-}
 
 /* The arguments of an intra-communicator all-gather (the communicator is
  * checked before). */
@@ -42,9 +28,9 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: recvcount %d < 0", recvcount);
   if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: recvtype is MPI_DATATYPE_NULL");
   MPI_Count rsize, ssize;
-  if (type_size(recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
+  if (pat_type_size(recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
   *bytes = (long long)rsize * recvcount;
-  if (*bytes > 0 && null_buffer(recvbuf, recvtype))
+  if (*bytes > 0 && pat_null_buffer(recvbuf, recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is NULL");
   if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   if (sendcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: sendcount %d < 0", sendcount);
@@ -52,13 +38,13 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   /* the same handle, queried a moment ago: the same size (the usual call asks MPI once) */
   if (sendtype == recvtype)
     ssize = rsize;
-  else if (type_size(sendtype, &ssize))
+  else if (pat_type_size(sendtype, &ssize))
     return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad sendtype");
   long long sbytes = (long long)ssize * sendcount;
   if (sbytes != *bytes)
     return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: send size %lld bytes differs from receive size %lld bytes",
                     sbytes, *bytes);
-  if (sbytes > 0 && null_buffer(sendbuf, sendtype)) return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: sendbuf is NULL");
+  if (sbytes > 0 && pat_null_buffer(sendbuf, sendtype)) return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: sendbuf is NULL");
   if (sbytes > 0 && sendbuf == recvbuf)
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: sendbuf aliases recvbuf (use MPI_IN_PLACE)");
   return MPI_SUCCESS;

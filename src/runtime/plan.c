@@ -111,6 +111,16 @@ static void apply_window(pat_sched *s) {
   if (pat_proc.settings.send_window >= 0) s->send_window = pat_proc.settings.send_window;
 }
 
+int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, pat_sched *out) {
+  pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->rank, NULL, block_bytes, 0);
+  int rc = pat_build(alg, out, &args);
+  if (rc != PAT_OK)
+    return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[alg].name,
+                    pat_status_string(rc));
+  apply_window(out);
+  return MPI_SUCCESS;
+}
+
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq) {
   pat_plan *p = &pl->plan;
   if (p->has_exec) return MPI_SUCCESS;

@@ -73,6 +73,11 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
 /* Build its schedule, stage and executor (once); exchange_seq: the
  * sequence number of the exchange it was decided from (its tags). */
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);
+/* An arrival-aware algorithm's schedule for balanced arrivals, built for
+ * this rank with blocks of block_bytes (its pieces) and PAT_SEND_WINDOW, for
+ * a call that runs it without an exchange (PAT_Allgatherv).  Free with
+ * pat_sched_free. */
+int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, pat_sched *out);
 /* Run the background part as far as it goes without blocking; *busy = 1
  * while a step is in flight. */
 int pat_plan_progress(pat_planner *pl, int *busy);

@@ -32,10 +32,10 @@ PURE = {"src/sched", "algorithms", "src/model", "src/decide"}
 # src/runtime's modules, bottom to top: each may include only those before it
 # (docs/design.md §2 says what each is).  A new runtime file takes its place here.
 RUNTIME_ORDER = [
-    "errors", "settings", "process", "bind", "wakeup", "stats", "timeline", "wait_nap", "netparams",
+    "errors", "args", "settings", "process", "bind", "wakeup", "stats", "timeline", "wait_nap", "netparams",
     "comm_base", "plan", "retire", "report",  # the parts of a communicator's state
     "comm",                                   # the state itself: identity, lock, registry, lifecycle
-    "debug", "arrivals", "background", "finalize_hook", "call", "runtime",
+    "debug", "arrivals", "background", "finalize_hook", "call", "callv", "runtime",
 ]
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}
 

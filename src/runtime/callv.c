@@ -1,0 +1,180 @@
+/*
+ * PAT_Allgatherv: MPI_Allgatherv, blocks of any sizes.  The arguments are
+ * checked as MPI would; then auto and native run the MPI library's own
+ * all-gatherv, and any other setting runs its algorithm's schedule on blocks
+ * of the sizes the counts give (exec/buffers.h): a classic schedule on the
+ * user's buffer in its datatype, an arrival-aware one on packed bytes.
+ * Schedules name blocks, never bytes, so every algorithm's schedule serves
+ * unequal blocks unchanged; the arrival-aware ones are built for balanced
+ * arrivals here (no exchange and no call-site history for this call yet).
+ *
+ * Every rank sizes each block from its own counts.  Ranks whose counts
+ * disagree (an erroneous program) therefore see messages of the wrong size:
+ * MPI_ERR_TRUNCATE where they arrive, while every rank still runs its whole
+ * schedule (exec/executor.h), so that no rank is left waiting.
+ */
+#include <stdlib.h>
+
+#include "pat.h"
+#include "runtime/args.h"
+#include "runtime/comm.h"
+#include "runtime/errors.h"
+#include "runtime/process.h"
+#include "runtime/stats.h"
+
+typedef struct vcall {
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void *recvbuf;
+  const int *counts;
+  const int *displs;
+  MPI_Datatype recvtype;
+  MPI_Comm comm;
+  long long largest; /* bytes of the largest block */
+} vcall;
+
+static int check_send(const vcall *v, MPI_Count rsize, int rank) {
+  if (v->sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  if (v->sendcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: sendcount %d < 0", v->sendcount);
+  if (v->sendtype == MPI_DATATYPE_NULL)
+    return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: sendtype is MPI_DATATYPE_NULL");
+  MPI_Count ssize = rsize;
+  if (v->sendtype != v->recvtype && pat_type_size(v->sendtype, &ssize))
+    return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: bad sendtype");
+  long long sbytes = (long long)ssize * v->sendcount, own = (long long)rsize * v->counts[rank];
+  if (sbytes != own)
+    return pat_fail(MPI_ERR_TRUNCATE,
+                    "PAT_Allgatherv: send size %lld bytes differs from recvcounts[%d] = %d elements (%lld bytes)",
+                    sbytes, rank, v->counts[rank], own);
+  if (sbytes > 0 && pat_null_buffer(v->sendbuf, v->sendtype))
+    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: sendbuf is NULL");
+  if (sbytes > 0 && v->sendbuf == v->recvbuf)
+    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: sendbuf aliases recvbuf (use MPI_IN_PLACE)");
+  return MPI_SUCCESS;
+}
+
+/* The arguments of an intra-communicator all-gatherv of P ranks, as this
+ * rank passed them (the communicator is checked before). */
+static int check_args(vcall *v, int P, int rank) {
+  if (v->recvbuf == MPI_IN_PLACE)
+    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf may not be MPI_IN_PLACE");
+  if (!v->counts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: recvcounts is NULL");
+  if (!v->displs) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: displs is NULL");
+  if (v->recvtype == MPI_DATATYPE_NULL)
+    return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: recvtype is MPI_DATATYPE_NULL");
+  MPI_Count rsize;
+  if (pat_type_size(v->recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: bad recvtype");
+  long long total = 0;
+  v->largest = 0;
+  for (int r = 0; r < P; r++) {
+    if (v->counts[r] < 0)
+      return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: recvcounts[%d] = %d < 0", r, v->counts[r]);
+    long long bytes = (long long)rsize * v->counts[r];
+    total += bytes;
+    if (bytes > v->largest) v->largest = bytes;
+  }
+  if (total > 0 && pat_null_buffer(v->recvbuf, v->recvtype))
+    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf is NULL");
+  return check_send(v, rsize, rank);
+}
+
+/* A classic schedule, typed on the user's buffer. */
+static int run_typed(pat_comm_state *cs, int alg, const vcall *v) {
+  const pat_sched *s;
+  int rc = pat_plan_classic(&cs->planner, &cs->base, alg, &s);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_buffers b;
+  pat_exec e;
+  rc = pat_buffers_typed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, v->recvbuf, v->counts, v->displs,
+                           v->recvtype);
+  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, v->sendbuf, v->sendcount, v->sendtype);
+  if (rc == MPI_SUCCESS && s->nops > 0) {
+    rc = pat_exec_init(&e, s, cs->base.rank, &b);
+    e.tag_gen = PAT_TAG_GEN_CLASSIC;
+    if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+    pat_exec_free(&e);
+  }
+  pat_buffers_release(&b);
+  return rc;
+}
+
+/* An arrival-aware schedule, for balanced arrivals, on a stage of packed
+ * bytes.  Its pieces are sized for the largest block: they stay small
+ * enough there, and are fractions of each block anyway. */
+static int run_packed(pat_comm_state *cs, int alg, const vcall *v) {
+  pat_sched s;
+  int rc = pat_plan_balanced(&cs->base, alg, (double)v->largest, &s);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_buffers b;
+  size_t stage_bytes = 0;
+  char *stage = NULL;
+  rc = pat_buffers_packed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, v->recvbuf, v->counts, v->displs,
+                            v->recvtype, &stage_bytes);
+  if (rc == MPI_SUCCESS) {
+    stage = malloc(stage_bytes + 1);
+    if (!stage) rc = pat_fail(MPI_ERR_NO_MEM, "PAT_Allgatherv: cannot allocate %zu bytes", stage_bytes);
+  }
+  b.stage = stage;
+  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, v->sendbuf, v->sendcount, v->sendtype);
+  if (rc == MPI_SUCCESS && s.nops > 0) {
+    pat_exec e;
+    rc = pat_exec_init(&e, &s, cs->base.rank, &b);
+    e.tag_gen = PAT_TAG_GEN_CLASSIC;
+    if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+    pat_exec_free(&e); /* waits for anything still pending: nothing uses the stage after it */
+  }
+  if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, v->sendbuf == MPI_IN_PLACE);
+  free(stage);
+  pat_buffers_release(&b);
+  pat_sched_free(&s);
+  return rc;
+}
+
+static int run_native(const vcall *v) {
+  int rc = PMPI_Allgatherv(v->sendbuf, v->sendcount, v->sendtype, v->recvbuf, v->counts, v->displs, v->recvtype,
+                           v->comm);
+  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI_Allgatherv failed");
+}
+
+int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
+  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
+  pat_comm_state *cs = pat_comm_cached(comm);
+  int P, rank;
+  if (cs) {
+    P = cs->base.P;
+    rank = cs->base.rank;
+  } else {
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+      return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: invalid communicator");
+    /* an inter-communicator all-gatherv has other semantics: MPI's, arguments and all */
+    if (inter) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &rank);
+  }
+  vcall v = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0};
+  int rc = check_args(&v, P, rank);
+  if (rc != MPI_SUCCESS) return rc;
+  int setting = pat_proc.alg;
+  int alg = setting < 0 || setting == PAT_ALG_NATIVE ? PAT_ALG_NATIVE : P < 2 ? PAT_ALG_RING : setting;
+  pat_call_stats st = {.alg = alg};
+  if (alg == PAT_ALG_NATIVE) { /* no state of its own: a communicator only ever gathered with v needs none */
+    rc = run_native(&v);
+    if (cs) __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED);
+    pat_stats_call(&st);
+    return rc;
+  }
+  if (!cs) {
+    rc = pat_comm_get(comm, &cs);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  pat_comm_enter_call(cs);
+  rc = pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL ? run_packed(cs, alg, &v) : run_typed(cs, alg, &v);
+  __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
+  pat_comm_leave_call(cs);
+  pat_stats_call(&st);
+  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: %s failed", pat_algorithms[alg].name);
+}
