@@ -28,7 +28,7 @@
 enum { LAYOUT_AUTO, LAYOUT_TABLE, LAYOUT_LIST };
 
 typedef struct schedule_opts {
-  const char *alg_name, *arrivals; /* --alg; --arrivals LIST (parsed once P is known) */
+  const char *alg_name, *arrivals, *sizes; /* --alg; --arrivals, --sizes LIST (parsed once P is known) */
   int alg, P, root, layout, times_only;
   double random_w; /* --random W; < 0: not given */
   uint64_t seed;
@@ -38,6 +38,7 @@ typedef struct schedule_opts {
  * the shown algorithm and for RING; the lower bound on e. */
 typedef struct rank_times {
   double *arr, *f, *e, *fr, *er, *elb;
+  double *size; /* --sizes: each block's transfer time in tau; NULL: 1 each */
   int *fg, *fgr;
 } rank_times;
 
@@ -59,6 +60,9 @@ static void usage(FILE *f) {
           "  --arrivals LIST   predicted (= actual) arrival of each rank in units of tau,\n"
           "                    comma-separated, N values (decimals allowed); default: all 0\n"
           "  --random W        arrivals uniform in [0, W] tau instead (see --seed)\n"
+          "  --sizes LIST      unequal blocks (an all-gatherv): each rank's block size\n"
+          "                    in units of tau, N values; the times and the bound\n"
+          "                    then use them (the schedule is the same: it names blocks)\n"
           "  --seed S          seed of --random (default 1)\n"
           "  --root R          root of rooted algorithms (lnbc, bslb); default 0\n"
           "  --table | --list  force the step x rank table, or one line per step\n"
@@ -119,6 +123,7 @@ static int parse_option(cli_args *a, schedule_opts *o, cli_error *err) {
   }
   if (cli_args_is(a, "--alg")) return cli_args_text(a, &o->alg_name, err);
   if (cli_args_is(a, "--arrivals")) return cli_args_text(a, &o->arrivals, err);
+  if (cli_args_is(a, "--sizes")) return cli_args_text(a, &o->sizes, err);
   if (cli_args_is(a, "-P")) return cli_args_int(a, 1, MAXP, &o->P, err);
   if (cli_args_is(a, "--root")) return cli_args_int(a, 0, MAXP - 1, &o->root, err);
   if (cli_args_is(a, "--random")) return cli_args_real(a, 0, 1e9, &o->random_w, err);
@@ -188,7 +193,26 @@ static int make_arrivals(const schedule_opts *o, double *arr) {
   return 0;
 }
 
+/* --sizes: each block's transfer time in tau (t->size stays NULL without it). */
+static int make_sizes(const schedule_opts *o, rank_times *t) {
+  if (!o->sizes) return 0;
+  t->size = calloc(o->P, sizeof *t->size);
+  cli_error err;
+  int n = 0;
+  if (!t->size) return -1;
+  if (cli_real_list("--sizes", o->sizes, 0, 1e9, t->size, o->P, &n, &err)) {
+    fprintf(stderr, "pat-schedule: %s\n", err.text);
+    return -1;
+  }
+  if (n != o->P) {
+    fprintf(stderr, "pat-schedule: --sizes needs %d non-negative numbers (units of tau), comma-separated\n", o->P);
+    return -1;
+  }
+  return 0;
+}
+
 static int rank_times_alloc(rank_times *t, int P) {
+  t->size = NULL;
   t->arr = calloc(P, sizeof *t->arr), t->f = calloc(P, sizeof *t->f), t->e = calloc(P, sizeof *t->e);
   t->fr = calloc(P, sizeof *t->fr), t->er = calloc(P, sizeof *t->er), t->elb = calloc(P, sizeof *t->elb);
   t->fg = calloc(P, sizeof *t->fg), t->fgr = calloc(P, sizeof *t->fgr);
@@ -197,9 +221,11 @@ static int rank_times_alloc(rank_times *t, int P) {
 
 static void rank_times_free(rank_times *t) {
   free(t->arr), free(t->f), free(t->e), free(t->fr), free(t->er), free(t->elb), free(t->fg), free(t->fgr);
+  free(t->size);
 }
 
-static int replay(const pat_sched *s, const double *arr, double *e, double *f, int *fg, double *ebar) {
+static int replay(const pat_sched *s, const double *arr, const double *size, double *e, double *f, int *fg,
+                  double *ebar) {
   pat_model_params mp;
   pat_model_params_init(&mp, 0.0, 1.0); /* alpha = 0, beta * block = 1 tau */
   pat_model_result r;
@@ -207,7 +233,7 @@ static int replay(const pat_sched *s, const double *arr, double *e, double *f, i
   r.e = e;
   r.f = f;
   r.fg_step = fg;
-  int rc = pat_model_replay(s, arr, &mp, 1.0, &r);
+  int rc = size ? pat_model_replay_v(s, arr, &mp, size, &r) : pat_model_replay(s, arr, &mp, 1.0, &r);
   *ebar = r.ebar;
   return rc;
 }
@@ -228,7 +254,8 @@ static int build_schedules(const schedule_opts *o, const rank_times *t, pat_sche
   return rc ? -1 : 0;
 }
 
-static void print_heading(const schedule_opts *o, const pat_sched *s, const char *invalid, const double *arr) {
+static void print_heading(const schedule_opts *o, const pat_sched *s, const char *invalid, const double *arr,
+                          const double *size) {
   printf("%s (%s): P = %d", pat_algorithms[o->alg].name, pat_algorithms[o->alg].summary, o->P);
   if (pat_algorithms[o->alg].flags & PAT_ALGF_ROOTED) printf(", root %d", o->root);
   printf(", %d steps, %zu transfers%s%s\n", s->nsteps, s->nops / 2, s->flags & PAT_SCHED_PIECES ? ", pieces" : "",
@@ -236,6 +263,10 @@ static void print_heading(const schedule_opts *o, const pat_sched *s, const char
   if (invalid) printf("INVALID SCHEDULE: %s\n", invalid);
   printf("arrivals (tau):");
   for (int r = 0; r < o->P; r++) printf(" %g", arr[r]);
+  if (size) {
+    printf("\nblock sizes (tau):");
+    for (int r = 0; r < o->P; r++) printf(" %g", size[r]);
+  }
   printf("\n\n");
 }
 
@@ -362,8 +393,8 @@ static void print_times(const schedule_opts *o, const rank_times *t, double ebar
   }
   printf("mean e: %s %.3f tau, RING %.3f tau (%+.1f%%), lower bound %.3f tau\n", pat_algorithms[o->alg].name, ebar,
          ebar_ring, ebar_ring > 0 ? 100.0 * (ebar - ebar_ring) / ebar_ring : 0.0, elb_bar);
-  printf("(replayed with alpha = 0 and one block = 1 tau; 'foregrnd' is the first step that sends the rank's own\n"
-         " block: the steps before it run in the background thread)\n");
+  printf("(replayed with alpha = 0 and one block = 1 tau, or its --sizes; 'foregrnd' is the first step that\n"
+         " sends the rank's own block: the steps before it run in the background thread)\n");
 }
 
 int main(int argc, char **argv) {
@@ -376,15 +407,16 @@ int main(int argc, char **argv) {
   pat_sched s, ring;
   if (build_schedules(&o, &t, &s, &ring)) return 1;
   double ebar, ebar_ring;
-  if (replay(&s, t.arr, t.e, t.f, t.fg, &ebar) || replay(&ring, t.arr, t.er, t.fr, t.fgr, &ebar_ring)) {
+  if (make_sizes(&o, &t)) return 2;
+  if (replay(&s, t.arr, t.size, t.e, t.f, t.fg, &ebar) || replay(&ring, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
     fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
     return 1;
   }
-  double elb_bar = pat_lower_bound(o.P, t.arr, 1.0, t.elb);
+  double elb_bar = t.size ? pat_lower_bound_v(o.P, t.arr, t.size, t.elb) : pat_lower_bound(o.P, t.arr, 1.0, t.elb);
   char err[256];
   int bad = pat_sched_check(&s, 0, err, sizeof err);
 
-  print_heading(&o, &s, bad ? err : NULL, t.arr);
+  print_heading(&o, &s, bad ? err : NULL, t.arr, t.size);
   if (!o.times_only && s.nops) print_schedule(&s, o.P, t.fg, o.layout);
   print_times(&o, &t, ebar, ebar_ring, elb_bar);
   pat_sched_free(&s);

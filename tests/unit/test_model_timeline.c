@@ -55,6 +55,36 @@ static int run(const pat_sched *s, const double *a, pat_model_params *mp, int en
   return ok;
 }
 
+/* The smallest makespan of one port serving blocks released at b[] taking
+ * t[] each, over every order of the n blocks (n <= 7). */
+static double best_makespan(int n, const double *b, const double *t, int *used, int depth, double now) {
+  if (depth == n) return now;
+  double best = INFINITY;
+  for (int j = 0; j < n; j++) {
+    if (used[j]) continue;
+    used[j] = 1;
+    double m = best_makespan(n, b, t, used, depth + 1, (now > b[j] ? now : b[j]) + t[j]);
+    if (m < best) best = m;
+    used[j] = 0;
+  }
+  return best;
+}
+
+static void brute_lb_v(int P, const double *a, const double *tau, double *e) {
+  double b[8], t[8];
+  int used[8] = {0};
+  for (int i = 0; i < P; i++) {
+    int n = 0;
+    for (int j = 0; j < P; j++)
+      if (j != i) {
+        b[n] = a[j];
+        t[n++] = tau[j];
+      }
+    double f = best_makespan(n, b, t, used, 0, -INFINITY);
+    e[i] = P == 1 ? 0 : (f - a[i] > 0 ? f - a[i] : 0);
+  }
+}
+
 static int brute_lb(int P, const double *a, double tau, double *e) {
   double sum = 0;
   double *b = malloc((size_t)P * sizeof *b);
@@ -282,6 +312,35 @@ int main(void) {
     pat_sched_free(&s);
   }
 
+  /* ---- unequal blocks: equal sizes replay as block_bytes does, bit for
+   * bit, for every algorithm (pieces too); DIRECT at P = 2 with blocks of 1
+   * and 3 bytes ends when the 3 bytes are through, on both ranks ---- */
+  {
+    pat_model_params bytes;
+    pat_model_params_init(&bytes, 0.0, 1.0);
+    double a5[5] = {0, 3, 1, 0, 7}, size5[5] = {2.5, 2.5, 2.5, 2.5, 2.5}, ev[5], eu[5];
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+      if (!pat_algorithms[alg].build) continue;
+      pat_build_args args = {5, PAT_ALL_RANKS, NULL, 1000, 0, 0, 65536};
+      CHECK(pat_build(alg, &s, &args) == PAT_OK, "%s", pat_algorithms[alg].name);
+      pat_model_result rv = {.e = ev}, ru = {.e = eu};
+      CHECK(pat_model_replay_v(&s, a5, &bytes, size5, &rv) == PAT_OK &&
+                pat_model_replay(&s, a5, &bytes, 2.5, &ru) == PAT_OK,
+            "%s: replay", pat_algorithms[alg].name);
+      CHECK(memcmp(ev, eu, sizeof ev) == 0 && rv.ebar == ru.ebar, "%s: equal blocks replay differently (%g, %g)",
+            pat_algorithms[alg].name, rv.ebar, ru.ebar);
+      pat_sched_free(&s);
+    }
+    pat_build_args args = {2, PAT_ALL_RANKS, NULL, 0, 0, 0, 0};
+    CHECK(pat_build(PAT_ALG_DIRECT, &s, &args) == PAT_OK, "direct");
+    double a2[2] = {0, 0}, size2[2] = {1, 3}, e2[2];
+    pat_model_result r2 = {.e = e2};
+    CHECK(pat_model_replay_v(&s, a2, &bytes, size2, &r2) == PAT_OK && e2[0] == 3 && e2[1] == 3,
+          "direct, blocks of 1 and 3: e = %g %g", e2[0], e2[1]);
+    CHECK(pat_model_replay_v(&s, a2, &bytes, NULL, &r2) == PAT_EINVAL, "no sizes accepted");
+    pat_sched_free(&s);
+  }
+
   /* ---- 5. lower bound ---- */
   double lb[8], bl[8];
   double z[4] = {0, 0, 0, 0};
@@ -305,5 +364,27 @@ int main(void) {
     brute_lb(P, a, 1.0, bl);
     for (int i = 0; i < P; i++) CHECK(fabs(lb[i] - bl[i]) < 1e-12, "lower bound differs from brute force");
   }
+  /* unequal transfer times (all-gatherv): against the best of every order */
+  for (int trial = 0; trial < 300; trial++) {
+    int P = 1 + trial % 6;
+    double a[8], t[8];
+    for (int i = 0; i < P; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      a[i] = (double)(seed >> 40) / (1 << 20) * (trial % 3 == 0 ? 1 : 10);
+      if (trial % 5 == 0) a[i] = (double)(i % 2); /* ties between releases */
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      t[i] = (double)(seed >> 40) / (1 << 22) + (trial % 7 == 0 ? 0 : 0.25);
+    }
+    double mean = pat_lower_bound_v(P, a, t, lb), sum = 0;
+    brute_lb_v(P, a, t, bl);
+    for (int i = 0; i < P; i++) {
+      CHECK(fabs(lb[i] - bl[i]) < 1e-9, "P=%d trial %d: lower bound %g, best order %g", P, trial, lb[i], bl[i]);
+      sum += bl[i];
+    }
+    CHECK(fabs(mean - sum / P) < 1e-9, "mean %g against %g", mean, sum / P);
+  }
+  double ones[4] = {1, 1, 1, 1}, lbv[4];
+  CHECK(pat_lower_bound_v(4, late, ones, lbv) == pat_lower_bound(4, late, 1.0, lb) && lbv[0] == lb[0],
+        "equal times: the same bound");
   return TEST_RESULT();
 }

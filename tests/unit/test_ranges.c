@@ -94,19 +94,19 @@ static int test_span_ranges(void) {
   size_t B = 3 * GIB / 2; /* 1.5 GiB blocks */
   /* a run of 3 blocks from block 3 of 4 wraps: block 3, then blocks 0-1 */
   pat_span sp = pat_blocks(4, 3, 3);
-  int n = pat_span_ranges(4, &sp, B, r);
+  int n = pat_span_ranges(4, &sp, B, NULL, r);
   CHECK(n == 2 && r[0].displ == 3 * B && r[0].len == B && r[1].displ == 0 && r[1].len == 2 * B,
         "wrapping run: %d ranges", n);
   if (chunks_cover(r, n, INT_MAX)) return 1;
   /* BSLB's broadcast: P-1 blocks in one message, 63 x 40 MiB = 2.46 GiB */
   sp = pat_blocks(64, 1, 63);
-  n = pat_span_ranges(64, &sp, 40 << 20, r);
+  n = pat_span_ranges(64, &sp, 40 << 20, NULL, r);
   CHECK(n == 1 && r[0].displ == 40 << 20 && r[0].len == (size_t)63 * (40 << 20), "P-1 blocks: %d ranges", n);
   if (chunks_cover(r, n, INT_MAX)) return 1;
   /* a piece of a block over 2 GiB, past INT_MAX both in offset and length */
   size_t big = 5 * GIB + 3;
   sp = pat_piece(2, 1, PAT_FRAC_ONE - 1);
-  n = pat_span_ranges(3, &sp, big, r);
+  n = pat_span_ranges(3, &sp, big, NULL, r);
   size_t lo = big / PAT_FRAC_ONE, hi = (size_t)((unsigned long long)big * (PAT_FRAC_ONE - 1) / PAT_FRAC_ONE);
   CHECK(n == 1 && r[0].displ == 2 * big + lo && r[0].len == hi - lo, "piece: %d ranges, %zu bytes at %zu", n,
         r[0].len, r[0].displ);
@@ -114,9 +114,43 @@ static int test_span_ranges(void) {
   /* pieces that meet leave no byte out and count none twice */
   pat_span a = pat_piece(0, 0, 21845), b = pat_piece(0, 21845, PAT_FRAC_ONE);
   pat_range ra, rb;
-  pat_span_ranges(1, &a, big, &ra);
-  pat_span_ranges(1, &b, big, &rb);
+  pat_span_ranges(1, &a, big, NULL, &ra);
+  pat_span_ranges(1, &b, big, NULL, &rb);
   CHECK(ra.displ == 0 && ra.displ + ra.len == rb.displ && rb.displ + rb.len == big, "pieces do not tile the block");
+  return 0;
+}
+
+/* Unequal blocks (an all-gatherv's stage): runs, wrapping runs and pieces
+ * follow the offsets, a piece is a fraction of its own block, an empty block
+ * gives an empty range, and pieces of one block tile it exactly. */
+static int test_unequal_blocks(void) {
+  /* blocks of 10, 0, 3 GiB and 7 bytes */
+  size_t off[5] = {0, 10, 10, 10 + 3 * GIB, 17 + 3 * GIB};
+  pat_range r[2];
+  pat_span sp = pat_blocks(4, 1, 1);
+  int n = pat_span_ranges(4, &sp, 0, off, r);
+  CHECK(n == 1 && r[0].displ == 10 && r[0].len == 0, "empty block: %d ranges, %zu bytes", n, r[0].len);
+  sp = pat_blocks(4, 0, 3);
+  n = pat_span_ranges(4, &sp, 0, off, r);
+  CHECK(n == 1 && r[0].displ == 0 && r[0].len == 10 + 3 * GIB, "run of three: %zu bytes", r[0].len);
+  if (chunks_cover(r, n, INT_MAX)) return 1;
+  sp = pat_blocks(4, 3, 2); /* block 3, then block 0 */
+  n = pat_span_ranges(4, &sp, 0, off, r);
+  CHECK(n == 2 && r[0].displ == off[3] && r[0].len == 7 && r[1].displ == 0 && r[1].len == 10,
+        "wrapping run over unequal blocks: %d ranges", n);
+  sp = pat_piece(2, PAT_FRAC_ONE / 2, PAT_FRAC_ONE);
+  n = pat_span_ranges(4, &sp, 0, off, r);
+  CHECK(n == 1 && r[0].displ == 10 + 3 * GIB / 2 && r[0].len == 3 * GIB / 2, "second half of the big block: %zu at %zu",
+        r[0].len, r[0].displ);
+  size_t covered = 0;
+  for (uint32_t lo = 0; lo < PAT_FRAC_ONE; lo += 9000) {
+    uint32_t hi = lo + 9000 > PAT_FRAC_ONE ? PAT_FRAC_ONE : lo + 9000;
+    sp = pat_piece(3, lo, hi);
+    pat_span_ranges(4, &sp, 0, off, r);
+    CHECK(r[0].displ == off[3] + covered, "piece [%u, %u) of the 7-byte block starts at %zu", lo, hi, r[0].displ);
+    covered += r[0].len;
+  }
+  CHECK(covered == 7, "the pieces of the 7-byte block cover %zu bytes", covered);
   return 0;
 }
 
@@ -126,5 +160,6 @@ int main(void) {
   test_several_ranges();
   test_too_long();
   test_span_ranges();
+  test_unequal_blocks();
   return TEST_RESULT();
 }
