@@ -6,7 +6,14 @@
  * vector element by element, and every algorithm of a launch sees the same
  * data and the same per-rank delays.  Values are multiples of 2^-24 in
  * [0, 1), exact in a float; the check compares bit patterns.
+ *
+ * With --counts the blocks differ in size: rank r's count follows from
+ * (distribution, seed, P, mean) alone, in integer arithmetic, so every rank
+ * computes the same vector; block b's values are the first counts[b] of
+ * the same stream, wherever the block lies.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mb.h"
@@ -39,23 +46,84 @@ void mb_fill(float *buf, long long count, unsigned long long seed, long long ite
   for (long long j = 0; j < count; j++) buf[j] = next_value(&s);
 }
 
+/* Elements of owner's block at blk[0..count) that differ (bitwise) from the expected ones. */
+static long long check_block(const float *blk, long long count, unsigned long long seed, long long iter, int owner) {
+  long long wrong = 0;
+  uint64_t s = key(seed, iter, owner, 0xDA7A) | 1u;
+  for (long long j = 0; j < count; j++) {
+    float want = next_value(&s);
+    uint32_t x, y;
+    memcpy(&x, &blk[j], sizeof x);
+    memcpy(&y, &want, sizeof y);
+    wrong += x != y;
+  }
+  return wrong;
+}
+
 long long mb_check(const float *all, long long count, int P, unsigned long long seed, long long iter) {
   long long wrong = 0;
-  for (int b = 0; b < P; b++) {
-    uint64_t s = key(seed, iter, b, 0xDA7A) | 1u;
-    const float *blk = all + (long long)b * count;
-    for (long long j = 0; j < count; j++) {
-      float want = next_value(&s);
-      uint32_t x, y;
-      memcpy(&x, &blk[j], sizeof x);
-      memcpy(&y, &want, sizeof y);
-      wrong += x != y;
-    }
-  }
+  for (int b = 0; b < P; b++) wrong += check_block(all + (long long)b * count, count, seed, iter, b);
+  return wrong;
+}
+
+long long mb_check_v(const float *all, const int *counts, const int *displs, int P, unsigned long long seed,
+                     long long iter) {
+  long long wrong = 0;
+  for (int b = 0; b < P; b++) wrong += check_block(all + displs[b], counts[b], seed, iter, b);
   return wrong;
 }
 
 double mb_uniform(unsigned long long seed, int rank, long long iter) {
   uint64_t h = key(seed, iter, rank, 0xDE1A);
   return (double)(h >> 11) * (1.0 / 9007199254740991.0); /* 53 bits, [0, 1] */
+}
+
+void mb_counts_name(int dist, unsigned long long seed, char *out, size_t len) {
+  static const char *const names[MB_COUNTS_KINDS] = {"equal", "onebig", "ramp", "random"};
+  if (dist == MB_COUNTS_RANDOM) snprintf(out, len, "random:%llu", seed);
+  else snprintf(out, len, "%s", dist >= 0 && dist < MB_COUNTS_KINDS ? names[dist] : "?");
+}
+
+/* random weights: integers in [0.25, 1.75] * 2^20 */
+#define W_ONE (1u << 20)
+
+static uint64_t weight(int dist, unsigned long long seed, int P, int r) {
+  switch (dist) {
+    case MB_COUNTS_ONEBIG: return r == P - 1 ? 4 : 1;
+    case MB_COUNTS_RAMP: return (uint64_t)r + 1;
+    case MB_COUNTS_RANDOM: return W_ONE / 4 + key(seed, 0, r, 0xC0DE) % (3 * W_ONE / 2 + 1);
+    default: return 1;
+  }
+}
+
+typedef struct remainder {
+  uint64_t rem;
+  int rank;
+} remainder;
+
+static int by_remainder(const void *x, const void *y) {
+  const remainder *a = x, *b = y;
+  if (a->rem != b->rem) return a->rem < b->rem ? 1 : -1; /* larger first */
+  return (a->rank > b->rank) - (a->rank < b->rank);      /* then the lower rank */
+}
+
+void mb_block_counts(int dist, unsigned long long seed, int P, long long mean, long long *counts) {
+  uint64_t W = 0, total = (uint64_t)P * (uint64_t)mean, given = 0;
+  remainder *rm = malloc(sizeof *rm * (size_t)P);
+  for (int r = 0; r < P; r++) W += weight(dist, seed, P, r);
+  /* counts[r] = floor(total * w_r / W) without overflow: total = q W + t */
+  uint64_t q = total / W, t = total % W;
+  for (int r = 0; r < P; r++) {
+    uint64_t w = weight(dist, seed, P, r), tw = t * w;
+    counts[r] = (long long)(q * w + tw / W);
+    given += (uint64_t)counts[r];
+    if (rm) rm[r] = (remainder){tw % W, r};
+  }
+  if (rm) {
+    qsort(rm, (size_t)P, sizeof *rm, by_remainder);
+    for (int k = 0; given < total && k < P; k++, given++) counts[rm[k].rank]++;
+    free(rm);
+  } else {
+    for (int r = 0; given < total; r = (r + 1) % P, given++) counts[r]++; /* out of memory: still exact */
+  }
 }

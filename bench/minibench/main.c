@@ -6,6 +6,7 @@
  *
  *   mpirun -np 4 pat-minibench -N 512K --max-delay 10 --alg ring,nex,native
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +28,45 @@ static int finish(int code) {
   return code;
 }
 
+/* --counts other than equal: every rank's count, displacement, tau and
+ * delay scale (the same vector on every rank).  Returns 0, or 3 (after
+ * saying why) when a count or a displacement does not fit an int. */
+static int make_counts(const mb_opts *o, int rank, mb_setup *s) {
+  int P = s->P;
+  long long *c = malloc(sizeof *c * (size_t)P);
+  s->counts = malloc(sizeof(int) * (size_t)P);
+  s->displs = malloc(sizeof(int) * (size_t)P);
+  s->tau_v = malloc(sizeof(double) * (size_t)P);
+  s->delay_scale = malloc(sizeof(double) * (size_t)P);
+  if (!c || !s->counts || !s->displs || !s->tau_v || !s->delay_scale) {
+    if (rank == 0) fprintf(stderr, "pat-minibench: out of memory\n");
+    free(c);
+    return 3;
+  }
+  mb_block_counts(o->counts, o->counts_seed, P, s->count, c);
+  s->count_min = s->count_max = c[0];
+  for (int r = 0; r < P; r++) {
+    if (c[r] < s->count_min) s->count_min = c[r];
+    if (c[r] > s->count_max) s->count_max = c[r];
+  }
+  if (s->count_max > INT_MAX || s->n - c[P - 1] > INT_MAX) {
+    if (rank == 0)
+      fprintf(stderr, "pat-minibench: --counts %s at -N %lld: a block of %lld floats or a displacement of %lld does"
+              " not fit an int\n", s->counts_name, o->n_req, s->count_max, s->n - c[P - 1]);
+    free(c);
+    return 3;
+  }
+  long long at = 0;
+  for (int r = 0; r < P; r++) {
+    s->counts[r] = (int)c[r];
+    s->displs[r] = (int)at;
+    at += c[r];
+    s->delay_scale[r] = o->compute_by_size && s->count_max > 0 ? (double)c[r] / (double)s->count_max : 1.0;
+  }
+  free(c);
+  return 0;
+}
+
 /* What the launch shares: sizes, host, time stamp, common clock, tau.
  * Returns 0, or 3 (after saying why) when -N gives no usable block. */
 static int make_setup(const mb_opts *o, int rank, int P, int provided, mb_setup *s) {
@@ -42,6 +82,9 @@ static int make_setup(const mb_opts *o, int rank, int P, int provided, mb_setup 
               s->count, P);
     return 3;
   }
+  s->count_min = s->count_max = s->count;
+  mb_counts_name(o->counts, o->counts_seed, s->counts_name, sizeof s->counts_name);
+  if (o->counts != MB_COUNTS_EQUAL && make_counts(o, rank, s)) return 3;
   gethostname(s->host, sizeof s->host - 1);
   for (char *p = s->host; *p; p++)
     if (*p == ',' || *p == '"') *p = '_';
@@ -55,6 +98,7 @@ static int make_setup(const mb_opts *o, int rank, int P, int provided, mb_setup 
   mb_clock_sync(&s->clock, MPI_COMM_WORLD, 32);
   s->tau = o->tau_us > 0 ? 1e-6 * o->tau_us : mb_measure_tau(MPI_COMM_WORLD, s->block_bytes, o->tau_reps);
   s->max_delay_s = o->delay_in_tau ? o->max_delay * s->tau : 1e-3 * o->max_delay;
+  for (int r = 0; s->tau_v && r < P; r++) s->tau_v[r] = s->tau * (double)s->counts[r] / (double)s->count;
   return 0;
 }
 
@@ -164,7 +208,7 @@ int main(int argc, char **argv) {
   mb_setup s;
   if (make_setup(&o, rank, P, provided, &s)) return finish(3);
 
-  float *send = malloc(sizeof(float) * (size_t)s.count);
+  float *send = malloc(sizeof(float) * (size_t)(s.count_max > 0 ? s.count_max : 1));
   float *recv = malloc(sizeof(float) * (size_t)s.n);
   mb_result *res = calloc((size_t)o.nalgs, sizeof *res);
   int ok = send && recv && res, all_ok;
@@ -184,5 +228,9 @@ int main(int argc, char **argv) {
   free(send);
   free(recv);
   free(res);
+  free(s.counts);
+  free(s.displs);
+  free(s.tau_v);
+  free(s.delay_scale);
   return finish(code);
 }

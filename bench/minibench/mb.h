@@ -19,6 +19,8 @@
 #define MB_MSG 320
 
 /* ---- options ---------------------------------------------------------- */
+/* --counts: how the P*count floats are shared among the ranks */
+enum { MB_COUNTS_EQUAL, MB_COUNTS_ONEBIG, MB_COUNTS_RAMP, MB_COUNTS_RANDOM, MB_COUNTS_KINDS };
 typedef struct mb_opts {
   long long n_req;        /* -N: floats in the gathered vector (total over ranks) */
   int iters, warmup;      /* measured and warm-up iterations per algorithm */
@@ -39,6 +41,9 @@ typedef struct mb_opts {
   int tau_reps;           /* ping-pongs for tau */
   double skew_us;         /* --inject-skew-us: rank r's clock runs r*skew ahead (testing) */
   int blocked;            /* --order blocked: one algorithm after the other (else interleaved) */
+  int counts;             /* --counts: MB_COUNTS_EQUAL (PAT_Allgather) or an unequal distribution (PAT_Allgatherv) */
+  unsigned long long counts_seed; /* --counts random:SEED */
+  int compute_by_size;    /* --compute-by-size: rank r's delay scaled by count_r / largest count */
   int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
   char inject_fail[MB_NAME]; /* --inject-fail alg: its 2nd measured call fails on the last rank (testing) */
   int nalgs;
@@ -74,6 +79,17 @@ void mb_fill(float *buf, long long count, unsigned long long seed, long long ite
 long long mb_check(const float *all, long long count, int P, unsigned long long seed, long long iter);
 /* Uniform number in [0, 1] for (seed, rank, iter): the per-rank delay draw. */
 double mb_uniform(unsigned long long seed, int rank, long long iter);
+/* --counts: "equal", "onebig", "ramp", "random:SEED" into out (the CSV's counts column). */
+void mb_counts_name(int dist, unsigned long long seed, char *out, size_t len);
+/* Rank r's count of distribution `dist` (MB_COUNTS_*) with a mean of `mean`
+ * floats: weights (equal 1; onebig 4 for the last rank, 1 for the others;
+ * ramp r+1; random uniform in [0.25, 1.75] from seed) scaled to a total of
+ * P*mean and rounded to whole floats by largest remainder (ties to the lower
+ * rank), so the counts sum to P*mean exactly; the same on every rank. */
+void mb_block_counts(int dist, unsigned long long seed, int P, long long mean, long long *counts);
+/* mb_check for blocks of unequal size: block b is counts[b] floats at all + displs[b]. */
+long long mb_check_v(const float *all, const int *counts, const int *displs, int P, unsigned long long seed,
+                     long long iter);
 
 /* ---- stats ------------------------------------------------------------- */
 /* Two-sided 95% Student t quantile for df degrees of freedom. */
@@ -86,6 +102,10 @@ double mb_median(const double *x, int n);
  * rank i receives the P-1 other blocks through one port, block j no earlier
  * than a[j], each taking tau; e_i >= max(0, makespan - a[i]). */
 double mb_lower_bound(const double *a, int P, double tau);
+/* The same with a transfer time per block (unequal blocks): block j takes
+ * tau[j]; served in release order, which still minimises each port's
+ * makespan (libpat's pat_lower_bound_v, src/model, which the minibench does not link). */
+double mb_lower_bound_v(const double *a, int P, const double *tau);
 
 /* ---- one algorithm's run (rank 0 holds the results) -------------------- */
 typedef struct mb_result {
@@ -110,8 +130,15 @@ typedef struct mb_result {
 /* What the whole launch shares (rank 0's view). */
 typedef struct mb_setup {
   int P, thread_level;
-  long long n, count, block_bytes;
-  double tau, max_delay_s;
+  long long n, count, block_bytes; /* count: floats per rank (the mean with --counts) */
+  double tau, max_delay_s;           /* tau: one block of count floats */
+  /* --counts other than equal (else all NULL): rank r's block is counts[r]
+   * floats at displs[r] (packed in rank order), takes tau_v[r] = tau *
+   * counts[r] / count; delay_scale[r] multiplies its delay (--compute-by-size, else 1) */
+  int *counts, *displs;
+  double *tau_v, *delay_scale;
+  long long count_min, count_max; /* of counts (count when equal) */
+  char counts_name[48];           /* mb_counts_name */
   mb_clock clock;
   char host[128], timestamp[32];
   FILE *trace; /* rank 0: --trace file, or NULL */

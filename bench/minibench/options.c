@@ -14,6 +14,14 @@ void mb_usage(FILE *out) {
           "  -N n                floats in the gathered vector, total over the P ranks (default 128K);\n"
           "                      suffixes k, m, g (x1024), either case; each rank contributes floor(n/P) floats and\n"
           "                      the remainder is dropped (reported as N != N_requested)\n"
+          "  --counts d          how the blocks are sized: equal (default: floor(n/P) floats each,\n"
+          "                      PAT_Allgather), or unequal blocks of the same total through\n"
+          "                      PAT_Allgatherv (packed in rank order): onebig (the last rank's block\n"
+          "                      4x the others'), ramp (rank r's block ~ r+1), random[:seed] (weights\n"
+          "                      uniform in [0.25, 1.75], seed default 1); rounded to whole floats,\n"
+          "                      floor(n/P) on average; not with the mock-ups\n"
+          "  --compute-by-size   rank r's random delay scaled by its block / the largest block, so\n"
+          "                      the ranks with more data compute longer (with --counts)\n"
           "  --iters k           measured iterations per algorithm (default 20)\n"
           "  --warmup k          warm-up iterations per algorithm, not measured (default 2)\n"
           "  --flat-iters k      iterations of the flat run (max delay 0) that gives r' for the\n"
@@ -70,6 +78,7 @@ static int flag_option(cli_args *a, mb_opts *o, cli_error *err) {
   if (cli_args_is(a, "--quiet")) o->quiet = 1;
   else if (cli_args_is(a, "--inject-error")) o->inject_error = 1;
   else if (cli_args_is(a, "--strict")) o->strict = 1;
+  else if (cli_args_is(a, "--compute-by-size")) o->compute_by_size = 1;
   else return OPT_OTHER;
   return cli_args_flag(a, err);
 }
@@ -94,11 +103,33 @@ static int length_option(cli_args *a, long long *out, cli_error *err) {
   return OPT_TAKEN;
 }
 
+/* --counts equal|onebig|ramp|random[:SEED] */
+static int counts_option(cli_args *a, mb_opts *o, cli_error *err) {
+  static const char *const names[MB_COUNTS_KINDS] = {"equal", "onebig", "ramp", "random"};
+  const char *v;
+  char name[32];
+  if (cli_args_text(a, &v, err)) return OPT_BAD;
+  size_t n = strcspn(v, ":");
+  snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), v);
+  if (cli_choice(a->opt, name, "block distribution", names, MB_COUNTS_KINDS, &o->counts, err)) return OPT_BAD;
+  o->counts_seed = 1;
+  if (!v[n]) return OPT_TAKEN;
+  if (o->counts != MB_COUNTS_RANDOM) {
+    snprintf(err->text, sizeof err->text, "%s: only random takes a seed (random:SEED), not \"%s\"", a->opt, v);
+    return OPT_BAD;
+  }
+  uint64_t seed;
+  if (cli_count(a->opt, v + n + 1, 0, UINT64_MAX, &seed, err)) return OPT_BAD;
+  o->counts_seed = seed;
+  return OPT_TAKEN;
+}
+
 /* The options of the measurement: size, iterations, delays, compute. */
 static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
   static const char *const units[] = {"ms", "tau"}, *const computes[] = {"sleep", "busy"},
                            *const orders[] = {"interleaved", "blocked"}, *const instruments[] = {"edges", "none"};
   if (cli_args_is(a, "-N|--N")) return length_option(a, &o->n_req, err);
+  if (cli_args_is(a, "--counts")) return counts_option(a, o, err);
   if (cli_args_is(a, "--iters")) return cli_args_int(a, 1, 1000000000, &o->iters, err);
   if (cli_args_is(a, "--warmup")) return cli_args_int(a, 0, 1000000000, &o->warmup, err);
   if (cli_args_is(a, "--flat-iters")) return cli_args_int(a, 0, 1000000000, &o->flat_iters, err);
@@ -195,6 +226,8 @@ static void set_defaults(mb_opts *o) {
   o->max_delay = 10;
   o->base_ms = 100;
   o->seed = 1;
+  o->counts = MB_COUNTS_EQUAL;
+  o->counts_seed = 1;
   o->tau_reps = 10;
   o->label = "";
 }
@@ -216,7 +249,19 @@ static int parse_all(int argc, char **argv, mb_opts *o, cli_error *err) {
     snprintf(err->text, sizeof err->text, "--label must not contain commas, quotes or newlines");
     return -1;
   }
-  return parse_algs(o, l.algs, err);
+  if (parse_algs(o, l.algs, err)) return -1;
+  for (int i = 0; i < o->nalgs && o->counts != MB_COUNTS_EQUAL; i++) {
+    char base[MB_NAME], dist[48];
+    snprintf(base, sizeof base, "%.*s", (int)strcspn(o->algs[i], "#"), o->algs[i]); /* a twin: name#2 */
+    if (mb_mockup_index(base) >= 0) {
+      mb_counts_name(o->counts, o->counts_seed, dist, sizeof dist);
+      snprintf(err->text, sizeof err->text,
+               "--counts %s: the mock-ups gather equal blocks only (%s); use --counts equal or drop it", dist,
+               o->algs[i]);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int mb_parse_options(int argc, char **argv, mb_opts *o, char *err, size_t errlen) {

@@ -9,7 +9,8 @@ static const char *const columns =
     "compute,base_ms,max_delay_ms,max_delay_tau,seed,tau_us,ebar_us,ebar_sd_us,ebar_ci95_us,ebar_min_us,"
     "ebar_max_us,ebar_median_us,ebar_flat_us,r_us,r_flat_us,omega_us,omega_max_us,omega_over_tau,absorption_us,elb_us,"
     "ebar_over_elb,compute_late_us,compute_late_max_us,errors,failed_calls,chosen,alg_disagree,clock_offset_max_us,clock_rtt_min_us,thread_level,"
-    "calls,pred_calls,pred_err_mean_us,pred_err_max_us,xwait_mean_us,xwait_max_us,bg_cpu_s,message";
+    "calls,pred_calls,pred_err_mean_us,pred_err_max_us,xwait_mean_us,xwait_max_us,bg_cpu_s,message,"
+    "counts,compute_by_size";
 
 const char *mb_csv_header(void) { return columns; }
 
@@ -38,6 +39,13 @@ void mb_print_header(const mb_opts *o, const mb_setup *s) {
   printf("  N = %lld floats (%lld per rank, %lld-byte blocks)", s->n, s->count, s->block_bytes);
   if (s->n != o->n_req)
     printf("  [requested %lld: not divisible by P=%d, the last %lld dropped]", o->n_req, s->P, o->n_req - s->n);
+  if (s->counts) {
+    printf("\n  counts %s: unequal blocks of %lld .. %lld floats (mean %lld), PAT_Allgatherv;", s->counts_name,
+           s->count_min, s->count_max, s->count);
+    for (int r = 0; r < s->P && r < 16; r++) printf(" %d", s->counts[r]);
+    if (s->P > 16) printf(" ...");
+    if (o->compute_by_size) printf("\n  compute by size: rank r's delay x count_r / %lld", s->count_max);
+  }
   printf("\n  tau = %.2f us (%s)\n", 1e6 * s->tau,
          o->tau_us > 0 ? "given by --tau-us" : "min one-way time of one block, ranks 0<->1");
   printf("  max delay %.3f ms = %.2f tau; compute %s, %.1f ms + delay/2 per half; seed %llu%s\n",
@@ -101,6 +109,9 @@ void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res,
   }
   printf("(ebar: mean elapsed time f_i - a_i; r: max f - min a; omega: max a - min a; A = r' - r + omega,\n"
          " r' from a flat run; elb: lower bound of docs/design.md section 1 from the measured arrivals and tau)\n");
+  if (s->counts)
+    printf("(counts %s: PAT_Allgatherv on blocks of %lld .. %lld floats; elb with block j taking"
+           " tau * count_j / %lld)\n", s->counts_name, s->count_min, s->count_max, s->count);
   fflush(stdout);
 }
 
@@ -174,7 +185,7 @@ int mb_write_csv(const mb_opts *o, const mb_setup *s, const mb_result *res, int 
     us(f, r->calls > 0 ? r->xwait_sum / (double)r->calls : NAN);
     us(f, r->calls > 0 ? r->xwait_max : NAN);
     num(f, r->bg_cpu);
-    fprintf(f, ",\"%s\"\n", r->message);
+    fprintf(f, ",\"%s\",%s,%d\n", r->message, s->counts_name, o->compute_by_size);
   }
   fclose(f);
   return 0;

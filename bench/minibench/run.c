@@ -7,6 +7,8 @@
  *   PAT_Edge(50); compute base + d_i/2; PAT_ProcessingEnd;
  *   (--instrument none: the same without the three PAT_ calls)
  *   a_i = now; PAT_Allgather; f_i = now;   (rank 0's clock)
+ *   (--counts other than equal: PAT_Allgatherv on the unequal blocks, packed
+ *   in rank order; --compute-by-size scales d_i by count_i / largest count)
  *   wait, asleep, until every rank has returned; check every element;
  *   gather (a_i, f_i, errors, algorithm) to rank 0.
  *
@@ -93,6 +95,23 @@ static int agree_failure(mb_ctx *c, int rc) {
   return 1;
 }
 
+/* Rank r's delay in iteration iter: U[0, maxDelay], scaled by its block
+ * (--compute-by-size with --counts); 0 in the flat run. */
+static double delay_of(const mb_opts *o, const mb_setup *s, int r, long long iter, int delayed) {
+  if (!delayed) return 0.0;
+  double d = mb_uniform(o->seed, r, iter) * s->max_delay_s;
+  return s->delay_scale ? d * s->delay_scale[r] : d;
+}
+
+/* The call under test: PAT_Allgather, PAT_Allgatherv (--counts) or a mock-up. */
+static int gather(mb_ctx *c) {
+  const mb_setup *s = c->s;
+  if (c->mock >= 0) return mb_mockup_allgather(c->mock, c->send, (int)s->count, c->recv, c->comm, c->scratch);
+  if (s->counts)
+    return PAT_Allgatherv(c->send, s->counts[c->rank], MPI_FLOAT, c->recv, s->counts, s->displs, MPI_FLOAT, c->comm);
+  return PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
+}
+
 /* Until every rank of world got here, without spinning (see the top). */
 static void wait_all_asleep(void) {
   MPI_Request req;
@@ -109,9 +128,9 @@ static void wait_all_asleep(void) {
 static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   const mb_opts *o = c->o;
   const mb_setup *s = c->s;
-  mb_fill(c->send, s->count, o->seed, iter, c->rank);
+  mb_fill(c->send, s->counts ? s->counts[c->rank] : s->count, o->seed, iter, c->rank);
   memset(c->recv, 0xFF, sizeof(float) * (size_t)s->n); /* NaN poison: a missing block is an error */
-  double delay = delayed ? mb_uniform(o->seed, c->rank, iter) * s->max_delay_s : 0.0;
+  double delay = delay_of(o, s, c->rank, iter, delayed);
   double half = 1e-3 * o->base_ms + 0.5 * delay;
 
   MPI_Barrier(MPI_COMM_WORLD); /* double barrier, as in the paper */
@@ -125,8 +144,7 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   double late = mb_local_now(&s->clock) - (t0 + 2 * half); /* > 0: woke up late (CPU contention) */
   if (edges) PAT_ProcessingEnd();
   double a = mb_global_now(&s->clock);
-  int rc = c->mock >= 0 ? mb_mockup_allgather(c->mock, c->send, (int)s->count, c->recv, c->comm, c->scratch)
-                        : PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);
+  int rc = gather(c);
   double f = mb_global_now(&s->clock);
   wait_all_asleep();
 
@@ -135,7 +153,9 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     rc = MB_INJECTED; /* testing */
   double row[NROW] = {a, f, 0, ran_index(c), late};
   if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
-  if (rc == MPI_SUCCESS) row[2] = (double)mb_check(c->recv, s->count, c->P, o->seed, iter);
+  if (rc == MPI_SUCCESS)
+    row[2] = (double)(s->counts ? mb_check_v(c->recv, s->counts, s->displs, c->P, o->seed, iter)
+                                : mb_check(c->recv, s->count, c->P, o->seed, iter));
   if (agree_failure(c, rc)) {
     if (c->rank == 0) c->res->failed_calls++;
     return 1;
@@ -161,7 +181,7 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     const char *phase = iter >= STREAM_FLAT ? "flat" : iter >= STREAM_WARMUP ? "warmup" : "measured";
     long long k = iter % STREAM_WARMUP;
     for (int i = 0; i < c->P; i++) {
-      double d = delayed ? mb_uniform(o->seed, i, iter) * s->max_delay_s : 0.0;
+      double d = delay_of(o, s, i, iter, delayed);
       fprintf(c->trace, "%s,%s,%lld,%d,%.3f,%.3f,%.3f,%.0f,%.3f\n", c->res->alg, phase, k, i, 1e3 * d,
               1e6 * (c->rows[NROW * i] - min_a), 1e6 * (c->rows[NROW * i + 1] - min_a), c->rows[NROW * i + 2],
               1e6 * c->rows[NROW * i + 4]);
@@ -173,7 +193,7 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     out->ebar[k] = sum_e / c->P;
     out->r[k] = max_f - min_a;
     out->omega[k] = max_a - min_a;
-    out->elb[k] = mb_lower_bound(c->a, c->P, s->tau);
+    out->elb[k] = s->tau_v ? mb_lower_bound_v(c->a, c->P, s->tau_v) : mb_lower_bound(c->a, c->P, s->tau);
     out->late[k] = sum_late / c->P;
     if (max_late > out->late_max) out->late_max = max_late;
   }

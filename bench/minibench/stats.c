@@ -71,3 +71,38 @@ double mb_lower_bound(const double *a, int P, double tau) {
   free(sorted);
   return sum / P;
 }
+
+/* mb_lower_bound_v: blocks sorted by arrival (ties in rank order: equal
+ * releases give the same makespan in any order) */
+typedef struct release {
+  double at;
+  int rank;
+} release;
+
+static int cmp_release(const void *x, const void *y) {
+  const release *a = x, *b = y;
+  if (a->at != b->at) return (a->at > b->at) - (a->at < b->at);
+  return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+double mb_lower_bound_v(const double *a, int P, const double *tau) {
+  if (P < 2) return 0;
+  release *order = malloc(sizeof *order * (size_t)P);
+  if (!order) return NAN;
+  for (int i = 0; i < P; i++) order[i] = (release){a[i], i};
+  qsort(order, (size_t)P, sizeof *order, cmp_release);
+  double sum = 0;
+  for (int i = 0; i < P; i++) {
+    /* rank i's port: every block but its own, in release order, block j taking tau[j] */
+    double t = -INFINITY;
+    for (int k = 0; k < P; k++) {
+      int j = order[k].rank;
+      if (j == i) continue;
+      t = (t > a[j] ? t : a[j]) + tau[j];
+    }
+    double e = t - a[i];
+    sum += e > 0 ? e : 0;
+  }
+  free(order);
+  return sum / P;
+}

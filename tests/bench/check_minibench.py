@@ -3,7 +3,10 @@
 algorithm at a small N; asserts that the correctness check found zero wrong
 elements, that the CSV has exactly the columns documented in bench/README.md,
 that a failing algorithm is reported without stopping the run, and that the
-common clock removes an injected skew.  No timing assertions.
+common clock removes an injected skew.  Unequal blocks (--counts ramp and
+onebig through PAT_Allgatherv, ring, relay and native): correct, the counts
+column names the distribution, a corrupted element is counted, the mock-ups
+refuse them.  No timing assertions.
 
   check_minibench.py --mpiexec mpirun --np 3 --bench build/.../pat-minibench \
       --readme bench/README.md --workdir build/tests/bench/np3
@@ -35,6 +38,22 @@ def documented_columns(readme):
             elif inside and line.startswith("| `"):
                 cols.append(line.split("`")[1])
     return cols
+
+
+def block_counts(dist, P, mean):
+    """bench/minibench/data.c's mb_block_counts for the integer weights: floor of
+    the share, then +1 by largest remainder (ties to the lower rank)."""
+    w = [1] * P
+    if dist == "onebig":
+        w[P - 1] = 4
+    elif dist == "ramp":
+        w = [r + 1 for r in range(P)]
+    total, W = P * mean, sum(w)
+    c = [total * x // W for x in w]
+    rem = sorted(range(P), key=lambda r: (-(total * w[r] % W), r))
+    for r in rem[:total - sum(c)]:
+        c[r] += 1
+    return c
 
 
 def run(args, extra, csv_path):
@@ -87,6 +106,7 @@ def main():
         check(int(r["N"]) == (1001 // args.np) * args.np, "%s: N = floor(N/P)*P = %s" % (a, r["N"]))
         for col in ("ebar_us", "r_us", "omega_us", "elb_us", "tau_us", "absorption_us"):
             check(r[col] != "", "%s: %s present" % (a, col))
+        check(r["counts"] == "equal" and r["compute_by_size"] == "0", "%s: counts equal, compute_by_size 0" % a)
 
     # 2. a failing (or not yet available) algorithm between two working ones
     code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "0", "--base-ms", "1",
@@ -153,6 +173,66 @@ def main():
     check(r.get("status") == "errors" and r.get("errors") == "3",
           "corrupted run: status errors, 3 wrong elements counted (%s, %s)" % (r.get("status"), r.get("errors")))
     check("WRONG RESULTS" in out, "corrupted run: the summary says so")
+
+    # 6. unequal blocks through PAT_Allgatherv (ramp, onebig): correct, the new last columns say which
+    n_req, iters = 101, 3
+    mean = n_req // args.np
+    for dist in ("ramp", "onebig"):
+        want = block_counts(dist, args.np, mean)
+        code, header, rows, out = run(args, ["-N", str(n_req), "--iters", str(iters), "--warmup", "1", "--base-ms", "1",
+                                             "--max-delay", "2", "--alg", "ring,relay,native", "--counts", dist],
+                                      os.path.join(args.workdir, "counts-%s.csv" % dist))
+        check(code == 0, "--counts %s: exit status 0 (got %d)" % (dist, code))
+        check(header == documented and header[-2:] == ["counts", "compute_by_size"],
+              "--counts %s: the documented header, counts and compute_by_size last" % dist)
+        check([r["alg"] for r in rows] == ["ring", "relay", "native"], "--counts %s: one row per algorithm" % dist)
+        for r in rows:
+            a = r["alg"]
+            check(r["status"] == "ok" and r["errors"] == "0" and r["failed_calls"] == "0" and r["iters"] == str(iters),
+                  "--counts %s: %s ran %d iterations, correct (%s, %s errors, %s)" % (dist, a, iters, r["status"],
+                                                                                   r["errors"], r["message"]))
+            check(r["counts"] == dist and r["compute_by_size"] == "0", "--counts %s: %s's counts column %r, "
+                  "compute_by_size %r" % (dist, a, r["counts"], r["compute_by_size"]))
+            check(r["N"] == str(mean * args.np) and r["count_per_rank"] == str(mean),
+                  "--counts %s: %s: the total and the mean block as with equal blocks" % (dist, a))
+            check(r["elb_us"] != "" and float(r["elb_us"]) > 0, "--counts %s: %s: elb present" % (dist, a))
+            check(r["alg_disagree"] == "0", "--counts %s: %s: ranks agree on the algorithm" % (dist, a))
+            # PAT_LastAlg after a native PAT_Allgatherv is not asserted (bench/README.md, Unequal blocks)
+            if a != "native":
+                check(r["chosen"] == "%s=%d" % (a, iters), "--counts %s: %s ran its own schedule (%s)"
+                      % (dist, a, r["chosen"]))
+        check("(counts %s: PAT_Allgatherv on blocks of %d .. %d floats" % (dist, min(want), max(want)) in out,
+              "--counts %s: the summary names the distribution and the block sizes %s" % (dist, want))
+
+    # 6b. the check of unequal blocks counts a corrupted element; --compute-by-size scales the delays
+    code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "1", "--base-ms", "1",
+                                         "--max-delay", "0", "--alg", "ring", "--counts", "onebig", "--inject-error"],
+                                  os.path.join(args.workdir, "counts-corrupt.csv"))
+    r = rows[0] if rows else {}
+    check(code == 1 and r.get("status") == "errors" and r.get("errors") == "3",
+          "--counts onebig, corrupted: exit 1, 3 wrong elements counted (%d, %s, %s)"
+          % (code, r.get("status"), r.get("errors")))
+    trace = os.path.join(args.workdir, "counts-bysize.trace.csv")
+    if os.path.exists(trace):
+        os.remove(trace)
+    code, header, rows, out = run(args, ["-N", "64", "--iters", "3", "--warmup", "0", "--base-ms", "1",
+                                         "--max-delay", "4", "--alg", "ring,native", "--counts", "onebig",
+                                         "--compute-by-size", "--trace", trace],
+                                  os.path.join(args.workdir, "counts-bysize.csv"))
+    check(code == 0 and all(r["status"] == "ok" and r["errors"] == "0" and r["counts"] == "onebig"
+                            and r["compute_by_size"] == "1" for r in rows) and len(rows) == 2,
+          "--counts onebig --compute-by-size: correct, compute_by_size 1 (exit %d)" % code)
+    want = block_counts("onebig", args.np, 64 // args.np)
+    with open(trace, newline="") as f:
+        delays = [(int(t["rank"]), float(t["delay_ms"])) for t in csv.DictReader(f) if t["phase"] == "measured"]
+    check(len(delays) == 2 * 3 * args.np and all(d <= 4.0 * want[r] / max(want) + 1e-3 for r, d in delays),
+          "--compute-by-size: rank r's delays within maxDelay x count_r / largest count %s" % want)
+
+    # 6c. the mock-ups gather equal blocks only
+    res = subprocess.run([args.mpiexec, "-np", "1", args.bench, "--counts", "ramp", "--alg", "ring,mock-allgatherv"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    check(res.returncode != 0 and "mock-ups gather equal blocks only" in res.stdout,
+          "--counts ramp with a mock-up refused with a message")
 
     # 5. usage errors are refused
     res = subprocess.run([args.mpiexec, "-np", "1", args.bench, "--alg", "nosuchalg"], stdout=subprocess.PIPE,

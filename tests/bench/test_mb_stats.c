@@ -1,10 +1,14 @@
-/* Unit test of pat-minibench's statistics: the lower bound of docs/design.md §1,
- * the t quantile, mean/sd/median, and the reproducible data stream. */
+/* Unit test of pat-minibench's statistics: the lower bound of docs/design.md §1
+ * (equal blocks and, against libpat's pat_lower_bound_v, unequal ones), the t
+ * quantile, mean/sd/median, the reproducible data stream, the --counts
+ * distributions and the check of unequal blocks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mb.h"
+#include "model/model.h"
 
 static int failures;
 
@@ -56,6 +60,85 @@ int main(void) {
   double u0 = mb_uniform(1, 0, 0), u1 = mb_uniform(1, 1, 0);
   near(u0 == mb_uniform(1, 0, 0), 1, 0, "delays are reproducible");
   near(u0 != u1 && u0 >= 0 && u0 <= 1 && u1 >= 0 && u1 <= 1, 1, 0, "delays differ per rank, in [0,1]");
+
+  /* ---- unequal blocks: the lower bound with a time per block ---- */
+  double tau1[4] = {1, 1, 1, 1};
+  near(mb_lower_bound_v(late, 4, tau1), mb_lower_bound(late, 4, 1.0), 0, "v bound, equal times = the bound");
+  near(mb_lower_bound_v(stair, 3, tau1), mb_lower_bound(stair, 3, 1.0), 0, "v bound, equal times, staircase");
+  /* staircase a = 0,1,2, tau = 3,1,1: rank0 gets 1@1 -> 2, 2@2 -> 3: e=3; rank1 gets 0@0 -> 3, then 2 -> 4:
+   * e=3; rank2 gets 0 -> 3, 1 -> 4: e=2 */
+  double tau_s[3] = {3, 1, 1};
+  near(mb_lower_bound_v(stair, 3, tau_s), 8.0 / 3, 1e-12, "v bound, staircase with a big first block");
+  near(mb_lower_bound_v(flat, 1, tau1), 0.0, 0, "v bound, P=1");
+  /* against libpat's own (src/model): random arrivals with ties, random times, empty blocks */
+  unsigned long long lcg = 12345;
+  int agree = 1;
+  for (int trial = 0; trial < 2000; trial++) {
+    int P = 2 + trial % 9;
+    double a[10], t[10];
+    for (int j = 0; j < P; j++) {
+      lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+      a[j] = (double)((lcg >> 33) % 6);      /* few values: many ties */
+      t[j] = (double)((lcg >> 45) % 5) * 0.5; /* 0 (an empty block) .. 2 */
+    }
+    double mine = mb_lower_bound_v(a, P, t), lib = pat_lower_bound_v(P, a, t, NULL);
+    if (fabs(mine - lib) > 1e-9 * (1 + fabs(lib))) {
+      if (agree) printf("FAIL v bound differs from pat_lower_bound_v at trial %d: %.9g vs %.9g\n", trial, mine, lib);
+      agree = 0;
+    }
+  }
+  near(agree, 1, 0, "v bound = pat_lower_bound_v on 2000 random cases (ties, empty blocks)");
+
+  /* ---- --counts: the same total, the shapes asked for ---- */
+  long long c[8];
+  mb_block_counts(MB_COUNTS_EQUAL, 1, 5, 7, c);
+  near(c[0] == 7 && c[4] == 7, 1, 0, "equal: every block the mean");
+  mb_block_counts(MB_COUNTS_RAMP, 1, 3, 33, c);
+  near(c[0] == 17 && c[1] == 33 && c[2] == 49, 1, 0, "ramp P=3 mean 33: 17 33 49 (16.5 and 49.5: the tie to rank 0)");
+  mb_block_counts(MB_COUNTS_ONEBIG, 1, 4, 70, c);
+  near(c[0] == 40 && c[1] == 40 && c[2] == 40 && c[3] == 160, 1, 0, "onebig P=4 mean 70: 40 40 40 160");
+  mb_block_counts(MB_COUNTS_RAMP, 1, 4, 1, c);
+  near(c[0] + c[1] + c[2] + c[3] == 4 && c[0] == 0 && c[3] == 2, 1, 0, "ramp P=4 mean 1: an empty first block");
+  int sums = 1, range = 1, same = 1;
+  for (int P = 1; P <= 8; P++)
+    for (long long mean = 1; mean < 200; mean += 13)
+      for (int d = 0; d < MB_COUNTS_KINDS; d++) {
+        long long c2[8], total = 0, lo = -1, hi = 0;
+        mb_block_counts(d, 99, P, mean, c);
+        mb_block_counts(d, 99, P, mean, c2);
+        for (int r = 0; r < P; r++) {
+          total += c[r];
+          same &= c[r] == c2[r];
+          range &= c[r] >= 0;
+          if (lo < 0 || c[r] < lo) lo = c[r];
+          if (c[r] > hi) hi = c[r];
+        }
+        sums &= total == P * mean;
+        /* random weights in [0.25, 1.75]: no block more than 7x another (give or take the rounding) */
+        if (d == MB_COUNTS_RANDOM && mean >= 100) range &= hi <= 7 * lo + 8;
+      }
+  near(sums, 1, 0, "every distribution sums to P * mean");
+  near(range, 1, 0, "counts >= 0; random ones at most 7x apart");
+  near(same, 1, 0, "counts reproducible");
+  long long r1[8], r2[8];
+  mb_block_counts(MB_COUNTS_RANDOM, 1, 8, 1000, r1);
+  mb_block_counts(MB_COUNTS_RANDOM, 2, 8, 1000, r2);
+  near(memcmp(r1, r2, sizeof r1) != 0, 1, 0, "random: another seed, other counts");
+  char name[48];
+  mb_counts_name(MB_COUNTS_RANDOM, 7, name, sizeof name);
+  near(strcmp(name, "random:7") == 0, 1, 0, "name random:7");
+
+  /* ---- the check of unequal blocks at their displacements ---- */
+  int vc[3] = {2, 0, 5}, vd[3] = {0, 2, 2};
+  float v[7];
+  mb_fill(v, 2, 42, 3, 0);
+  mb_fill(v + 2, 5, 42, 3, 2);
+  near((double)mb_check_v(v, vc, vd, 3, 42, 3), 0, 0, "unequal blocks check clean (an empty one among them)");
+  v[6] += 1.0f;
+  near((double)mb_check_v(v, vc, vd, 3, 42, 3), 1, 0, "unequal blocks: one changed element is counted");
+  vc[0] = 3; /* block 0 claims the first element of block 2: the stream differs there */
+  vd[2] = 3;
+  near((double)mb_check_v(v, vc, vd, 3, 42, 3) >= 1, 1, 0, "unequal blocks: shifted blocks are wrong");
 
   printf("%s\n", failures ? "FAILED" : "all checks passed");
   return failures ? 1 : 0;
