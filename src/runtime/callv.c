@@ -158,8 +158,10 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   vcall v = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0};
   int rc = check_args(&v, P, rank);
   if (rc != MPI_SUCCESS) return rc;
+  /* One process: its block copied by libpat (RING's empty schedule) under any setting, since MPICH 4.0's
+   * own all-gatherv writes it at the start of recvbuf whatever its displacement */
   int setting = pat_proc.alg;
-  int alg = setting < 0 || setting == PAT_ALG_NATIVE ? PAT_ALG_NATIVE : P < 2 ? PAT_ALG_RING : setting;
+  int alg = P < 2 ? PAT_ALG_RING : setting < 0 || setting == PAT_ALG_NATIVE ? PAT_ALG_NATIVE : setting;
   pat_call_stats st = {.alg = alg};
   if (alg == PAT_ALG_NATIVE) { /* no state of its own: a communicator only ever gathered with v needs none */
     rc = run_native(&v);
