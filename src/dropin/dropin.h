@@ -1,10 +1,10 @@
 /*
  * The drop-in's entry points, shared by its C definitions of MPI_Init*,
- * MPI_Query_thread, MPI_Finalize and MPI_Allgather (pat_mpi.c) and by its
- * Fortran bindings (fortran_mpif.c, fortran_f08.c).  The Fortran bindings
- * call these rather than the C names MPI_* so that a Fortran call takes the
- * same path whatever else is preloaded, and never passes through the MPI
- * library's own C entry points twice.
+ * MPI_Query_thread, MPI_Finalize, MPI_Allgather and MPI_Allgatherv
+ * (pat_mpi.c) and by its Fortran bindings (fortran_mpif.c, fortran_f08.c).
+ * The Fortran bindings call these rather than the C names MPI_* so that a
+ * Fortran call takes the same path whatever else is preloaded, and never
+ * passes through the MPI library's own C entry points twice.
  */
 #ifndef PAT_DROPIN_H
 #define PAT_DROPIN_H
@@ -18,5 +18,8 @@ DROPIN_INTERNAL int dropin_query_thread(int *provided);
 DROPIN_INTERNAL int dropin_finalize(void);
 DROPIN_INTERNAL int dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+DROPIN_INTERNAL int dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm);
 
 #endif

@@ -43,3 +43,21 @@ void fcall_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, voi
   set_ierror(ierror, rc);
 }
 
+void fcall_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                      MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) {
+  /* invalid handles become the null handles, as in fcall_allgather */
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  MPI_Comm c = PMPI_Comm_f2c(*comm);
+  fcounts fc;
+  int rc = fcounts_get(&fc, recvcounts, displs, c);
+  if (rc != MPI_SUCCESS) {
+    PMPI_Comm_call_errhandler(c, rc);
+    set_ierror(ierror, rc);
+    return;
+  }
+  rc = dropin_allgatherv(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, fc.counts, fc.displs,
+                         PMPI_Type_f2c(*recvtype), c);
+  fcounts_free(&fc);
+  set_ierror(ierror, rc);
+}

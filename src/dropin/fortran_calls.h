@@ -20,5 +20,10 @@ FCALL void fcall_query_thread(MPI_Fint *provided, MPI_Fint *ierror);
 FCALL void fcall_finalize(MPI_Fint *ierror);
 FCALL void fcall_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                            MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+/* recvcounts and displs are arrays of Fortran integers, one per process of
+ * comm (of its remote group for an inter-communicator) */
+FCALL void fcall_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                            MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                            MPI_Fint *ierror);
 
 #endif

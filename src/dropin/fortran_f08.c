@@ -6,14 +6,17 @@
  * optional (NULL when absent).
  *
  * Open MPI 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_,
- * mpi_finalize_f08_ and mpi_allgather_f08_ (buffers passed as addresses)
- * all call PMPI_* directly, so all five are taken over here.
+ * mpi_finalize_f08_, mpi_allgather_f08_ and mpi_allgatherv_f08_ (buffers,
+ * counts and displacements passed as addresses) all call PMPI_* directly, so
+ * all six are taken over here.
  *
  * MPICH 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_ and
  * mpi_finalize_f08_ call PMPI_* directly and are taken over here; its
- * all-gather (mpi_allgather_f08ts_, buffers as descriptors) calls the C name
- * MPI_Allgather, which pat_mpi.c already defines, with the sentinels and
- * handles converted by MPICH.
+ * all-gathers (mpi_allgather_f08ts_ and mpi_allgatherv_f08ts_, buffers as
+ * descriptors) call the C names MPI_Allgather and MPI_Allgatherv, which
+ * pat_mpi.c already defines, with the sentinels and handles converted by
+ * MPICH.  (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
+ * and MPI_Allgatherv_c: MPI's own.)
  */
 #include <mpi.h>
 
@@ -41,5 +44,13 @@ void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, 
 void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) {
   fcall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
+}
+
+void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                         MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+
+void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                         MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) {
+  fcall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
 }
 #endif

@@ -1,9 +1,9 @@
 /*
  * The drop-in's bindings for mpif.h and `use mpi` (MPI_INIT, MPI_INIT_THREAD,
- * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER), under the four names a
- * Fortran compiler may give a subroutine: mpi_allgather_ (gfortran, Intel),
- * mpi_allgather__ (g77-style -fsecond-underscore), MPI_ALLGATHER (upper
- * case), mpi_allgather (no underscore).
+ * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER, MPI_ALLGATHERV), under the
+ * four names a Fortran compiler may give a subroutine: mpi_allgather_
+ * (gfortran, Intel), mpi_allgather__ (g77-style -fsecond-underscore),
+ * MPI_ALLGATHER (upper case), mpi_allgather (no underscore).
  *
  * Only where the MPI library needs them.  Open MPI's Fortran bindings call
  * PMPI_* directly, so a C wrapper never sees a Fortran call: these take the
@@ -38,5 +38,9 @@ FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER,
               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror),
               fcall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror))
+FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV,
+              (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+               MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror),
+              fcall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror))
 
 #endif

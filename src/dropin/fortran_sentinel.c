@@ -15,12 +15,15 @@
  * MPIR_F_MPI_IN_PLACE and MPIR_F_MPI_BOTTOM when Fortran's MPI_INIT runs.
  * `use mpi_f08` passes the variables MPIR_F08_MPI_IN_PLACE and
  * MPIR_F08_MPI_BOTTOM themselves.
+ *
+ * And an all-gatherv's Fortran integer arrays as C ints (fcounts_get).
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "dropin/fortran_sentinel.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 static int matches(const void *buf, const char *const *vars, const char *const *pointers) {
   if (!buf) return 0;
@@ -53,3 +56,42 @@ const void *fsentinel_in_place(const void *buf) {
 }
 
 void *fsentinel_bottom(void *buf) { return matches(buf, bottom_vars, bottom_ptrs) ? MPI_BOTTOM : buf; }
+
+/* Defined as 1 to test the copies where MPI_Fint is an int. */
+#ifndef PAT_FINT_COPY
+#define PAT_FINT_COPY (sizeof(MPI_Fint) != sizeof(int))
+#endif
+
+int fcounts_get(fcounts *fc, const MPI_Fint *counts, const MPI_Fint *displs, MPI_Comm comm) {
+  fc->counts = (const int *)counts;
+  fc->displs = (const int *)displs;
+  fc->copy = NULL;
+  if (!PAT_FINT_COPY || comm == MPI_COMM_NULL) return MPI_SUCCESS;
+  /* before MPI_Init and after MPI_Finalize the call itself is refused by MPI */
+  int up = 0, down = 0;
+  PMPI_Initialized(&up);
+  PMPI_Finalized(&down);
+  if (!up || down) return MPI_SUCCESS;
+  int inter = 0, n = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(comm, &n);
+  else
+    PMPI_Comm_size(comm, &n);
+  if (n <= 0) return MPI_SUCCESS;
+  int *copy = malloc(2 * sizeof(int) * (size_t)n);
+  if (!copy) return MPI_ERR_NO_MEM;
+  for (int i = 0; i < n; i++) {
+    copy[i] = (int)counts[i];
+    copy[n + i] = (int)displs[i];
+  }
+  fc->counts = copy;
+  fc->displs = copy + n;
+  fc->copy = copy;
+  return MPI_SUCCESS;
+}
+
+void fcounts_free(fcounts *fc) {
+  free(fc->copy);
+  fc->copy = NULL;
+}

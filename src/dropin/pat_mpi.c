@@ -2,7 +2,7 @@
  * libpat_mpi: libpat under an unmodified MPI program, through the MPI
  * profiling interface.  Link it before the MPI library (-lpat_mpi) or load it
  * with `mpirun -x LD_PRELOAD=/path/libpat_mpi.so prog`; either way its
- * definitions of the five functions below come first, and everything else is
+ * definitions of the six functions below come first, and everything else is
  * the MPI library's own.
  *
  *   MPI_Init, MPI_Init_thread  PMPI_Init_thread asking for MPI_THREAD_MULTIPLE
@@ -12,6 +12,7 @@
  *   MPI_Query_thread           that same level.
  *   MPI_Allgather              PAT_Allgather (which calls PMPI_Allgather itself
  *                              for the native algorithm and inter-communicators).
+ *   MPI_Allgatherv             PAT_Allgatherv, the same way.
  *   MPI_Finalize               PAT_Finalize (stops the thread), then PMPI_Finalize.
  *
  * Thread levels.  A level is a promise the application makes about its own
@@ -24,10 +25,11 @@
  * runs in the foreground only.
  *
  * If PAT_Init fails on any rank (a bad PAT_ALG, say), every rank falls back
- * to the MPI library's own MPI_Allgather, and the first failing rank says
- * why.  Before MPI_Init and after MPI_Finalize every call is MPI's own, so
- * MPI reports the misuse exactly as it would without libpat.  Errors of
- * PAT_Allgather go to the communicator's error handler, as MPI's would.
+ * to the MPI library's own MPI_Allgather and MPI_Allgatherv, and the first
+ * failing rank says why.  Before MPI_Init and after MPI_Finalize every call is
+ * MPI's own, so MPI reports the misuse exactly as it would without libpat.
+ * Errors of PAT_Allgather and PAT_Allgatherv go to the communicator's error
+ * handler, as MPI's would.
  *
  * The Fortran bindings (fortran_mpif.c, fortran_f08.c) reach the same code
  * through the dropin_* entry points of dropin.h, so a Fortran call is
@@ -44,9 +46,9 @@
 #include "pat.h"
 #include "runtime/settings.h"
 
-static int pat_on;          /* PAT_Init succeeded on every rank: MPI_Allgather is libpat's */
+static int pat_on;          /* PAT_Init succeeded on every rank: MPI_Allgather(v) is libpat's */
 static int app_level = -1;  /* the thread level the application was told, -1 outside MPI */
-/* This thread is in PAT_Allgather: MPI_Allgather is MPI's.  Read on every
+/* This thread is in PAT_Allgather(v): MPI_Allgather(v) is MPI's.  Read on every
  * call: initial-exec, a plain load instead of a __tls_get_addr call (this
  * library is loaded with the program, as an interposer of MPI must be). */
 static _Thread_local int inside __attribute__((tls_model("initial-exec")));
@@ -68,8 +70,8 @@ static void start_pat(int mpi_level) {
     PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (rank == first)
       fprintf(stderr,
-              "libpat_mpi: PAT_Init failed on %d of %d processes (world rank %d: %s); MPI_Allgather is the MPI "
-              "library's own in this run\n",
+              "libpat_mpi: PAT_Init failed on %d of %d processes (world rank %d: %s); MPI_Allgather and "
+              "MPI_Allgatherv are the MPI library's own in this run\n",
               nfailed, size, rank, PAT_Error_string(rc));
     if (!failed) PAT_Finalize();
     return;
@@ -77,7 +79,8 @@ static void start_pat(int mpi_level) {
   pat_on = 1;
   if (rank == 0 && early.verbose >= 1)
     fprintf(stderr,
-            "libpat_mpi: MPI_Allgather goes through libpat (PAT_ALG=%s); the application has %s, MPI provides %s\n",
+            "libpat_mpi: MPI_Allgather and MPI_Allgatherv go through libpat (PAT_ALG=%s); the application has %s, MPI "
+            "provides %s\n",
             PAT_AlgName(early.alg) ? PAT_AlgName(early.alg) : "auto", pat_thread_level_name(app_level),
             pat_thread_level_name(mpi_level));
 }
@@ -150,13 +153,14 @@ int MPI_Query_thread(int *provided) { return dropin_query_thread(provided); }
 
 int MPI_Finalize(void) { return dropin_finalize(); }
 
-/* Hand a failure to the communicator's error handler, as MPI does (an
- * invalid communicator: MPI_COMM_WORLD's, as Open MPI does). */
-static int raise_error(MPI_Comm comm, int rc) {
+/* Hand a failure of the MPI function `call` to the communicator's error
+ * handler, as MPI does (an invalid communicator: MPI_COMM_WORLD's, as Open
+ * MPI does). */
+static int raise_error(const char *call, MPI_Comm comm, int rc) {
   MPI_Comm where = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   if (PMPI_Comm_get_errhandler(where, &eh) == MPI_SUCCESS) {
-    if (eh == MPI_ERRORS_ARE_FATAL) fprintf(stderr, "libpat_mpi: MPI_Allgather: %s\n", PAT_Error_string(rc));
+    if (eh == MPI_ERRORS_ARE_FATAL) fprintf(stderr, "libpat_mpi: %s: %s\n", call, PAT_Error_string(rc));
     PMPI_Errhandler_free(&eh);
   }
   PMPI_Comm_call_errhandler(where, rc);
@@ -169,10 +173,25 @@ int dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
   inside = 1;
   int rc = PAT_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   inside = 0;
-  return rc == MPI_SUCCESS ? rc : raise_error(comm, rc);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgather", comm, rc);
+}
+
+int dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!pat_on || inside)
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  inside = 1;
+  int rc = PAT_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgatherv", comm, rc);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
   return dropin_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return dropin_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }

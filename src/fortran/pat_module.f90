@@ -8,16 +8,19 @@
 !   ierr = PAT_Edge(50d0)              half of it is done
 !   ierr = PAT_ProcessingEnd()
 !   ierr = PAT_Allgather(mine, n, MPI_REAL, all, n, MPI_REAL, MPI_COMM_WORLD)
+!   ierr = PAT_Allgatherv(mine, n, MPI_REAL, all, counts, displs, MPI_REAL, MPI_COMM_WORLD)
 !   ierr = PAT_UseAlg('ring')
 !   ierr = PAT_Finalize()              before MPI_FINALIZE, collective
 !
 ! Under libpat_mpi (linked) only the instrumentation calls are needed: the
-! drop-in runs PAT_Init/PAT_Finalize and takes MPI_ALLGATHER over itself.
+! drop-in runs PAT_Init/PAT_Finalize and takes MPI_ALLGATHER and
+! MPI_ALLGATHERV over itself.
 module pat
   use, intrinsic :: iso_c_binding, only: c_int, c_double, c_char, c_null_char
   implicit none
   private
-  public :: PAT_Init, PAT_Finalize, PAT_ProcessingStart, PAT_Edge, PAT_ProcessingEnd, PAT_UseAlg, PAT_Allgather
+  public :: PAT_Init, PAT_Finalize, PAT_ProcessingStart, PAT_Edge, PAT_ProcessingEnd, PAT_UseAlg, PAT_Allgather, &
+            PAT_Allgatherv
 
   interface
     integer(c_int) function PAT_Init() bind(C, name="PAT_Init")
@@ -52,6 +55,14 @@ module pat
       type(*), dimension(*) :: recvbuf
       integer, intent(in) :: sendcount, sendtype, recvcount, recvtype, comm
     end function PAT_Allgather
+    integer(c_int) function PAT_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+                                           comm) bind(C, name="pat_allgatherv_f")
+      import :: c_int
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
+      type(*), dimension(*), intent(in) :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: sendcount, recvcounts(*), displs(*), sendtype, recvtype, comm
+    end function PAT_Allgatherv
   end interface
 
 contains

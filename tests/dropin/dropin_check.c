@@ -13,6 +13,16 @@ int dropin_stats(PAT_Stats *stats) {
   return get(stats) == MPI_SUCCESS ? 0 : 1;
 }
 
+/* libpat's index of algorithm `name` (PAT_AlgName), or -1. */
+static int alg_index(const char *name) {
+  int (*count)(void) = (int (*)(void))dropin_symbol("PAT_AlgCount");
+  const char *(*alg_name)(int) = (const char *(*)(int))dropin_symbol("PAT_AlgName");
+  if (!count || !alg_name) return -1;
+  for (int i = 0, n = count(); i < n; i++)
+    if (alg_name(i) && strcmp(alg_name(i), name) == 0) return i;
+  return -1;
+}
+
 long dropin_check(MPI_Comm comm, const char *alg, long calls) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -28,6 +38,17 @@ long dropin_check(MPI_Comm comm, const char *alg, long calls) {
     fprintf(stderr, "FAIL world rank %d: libpat counted %lld all-gathers, the program made %ld\n", rank, st.calls,
             calls);
     return 1;
+  }
+  if (strcmp(alg, "auto") != 0) { /* every call, not only the last: the algorithm asked for, ring on one process */
+    int a = alg_index(alg), ring = alg_index("ring");
+    int slots = (int)(sizeof st.calls_per_alg / sizeof st.calls_per_alg[0]);
+    long long ran = a >= 0 && a < slots ? st.calls_per_alg[a] : 0;
+    if (ring >= 0 && ring < slots && ring != a) ran += st.calls_per_alg[ring];
+    if (ran != calls) {
+      fprintf(stderr, "FAIL world rank %d: %lld of the %ld all-gathers ran %s (or ring on a single process)\n", rank,
+              ran, calls, alg);
+      return 1;
+    }
   }
   const char *ran = last(comm);
   const char *want = P == 1 ? "ring" : alg;

@@ -14,14 +14,18 @@
  *   comms-rank  the same, but every rank frees in its own order (not
  *               registered with ctest: libpat deadlocks on it with a fixed
  *               classic algorithm, see tests/dropin/CMakeLists.txt)
- *   errors      argument errors go to the communicator's error handler
- *               (MPI_ERRORS_RETURN here) with MPI's error class
+ *   errors      argument errors of MPI_Allgather and MPI_Allgatherv go to
+ *               the communicator's error handler (MPI_ERRORS_RETURN here)
+ *               with MPI's error class
+ *   fatal-v     an argument error of MPI_Allgatherv under
+ *               MPI_ERRORS_ARE_FATAL: libpat_mpi names the call, MPI aborts
  *   fallback    PAT_ALG is not an algorithm: results still right, libpat off
  *   before      MPI_Allgather before MPI_Init (MPI reports it)
  *   after       MPI_Allgather after MPI_Finalize (MPI reports it)
  *
- * Every all-gather is compared with PMPI_Allgather on the same input.  With
- * libpat_mpi linked (not preloaded) the same modes apply.
+ * Every all-gather is compared with PMPI_Allgather on the same input, every
+ * all-gatherv with PMPI_Allgatherv.  With libpat_mpi linked (not preloaded)
+ * the same modes apply.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +65,36 @@ static void gather_check(MPI_Comm comm, int count, int salt) {
   free(ref);
 }
 
+/* One all-gatherv on comm, checked against PMPI_Allgatherv: rank r gives
+ * count + r ints (none from rank 1), blocks in reverse rank order with a
+ * gap before each. */
+static void gatherv_check(MPI_Comm comm, int count, int salt) {
+  int P, r;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &r);
+  int *c = malloc(sizeof(int) * (size_t)P), *d = malloc(sizeof(int) * (size_t)P), total = 0;
+  for (int q = P - 1; q >= 0; q--) {
+    c[q] = q == 1 ? 0 : count + q;
+    d[q] = total + 1;
+    total += 1 + c[q];
+  }
+  int *mine = malloc(sizeof(int) * (size_t)(c[r] + 1));
+  int *ours = malloc(sizeof(int) * (size_t)total), *ref = malloc(sizeof(int) * (size_t)total);
+  for (int i = 0; i < c[r]; i++) mine[i] = (rank + 1) * 1000003 + i * 31 + salt;
+  memset(ours, 0xA5, sizeof(int) * (size_t)total);
+  memset(ref, 0xA5, sizeof(int) * (size_t)total);
+  int rc = MPI_Allgatherv(mine, c[r], MPI_INT, ours, c, d, MPI_INT, comm);
+  calls++;
+  PMPI_Allgatherv(mine, c[r], MPI_INT, ref, c, d, MPI_INT, comm);
+  if (rc != MPI_SUCCESS || memcmp(ours, ref, sizeof(int) * (size_t)total) != 0)
+    FAIL("all-gatherv of %d.. ints on a communicator of %d differs from PMPI_Allgatherv (rc %d)", count, P, rc);
+  free(c);
+  free(d);
+  free(mine);
+  free(ours);
+  free(ref);
+}
+
 static int bg_thread_ran(void) {
   PAT_Stats st;
   for (int i = 0; i < 100; i++) { /* its wall time, read live by PAT_GetStats, is positive once it runs */
@@ -88,6 +122,7 @@ static void check_levels(int asked, int provided) {
     FAIL("without the thread (PAT_THREAD=0 or PAT_ONE_NODE=native): MPI runs at level %d, not the application's %d",
          mpi_level, asked);
   for (int i = 0; i < 20; i++) gather_check(MPI_COMM_WORLD, 1 + i % 5, i);
+  for (int i = 0; i < 5; i++) gatherv_check(MPI_COMM_WORLD, 1 + i, i);
   int ran = bg_thread_ran();
   if (ran != thread_wanted)
     FAIL("libpat's background thread %s", ran ? "ran (PAT_THREAD=0 or PAT_ONE_NODE=native)" : "did not run");
@@ -180,7 +215,36 @@ static void errors(void) {
   int cls = -1, rc = MPI_Allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_NULL);
   MPI_Error_class(rc, &cls);
   if (cls != MPI_ERR_COMM) FAIL("null communicator: class %d, not MPI_ERR_COMM", cls);
+  /* MPI_Allgatherv: the classes MPICH's own returns (Open MPI 4.1's does not
+   * check the counts: it runs the call, and the next ones go wrong), every
+   * rank passing the same mistake */
+  int counts[64], displs[64];
+  for (int r = 0; r < size; r++) {
+    counts[r] = 1;
+    displs[r] = r;
+  }
+  struct {
+    const char *what;
+    int scount, bad_rcount, want;
+    MPI_Datatype stype, rtype;
+    MPI_Comm comm;
+  } vcases[] = {
+      {"negative receive count", 1, -1, MPI_ERR_COUNT, MPI_INT, MPI_INT, comm},
+      {"negative send count", -1, 1, MPI_ERR_COUNT, MPI_INT, MPI_INT, comm},
+      {"null receive type", 1, 1, MPI_ERR_TYPE, MPI_INT, MPI_DATATYPE_NULL, comm},
+      {"null send type", 1, 1, MPI_ERR_TYPE, MPI_DATATYPE_NULL, MPI_INT, comm},
+      {"null communicator", 1, 1, MPI_ERR_COMM, MPI_INT, MPI_INT, MPI_COMM_NULL},
+  };
+  for (size_t k = 0; k < sizeof vcases / sizeof vcases[0]; k++) {
+    counts[size - 1] = vcases[k].bad_rcount;
+    rc = MPI_Allgatherv(buf, vcases[k].scount, vcases[k].stype, out, counts, displs, vcases[k].rtype, vcases[k].comm);
+    counts[size - 1] = 1;
+    MPI_Error_class(rc, &cls);
+    if (rc == MPI_SUCCESS || cls != vcases[k].want)
+      FAIL("%s: MPI_Allgatherv returned class %d, not %d", vcases[k].what, cls, vcases[k].want);
+  }
   gather_check(comm, 5, 1); /* still usable */
+  gatherv_check(comm, 5, 2);
   failures += dropin_check(comm, "auto", calls); /* the refused calls are not counted */
   MPI_Comm_free(&comm);
 }
@@ -227,8 +291,17 @@ int main(int argc, char **argv) {
     many_comms(1);
   else if (strcmp(mode, "errors") == 0)
     errors();
-  else if (strcmp(mode, "fallback") == 0) {
+  else if (strcmp(mode, "fatal-v") == 0) {
+    int x[2] = {rank, rank}, y[64 * 2], counts[64], displs[64];
+    for (int r = 0; r < size; r++) {
+      counts[r] = r == size - 1 ? -2 : 2;
+      displs[r] = 2 * r;
+    }
+    MPI_Allgatherv(x, 2, MPI_INT, y, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    printf("MPI_Allgatherv with a negative count returned under MPI_ERRORS_ARE_FATAL\n");
+  } else if (strcmp(mode, "fallback") == 0) {
     for (int i = 0; i < 10; i++) gather_check(MPI_COMM_WORLD, 1 + i, i);
+    for (int i = 0; i < 3; i++) gatherv_check(MPI_COMM_WORLD, 1 + i, i);
     int (*initialized)(int *) = (int (*)(int *))dropin_symbol("PAT_Initialized");
     int on = -1;
     if (!initialized || initialized(&on) != MPI_SUCCESS || on != 0)

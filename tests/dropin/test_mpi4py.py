@@ -1,7 +1,7 @@
 """mpi4py under libpat_mpi (LD_PRELOAD): comm.Allgather on numpy arrays and
 comm.allgather on Python objects, results checked; then proof that libpat ran
 the calls, read through ctypes from the preloaded library (it counts exactly
-the MPI_Allgather calls the program made)."""
+the MPI_Allgather and MPI_Allgatherv calls the program made)."""
 import ctypes
 import sys
 
@@ -11,7 +11,7 @@ from mpi4py import MPI
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
 failures = []
-intercepted = 0  # MPI_Allgather calls the program makes (through mpi4py)
+intercepted = 0  # MPI_Allgather and MPI_Allgatherv calls the program makes (through mpi4py)
 
 
 def check(ok, what):
@@ -56,11 +56,13 @@ def object_cases(c):
     global intercepted
     P, r = c.Get_size(), c.Get_rank()
     for k, obj in enumerate(objects_of(r)):
-        got = c.allgather(obj)  # pickled; mpi4py all-gathers the sizes with MPI_Allgather
-        intercepted += 1
+        # pickled; mpi4py all-gathers the sizes with MPI_Allgather, then the
+        # pickles with MPI_Allgatherv
+        got = c.allgather(obj)
+        intercepted += 2
         check(got == [objects_of(q)[k] for q in range(P)], f"allgather {type(obj).__name__} P={P}: {got!r}")
     got = c.allgather(np.arange(r, dtype=np.int16))
-    intercepted += 1
+    intercepted += 2
     check(all(np.array_equal(g, np.arange(q, dtype=np.int16)) for q, g in enumerate(got)), f"allgather ndarray P={P}")
 
 

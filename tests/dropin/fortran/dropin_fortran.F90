@@ -3,11 +3,14 @@
 ! `use mpi_f08` (PAT_USE_MPI / PAT_F08 select; the handle types differ only
 ! in their declaration).  On MPI_COMM_WORLD and on a reversed-order split:
 ! all-gathers of several sizes, in place and not, with a derived datatype on
-! both sides; every element is compared with the value its owner put there
-! (the result MPI must give, computed without MPI).  Wrong uses must give the
-! error classes a C program gets, through the communicator's error handler.
-! At the end, libpat must have counted every all-gather (fcheck.c), so a
-! binding that bypassed the drop-in fails the test.
+! both sides, and all-gathervs (MPI_ALLGATHERV: unequal blocks, one rank's
+! empty, placed in reverse rank order with gaps), in place and not; every
+! element is compared with the value its owner put there (the result MPI
+! must give, computed without MPI), and every gap must be untouched.  Wrong
+! uses must give the error classes a C program gets, through the
+! communicator's error handler.  At the end, libpat must have counted every
+! all-gather and all-gatherv (fcheck.c), so a binding that bypassed the
+! drop-in fails the test.
 program dropin_fortran
 #if defined(PAT_F08)
   use mpi_f08
@@ -63,12 +66,16 @@ program dropin_fortran
     call plain(sub, counts(k), 10 + k)
     call in_place(sub, counts(k), 20 + k)
     call derived(sub, counts(k), 30 + k)
+    call gatherv(sub, counts(k), 70 + k, .false.)
+    call gatherv(sub, counts(k), 80 + k, .true.)
   end do
   call MPI_COMM_FREE(sub, ierr)
   do k = 1, size(counts)
     call plain(MPI_COMM_WORLD, counts(k), 40 + k)
     call in_place(MPI_COMM_WORLD, counts(k), 50 + k)
     call derived(MPI_COMM_WORLD, counts(k), 60 + k)
+    call gatherv(MPI_COMM_WORLD, counts(k), 90 + k, .false.)
+    call gatherv(MPI_COMM_WORLD, counts(k), 100 + k, .true.)
   end do
 
   if (fdropin_check(FINT(MPI_COMM_WORLD), calls) /= 0) failures = failures + 1
@@ -175,11 +182,65 @@ contains
     call MPI_TYPE_FREE(block, e)
   end subroutine derived
 
+  ! MPI_ALLGATHERV: rank q sends n + q elements (none from rank 1), placed
+  ! in reverse rank order with a gap of 2 after each block; with in_place,
+  ! from MPI_IN_PLACE (its own block already in recv).  (Gaps after, not
+  ! before: MPICH 4.0's own MPI_Allgatherv, which auto runs, puts a single
+  ! process's block at the start of recv whatever its displacement.)
+  subroutine gatherv(comm, n, salt, in_place)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n, salt
+    logical, intent(in) :: in_place
+    integer, allocatable :: send(:), recv(:), rcounts(:), displs(:)
+    integer :: p, me, q, i, e, total, at
+    character(40) :: what
+    call MPI_COMM_SIZE(comm, p, e)
+    call MPI_COMM_RANK(comm, me, e)
+    allocate (rcounts(p), displs(p))
+    total = 0
+    do q = p - 1, 0, -1
+      rcounts(q + 1) = merge(0, n + q, q == 1)
+      displs(q + 1) = total
+      total = total + rcounts(q + 1) + 2
+    end do
+    allocate (send(rcounts(me + 1) + 1), recv(total + 1))
+    send = [(val(me, i, salt), i = 1, rcounts(me + 1)), -7]
+    recv = -1
+    what = merge('in-place all-gatherv', 'all-gatherv         ', in_place)
+    if (in_place) then
+      recv(displs(me + 1) + 1:displs(me + 1) + rcounts(me + 1)) = send(1:rcounts(me + 1))
+      call MPI_ALLGATHERV(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, rcounts, displs, MPI_INTEGER, comm, e)
+    else
+      call MPI_ALLGATHERV(send, rcounts(me + 1), MPI_INTEGER, recv, rcounts, displs, MPI_INTEGER, comm, e)
+    end if
+    calls = calls + 1
+    if (e /= MPI_SUCCESS) then
+      call fail(trim(what) // ': ierror', e)
+      return
+    end if
+    ! block by block, then every element outside the blocks
+    do q = 0, p - 1
+      do i = 1, rcounts(q + 1)
+        if (recv(displs(q + 1) + i) /= val(q, i, salt)) then
+          call fail(trim(what) // ': wrong element at index', displs(q + 1) + i)
+          return
+        end if
+        recv(displs(q + 1) + i) = -1
+      end do
+    end do
+    do at = 1, size(recv)
+      if (recv(at) /= -1) then
+        call fail(trim(what) // ': gap written at index', at)
+        return
+      end if
+    end do
+  end subroutine gatherv
+
   ! the classes a C program gets (tests/dropin/test_dropin_programs.c
   ! `errors`), returned through MPI_ERRORS_RETURN; refused calls are not counted
   subroutine wrong_uses()
     HANDLE(MPI_Comm) :: comm
-    integer :: buf(4), out(4 * 64), e, cls
+    integer :: buf(4), out(4 * 64), rcounts(64), displs(64), e, cls, p, i
     buf = 0
     call MPI_COMM_DUP(MPI_COMM_WORLD, comm, e)
     call MPI_COMM_SET_ERRHANDLER(comm, MPI_ERRORS_RETURN, e)
@@ -193,7 +254,26 @@ contains
     call MPI_ALLGATHER(buf, 1, MPI_INTEGER, out, 1, MPI_INTEGER, MPI_COMM_NULL, e)
     call MPI_ERROR_CLASS(e, cls, ierr)
     if (e == MPI_SUCCESS .or. cls /= MPI_ERR_COMM) call fail('null communicator: error class', cls)
+    ! MPI_ALLGATHERV's (blocks of 1 at 0..P-1; every rank passes the same
+    ! wrong argument, so every rank refuses the call).  MPICH's own classes;
+    ! Open MPI 4.1's own MPI_Allgatherv does not check the counts (it runs
+    ! the call, and the next ones go wrong), libpat does.
+    call MPI_COMM_SIZE(comm, p, e)
+    rcounts(1:p) = 1
+    displs(1:p) = [(i, i = 0, p - 1)]
+    rcounts(p) = -1
+    call MPI_ALLGATHERV(buf, 1, MPI_INTEGER, out, rcounts, displs, MPI_INTEGER, comm, e)
+    call MPI_ERROR_CLASS(e, cls, ierr)
+    if (e == MPI_SUCCESS .or. cls /= MPI_ERR_COUNT) call fail('all-gatherv negative count: error class', cls)
+    rcounts(p) = 1
+    call MPI_ALLGATHERV(buf, 1, MPI_INTEGER, out, rcounts, displs, MPI_DATATYPE_NULL, comm, e)
+    call MPI_ERROR_CLASS(e, cls, ierr)
+    if (e == MPI_SUCCESS .or. cls /= MPI_ERR_TYPE) call fail('all-gatherv null datatype: error class', cls)
+    call MPI_ALLGATHERV(buf, 1, MPI_INTEGER, out, rcounts, displs, MPI_INTEGER, MPI_COMM_NULL, e)
+    call MPI_ERROR_CLASS(e, cls, ierr)
+    if (e == MPI_SUCCESS .or. cls /= MPI_ERR_COMM) call fail('all-gatherv null communicator: error class', cls)
     call plain(comm, 3, 5) ! still usable
+    call gatherv(comm, 3, 6, .false.)
     call MPI_COMM_FREE(comm, e)
   end subroutine wrong_uses
 end program dropin_fortran
