@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# bench/results/2026-11-24-allgatherv: the first measurements of PAT_Allgatherv (issue 23).
+#   bash bench/results/2026-11-24-allgatherv/run.sh osu      # osu_allgatherv under the drop-in (auto)
+#   bash bench/results/2026-11-24-allgatherv/run.sh cluster  # unequal blocks on the emulated cluster
+# Needs root, build/ (cmake --build build), a quiet machine, and for `osu` OSU's osu_allgatherv
+# built unmodified from its 5.x release (see bench/balanced/osu.sh; OSU=path, default
+# /tmp/osu/osu_allgatherv).  `cluster` tears the emulated cluster down at the end.
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+R=bench/results/2026-11-24-allgatherv
+CL=bench/cluster/pat-cluster
+MB=build/bench/minibench/pat-minibench
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+case ${1:-} in
+  osu)
+    bash bench/balanced/osu.sh --osu "${OSU:-/tmp/osu/osu_allgatherv}" --out $R/osu --configs shm2,shm4 \
+      --rounds 5 --osu-args "-m 1:1048576 -i 1000"
+    ;;
+  cluster)
+    rm -f $R/minibench.csv
+    $CL down >/dev/null 2>&1
+    $CL up -n 8 --rate 500mbit
+    for N in 1M 4M; do
+      for counts in onebig ramp; do
+        for d in 0 50 50+size; do
+          extra=""
+          [ $d = 50+size ] && extra=--compute-by-size
+          echo "== N=$N counts=$counts delay=$d"
+          $CL run --timeout 600 -np 8 $MB -N $N --iters 12 --warmup 3 --base-ms 20 --quiet \
+            --max-delay ${d%+size} $extra --counts $counts --alg ring,direct,relay,bdr,native \
+            --csv $R/minibench.csv --label "$counts/$d" 2>&1 | grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"
+        done
+      done
+    done > $R/log.txt
+    $CL down
+    python3 $R/summarise.py > $R/summary.md
+    ;;
+  *) sed -n '2,7p' "$0"; exit 2 ;;
+esac
