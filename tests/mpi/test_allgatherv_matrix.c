@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allgatherv_under_test.h"
+#include "allgather_under_test.h"
 #include "mpitest.h"
 
 #define HUGE_COUNT 131072
