@@ -73,8 +73,9 @@ int PAT_AlgCount(void);
 const char *PAT_AlgName(int index);
 
 /* Name of the algorithm the last PAT_Allgather or PAT_Allgatherv of this
- * process ran on comm
- * (after "auto", the one it chose); "" before the first call. */
+ * process ran on comm (after "auto", the one it chose); "" before the first
+ * call, and on a communicator that has only run the MPI library's own
+ * all-gatherv (auto and native make no libpat state for it). */
 const char *PAT_LastAlg(MPI_Comm comm);
 
 /* Text for an error code returned by a PAT function (the last failure's
