@@ -60,17 +60,15 @@ int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recv
   b->recvcount = recvcount;
   b->recvtype = recvtype;
   b->block_type = MPI_DATATYPE_NULL;
-  MPI_Aint lb, extent;
-  int rc = MPI_Type_get_extent(recvtype, &lb, &extent);
-  b->block_extent = extent * recvcount;
+  MPI_Aint lb;
+  int rc = MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
+  b->block_extent = b->type_extent * recvcount;
   return rc;
 }
 
 int pat_buffers_typed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, const int *counts,
                         const int *displs, MPI_Datatype recvtype) {
   int rc = pat_buffers_typed(b, comm, P, self, recvbuf, 0, recvtype);
-  MPI_Aint lb;
-  if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
   b->counts = counts;
   b->displs = displs;
   return rc;

@@ -32,7 +32,8 @@ typedef struct pat_buffers {
   void *recvbuf;
   int recvcount;
   MPI_Datatype recvtype;
-  MPI_Aint block_extent; /* recvcount * extent(recvtype) */
+  MPI_Aint type_extent;  /* extent(recvtype) */
+  MPI_Aint block_extent; /* recvcount * type_extent */
   MPI_Datatype block_type; /* contiguous(recvcount, recvtype), made on demand */
   /* packed view */
   char *stage;
@@ -40,7 +41,6 @@ typedef struct pat_buffers {
   /* unequal blocks (all-gatherv), NULL for equal ones: the caller's arrays,
    * kept while the buffers are used, and the stage's offsets (P + 1, owned) */
   const int *counts, *displs;
-  MPI_Aint type_extent; /* extent(recvtype) */
   size_t *offsets;
 } pat_buffers;
 

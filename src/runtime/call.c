@@ -27,27 +27,13 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf may not be MPI_IN_PLACE");
   if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: recvcount %d < 0", recvcount);
   if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: recvtype is MPI_DATATYPE_NULL");
-  MPI_Count rsize, ssize;
+  MPI_Count rsize;
   if (pat_type_size(recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
   *bytes = (long long)rsize * recvcount;
   if (*bytes > 0 && pat_null_buffer(recvbuf, recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is NULL");
   if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  if (sendcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: sendcount %d < 0", sendcount);
-  if (sendtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: sendtype is MPI_DATATYPE_NULL");
-  /* the same handle, queried a moment ago: the same size (the usual call asks MPI once) */
-  if (sendtype == recvtype)
-    ssize = rsize;
-  else if (pat_type_size(sendtype, &ssize))
-    return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad sendtype");
-  long long sbytes = (long long)ssize * sendcount;
-  if (sbytes != *bytes)
-    return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: send size %lld bytes differs from receive size %lld bytes",
-                    sbytes, *bytes);
-  if (sbytes > 0 && pat_null_buffer(sendbuf, sendtype)) return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: sendbuf is NULL");
-  if (sbytes > 0 && sendbuf == recvbuf)
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: sendbuf aliases recvbuf (use MPI_IN_PLACE)");
-  return MPI_SUCCESS;
+  return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes);
 }
 
 typedef struct call_args {
@@ -113,9 +99,9 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
   b->recvbuf = c->recvbuf;
   b->recvcount = c->recvcount;
   b->recvtype = c->recvtype;
-  MPI_Aint lb, extent;
-  MPI_Type_get_extent(c->recvtype, &lb, &extent);
-  b->block_extent = extent * c->recvcount;
+  MPI_Aint lb;
+  MPI_Type_get_extent(c->recvtype, &lb, &b->type_extent);
+  b->block_extent = b->type_extent * c->recvcount;
   *bg_steps = plan->exec.steps_done;
   int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
   rc = pat_buffers_put_own(b, c->sendbuf, c->sendcount, c->sendtype);

@@ -34,26 +34,6 @@ typedef struct vcall {
   long long largest; /* bytes of the largest block */
 } vcall;
 
-static int check_send(const vcall *v, MPI_Count rsize, int rank) {
-  if (v->sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  if (v->sendcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: sendcount %d < 0", v->sendcount);
-  if (v->sendtype == MPI_DATATYPE_NULL)
-    return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: sendtype is MPI_DATATYPE_NULL");
-  MPI_Count ssize = rsize;
-  if (v->sendtype != v->recvtype && pat_type_size(v->sendtype, &ssize))
-    return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: bad sendtype");
-  long long sbytes = (long long)ssize * v->sendcount, own = (long long)rsize * v->counts[rank];
-  if (sbytes != own)
-    return pat_fail(MPI_ERR_TRUNCATE,
-                    "PAT_Allgatherv: send size %lld bytes differs from recvcounts[%d] = %d elements (%lld bytes)",
-                    sbytes, rank, v->counts[rank], own);
-  if (sbytes > 0 && pat_null_buffer(v->sendbuf, v->sendtype))
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: sendbuf is NULL");
-  if (sbytes > 0 && v->sendbuf == v->recvbuf)
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: sendbuf aliases recvbuf (use MPI_IN_PLACE)");
-  return MPI_SUCCESS;
-}
-
 /* The arguments of an intra-communicator all-gatherv of P ranks, as this
  * rank passed them (the communicator is checked before). */
 static int check_args(vcall *v, int P, int rank) {
@@ -76,7 +56,9 @@ static int check_args(vcall *v, int P, int rank) {
   }
   if (total > 0 && pat_null_buffer(v->recvbuf, v->recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf is NULL");
-  return check_send(v, rsize, rank);
+  if (v->sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  return pat_check_send("PAT_Allgatherv", v->sendbuf, v->sendcount, v->sendtype, v->recvbuf, v->recvtype, rsize,
+                        (long long)rsize * v->counts[rank]);
 }
 
 /* A classic schedule, typed on the user's buffer. */
