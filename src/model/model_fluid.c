@@ -527,7 +527,7 @@ int pat_replay_fluid(pat_replay *R) {
     x->blocks = pat_model_op_blocks(&s->ops[i]);
     pat_hockney h = pat_replay_pair(R, x->from, x->to);
     x->alpha = h.alpha;
-    double bytes = pat_replay_op_bytes(R, &s->ops[i]);
+    double bytes = pat_replay_op_bytes(R, &s->ops[i], x->blocks);
     x->work = h.beta * bytes;
     x->eager = pat_replay_eager(R, bytes);
     x->tsend = x->trecv = NAN;

@@ -28,9 +28,10 @@ static inline pat_hockney pat_replay_pair(const pat_replay *R, int from, int to)
   return lm->inter;
 }
 
-/* Bytes an op moves: its blocks' (or pieces') share of their sizes. */
-static inline double pat_replay_op_bytes(const pat_replay *R, const pat_op *op) {
-  if (!R->block_size) return R->block_bytes * pat_model_op_blocks(op);
+/* Bytes an op of `blocks` blocks (pat_model_op_blocks) moves: its blocks'
+ * (or pieces') share of their sizes. */
+static inline double pat_replay_op_bytes(const pat_replay *R, const pat_op *op, double blocks) {
+  if (!R->block_size) return R->block_bytes * blocks;
   double bytes = 0;
   for (int i = 0; i < op->nspans; i++) {
     const pat_span *sp = &op->span[i];
