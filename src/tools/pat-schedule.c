@@ -169,20 +169,26 @@ static int parse_options(int argc, char **argv, schedule_opts *o) {
   return PARSED;
 }
 
+/* One non-negative number in units of tau per rank, from option `name`'s text. */
+static int rank_list(const char *name, const char *text, int P, double *out) {
+  cli_error err;
+  int n = 0;
+  if (cli_real_list(name, text, 0, 1e9, out, P, &n, &err)) {
+    fprintf(stderr, "pat-schedule: %s\n", err.text);
+    return -1;
+  }
+  if (n != P) {
+    fprintf(stderr, "pat-schedule: %s needs %d non-negative numbers (units of tau), comma-separated\n", name, P);
+    return -1;
+  }
+  return 0;
+}
+
 /* Each rank's arrival in tau: --arrivals, --random W (on a 0.01 tau grid), or 0. */
 static int make_arrivals(const schedule_opts *o, double *arr) {
   const int P = o->P;
   if (o->arrivals) {
-    cli_error err;
-    int n = 0;
-    if (cli_real_list("--arrivals", o->arrivals, 0, 1e9, arr, P, &n, &err)) {
-      fprintf(stderr, "pat-schedule: %s\n", err.text);
-      return -1;
-    }
-    if (n != P) {
-      fprintf(stderr, "pat-schedule: --arrivals needs %d non-negative numbers (units of tau), comma-separated\n", P);
-      return -1;
-    }
+    if (rank_list("--arrivals", o->arrivals, P, arr)) return -1;
   } else if (o->random_w >= 0) {
     uint64_t x = o->seed * 0x9e3779b97f4a7c15ull + 1;
     for (int r = 0; r < P; r++) {
@@ -197,18 +203,7 @@ static int make_arrivals(const schedule_opts *o, double *arr) {
 static int make_sizes(const schedule_opts *o, rank_times *t) {
   if (!o->sizes) return 0;
   t->size = calloc(o->P, sizeof *t->size);
-  cli_error err;
-  int n = 0;
-  if (!t->size) return -1;
-  if (cli_real_list("--sizes", o->sizes, 0, 1e9, t->size, o->P, &n, &err)) {
-    fprintf(stderr, "pat-schedule: %s\n", err.text);
-    return -1;
-  }
-  if (n != o->P) {
-    fprintf(stderr, "pat-schedule: --sizes needs %d non-negative numbers (units of tau), comma-separated\n", o->P);
-    return -1;
-  }
-  return 0;
+  return t->size ? rank_list("--sizes", o->sizes, o->P, t->size) : -1;
 }
 
 static int rank_times_alloc(rank_times *t, int P) {
@@ -403,11 +398,10 @@ int main(int argc, char **argv) {
   if (parsed != PARSED) return parsed == PARSED_HELP ? 0 : 2;
   rank_times t;
   if (rank_times_alloc(&t, o.P)) return 1;
-  if (make_arrivals(&o, t.arr)) return 2;
+  if (make_arrivals(&o, t.arr) || make_sizes(&o, &t)) return 2;
   pat_sched s, ring;
   if (build_schedules(&o, &t, &s, &ring)) return 1;
   double ebar, ebar_ring;
-  if (make_sizes(&o, &t)) return 2;
   if (replay(&s, t.arr, t.size, t.e, t.f, t.fg, &ebar) || replay(&ring, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
     fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
     return 1;
