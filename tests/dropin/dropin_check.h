@@ -19,6 +19,11 @@ void *dropin_symbol(const char *name);
 /* libpat's statistics; 0 on success. */
 int dropin_stats(PAT_Stats *stats);
 
+/* 0 if libpat is loaded and counted exactly `calls` all-gathers and
+ * all-gathervs in this process (its statistics in *st); else 1, with a
+ * message on stderr. */
+long dropin_check_count(long calls, PAT_Stats *st);
+
 /* 0 if libpat ran exactly `calls` all-gathers and all-gathervs in this
  * process, each of them `alg` (any algorithm for "auto"; ring on a single
  * process, as libpat does), and the last one on comm ran `alg` too; else 1,

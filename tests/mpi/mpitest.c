@@ -33,6 +33,21 @@ void test_types_free(test_type *t, int n) {
   for (int i = 3; i < n; i++) MPI_Type_free(&t[i].type);
 }
 
+void test_comms_create(test_comm comms[TEST_NCOMMS]) {
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  comms[0] = (test_comm){"world", MPI_COMM_WORLD};
+  comms[1].name = "reversed";
+  MPI_Comm_split(MPI_COMM_WORLD, 0, P - rank, &comms[1].comm);
+  comms[2].name = "half";
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &comms[2].comm);
+}
+
+void test_comms_free(test_comm comms[TEST_NCOMMS]) {
+  for (int i = 1; i < TEST_NCOMMS; i++) MPI_Comm_free(&comms[i].comm);
+}
+
 void fill_pattern(void *buf, size_t n, unsigned seed) {
   unsigned char *p = buf;
   unsigned x = seed * 2654435761u + 12345u;

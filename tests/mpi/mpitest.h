@@ -17,6 +17,18 @@ typedef struct test_type {
 int test_types_create(test_type *types);
 void test_types_free(test_type *types, int n);
 
+typedef struct test_comm {
+  const char *name;
+  MPI_Comm comm;
+} test_comm;
+
+/* The matrix's communicators: "world", "reversed" (world's ranks in reverse
+ * order) and "half" (even and odd world ranks apart, each reversed).
+ * Collective over world. */
+#define TEST_NCOMMS 3
+void test_comms_create(test_comm comms[TEST_NCOMMS]);
+void test_comms_free(test_comm comms[TEST_NCOMMS]);
+
 /* Fill n bytes with a pattern that depends on (seed, offset). */
 void fill_pattern(void *buf, size_t n, unsigned seed);
 

@@ -91,43 +91,24 @@ static void check_mixed_types(const char *alg, MPI_Comm comm, int count) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  const char *const *algs;
+  int nalgs = under_test_start(&argc, &argv, &algs);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-#ifdef PAT_MATRIX_DROPIN
-  const char *env_alg = getenv("PAT_ALG");
-  const char *algs[] = {env_alg && *env_alg ? env_alg : "auto"};
-  int nalgs = 1;
-#else
-  if (PAT_Init() != MPI_SUCCESS) {
-    fprintf(stderr, "PAT_Init failed\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  char **algs = argv + 1;
-  int nalgs = argc - 1;
-#endif
   test_type types[5];
   int ntypes = test_types_create(types);
-  MPI_Comm reversed, half;
-  MPI_Comm_split(MPI_COMM_WORLD, 0, P - world_rank, &reversed);
-  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &half);
-  struct {
-    const char *name;
-    MPI_Comm comm;
-  } comms[] = {{"world", MPI_COMM_WORLD}, {"reversed", reversed}, {"half", half}};
+  test_comm comms[TEST_NCOMMS];
+  test_comms_create(comms);
+  MPI_Comm reversed = comms[1].comm;
 
   for (int a = 0; a < nalgs; a++) {
     const char *alg = algs[a];
-#ifndef PAT_MATRIX_DROPIN
-    if (PAT_UseAlg(alg) != MPI_SUCCESS) {
-      fprintf(stderr, "unknown algorithm %s\n", alg);
+    if (under_test_use(alg)) {
       failures++;
       continue;
     }
-#endif
-    for (size_t c = 0; c < sizeof comms / sizeof comms[0]; c++)
+    for (size_t c = 0; c < TEST_NCOMMS; c++)
       for (int ti = 0; ti < ntypes; ti++)
         for (int ci = 0; ci < NCOUNTS; ci++)
           for (int ip = 0; ip < 2; ip++) check_case(alg, comms[c].name, comms[c].comm, &types[ti], counts[ci], ip);
@@ -139,12 +120,8 @@ int main(int argc, char **argv) {
   char what[64];
   snprintf(what, sizeof what, "allgather matrix, P=%d", P);
   int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
-  MPI_Comm_free(&reversed);
-  MPI_Comm_free(&half);
+  test_comms_free(comms);
   test_types_free(types, ntypes);
-#ifndef PAT_MATRIX_DROPIN
-  PAT_Finalize();
-#endif
-  MPI_Finalize();
+  under_test_finish();
   return bad;
 }

@@ -212,30 +212,23 @@ static void check_in_place_recvbuf(const char *alg, MPI_Comm comm) {
 }
 
 int main(int argc, char **argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  const char *const *args;
+  int nargs = under_test_start(&argc, &argv, &args);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-#ifdef PAT_MATRIX_DROPIN
-  const char *env_alg = getenv("PAT_ALG");
-  const char *algs[] = {env_alg && *env_alg ? env_alg : "auto"};
-  int nalgs = 1;
-#else
-  if (PAT_Init() != MPI_SUCCESS) {
-    fprintf(stderr, "PAT_Init failed\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
   const char *algs[64];
   int nalgs = 0;
-  for (int i = 1; i < argc && nalgs < 64; i++) {
+  for (int i = 0; i < nargs && nalgs < 64; i++) {
+#ifndef PAT_MATRIX_DROPIN
     long limit;
-    if (sscanf(argv[i], "--count-limit=%ld", &limit) == 1)
+    if (sscanf(args[i], "--count-limit=%ld", &limit) == 1) {
       pat_buffers_set_count_limit((size_t)limit);
-    else
-      algs[nalgs++] = argv[i];
-  }
+      continue;
+    }
 #endif
+    algs[nalgs++] = args[i];
+  }
   family families[2];
   int_family(&families[0]);
   char_double_family(&families[1]);
@@ -245,13 +238,10 @@ int main(int argc, char **argv) {
 
   for (int a = 0; a < nalgs; a++) {
     const char *alg = algs[a];
-#ifndef PAT_MATRIX_DROPIN
-    if (PAT_UseAlg(alg) != MPI_SUCCESS) {
-      fprintf(stderr, "unknown algorithm %s\n", alg);
+    if (under_test_use(alg)) {
       failures++;
       continue;
     }
-#endif
     for (int f = 0; f < 2; f++) check_family(alg, comm, &families[f]);
   }
   /* last: before libpat checked it, this crashed */
@@ -269,9 +259,6 @@ int main(int argc, char **argv) {
   int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
   MPI_Comm_free(&comm);
   for (int f = 0; f < 2; f++) family_free(&families[f]);
-#ifndef PAT_MATRIX_DROPIN
-  PAT_Finalize();
-#endif
-  MPI_Finalize();
+  under_test_finish();
   return bad;
 }
