@@ -13,6 +13,7 @@ int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
   e->cfg = *cfg;
   e->one_node_native = pat_engine_one_node_native(cfg->P, cfg->node, cfg->have_model, cfg->one_node_auto);
   pat_select_cache_init(&e->select);
+  pat_vsites_init(&e->vsites);
   e->unsettled.arrival = malloc((size_t)cfg->P * sizeof *e->unsettled.arrival);
   e->records = malloc((size_t)cfg->P * sizeof *e->records);
   return e->unsettled.arrival && e->records ? 0 : -1;
@@ -61,6 +62,16 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
 
 int pat_engine_static_choice(const pat_engine *e, int site, int64_t bytes) {
   return site >= 0 ? e->site[site].static_alg : pat_engine_static_alg(e, bytes);
+}
+
+int pat_engine_static_choice_v(pat_engine *e, const int64_t *bytes) {
+  if (e->one_node_native || !e->cfg.have_model) return PAT_ALG_NATIVE;
+  uint64_t sig = pat_vsig(e->cfg.P, bytes);
+  int slot = pat_vsites_find(&e->vsites, sig);
+  if (slot >= 0) return e->vsites.site[slot].alg;
+  int alg = pat_vchoice(e->cfg.mp, e->cfg.P, bytes);
+  pat_vsites_put(&e->vsites, sig, alg);
+  return alg;
 }
 
 /* The static choice's balanced time for blocks of `bytes` (s): measured, or

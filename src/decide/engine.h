@@ -73,6 +73,7 @@
 #include "algorithms/algorithms.h"
 #include "decide/guardrail.h"
 #include "decide/refine.h"
+#include "decide/vchoice.h"
 #include "model/model.h"
 #include "model/select.h"
 
@@ -189,6 +190,7 @@ typedef struct pat_engine {
   } unsettled;
   pat_last_call *records;  /* P: every rank's previous call, from the exchanged records (commit) */
   pat_select_cache select; /* the selection's compiled schedules */
+  pat_vsites vsites;       /* all-gatherv: the choice per count vector (vchoice.h) */
 } pat_engine;
 
 /* 0, or -1 when out of memory (P arrivals and records). */
@@ -216,6 +218,12 @@ int pat_engine_exchanges(const pat_engine *e, int setting, int fresh);
 /* The algorithm a call that does not exchange runs under auto: the site's
  * static choice (site -1: the one for blocks of `bytes`). */
 int pat_engine_static_choice(const pat_engine *e, int site, int64_t bytes);
+
+/* The algorithm an all-gatherv with blocks of bytes[0..P-1] runs under
+ * auto: NATIVE where auto defers to it (one_node_native), else the count
+ * vector signature's cached choice (pat_vsig), made by pat_vchoice for the
+ * first vector with that signature. */
+int pat_engine_static_choice_v(pat_engine *e, const int64_t *bytes);
 
 /* Under auto, is `site` planned ahead: in the exchange mode, its last call
  * ran a plan-ahead algorithm?  Then the call after it exchanges records

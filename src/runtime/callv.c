@@ -1,17 +1,26 @@
 /*
  * PAT_Allgatherv: MPI_Allgatherv, blocks of any sizes.  The arguments are
- * checked as MPI would; then auto and native run the MPI library's own
- * all-gatherv, and any other setting runs its algorithm's schedule on blocks
+ * checked as MPI would; then the setting's algorithm runs: native the MPI
+ * library's own all-gatherv, and any other algorithm its schedule on blocks
  * of the sizes the counts give (exec/buffers.h): a classic schedule on the
  * user's buffer in its datatype, an arrival-aware one on packed bytes.
  * Schedules name blocks, never bytes, so every algorithm's schedule serves
  * unequal blocks unchanged; the arrival-aware ones are built for balanced
  * arrivals here (no exchange and no call-site history for this call yet).
  *
+ * auto chooses per count vector without an exchange (decide/vchoice.h):
+ * MPI's own where auto defers to it (one node without a model file) or
+ * has no measured levels (no model file, or another P than the model's),
+ * else the choice its model predicts for the counts' signature.
+ *
  * Every rank sizes each block from its own counts.  Ranks whose counts
  * disagree (an erroneous program) therefore see messages of the wrong size:
  * MPI_ERR_TRUNCATE where they arrive, while every rank still runs its whole
- * schedule (exec/executor.h), so that no rank is left waiting.
+ * schedule (exec/executor.h), so that no rank is left waiting.  Under auto
+ * with a model file such ranks may choose different algorithms (their
+ * signatures differ) and then wait for each other: there the mismatch is
+ * not seen (an agreement per new signature would cost every changing
+ * count vector an extra collective; not built).
  */
 #include <stdlib.h>
 
@@ -32,6 +41,7 @@ typedef struct vcall {
   MPI_Datatype recvtype;
   MPI_Comm comm;
   long long largest; /* bytes of the largest block */
+  long long type_size; /* of recvtype */
 } vcall;
 
 /* The arguments of an intra-communicator all-gatherv of P ranks, as this
@@ -47,6 +57,7 @@ static int check_args(vcall *v, int P, int rank) {
   if (pat_type_size(v->recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: bad recvtype");
   long long total = 0;
   v->largest = 0;
+  v->type_size = (long long)rsize;
   for (int r = 0; r < P; r++) {
     if (v->counts[r] < 0)
       return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: recvcounts[%d] = %d < 0", r, v->counts[r]);
@@ -119,6 +130,28 @@ static int run_native(const vcall *v) {
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI_Allgatherv failed");
 }
 
+/* auto: NATIVE without a look at the counts where it can be nothing else
+ * (pat_engine_static_choice_v), which needs no lock: nothing of cs is read
+ * that changes after its creation. */
+static int auto_defers_to_native(const pat_comm_state *cs) {
+  return cs->engine.one_node_native || !cs->engine.cfg.have_model || cs->base.P > PAT_VCHOICE_MAX_P;
+}
+
+/* auto's choice for these counts (cs->lock held). */
+static int auto_choice(pat_comm_state *cs, const vcall *v) {
+  int64_t bytes[PAT_VCHOICE_MAX_P];
+  for (int r = 0; r < cs->base.P; r++) bytes[r] = (int64_t)v->counts[r] * v->type_size;
+  return pat_engine_static_choice_v(&cs->engine, bytes);
+}
+
+static int run_native_counted(pat_comm_state *cs, const vcall *v) {
+  int rc = run_native(v);
+  if (cs) __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED);
+  pat_call_stats st = {.alg = PAT_ALG_NATIVE};
+  pat_stats_call(&st);
+  return rc;
+}
+
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
@@ -137,28 +170,29 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &rank);
   }
-  vcall v = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0};
+  vcall v = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, 0};
   int rc = check_args(&v, P, rank);
   if (rc != MPI_SUCCESS) return rc;
   /* One process: its block copied by libpat (RING's empty schedule) under any setting, since MPICH 4.0's
    * own all-gatherv writes it at the start of recvbuf whatever its displacement */
   int setting = pat_proc.alg;
-  int alg = P < 2 ? PAT_ALG_RING : setting < 0 || setting == PAT_ALG_NATIVE ? PAT_ALG_NATIVE : setting;
-  pat_call_stats st = {.alg = alg};
-  if (alg == PAT_ALG_NATIVE) { /* no state of its own: a communicator only ever gathered with v needs none */
-    rc = run_native(&v);
-    if (cs) __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED);
-    pat_stats_call(&st);
-    return rc;
-  }
-  if (!cs) {
+  /* PAT_ALG=native needs no state: a communicator only ever gathered with v gets none */
+  if (P > 1 && setting == PAT_ALG_NATIVE) return run_native_counted(cs, &v);
+  if (!cs) { /* made once: later calls find it without asking MPI (pat_comm_cached) */
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
   }
+  if (P > 1 && setting == PAT_ALG_AUTO && auto_defers_to_native(cs)) return run_native_counted(cs, &v);
   pat_comm_enter_call(cs);
-  rc = pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL ? run_packed(cs, alg, &v) : run_typed(cs, alg, &v);
+  int alg = P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : auto_choice(cs, &v);
+  if (alg == PAT_ALG_NATIVE)
+    rc = run_native(&v);
+  else
+    rc = pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL ? run_packed(cs, alg, &v) : run_typed(cs, alg, &v);
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   pat_comm_leave_call(cs);
+  pat_call_stats st = {.alg = alg};
   pat_stats_call(&st);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: %s failed", pat_algorithms[alg].name);
+  return rc == MPI_SUCCESS || alg == PAT_ALG_NATIVE ? rc
+                                                    : pat_fail(rc, "PAT_Allgatherv: %s failed", pat_algorithms[alg].name);
 }

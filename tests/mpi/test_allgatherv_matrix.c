@@ -121,13 +121,27 @@ static long check_dropin(const char *alg, long calls) {
   return dropin_check_count(calls, &st);
 }
 #else
+static long auto_ran_libpat; /* calls in which auto ran one of libpat's algorithms */
+
+/* Every rank of comm ran the same algorithm: its name's hash agrees. */
+static int same_on_every_rank(const char *name, MPI_Comm comm) {
+  long h = 5381, lo, hi;
+  for (const char *p = name; *p; p++) h = h * 33 + (unsigned char)*p;
+  MPI_Allreduce(&h, &lo, 1, MPI_LONG, MPI_MIN, comm);
+  MPI_Allreduce(&h, &hi, 1, MPI_LONG, MPI_MAX, comm);
+  return lo == hi;
+}
+
 /* The algorithm the call ran is the one asked for: libpat runs ring on a
- * single process; "auto" may run any algorithm; MPI's own all-gather-v
- * ("native", and auto's usual choice) makes no libpat state for a
- * communicator, whose PAT_LastAlg then stays "". */
+ * single process; "auto" may run any algorithm, the same on every rank
+ * (with a model file it chooses from the counts: vchoice.h); PAT_ALG=native
+ * makes no libpat state for a communicator, whose PAT_LastAlg then stays "". */
 static int ran_as_asked(const char *alg, MPI_Comm comm, int P, const char **ran) {
   *ran = PAT_LastAlg(comm);
-  if (strcmp(alg, "auto") == 0) return 1;
+  if (strcmp(alg, "auto") == 0) {
+    if (P > 1 && strcmp(*ran, "native") != 0) auto_ran_libpat++;
+    return same_on_every_rank(*ran, comm);
+  }
   if (strcmp(alg, "native") == 0 && !**ran) return 1;
   return strcmp(*ran, alg) == 0 || (P == 1 && strcmp(*ran, "ring") == 0);
 }
@@ -271,6 +285,15 @@ int main(int argc, char **argv) {
   }
 #ifdef PAT_MATRIX_DROPIN
   failures += check_dropin(algs[0], cases);
+#else
+  /* with PAT_VMATRIX_CHOOSES (set beside the test's made-up model file), auto
+   * must have chosen libpat's algorithms for some of the counts */
+  if (getenv("PAT_VMATRIX_CHOOSES") && auto_ran_libpat == 0) {
+    failures++;
+    fprintf(stderr, "FAIL world rank %d: auto ran MPI's own all-gather-v for every count pattern\n", world_rank);
+  }
+  if (getenv("PAT_VMATRIX_CHOOSES") && world_rank == 0)
+    printf("auto ran libpat's algorithms in %ld of %ld cases on rank 0\n", auto_ran_libpat, cases);
 #endif
   char what[64];
   snprintf(what, sizeof what, "allgatherv matrix, P=%d", P);
