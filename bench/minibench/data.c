@@ -79,10 +79,12 @@ double mb_uniform(unsigned long long seed, int rank, long long iter) {
 }
 
 void mb_counts_name(int dist, unsigned long long seed, char *out, size_t len) {
-  static const char *const names[MB_COUNTS_KINDS] = {"equal", "onebig", "ramp", "random"};
+  const char *const *names = mb_counts_names;
   if (dist == MB_COUNTS_RANDOM) snprintf(out, len, "random:%llu", seed);
   else snprintf(out, len, "%s", dist >= 0 && dist < MB_COUNTS_KINDS ? names[dist] : "?");
 }
+
+const char *const mb_counts_names[MB_COUNTS_KINDS] = {"equal", "onebig", "ramp", "random", "equalv"};
 
 /* random weights: integers in [0.25, 1.75] * 2^20 */
 #define W_ONE (1u << 20)

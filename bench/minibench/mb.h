@@ -20,7 +20,9 @@
 
 /* ---- options ---------------------------------------------------------- */
 /* --counts: how the P*count floats are shared among the ranks */
-enum { MB_COUNTS_EQUAL, MB_COUNTS_ONEBIG, MB_COUNTS_RAMP, MB_COUNTS_RANDOM, MB_COUNTS_KINDS };
+enum { MB_COUNTS_EQUAL, MB_COUNTS_ONEBIG, MB_COUNTS_RAMP, MB_COUNTS_RANDOM, MB_COUNTS_EQUALV, MB_COUNTS_KINDS };
+/* the names of --counts, in that order */
+extern const char *const mb_counts_names[MB_COUNTS_KINDS];
 typedef struct mb_opts {
   long long n_req;        /* -N: floats in the gathered vector (total over ranks) */
   int iters, warmup;      /* measured and warm-up iterations per algorithm */
@@ -79,10 +81,10 @@ void mb_fill(float *buf, long long count, unsigned long long seed, long long ite
 long long mb_check(const float *all, long long count, int P, unsigned long long seed, long long iter);
 /* Uniform number in [0, 1] for (seed, rank, iter): the per-rank delay draw. */
 double mb_uniform(unsigned long long seed, int rank, long long iter);
-/* --counts: "equal", "onebig", "ramp", "random:SEED" into out (the CSV's counts column). */
+/* --counts: "equal", "onebig", "ramp", "random:SEED", "equalv" into out (the CSV's counts column). */
 void mb_counts_name(int dist, unsigned long long seed, char *out, size_t len);
 /* Rank r's count of distribution `dist` (MB_COUNTS_*) with a mean of `mean`
- * floats: weights (equal 1; onebig 4 for the last rank, 1 for the others;
+ * floats: weights (equal and equalv 1; onebig 4 for the last rank, 1 for the others;
  * ramp r+1; random uniform in [0.25, 1.75] from seed) scaled to a total of
  * P*mean and rounded to whole floats by largest remainder (ties to the lower
  * rank), so the counts sum to P*mean exactly; the same on every rank. */

@@ -18,7 +18,8 @@ void mb_usage(FILE *out) {
           "                      PAT_Allgather), or unequal blocks of the same total through\n"
           "                      PAT_Allgatherv (packed in rank order): onebig (the last rank's block\n"
           "                      4x the others'), ramp (rank r's block ~ r+1), random[:seed] (weights\n"
-          "                      uniform in [0.25, 1.75], seed default 1); rounded to whole floats,\n"
+          "                      uniform in [0.25, 1.75], seed default 1), equalv (equal blocks through\n"
+          "                      PAT_Allgatherv); rounded to whole floats,\n"
           "                      floor(n/P) on average; not with the mock-ups\n"
           "  --compute-by-size   rank r's random delay scaled by its block / the largest block, so\n"
           "                      the ranks with more data compute longer (with --counts)\n"
@@ -103,9 +104,9 @@ static int length_option(cli_args *a, long long *out, cli_error *err) {
   return OPT_TAKEN;
 }
 
-/* --counts equal|onebig|ramp|random[:SEED] */
+/* --counts equal|onebig|ramp|random[:SEED]|equalv */
 static int counts_option(cli_args *a, mb_opts *o, cli_error *err) {
-  static const char *const names[MB_COUNTS_KINDS] = {"equal", "onebig", "ramp", "random"};
+  const char *const *names = mb_counts_names;
   const char *v;
   char name[32];
   if (cli_args_text(a, &v, err)) return OPT_BAD;
