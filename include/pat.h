@@ -60,11 +60,13 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 /* MPI_Allgatherv, with identical semantics and arguments: block j is
  * recvcounts[j] elements of recvtype at recvbuf + displs[j] * extent, in any
  * order, with gaps (left untouched) and zero counts on any rank.  The
- * algorithm is the process's setting (PAT_ALG, PAT_UseAlg): "auto" runs the
- * MPI library's own MPI_Allgatherv (arrival-aware choice for unequal blocks
- * is not there yet); a classic algorithm runs its schedule on the user's
- * buffers; an arrival-aware one (bdr, bslb, ard, relay) runs the schedule it
- * builds for balanced arrivals, on packed bytes, without an exchange. */
+ * algorithm is the process's setting (PAT_ALG, PAT_UseAlg): "native" runs
+ * the MPI library's own MPI_Allgatherv; a classic algorithm runs its
+ * schedule on the user's buffers; an arrival-aware one (bdr, bslb, ard,
+ * relay) runs the schedule it builds for balanced arrivals, on packed bytes,
+ * without an exchange; "auto" chooses among MPI's own, the classic ones and
+ * relay from the counts and the model file, without an exchange (MPI's own
+ * without a model file; README.md). */
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 
@@ -75,7 +77,7 @@ const char *PAT_AlgName(int index);
 /* Name of the algorithm the last PAT_Allgather or PAT_Allgatherv of this
  * process ran on comm (after "auto", the one it chose); "" before the first
  * call, and on a communicator that has only run the MPI library's own
- * all-gatherv (auto and native make no libpat state for it). */
+ * all-gatherv under PAT_ALG=native (which makes no libpat state for it). */
 const char *PAT_LastAlg(MPI_Comm comm);
 
 /* Text for an error code returned by a PAT function (the last failure's

@@ -29,14 +29,14 @@ case ${1:-} in
             --csv $R/minibench.csv --label "$counts/$d" 2>&1 | grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"
         done
       done
-    done > $R/log.txt
+    done > $R/cluster.log
     $CL down
     python3 $R/summarise.py > $R/summary.md
     ;;
   osu)
     OLD=${OLD:-/tmp/oldbuild}
     bash bench/balanced/osu.sh --osu "${OSU:-/tmp/osu/osu_allgatherv}" --out $R/osu --configs shm2,shm4 \
-      --rounds 5 --old-lib $OLD/libpat_mpi.so --osu-args "-m 1:1048576 -i 1000"
+      --rounds 15 --old-lib $OLD/libpat_mpi.so --osu-args "-m 1:1048576 -i 1000"
     ;;
   *) sed -n '2,8p' "$0"; exit 2 ;;
 esac
