@@ -219,8 +219,16 @@ int pat_engine_exchanges(const pat_engine *e, int setting, int fresh);
  * static choice (site -1: the one for blocks of `bytes`). */
 int pat_engine_static_choice(const pat_engine *e, int site, int64_t bytes);
 
+/* Does auto run MPI's own all-gatherv without a look at the counts: where it
+ * defers to NATIVE (one_node_native), without measured levels (no model
+ * file), and beyond PAT_VCHOICE_MAX_P ranks?  It reads only what is fixed
+ * when the communicator's state is made, so a caller needs no lock. */
+static inline int pat_engine_v_defers(const pat_engine *e) {
+  return e->one_node_native || !e->cfg.have_model || e->cfg.P > PAT_VCHOICE_MAX_P;
+}
+
 /* The algorithm an all-gatherv with blocks of bytes[0..P-1] runs under
- * auto: NATIVE where auto defers to it (one_node_native), else the count
+ * auto: NATIVE where auto defers to it (pat_engine_v_defers), else the count
  * vector signature's cached choice (pat_vsig), made by pat_vchoice for the
  * first vector with that signature. */
 int pat_engine_static_choice_v(pat_engine *e, const int64_t *bytes);
@@ -282,6 +290,13 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes);
  * choice predicted at static_ns pays, for arrivals whose last one costs a
  * wait of wait_s: the gain rule above. */
 int pat_engine_gain_pays(const pat_engine *e, int64_t static_ns, int64_t best_ns, double wait_s);
+
+/* The static rule: does NATIVE stay against algorithm alt, which takes t_alt
+ * (s) where NATIVE takes t_native (NAN: not known) for blocks of `bytes` on
+ * P ranks?  Yes unless alt is PAT_STATIC_MARGIN faster, and back to back too
+ * where mp has both back-to-back times.  The all-gather's static choice and
+ * the all-gatherv's (vchoice.h) both decide by it. */
+int pat_engine_native_stays(const pat_model_params *mp, int P, int alt, double t_alt, double t_native, double bytes);
 
 /* One exchange's cost (s): the measured NATIVE time for a record, or an
  * estimate from the model's latency. */

@@ -134,11 +134,6 @@ int pat_vchoice_predict(const pat_model_params *mp, int P, const int64_t *bytes,
   return predicted;
 }
 
-/* t is PAT_STATIC_MARGIN below NATIVE's t_native (integer ns, as every rank compares). */
-static int clearly_faster(double t, double t_native) {
-  return pat_quantise_ns(t) < pat_quantise_ns((1.0 - PAT_STATIC_MARGIN) * t_native);
-}
-
 int pat_vchoice(const pat_model_params *mp, int P, const int64_t *bytes) {
   if (P < 2 || P > PAT_VCHOICE_MAX_P) return PAT_ALG_NATIVE;
   double total = 0, native;
@@ -151,10 +146,7 @@ int pat_vchoice(const pat_model_params *mp, int P, const int64_t *bytes) {
   int best = PAT_ALG_NATIVE;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (!isnan(ebar[alg]) && pat_quantise_ns(ebar[alg]) < pat_quantise_ns(ebar[best])) best = alg;
-  if (best == PAT_ALG_NATIVE || !clearly_faster(ebar[best], ebar[PAT_ALG_NATIVE])) return PAT_ALG_NATIVE;
-  double b_best, b_native; /* back to back too, where the calibration measured it */
-  if (pat_model_measured_b2b_time(mp, best, P, total / P, &b_best) &&
-      pat_model_measured_b2b_time(mp, PAT_ALG_NATIVE, P, total / P, &b_native) && !clearly_faster(b_best, b_native))
+  if (best == PAT_ALG_NATIVE || pat_engine_native_stays(mp, P, best, ebar[best], ebar[PAT_ALG_NATIVE], total / P))
     return PAT_ALG_NATIVE;
   return best;
 }

@@ -23,7 +23,7 @@
  * the all-gatherv does not make, so it too errs towards NATIVE.  An
  * alternative replaces NATIVE only if it is predicted PAT_STATIC_MARGIN
  * faster, and back to back too where the model file has back-to-back times
- * (the all-gather's static rule, engine.h).
+ * (the all-gather's static rule: pat_engine_native_stays, engine.h).
  *
  * NATIVE without asking the replay: without a model file (no levels),
  * beyond PAT_VCHOICE_MAX_P ranks (the replays build every rank's schedule:
@@ -33,8 +33,9 @@
  * a replay per new count vector would cost a visible share).
  *
  * Agreement: a correct program passes the same counts on every rank, the
- * model is broadcast, and the predictions are compared as integer
- * nanoseconds with ties to the lower algorithm id, so every rank chooses
+ * model is broadcast, the best prediction is picked in integer nanoseconds
+ * with ties to the lower algorithm id, and every rank runs the same
+ * arithmetic on the same inputs, so every rank chooses
  * alike (tests/unit/test_vchoice.c).
  *
  * Signatures: the choice is kept per count vector signature, made for the

@@ -130,13 +130,6 @@ static int run_native(const vcall *v) {
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI_Allgatherv failed");
 }
 
-/* auto: NATIVE without a look at the counts where it can be nothing else
- * (pat_engine_static_choice_v), which needs no lock: nothing of cs is read
- * that changes after its creation. */
-static int auto_defers_to_native(const pat_comm_state *cs) {
-  return cs->engine.one_node_native || !cs->engine.cfg.have_model || cs->base.P > PAT_VCHOICE_MAX_P;
-}
-
 /* auto's choice for these counts (cs->lock held). */
 static int auto_choice(pat_comm_state *cs, const vcall *v) {
   int64_t bytes[PAT_VCHOICE_MAX_P];
@@ -182,7 +175,7 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
   }
-  if (P > 1 && setting == PAT_ALG_AUTO && auto_defers_to_native(cs)) return run_native_counted(cs, &v);
+  if (P > 1 && setting == PAT_ALG_AUTO && pat_engine_v_defers(&cs->engine)) return run_native_counted(cs, &v);
   pat_comm_enter_call(cs);
   int alg = P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : auto_choice(cs, &v);
   if (alg == PAT_ALG_NATIVE)
