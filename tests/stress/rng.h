@@ -19,7 +19,8 @@ enum {
   RNG_COMM,      /* the new communicator of a slot */
   RNG_FREE,      /* one rank's order of frees */
   RNG_LAYOUT,    /* one rank's datatypes */
-  RNG_FILL       /* one rank's buffer contents */
+  RNG_FILL,      /* one rank's buffer contents (RNG_FILL + 1: its timing, stress_conformance.c) */
+  RNG_UNITS = 16 /* one rank's units in an all-gatherv case (clear of RNG_FILL + 1 + 256 j) */
 };
 
 /* No rank: RNG_ANY. */

@@ -1,6 +1,6 @@
 /*
- * Conformance stress test (issue 13): seeded random all-gathers, each
- * compared byte by byte with the MPI library's own (PMPI_Allgather) on the
+ * Conformance stress test (issue 13): seeded random all-gathers and
+ * all-gathervs, each compared byte by byte with the MPI library's own on the
  * same inputs.
  *
  *   stress_conformance [--seed S] [--cases N] [--first F] [--case K]
@@ -19,13 +19,24 @@
  *   - gathers `units` signature units per rank (0, or 12 .. max-bytes worth)
  *     of one family ({int}, {char,double}, {byte}), every rank with its own
  *     random send and receive layouts (layout.h), or MPI_IN_PLACE;
+ *   - or, in about a third of the cases (`vee`), all-gathervs
+ *     (PAT_Allgatherv): each comm rank r's units drawn from (seed, k, r), so
+ *     that every rank knows all of them (0 in one in five, else like
+ *     `units`), and each rank places the blocks in its receive region in a
+ *     random order of its own with gaps of 0..3 elements before them;
  *   - delays each rank by a random compute time (0..4 ms, one rank sometimes
  *     15 ms more), with or without PAT_ProcessingStart/PAT_Edge/End (honest
  *     or misleading percentages), and sometimes lies about arrivals through
  *     pat_test_prediction_hook (noise, reversed order, all equal, seconds off);
- *   - checks rc, the whole receive region (holes, padding and the bytes
- *     around it included) against PMPI_Allgather's, and that the send buffer
- *     is untouched.
+ *   - checks rc, the whole receive region (holes, gaps, padding and the
+ *     bytes around it included) against the reference, and that the send
+ *     buffer is untouched.  The all-gather's reference is PMPI_Allgather;
+ *     the all-gatherv's is PMPI_Allgatherv on packed bytes (each rank's block
+ *     MPI_Pack'ed, gathered as MPI_PACKED and unpacked at the displacements),
+ *     since Open MPI 4.1's and MPICH 4.0's own all-gathervs go wrong when
+ *     the ranks' types differ (runs_mpi_own).  Where libpat runs MPI's own
+ *     all-gatherv (native, auto), every rank receives in one layout and
+ *     sends in its own with as many units per element.
  * A wrong result prints "FAIL seed=S case=K ..." with the case and a rerun
  * command; the exit status is 1 if any case failed.  A case stuck for
  * --timeout seconds (default 60) prints "HANG ... seed=S case=K ..." and
@@ -91,6 +102,7 @@ typedef struct case_shape {
   int lie, instrument;
   int late_rank; /* world rank with 15 ms more delay, or -1 */
   int calls;     /* all-gathers of this shape in a row (so that libpat predicts and plans ahead) */
+  int vee;       /* all-gathervs: units per rank from vee_units (units unused) */
 } case_shape;
 
 /* One rank's part, which every rank can derive for any rank. */
@@ -121,8 +133,9 @@ static int64_t lying_hook(int rank, int P, int64_t seq, int64_t predicted) {
 
 /* ---- the case ---- */
 
-static int case_units(rng *r, const family *f, long max_bytes) {
-  if (rng_chance(r, 1, 10)) return 0;
+/* 0 in one case in zero_in, else 12 .. max_bytes worth, log-uniform. */
+static int case_units(rng *r, const family *f, long max_bytes, unsigned zero_in) {
+  if (rng_chance(r, 1, zero_in)) return 0;
   double most = (double)max_bytes / (12.0 * f->bytes);
   if (most < 1) most = 1;
   double c = exp2(rng_unit(r) * log2(most)); /* log-uniform in [1, most] */
@@ -134,14 +147,43 @@ static case_shape case_make(const options *o, int64_t k, int P) {
   case_shape c = {.index = k, .alg = (int)(k % o->nalgs)};
   c.slot = (int)rng_below(&r, POOL_SLOTS);
   c.family = (int)rng_below(&r, NFAMILIES);
-  c.units = case_units(&r, &families[c.family], o->max_bytes);
+  c.units = case_units(&r, &families[c.family], o->max_bytes, 10);
   c.in_place = rng_chance(&r, 1, 4);
   c.ref_first = rng_chance(&r, 1, 2);
   c.lie = rng_chance(&r, 1, 2) ? LIE_NONE : (int)rng_range(&r, 1, LIE_KINDS - 1);
   c.instrument = (int)rng_below(&r, INSTR_KINDS);
   c.late_rank = rng_chance(&r, 1, 6) ? (int)rng_below(&r, (uint64_t)P) : -1;
   c.calls = rng_chance(&r, 1, 3) ? 1 : (int)rng_range(&r, 2, 6);
+  c.vee = rng_chance(&r, 1, 3); /* drawn last: the other draws stay those of the all-gather-only cases */
   return c;
+}
+
+/* An all-gatherv case: the signature units of comm rank r, alike on every rank. */
+static int vee_units(const options *o, const case_shape *c, int r) {
+  rng u = rng_make(o->seed, c->index, r, RNG_UNITS);
+  return case_units(&u, &families[c->family], o->max_bytes, 5);
+}
+
+/* An all-gatherv case where libpat runs the MPI library's own all-gatherv
+ * (native; auto, which runs it without a model file and may choose it with
+ * one).  That one goes wrong on correct calls whose ranks' types differ:
+ *   - Open MPI 4.1's tuned component chooses its algorithm from
+ *     size(sendtype) x sum(recvcounts) (coll_tuned_decision_fixed.c), which
+ *     differs between ranks whose send and receive elements differ in size,
+ *     and ranks that choose different algorithms hang
+ *     (tests/mpi/test_allgatherv_matrix.c);
+ *   - MPICH 4.0's ring all-gatherv cuts blocks larger than
+ *     MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE (32 KiB) into chunks of that
+ *     size / extent(recvtype) elements of each rank's own receive type, so
+ *     ranks whose receive types differ in extent send and expect chunks of
+ *     different sizes (MPI_ERR_TRUNCATE, then a hang: seed 4 case 121 at
+ *     P = 4 before this rule).
+ * There every rank receives in one layout, drawn alike on every rank
+ * (stream (seed, k, RNG_ANY, RNG_LAYOUT)), and sends in a layout of its own
+ * with as many units per element. */
+static int runs_mpi_own(const options *o, const case_shape *c) {
+  const char *a = o->algs[c->alg];
+  return c->vee && (strcmp(a, "native") == 0 || strcmp(a, "auto") == 0);
 }
 
 /* A rank's stream for call j of case c. */
@@ -185,11 +227,31 @@ static rank_part part_make(const options *o, const case_shape *c, int world_rank
 
 /* ---- text ---- */
 
+/* "1,2,3" (cut short with "..." where it does not fit). */
+static void ints_text(const int *v, int count, char *out, size_t n) {
+  size_t w = 0;
+  out[0] = '\0';
+  for (int i = 0; i < count && w + 1 < n; i++) {
+    snprintf(out + w, n - w, "%s%d", i ? "," : "", v[i]);
+    w = strlen(out);
+  }
+  if (w + 1 >= n && n > 4) strcpy(out + n - 4, "...");
+}
+
 static void case_text(const options *o, const case_shape *c, const pool *pl, char *out, size_t n) {
-  char comm[1400];
+  char comm[1400], units[400];
   comm_desc_text(&pl->desc[c->slot], comm, sizeof comm);
-  snprintf(out, n, "alg=%s slot=%d comm=[%s] family=%s units=%d%s calls=%d ref=%s lie=%s instrument=%s late_rank=%d",
-           o->algs[c->alg], c->slot, comm, families[c->family].name, c->units, c->in_place ? " MPI_IN_PLACE" : "",
+  if (c->vee) { /* the slot's communicator's ranks (before the churn: the one the slot held) */
+    int u[POOL_MAXP], size = pl->desc[c->slot].size;
+    char list[360];
+    for (int r = 0; r < size; r++) u[r] = vee_units(o, c, r);
+    ints_text(u, size, list, sizeof list);
+    snprintf(units, sizeof units, "allgatherv units by comm rank=[%s]", list);
+  } else {
+    snprintf(units, sizeof units, "units=%d", c->units);
+  }
+  snprintf(out, n, "alg=%s slot=%d comm=[%s] family=%s %s%s calls=%d ref=%s lie=%s instrument=%s late_rank=%d",
+           o->algs[c->alg], c->slot, comm, families[c->family].name, units, c->in_place ? " MPI_IN_PLACE" : "",
            c->calls, c->ref_first ? "before" : "after", lie_names[c->lie], instr_names[c->instrument], c->late_rank);
 }
 
@@ -224,6 +286,21 @@ static void fill(void *buf, size_t n, rng *r) {
   }
 }
 
+static void *alloc_or_abort(size_t bytes) {
+  void *p = malloc(bytes + 1);
+  if (!p) {
+    fprintf(stderr, "stress_conformance: out of memory (%zu bytes)\n", bytes);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return p;
+}
+
+static MPI_Aint extent_of(MPI_Datatype t) {
+  MPI_Aint lb, extent;
+  MPI_Type_get_extent(t, &lb, &extent);
+  return extent;
+}
+
 static region region_make(MPI_Datatype type, size_t elements) {
   MPI_Aint lb, extent, tlb, textent;
   MPI_Type_get_extent(type, &lb, &extent);
@@ -231,11 +308,7 @@ static region region_make(MPI_Datatype type, size_t elements) {
   size_t before = GUARD + (size_t)(tlb < 0 ? -tlb : 0);
   region g;
   g.bytes = before + elements * (size_t)extent + (size_t)(tlb > 0 ? tlb : 0) + (size_t)textent + GUARD;
-  g.base = malloc(g.bytes);
-  if (!g.base) {
-    fprintf(stderr, "stress_conformance: out of memory (%zu bytes)\n", g.bytes);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  g.base = alloc_or_abort(g.bytes);
   g.at = g.base + before;
   return g;
 }
@@ -253,7 +326,9 @@ typedef struct call {
   MPI_Comm comm;
   int rank, P;
   layout send, recv;
-  int scount, rcount;
+  int scount, rcount; /* rcount: the all-gather's */
+  int *rcounts, *displs; /* per comm rank, in receive elements (the all-gather's: rcount, packed in rank order) */
+  size_t span;           /* receive elements the blocks and gaps span */
   region ours, ref, sendbuf, send_before;
 } call;
 
@@ -270,17 +345,56 @@ static void layout_check(const layout *l, const family *f) {
   MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
+/* An all-gatherv's receive counts, and displacements in a random order of
+ * the blocks with gaps of 0..3 elements before them (r: this rank's stream). */
+static void vee_counts(call *x, const options *o, const case_shape *c, rng *r) {
+  int order[POOL_MAXP];
+  size_t at = 0;
+  for (int q = 0; q < x->P; q++) {
+    x->rcounts[q] = vee_units(o, c, q) / x->recv.units;
+    order[q] = q;
+  }
+  x->scount = vee_units(o, c, x->rank) / x->send.units;
+  rng_shuffle(r, order, x->P);
+  for (int i = 0; i < x->P; i++) {
+    at += (size_t)rng_range(r, 0, 3);
+    x->displs[order[i]] = (int)at;
+    at += (size_t)x->rcounts[order[i]];
+  }
+  x->span = at;
+}
+
+/* This rank's send and receive layouts (r: its stream; see runs_mpi_own). */
+static void layouts_make(call *x, const options *o, const case_shape *c, const family *f, rng *r) {
+  if (!runs_mpi_own(o, c)) {
+    layout_random(&x->send, f, unit_choices[rng_below(r, 5)], r);
+    layout_random(&x->recv, f, unit_choices[rng_below(r, 5)], r);
+    return;
+  }
+  rng agreed = rng_make(o->seed, c->index, RNG_ANY, RNG_LAYOUT);
+  int units = unit_choices[rng_below(&agreed, 5)];
+  layout_random(&x->send, f, units, r);
+  layout_random(&x->recv, f, units, &agreed);
+}
+
 static void call_prepare(call *x, const options *o, const case_shape *c, int world_rank) {
   const family *f = &families[c->family];
   rng r = rng_make(o->seed, c->index, world_rank, RNG_LAYOUT);
-  layout_random(&x->send, f, unit_choices[rng_below(&r, 5)], &r);
-  layout_random(&x->recv, f, unit_choices[rng_below(&r, 5)], &r);
+  layouts_make(x, o, c, f, &r);
   layout_check(&x->send, f);
   layout_check(&x->recv, f);
-  x->scount = c->units / x->send.units;
-  x->rcount = c->units / x->recv.units;
-  x->ours = region_make(x->recv.type, (size_t)x->rcount * (size_t)x->P);
-  x->ref = region_make(x->recv.type, (size_t)x->rcount * (size_t)x->P);
+  x->rcounts = alloc_or_abort((size_t)x->P * sizeof *x->rcounts);
+  x->displs = alloc_or_abort((size_t)x->P * sizeof *x->displs);
+  if (c->vee) {
+    vee_counts(x, o, c, &r);
+  } else {
+    x->scount = c->units / x->send.units;
+    x->rcount = c->units / x->recv.units;
+    for (int q = 0; q < x->P; q++) x->rcounts[q] = x->rcount, x->displs[q] = q * x->rcount;
+    x->span = (size_t)x->rcount * (size_t)x->P;
+  }
+  x->ours = region_make(x->recv.type, x->span);
+  x->ref = region_make(x->recv.type, x->span);
   x->sendbuf = region_make(x->send.type, (size_t)x->scount);
   x->send_before = region_make(x->send.type, (size_t)x->scount);
 }
@@ -299,12 +413,45 @@ static void call_release(call *x) {
   free(x->ref.base);
   free(x->sendbuf.base);
   free(x->send_before.base);
+  free(x->rcounts);
+  free(x->displs);
   layout_free(&x->send);
   layout_free(&x->recv);
 }
 
-static int reference(call *x, int in_place) {
-  return PMPI_Allgather(in_place ? MPI_IN_PLACE : x->sendbuf.at, x->scount, x->send.type, x->ref.at, x->rcount,
+/* The all-gatherv's reference, on packed bytes: the MPI library's own
+ * all-gatherv with the ranks' own types may hang (runs_mpi_own), MPI_PACKED
+ * with byte counts alike everywhere cannot.  Each
+ * rank's block is packed (in place: from ref, where the call finds it),
+ * gathered, and unpacked into ref at its displacement. */
+static int reference_v(call *x, int in_place) {
+  MPI_Aint extent = extent_of(x->recv.type);
+  const void *in = in_place ? x->ref.at + (MPI_Aint)x->displs[x->rank] * extent : x->sendbuf.at;
+  int count = in_place ? x->rcounts[x->rank] : x->scount, bound = 0, size = 0, total = 0, rc;
+  MPI_Datatype type = in_place ? x->recv.type : x->send.type;
+  MPI_Pack_size(count, type, x->comm, &bound);
+  char *mine = alloc_or_abort((size_t)bound);
+  int *sizes = alloc_or_abort((size_t)x->P * sizeof *sizes), *at = alloc_or_abort((size_t)x->P * sizeof *at);
+  rc = MPI_Pack(in, count, type, mine, bound, &size, x->comm);
+  if (rc == MPI_SUCCESS) rc = PMPI_Allgather(&size, 1, MPI_INT, sizes, 1, MPI_INT, x->comm);
+  for (int q = 0; rc == MPI_SUCCESS && q < x->P; q++) at[q] = total, total += sizes[q];
+  char *stage = alloc_or_abort((size_t)total);
+  if (rc == MPI_SUCCESS) rc = PMPI_Allgatherv(mine, size, MPI_PACKED, stage, sizes, at, MPI_PACKED, x->comm);
+  for (int q = 0; rc == MPI_SUCCESS && q < x->P; q++) {
+    int position = 0;
+    rc = MPI_Unpack(stage + at[q], sizes[q], &position, x->ref.at + (MPI_Aint)x->displs[q] * extent, x->rcounts[q],
+                    x->recv.type, x->comm);
+  }
+  free(stage);
+  free(at);
+  free(sizes);
+  free(mine);
+  return rc;
+}
+
+static int reference(call *x, const case_shape *c) {
+  if (c->vee) return reference_v(x, c->in_place);
+  return PMPI_Allgather(c->in_place ? MPI_IN_PLACE : x->sendbuf.at, x->scount, x->send.type, x->ref.at, x->rcount,
                         x->recv.type, x->comm);
 }
 
@@ -338,30 +485,47 @@ typedef struct outcome {
 } outcome;
 
 static void describe_byte(const call *x, long at, char *out, size_t n) {
-  long offset = (long)(x->ours.at - x->ours.base);
-  MPI_Aint lb, extent;
-  MPI_Type_get_extent(x->recv.type, &lb, &extent);
-  long block = (long)extent * x->rcount, rel = at - offset;
-  if (block > 0 && rel >= 0 && rel < block * x->P)
-    snprintf(out, n, "(block of comm rank %ld, byte %ld of it)", rel / block, rel % block);
+  long extent = (long)extent_of(x->recv.type), rel = at - (long)(x->ours.at - x->ours.base);
+  for (int q = 0; q < x->P; q++) {
+    long start = extent * x->displs[q], block = extent * x->rcounts[q];
+    if (block > 0 && rel >= start && rel < start + block) {
+      snprintf(out, n, "(block of comm rank %d, byte %ld of it)", q, rel - start);
+      return;
+    }
+  }
+  if (rel >= 0 && rel < extent * (long)x->span)
+    snprintf(out, n, "(%ld bytes from the buffer's address: in a gap between the blocks)", rel);
   else
     snprintf(out, n, "(%ld bytes from the buffer's address: outside the blocks)", rel);
+}
+
+/* "<layout> x count", or an all-gatherv's "<layout> x counts [..] at displs [..]". */
+static void recv_text(const case_shape *c, const call *x, char *out, size_t n) {
+  if (!c->vee) {
+    snprintf(out, n, "%s x %d", x->recv.desc, x->rcount);
+    return;
+  }
+  char counts[800], displs[800];
+  ints_text(x->rcounts, x->P, counts, sizeof counts);
+  ints_text(x->displs, x->P, displs, sizeof displs);
+  snprintf(out, n, "%s x counts [%s] at displs [%s] (span %zu)", x->recv.desc, counts, displs, x->span);
 }
 
 static void report_failure(const options *o, const case_shape *c, const pool *pl, const call *x,
                            const rank_part *p, const outcome *r, int world_rank, int P) {
   if (++printed_failures > MAX_PRINTED_FAILURES) return;
-  char what[2048], rerun[1100], where[128] = "";
+  char what[2048], rerun[1100], where[128] = "", recv[2200];
   case_text(o, c, pl, what, sizeof what);
   rerun_case_text(o, c, P, rerun, sizeof rerun);
+  recv_text(c, x, recv, sizeof recv);
   if (r->diff >= 0) describe_byte(x, r->diff, where, sizeof where);
   fprintf(stderr,
           "FAIL seed=%" PRIu64 " case=%lld call %d P=%d world rank %d (rank %d of %d): %s delay=%.3fms lie_ns=%lld\n"
-          "  send=%s x %d\n  recv=%s x %d\n"
+          "  send=%s x %d\n  recv=%s\n"
           "  rc=%d (%s) reference rc=%d; first wrong byte (-1: none): %ld %s got 0x%02x expected 0x%02x; send buffer %s %ld\n"
           "  rerun: %s\n",
           o->seed, (long long)c->index, r->call, P, world_rank, x->rank, x->P, what, p->delay_ms, (long long)p->lie_ns,
-          c->in_place ? "MPI_IN_PLACE" : x->send.desc, x->scount, x->recv.desc, x->rcount, r->rc,
+          c->in_place ? "MPI_IN_PLACE" : x->send.desc, x->scount, recv, r->rc,
           r->rc == MPI_SUCCESS ? "success" : PAT_Error_string(r->rc), r->ref_rc, r->diff, where,
           r->diff >= 0 ? (unsigned char)x->ours.base[r->diff] : 0, r->diff >= 0 ? (unsigned char)x->ref.base[r->diff] : 0,
           r->send_diff >= 0 ? "changed at byte" : "unchanged,", r->send_diff, rerun);
@@ -382,14 +546,17 @@ static outcome gather(const options *o, const case_shape *c, const pool *pl, cal
                       int j) {
   outcome r = {j, MPI_SUCCESS, MPI_SUCCESS, -1, -1};
   char phase[32];
-  snprintf(phase, sizeof phase, "all-gather (call %d)", j);
+  snprintf(phase, sizeof phase, "%s (call %d)", c->vee ? "all-gatherv" : "all-gather", j);
   const void *sendbuf = c->in_place ? MPI_IN_PLACE : x->sendbuf.at;
-  if (c->ref_first) r.ref_rc = reference(x, c->in_place);
+  if (c->ref_first) r.ref_rc = reference(x, c);
   atomic_store(&lie_now, (long long)p->lie_ns);
   compute(c, p);
   enter(o, c, pl, phase, P);
-  r.rc = PAT_Allgather(sendbuf, x->scount, x->send.type, x->ours.at, x->rcount, x->recv.type, x->comm);
-  if (!c->ref_first) r.ref_rc = reference(x, c->in_place);
+  if (c->vee)
+    r.rc = PAT_Allgatherv(sendbuf, x->scount, x->send.type, x->ours.at, x->rcounts, x->displs, x->recv.type, x->comm);
+  else
+    r.rc = PAT_Allgather(sendbuf, x->scount, x->send.type, x->ours.at, x->rcount, x->recv.type, x->comm);
+  if (!c->ref_first) r.ref_rc = reference(x, c);
   r.diff = first_difference(&x->ours, &x->ref);
   r.send_diff = first_difference(&x->sendbuf, &x->send_before);
   return r;
@@ -397,13 +564,14 @@ static outcome gather(const options *o, const case_shape *c, const pool *pl, cal
 
 typedef struct tally {
   int64_t *per_alg;        /* cases run, by options.algs index */
-  int64_t auto_chose[32];  /* by PAT_AlgName index, counted by comm rank 0 */
+  int64_t auto_chose[2][32]; /* [vee][PAT_AlgName index], counted by comm rank 0 */
   long wrong;              /* this rank's failed cases */
   unsigned char *failed;   /* by case - first */
   struct {
     double seconds;
     int index;
   } slowest;               /* this rank's slowest case (MPI_DOUBLE_INT) */
+  int64_t vee_cases;       /* all-gatherv cases, counted by world rank 0 */
 } tally;
 
 /* Call j of case c on this rank: 1 if its result is wrong. */
@@ -416,7 +584,7 @@ static int one_call(const options *o, const case_shape *c, const pool *pl, call 
   if (bad) report_failure(o, c, pl, x, &p, &r, me, P);
   const char *chosen = PAT_LastAlg(x->comm);
   for (int a = 0; x->rank == 0 && strcmp(o->algs[c->alg], "auto") == 0 && a < PAT_AlgCount() && a < 32; a++)
-    if (strcmp(chosen, PAT_AlgName(a)) == 0) t->auto_chose[a]++;
+    if (strcmp(chosen, PAT_AlgName(a)) == 0) t->auto_chose[c->vee][a]++;
   return bad;
 }
 
@@ -433,7 +601,7 @@ static int run_case(const options *o, pool *pl, int64_t k, tally *t) {
     printf("case %lld: %s\n", (long long)k, what);
     fflush(stdout);
   }
-  if (me == 0) t->per_alg[c.alg]++;
+  if (me == 0) t->per_alg[c.alg]++, t->vee_cases += c.vee;
   PAT_UseAlg(o->algs[c.alg]);
   call x = {.comm = pl->comm[c.slot]};
   if (x.comm == MPI_COMM_NULL) return 0; /* not a member: skip the call */
@@ -441,9 +609,12 @@ static int run_case(const options *o, pool *pl, int64_t k, tally *t) {
   MPI_Comm_size(x.comm, &x.P);
   enter(o, &c, pl, "prepare", P);
   call_prepare(&x, o, &c, me);
-  if (o->verbose)
-    printf("case %lld world rank %d: send %s x %d, recv %s x %d\n", (long long)k, me,
-           c.in_place ? "MPI_IN_PLACE" : x.send.desc, x.scount, x.recv.desc, x.rcount);
+  if (o->verbose) {
+    char recv[2200];
+    recv_text(&c, &x, recv, sizeof recv);
+    printf("case %lld world rank %d: send %s x %d, recv %s\n", (long long)k, me,
+           c.in_place ? "MPI_IN_PLACE" : x.send.desc, x.scount, recv);
+  }
   int bad = 0;
   for (int j = 0; j < c.calls; j++) bad |= one_call(o, &c, pl, &x, j, t);
   call_release(&x);
@@ -521,11 +692,11 @@ static int check_algs(const options *o) {
 /* ---- summary ---- */
 
 static int summarize(const options *o, tally *t, double seconds, int P, int me) {
-  int64_t n = o->cases, failed_cases = 0, auto_total[32];
+  int64_t n = o->cases, failed_cases = 0, auto_total[2][32];
   long wrong = 0;
   MPI_Allreduce(MPI_IN_PLACE, t->failed, (int)n, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(&t->wrong, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(t->auto_chose, auto_total, 32, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(t->auto_chose, auto_total, 2 * 32, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   PAT_Stats st;
   PAT_GetStats(&st);
   long long stats[4] = {st.calls, st.predicted_calls, st.bg_steps, st.fg_steps};
@@ -537,10 +708,14 @@ static int summarize(const options *o, tally *t, double seconds, int P, int me) 
          (long long)o->first, (long long)(o->first + n - 1), (long long)n);
   for (int a = 0; a < o->nalgs; a++) printf("%s%s %lld", a ? ", " : "", o->algs[a], (long long)t->per_alg[a]);
   printf("), %.1f s\n", seconds);
-  int any_auto = 0;
-  for (int a = 0; a < PAT_AlgCount() && a < 32; a++)
-    if (auto_total[a]) printf("%s%s %lld", any_auto++ ? ", " : "auto chose: ", PAT_AlgName(a), (long long)auto_total[a]);
-  if (any_auto) printf("\n");
+  printf("all-gathervs: %lld of the %lld cases\n", (long long)t->vee_cases, (long long)n);
+  for (int v = 0; v < 2; v++) {
+    const char *head = v ? "auto chose for the all-gathervs: " : "auto chose: ";
+    int any_auto = 0;
+    for (int a = 0; a < PAT_AlgCount() && a < 32; a++)
+      if (auto_total[v][a]) printf("%s%s %lld", any_auto++ ? ", " : head, PAT_AlgName(a), (long long)auto_total[v][a]);
+    if (any_auto) printf("\n");
+  }
   printf("libpat over ranks: %lld calls, %lld with a predicted arrival, %lld schedule steps in the background, "
          "%lld in the foreground\n", (long long)stats[0], (long long)stats[1], (long long)stats[2],
          (long long)stats[3]);
@@ -584,7 +759,7 @@ int main(int argc, char **argv) {
   families_init(families);
   pat_test_prediction_hook = lying_hook;
   watchdog_start(o.timeout_s, "stress_conformance");
-  tally t = {calloc((size_t)o.nalgs, sizeof(int64_t)), {0}, 0, calloc((size_t)o.cases + 1, 1), {0, -1}};
+  tally t = {calloc((size_t)o.nalgs, sizeof(int64_t)), {{0}}, 0, calloc((size_t)o.cases + 1, 1), {0, -1}, 0};
   double t0 = now_s();
   pool pl;
   watchdog_enter("creating the communicator pool");
