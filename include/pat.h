@@ -64,9 +64,11 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
  * the MPI library's own MPI_Allgatherv; a classic algorithm runs its
  * schedule on the user's buffers; an arrival-aware one (bdr, bslb, ard,
  * relay) runs the schedule it builds for balanced arrivals, on packed bytes,
- * without an exchange; "auto" chooses among MPI's own, the classic ones and
- * relay from the counts and the model file, without an exchange (MPI's own
- * without a model file; README.md). */
+ * without an exchange; "auto" runs equal counts as PAT_Allgather would
+ * (exchanges and plans ahead included, MPI's own being MPI_Allgatherv) and
+ * chooses for unequal ones among MPI's own, the classic ones and relay from
+ * the counts and the model file, without an exchange (MPI's own without a
+ * model file; README.md). */
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 

@@ -2,7 +2,8 @@
  * PAT_Allgather: argument checking; the arrival exchange and the plan when
  * the setting needs them; then the chosen algorithm's schedule run by the
  * executor (or the MPI library's own all-gather for NATIVE); finally the call
- * site's history, which predicts the next arrival.
+ * site's history, which predicts the next arrival.  From the state on it is
+ * call.h's path, which an all-gatherv of equal blocks takes too (callv.c).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "pat/clock.h"
 #include "runtime/args.h"
 #include "runtime/arrivals.h"
+#include "runtime/call.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/report.h"
@@ -36,26 +38,17 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes);
 }
 
-typedef struct call_args {
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  MPI_Comm comm;
-  long long bytes;
-  int64_t arrival; /* when the call was entered (common clock) */
-} call_args;
 
 /* A classic schedule, typed on the user's buffer. */
-static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
+static int run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   const pat_sched *s;
   int rc = pat_plan_classic(&cs->planner, &cs->base, alg, &s);
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
   pat_exec e;
-  rc = pat_buffers_typed(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->recvcount, c->recvtype);
+  rc = c->displs ? pat_buffers_typed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->counts, c->displs,
+                                       c->recvtype)
+                 : pat_buffers_typed(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->recvcount, c->recvtype);
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s->nops > 0) {
     int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
@@ -80,10 +73,10 @@ static int run_classic(pat_comm_state *cs, int alg, const call_args *c) {
  * and returns MPI_ERR_TRUNCATE, instead of returning at once and leaving
  * them waiting (issue 25, defect 4).  The cost: a correct all-zero call
  * takes the schedule's rounds of one-byte messages. */
-static int run_zero(pat_comm_state *cs, int alg, const call_args *c) {
+static int run_zero(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   char *scratch = calloc((size_t)cs->base.P + 1, 1);
-  if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
-  call_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival};
+  if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
+  pat_gather_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival, NULL, NULL, c->name};
   int rc = run_classic(cs, alg, &z);
   free(scratch);
   return rc;
@@ -91,7 +84,7 @@ static int run_zero(pat_comm_state *cs, int alg, const call_args *c) {
 
 /* The planned arrival-aware schedule: packed on the plan's stage, where the
  * background thread may already have received (and forwarded) blocks. */
-static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_steps, long long *fg_steps) {
+static int run_planned(pat_comm_state *cs, const pat_gather_args *c, long long *bg_steps, long long *fg_steps) {
   int rc = pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq);
   if (rc != MPI_SUCCESS) return rc;
   pat_plan *plan = &cs->planner.plan;
@@ -99,6 +92,8 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
   b->recvbuf = c->recvbuf;
   b->recvcount = c->recvcount;
   b->recvtype = c->recvtype;
+  b->counts = c->counts; /* equal blocks either way: the stage's offsets stay b->block_bytes apart */
+  b->displs = c->displs;
   MPI_Aint lb;
   MPI_Type_get_extent(c->recvtype, &lb, &b->type_extent);
   b->block_extent = b->type_extent * c->recvcount;
@@ -115,12 +110,16 @@ static int run_planned(pat_comm_state *cs, const call_args *c, long long *bg_ste
 }
 
 /* Inlined into the static path, where it is the usual choice on one node. */
-static inline int run_native(const call_args *c) {
-  int rc = PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI_Allgather failed");
+static inline int run_native(const pat_gather_args *c) {
+  int rc = c->displs ? PMPI_Allgatherv(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->counts, c->displs,
+                                       c->recvtype, c->comm)
+                     : PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
+                                      c->comm);
+  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "%s: MPI's own failed", c->name);
 }
 
-static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *bg_steps, long long *fg_steps) {
+
+static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long long *bg_steps, long long *fg_steps) {
   *bg_steps = *fg_steps = 0;
   if (alg == PAT_ALG_NATIVE) return run_native(c);
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
@@ -131,7 +130,7 @@ static int run_alg(pat_comm_state *cs, int alg, const call_args *c, long long *b
 /* The records in hand were made ahead and cannot settle this call's size:
  * drop them (and any plan), and exchange again, every rank on arrival.
  * Every rank that gets here gets here alike (decided from agreed facts). */
-static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const call_args *c, pat_xsummary *sum) {
+static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const pat_gather_args *c, pat_xsummary *sum) {
   pat_plan_drop(&cs->planner);
   pat_exchange_consume(&cs->x);
   int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
@@ -166,24 +165,43 @@ static void plan_for(pat_comm_state *cs, int site, int setting, int64_t bytes, c
  * it receives is a marker, every rank is here, and all exchange again on
  * arrival; otherwise some rank gathered real data: an erroneous program,
  * MPI_ERR_TRUNCATE here (the matching ranks cannot tell: they return
- * success with a marker block).  Returns 1 if every rank is here. */
-static int run_with_markers(pat_comm_state *cs, int setting, int64_t own, const pat_xsummary *sum, pat_call_stats *st,
-                            int *rc) {
+ * success with a marker block).  The markers go the way the call would
+ * (an all-gatherv's as an all-gatherv: NATIVE must be the same collective
+ * on every rank).  Returns 1 if every rank is here. */
+static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_args *c, const pat_xsummary *sum,
+                            pat_call_stats *st, int *rc) {
+  int64_t own = c->bytes;
   static const unsigned char magic[16] = {0x70, 0x61, 0x74, 0x3a, 0x73, 0x69, 0x7a, 0x65,
                                           0xa5, 0x5a, 0xc3, 0x3c, 0x96, 0x69, 0x0f, 0xf0};
   int64_t B = sum->agreed_bytes;
   if (B > INT32_MAX) {
-    *rc = pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: this rank's size differs from the predicted one");
+    *rc = pat_fail(MPI_ERR_TRUNCATE, "%s: this rank's size differs from the predicted one", c->name);
     return 0;
   }
-  unsigned char *buf = malloc((size_t)B * (size_t)(cs->base.P + 1));
-  if (!buf) {
-    *rc = pat_fail(MPI_ERR_NO_MEM, "PAT_Allgather: out of memory");
+  int P = cs->base.P;
+  unsigned char *buf = malloc((size_t)B * (size_t)(P + 1));
+  int *layout = c->displs ? malloc(2 * (size_t)P * sizeof *layout) : NULL; /* counts, then displacements */
+  if (!buf || (c->displs && !layout)) {
+    free(buf);
+    *rc = pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
     return 0;
   }
-  unsigned char *mine = buf + (size_t)B * (size_t)cs->base.P;
+  unsigned char *mine = buf + (size_t)B * (size_t)P;
   for (int64_t i = 0; i < B; i++) mine[i] = magic[i % 16];
-  call_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->base.user, B, 0};
+  pat_gather_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->base.user, B, 0, NULL, NULL, c->name};
+  MPI_Datatype block = MPI_DATATYPE_NULL; /* the all-gatherv's: one block per count, so displacements fit in int */
+  if (layout) {
+    for (int r = 0; r < P; r++) {
+      layout[r] = 1;
+      layout[P + r] = r;
+    }
+    MPI_Type_contiguous((int)B, MPI_BYTE, &block);
+    MPI_Type_commit(&block);
+    m.sendcount = m.recvcount = 1;
+    m.sendtype = m.recvtype = block;
+    m.counts = layout;
+    m.displs = layout + P;
+  }
   plan_for(cs, pat_sites_lookup(&cs->sites, B), setting, B, sum);
   st->alg = cs->planner.plan.choice.alg;
   *rc = run_alg(cs, st->alg, &m, &st->bg_steps, &st->fg_steps);
@@ -191,10 +209,12 @@ static int run_with_markers(pat_comm_state *cs, int setting, int64_t own, const 
   for (int r = 0; r < cs->base.P && all_markers; r++)
     if (memcmp(buf + (size_t)B * (size_t)r, mine, (size_t)B) != 0) all_markers = 0;
   free(buf);
+  free(layout);
+  if (block != MPI_DATATYPE_NULL) MPI_Type_free(&block);
   if (!all_markers)
-    *rc = pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: this rank passed %lld bytes per block where the other ranks "
+    *rc = pat_fail(MPI_ERR_TRUNCATE, "%s: this rank passed %lld bytes per block where the other ranks "
                                      "pass %lld (an erroneous program); nothing was gathered here",
-                   (long long)own, (long long)B);
+                   c->name, (long long)own, (long long)B);
   return all_markers;
 }
 
@@ -205,14 +225,14 @@ static int run_with_markers(pat_comm_state *cs, int setting, int64_t own, const 
  * finish_exchanged.  *ran_bytes: the size the call ran as -- this rank's,
  * or the predicted one when this rank's size alone differed (it then
  * records the call as the others do, so that their states stay alike). */
-static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arrival, const call_args *c,
+static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arrival, const pat_gather_args *c,
                          pat_call_stats *st, int *ran, int64_t *ran_bytes) {
   *ran_bytes = c->bytes;
   int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
   int64_t t0 = pat_clock_local_ns();
   if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
   *ran = rc == MPI_SUCCESS;
-  if (!*ran) return pat_fail(rc, "PAT_Allgather: arrival exchange failed");
+  if (!*ran) return pat_fail(rc, "%s: arrival exchange failed", c->name);
   if (cs->x.mine.kind != PAT_XREC_ACTUAL) {
     st->predicted = 1;
     st->pred_err_s = (double)llabs(cs->x.mine.arrival_ns - arrival) * 1e-9;
@@ -224,7 +244,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   if (!pat_exchange_all_kind(&cs->x, PAT_XREC_ACTUAL)) {
     int again = sum.agreed_bytes <= 0; /* the predictions disagree: every rank sees it */
     if (!again && sum.agreed_bytes != c->bytes) {
-      again = run_with_markers(cs, setting, c->bytes, &sum, st, &rc);
+      again = run_with_markers(cs, setting, c, &sum, st, &rc);
       if (!again) { /* the others ran the predicted call: record it as they do */
         *ran_bytes = sum.agreed_bytes;
         st->exchange_wait_s = (double)(pat_clock_local_ns() - t0) * 1e-9;
@@ -235,7 +255,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
       rc = exchange_on_arrival(cs, arrival, c, &sum);
       if (rc != MPI_SUCCESS) {
         *ran = 0;
-        return pat_fail(rc, "PAT_Allgather: arrival exchange failed");
+        return pat_fail(rc, "%s: arrival exchange failed", c->name);
       }
     }
   }
@@ -244,8 +264,8 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
     pat_plan_drop(&cs->planner);
     pat_exchange_consume(&cs->x);
     *ran = 0;
-    return pat_fail(MPI_ERR_TRUNCATE, "PAT_Allgather: the ranks of the communicator passed different amounts of "
-                                      "data (an erroneous program); nothing was gathered");
+    return pat_fail(MPI_ERR_TRUNCATE, "%s: the ranks of the communicator passed different amounts of data (an "
+                                      "erroneous program); nothing was gathered", c->name);
   }
   /* A plan made in the background stands only if it was made for exactly
    * this call; every rank sees the same records and the same call, so all
@@ -275,22 +295,7 @@ static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
   pat_exchange_consume(&cs->x);
 }
 
-/* auto on a one-node communicator without a model file (PAT_ONE_NODE=native)
- * runs MPI's own all-gather and has nothing to decide, exchange or learn.  In
- * a job without the background thread no other thread may touch cs during a
- * collective on its communicator (MPI forbids concurrent collectives on one
- * communicator), so such a call needs no lock and no clock: it costs what a
- * PMPI wrapper costs.  On shared memory at P = 2 (osu_allgather, 1 B) libpat
- * added about 90 ns per call, of which perf put about 55 in that lock and
- * the clock reads; without them the call measures as MPI's own
- * (BENCHMARKS.md, Balanced calls on one node).  PAT_REPORT keeps the full
- * path: it reports per-site times. */
-static inline int passes_through(const pat_comm_state *cs) {
-  return !pat_proc.background && pat_proc.alg == PAT_ALG_AUTO && cs->engine.one_node_native &&
-         !cs->engine.next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
-}
-
-static int pass_through(pat_comm_state *cs, const call_args *c) {
+static int pass_through(pat_comm_state *cs, const pat_gather_args *c) {
   int rc = run_native(c);
   __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED);
   pat_call_stats st = {.alg = PAT_ALG_NATIVE};
@@ -305,9 +310,10 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   /* The communicator of this thread's last call (the usual case) has a
    * state, so it is a valid intra-communicator: no need to ask MPI. */
   pat_comm_state *cs = pat_comm_cached(comm);
-  int through = cs && passes_through(cs);
+  int through = cs && pat_gather_passes_through(cs);
   int64_t arrival = through ? 0 : pat_clock_global_ns();
-  call_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival};
+  pat_gather_args c = {sendbuf,  sendcount, sendtype, recvbuf, recvcount, recvtype,
+                       comm,     0,         arrival,  NULL,    NULL,      "PAT_Allgather"};
   int rc;
   if (!cs) {
     int inter = 0;
@@ -323,36 +329,40 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (!cs) {
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
-    through = passes_through(cs);
+    through = pat_gather_passes_through(cs);
   }
   if (through) return pass_through(cs, &c);
+  return pat_gather_run(cs, &c);
+}
+
+int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
   pat_comm_enter_call(cs);
-  int setting = pat_proc.alg, alg, ran = 1;
+  int rc, setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on
    * every rank (ranks passing different sizes) leaves no trace in the table */
-  int site = pat_sites_lookup(&cs->sites, c.bytes), fresh = site < 0;
+  int site = pat_sites_lookup(&cs->sites, c->bytes), fresh = site < 0;
   pat_call_stats st = {0};
   int exchanged = pat_engine_exchanges(&cs->engine, setting, fresh);
   if (exchanged) {
     int64_t ran_bytes;
-    rc = run_exchanged(cs, site, setting, arrival, &c, &st, &ran, &ran_bytes);
+    rc = run_exchanged(cs, site, setting, c->arrival, c, &st, &ran, &ran_bytes);
     alg = st.alg;
-    if (ran_bytes != c.bytes) { /* this rank's size alone differed: recorded as the others record the call */
-      c.bytes = ran_bytes;
-      site = pat_sites_lookup(&cs->sites, c.bytes);
+    if (ran_bytes != c->bytes) { /* this rank's size alone differed: recorded as the others record the call */
+      c->bytes = ran_bytes;
+      site = pat_sites_lookup(&cs->sites, c->bytes);
       fresh = site < 0;
     }
   } else {
     /* a fixed classic setting, the static choice of auto, or a single process */
     alg = cs->base.P < 2 ? PAT_ALG_RING
           : setting >= 0 ? setting
-                         : pat_engine_static_choice(&cs->engine, site, c.bytes);
+                         : pat_engine_static_choice(&cs->engine, site, c->bytes);
     if (alg == PAT_ALG_NATIVE)
-      rc = run_native(&c); /* st's steps stay 0, as run_alg leaves them */
-    else if (c.bytes == 0 && cs->base.P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
-      rc = run_zero(cs, alg, &c);
+      rc = run_native(c); /* st's steps stay 0, as run_alg leaves them */
+    else if (c->bytes == 0 && cs->base.P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
+      rc = run_zero(cs, alg, c);
     else
-      rc = run_alg(cs, alg, &c, &st.bg_steps, &st.fg_steps);
+      rc = run_alg(cs, alg, c, &st.bg_steps, &st.fg_steps);
   }
   if (!ran) { /* nothing recorded: the site's last call stays what the next record carries */
     pat_comm_leave_call(cs);
@@ -363,17 +373,17 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int victim = pat_sites_victim(&cs->sites), made;
     if (victim >= 0) /* the new site takes its place */
       pat_report_site_done(&cs->report, &cs->sites, &cs->engine, victim);
-    site = pat_sites_find(&cs->sites, recvcount, c.bytes, &made);
-    pat_engine_new_site(&cs->engine, site, c.bytes);
+    site = pat_sites_find(&cs->sites, c->recvcount, c->bytes, &made);
+    pat_engine_new_site(&cs->engine, site, c->bytes);
   }
   if (exchanged) finish_exchanged(cs, site, setting);
-  pat_sites_record(&cs->sites, site, arrival, exit_ns);
+  pat_sites_record(&cs->sites, site, c->arrival, exit_ns);
   int next = pat_sites_next(&cs->sites);
   pat_engine_end end = {.site = site,
                         .call = cs->sites.calls - 1, /* the call just recorded */
                         .setting = setting,
                         .alg = alg,
-                        .arrival_ns = arrival,
+                        .arrival_ns = c->arrival,
                         .exit_ns = exit_ns,
                         .next_site = next,
                         .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
@@ -381,10 +391,10 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;
-  pat_report_call(&cs->report, &cs->base, site, recvtype, exit_ns - arrival, &st);
+  pat_report_call(&cs->report, &cs->base, site, c->recvtype, exit_ns - c->arrival, &st);
   if (rc == MPI_SUCCESS) pat_contribute_from_history(cs);
   pat_comm_leave_call(cs);
   pat_stats_call(&st);
   pat_comm_set_current(cs);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: %s failed", pat_algorithms[alg].name);
+  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "%s: %s failed", c->name, pat_algorithms[alg].name);
 }

@@ -8,24 +8,34 @@
  * unequal blocks unchanged; the arrival-aware ones are built for balanced
  * arrivals here (no exchange and no call-site history for this call yet).
  *
- * auto chooses per count vector without an exchange (decide/vchoice.h):
- * MPI's own where auto defers to it (one node without a model file) or
- * has no measured levels (no model file, or another P than the model's),
- * else the choice its model predicts for the counts' signature.
+ * Under auto, blocks that are all equal make an all-gather whose blocks sit
+ * at the displacements, and the call takes the all-gather's path
+ * (runtime/call.h): its exchange, plans made ahead, refinement and
+ * guardrail, and MPI's own all-gatherv where that path runs NATIVE.  Unequal
+ * blocks are chosen for per count vector without an exchange
+ * (decide/vchoice.h): MPI's own where auto defers to it (one node without a
+ * model file) or has no measured levels (no model file, or another P than
+ * the model's), else the choice its model predicts for the counts'
+ * signature.
  *
  * Every rank sizes each block from its own counts.  Ranks whose counts
  * disagree (an erroneous program) therefore see messages of the wrong size:
  * MPI_ERR_TRUNCATE where they arrive, while every rank still runs its whole
  * schedule (exec/executor.h), so that no rank is left waiting.  Under auto
  * with a model file such ranks may choose different algorithms (their
- * signatures differ) and then wait for each other: there the mismatch is
- * not seen (an agreement per new signature would cost every changing
- * count vector an extra collective; not built).
+ * signatures differ), and under auto ranks that see equal blocks take the
+ * all-gather's path, which may exchange arrivals, while ranks that see
+ * unequal ones do not: such ranks wait for each other, and the mismatch
+ * is not seen (an agreement on the counts would cost every call an extra
+ * collective that waits for the last arrival; not built).  Under a fixed
+ * setting every rank takes the same path.
  */
 #include <stdlib.h>
 
 #include "pat.h"
+#include "pat/clock.h"
 #include "runtime/args.h"
+#include "runtime/call.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/process.h"
@@ -42,6 +52,7 @@ typedef struct vcall {
   MPI_Comm comm;
   long long largest; /* bytes of the largest block */
   long long type_size; /* of recvtype */
+  int equal;           /* every count the same */
 } vcall;
 
 /* The arguments of an intra-communicator all-gatherv of P ranks, as this
@@ -58,7 +69,9 @@ static int check_args(vcall *v, int P, int rank) {
   long long total = 0;
   v->largest = 0;
   v->type_size = (long long)rsize;
+  v->equal = 1;
   for (int r = 0; r < P; r++) {
+    if (v->counts[r] != v->counts[0]) v->equal = 0;
     if (v->counts[r] < 0)
       return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: recvcounts[%d] = %d < 0", r, v->counts[r]);
     long long bytes = (long long)rsize * v->counts[r];
@@ -145,6 +158,24 @@ static int run_native_counted(pat_comm_state *cs, const vcall *v) {
   return rc;
 }
 
+/* Equal blocks under auto: the all-gather's path, blocks at the displacements. */
+static int run_as_allgather(pat_comm_state *cs, const vcall *v) {
+  if (pat_gather_passes_through(cs)) return run_native_counted(cs, v);
+  pat_gather_args c = {v->sendbuf,
+                       v->sendcount,
+                       v->sendtype,
+                       v->recvbuf,
+                       v->counts[0],
+                       v->recvtype,
+                       v->comm,
+                       v->type_size * v->counts[0],
+                       pat_clock_global_ns(),
+                       v->counts,
+                       v->displs,
+                       "PAT_Allgatherv"};
+  return pat_gather_run(cs, &c);
+}
+
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
@@ -163,7 +194,7 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &rank);
   }
-  vcall v = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, 0};
+  vcall v = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, 0, 0};
   int rc = check_args(&v, P, rank);
   if (rc != MPI_SUCCESS) return rc;
   /* One process: its block copied by libpat (RING's empty schedule) under any setting, since MPICH 4.0's
@@ -175,6 +206,7 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
   }
+  if (P > 1 && setting == PAT_ALG_AUTO && v.equal) return run_as_allgather(cs, &v);
   if (P > 1 && setting == PAT_ALG_AUTO && pat_engine_v_defers(&cs->engine)) return run_native_counted(cs, &v);
   pat_comm_enter_call(cs);
   int alg = P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : auto_choice(cs, &v);

@@ -6,7 +6,12 @@
  * the same (digest of its inputs and outputs), and nothing hangs (a hang
  * fails through ctest's timeout).
  *
- *   test_modes [--late-seconds S]
+ *   test_modes [--late-seconds S] [--v]
+ *
+ * --v: every other call is a PAT_Allgatherv of equal blocks, which under
+ * auto takes the all-gather's path (src/runtime/call.h): blocks in reversed
+ * order with gaps (untouched), every fourth call in place, mixed with
+ * PAT_Allgather at the same sites.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -31,15 +36,51 @@ static int64_t lie(int r, int p, int64_t seq, int64_t predicted) {
   return predicted + (int64_t)((seq * 7919 + (uint64_t)r * 104729) % 50) * 1000000; /* up to 49 ms off */
 }
 
+static int with_v; /* --v */
+static long v_calls, v_arrival_aware; /* all-gatherv calls, and those that ran an arrival-aware algorithm */
+
+#define GAP 3 /* elements between the all-gatherv's blocks */
+
+/* PAT_Allgatherv of `count` doubles per rank, blocks in reversed order
+ * GAP apart, in place or not; returns the call's code, the blocks copied
+ * into all (rank order), and the gaps' wrong elements counted in *wrong. */
+static int gatherv_equal(const double *mine, int count, double *all, MPI_Comm comm, int p, int me, int in_place,
+                         long *wrong) {
+  size_t stride = (size_t)count + GAP;
+  double *buf = malloc(stride * p * sizeof *buf);
+  int *c = malloc((size_t)p * sizeof *c), *d = malloc((size_t)p * sizeof *d);
+  for (size_t i = 0; i < stride * p; i++) buf[i] = -1.0;
+  for (int r = 0; r < p; r++) {
+    c[r] = count;
+    d[r] = (int)(stride * (size_t)(p - 1 - r));
+  }
+  if (in_place) memcpy(buf + d[me], mine, (size_t)count * sizeof *mine);
+  int rc = PAT_Allgatherv(in_place ? MPI_IN_PLACE : mine, count, MPI_DOUBLE, buf, c, d, MPI_DOUBLE, comm);
+  for (int r = 0; r < p; r++) {
+    memcpy(all + (size_t)r * count, buf + d[r], (size_t)count * sizeof *all);
+    for (int g = 0; g < GAP; g++)
+      if (buf[d[r] + count + g] != -1.0) (*wrong)++;
+  }
+  const char *alg = PAT_LastAlg(comm);
+  v_calls++;
+  if (!strcmp(alg, "bdr") || !strcmp(alg, "bslb") || !strcmp(alg, "ard") || !strcmp(alg, "relay")) v_arrival_aware++;
+  free(buf);
+  free(c);
+  free(d);
+  return rc;
+}
+
 static void one_call(MPI_Comm comm, int count, int k) {
   int p, me;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &me);
   double *mine = malloc((size_t)count * sizeof *mine), *all = malloc((size_t)count * p * sizeof *all);
   for (int i = 0; i < count; i++) mine[i] = me * 1e6 + i + 0.5 * k;
-  int rc = PAT_Allgather(mine, count, MPI_DOUBLE, all, count, MPI_DOUBLE, comm);
-  CHECK(rc == MPI_SUCCESS, "call %d: %s", k, PAT_Error_string(rc));
   long wrong = 0;
+  int rc = with_v && k % 2 == 0 ? gatherv_equal(mine, count, all, comm, p, me, k % 4 == 0, &wrong)
+                                : PAT_Allgather(mine, count, MPI_DOUBLE, all, count, MPI_DOUBLE, comm);
+  CHECK(rc == MPI_SUCCESS, "call %d: %s", k, PAT_Error_string(rc));
+  CHECK(wrong == 0, "call %d: %ld elements of the gaps written", k, wrong);
   for (int r = 0; r < p && rc == MPI_SUCCESS; r++)
     for (int i = 0; i < count; i++)
       if (all[(size_t)r * count + i] != r * 1e6 + i + 0.5 * k) wrong++;
@@ -56,7 +97,11 @@ static void one_call(MPI_Comm comm, int count, int k) {
 
 int main(int argc, char **argv) {
   test_init(&argc, &argv, &rank, &P, NULL);
-  double late_s = argc > 2 && strcmp(argv[1], "--late-seconds") == 0 ? atof(argv[2]) : 2.0;
+  double late_s = 2.0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--late-seconds") == 0 && i + 1 < argc) late_s = atof(argv[++i]);
+    if (strcmp(argv[i], "--v") == 0) with_v = 1;
+  }
   if (PAT_Init() != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
   pat_test_prediction_hook = lie;
   const int counts[] = {1, 512, 8192, 65536};
@@ -93,6 +138,13 @@ int main(int argc, char **argv) {
   PAT_Stats st;
   PAT_GetStats(&st);
   if (rank == 0) printf("policy: %lld calls, %lld exchanged\n", st.calls, st.exchanged_calls);
+  if (with_v) { /* the all-gatherv's calls took the all-gather's path, as far as its plans */
+    if (rank == 0) printf("all-gatherv: %ld calls, %ld arrival-aware\n", v_calls, v_arrival_aware);
+    /* with an exchange before every call, the calls with one rank 10 ms late run BDR and the like */
+    const char *ex = getenv("PAT_EXCHANGE");
+    if (ex && strcmp(ex, "always") == 0)
+      CHECK(v_arrival_aware > 0, "no all-gatherv call ran an arrival-aware algorithm");
+  }
   int bad = report_failures("policy", cases, failures, MPI_COMM_WORLD);
   PAT_Finalize();
   MPI_Finalize();

@@ -1,0 +1,53 @@
+/*
+ * The all-gather's call path, from the communicator's state on: the static
+ * choice or the arrival exchange and the plan, the chosen schedule, and the
+ * call site's history.  PAT_Allgather runs it; so does an all-gatherv whose
+ * blocks are all equal under auto (callv.c): it is an all-gather whose
+ * blocks sit at the caller's displacements, so the whole machinery
+ * (exchange, plan ahead, refinement, guardrail) serves it unchanged.
+ */
+#ifndef PAT_CALL_H
+#define PAT_CALL_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "runtime/comm.h"
+#include "runtime/process.h"
+
+typedef struct pat_gather_args {
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void *recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  MPI_Comm comm;
+  long long bytes;
+  int64_t arrival; /* when the call was entered (common clock) */
+  /* an all-gatherv's arrays (every count recvcount), NULL for an all-gather:
+   * blocks at the displacements, and NATIVE is MPI_Allgatherv */
+  const int *counts, *displs;
+  const char *name; /* the call, in error messages */
+} pat_gather_args;
+
+/* auto on a one-node communicator without a model file (PAT_ONE_NODE=native)
+ * runs MPI's own all-gather and has nothing to decide, exchange or learn.  In
+ * a job without the background thread no other thread may touch cs during a
+ * collective on its communicator (MPI forbids concurrent collectives on one
+ * communicator), so such a call needs no lock and no clock: it costs what a
+ * PMPI wrapper costs.  On shared memory at P = 2 (osu_allgather, 1 B) libpat
+ * added about 90 ns per call, of which perf put about 55 in that lock and
+ * the clock reads; without them the call measures as MPI's own
+ * (BENCHMARKS.md, Balanced calls on one node).  PAT_REPORT keeps the full
+ * path: it reports per-site times. */
+static inline int pat_gather_passes_through(const pat_comm_state *cs) {
+  return !pat_proc.background && pat_proc.alg == PAT_ALG_AUTO && cs->engine.one_node_native &&
+         !cs->engine.next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
+}
+
+/* The call on cs, its arguments checked and c->arrival set: everything
+ * after the pass-through (which the caller tests first). */
+int pat_gather_run(pat_comm_state *cs, pat_gather_args *c);
+
+#endif
