@@ -158,8 +158,11 @@ static int run_native_counted(pat_comm_state *cs, const vcall *v) {
   return rc;
 }
 
-/* Equal blocks under auto: the all-gather's path, blocks at the displacements. */
-static int run_as_allgather(pat_comm_state *cs, const vcall *v) {
+/* Equal blocks under auto: the all-gather's path, blocks at the displacements.
+ * arrival: when the call was entered, before the communicator's state was
+ * made (a collective that lines the ranks up: taken after it, the first
+ * call's arrivals look balanced, and the site starts out static). */
+static int run_as_allgather(pat_comm_state *cs, const vcall *v, int64_t arrival) {
   if (pat_gather_passes_through(cs)) return run_native_counted(cs, v);
   pat_gather_args c = {v->sendbuf,
                        v->sendcount,
@@ -169,7 +172,7 @@ static int run_as_allgather(pat_comm_state *cs, const vcall *v) {
                        v->recvtype,
                        v->comm,
                        v->type_size * v->counts[0],
-                       pat_clock_global_ns(),
+                       arrival,
                        v->counts,
                        v->displs,
                        "PAT_Allgatherv"};
@@ -181,6 +184,8 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
   pat_comm_state *cs = pat_comm_cached(comm);
+  /* no clock read where auto passes equal blocks through to MPI (call.h) */
+  int64_t arrival = pat_proc.alg == PAT_ALG_AUTO && !(cs && pat_gather_passes_through(cs)) ? pat_clock_global_ns() : 0;
   int P, rank;
   if (cs) {
     P = cs->base.P;
@@ -206,7 +211,7 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
   }
-  if (P > 1 && setting == PAT_ALG_AUTO && v.equal) return run_as_allgather(cs, &v);
+  if (P > 1 && setting == PAT_ALG_AUTO && v.equal) return run_as_allgather(cs, &v, arrival);
   if (P > 1 && setting == PAT_ALG_AUTO && pat_engine_v_defers(&cs->engine)) return run_native_counted(cs, &v);
   pat_comm_enter_call(cs);
   int alg = P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : auto_choice(cs, &v);
