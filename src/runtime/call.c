@@ -38,7 +38,6 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes);
 }
 
-
 /* A classic schedule, typed on the user's buffer. */
 static int run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   const pat_sched *s;
@@ -46,9 +45,9 @@ static int run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
   pat_exec e;
-  rc = c->displs ? pat_buffers_typed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->counts, c->displs,
-                                       c->recvtype)
-                 : pat_buffers_typed(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->recvcount, c->recvtype);
+  const pat_comm_base *cb = &cs->base;
+  rc = c->displs ? pat_buffers_typed_v(&b, cb->priv, cb->P, cb->rank, c->recvbuf, c->counts, c->displs, c->recvtype)
+                 : pat_buffers_typed(&b, cb->priv, cb->P, cb->rank, c->recvbuf, c->recvcount, c->recvtype);
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s->nops > 0) {
     int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
@@ -76,7 +75,8 @@ static int run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
 static int run_zero(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   char *scratch = calloc((size_t)cs->base.P + 1, 1);
   if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
-  pat_gather_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival, NULL, NULL, c->name};
+  pat_gather_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival,
+                       NULL, NULL, c->name};
   int rc = run_classic(cs, alg, &z);
   free(scratch);
   return rc;
@@ -117,7 +117,6 @@ static inline int run_native(const pat_gather_args *c) {
                                       c->comm);
   return rc == MPI_SUCCESS ? rc : pat_fail(rc, "%s: MPI's own failed", c->name);
 }
-
 
 static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long long *bg_steps, long long *fg_steps) {
   *bg_steps = *fg_steps = 0;
