@@ -184,8 +184,6 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
   pat_comm_state *cs = pat_comm_cached(comm);
-  /* no clock read where auto passes equal blocks through to MPI (call.h) */
-  int64_t arrival = pat_proc.alg == PAT_ALG_AUTO && !(cs && pat_gather_passes_through(cs)) ? pat_clock_global_ns() : 0;
   int P, rank;
   if (cs) {
     P = cs->base.P;
@@ -205,6 +203,9 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   /* One process: its block copied by libpat (RING's empty schedule) under any setting, since MPICH 4.0's
    * own all-gatherv writes it at the start of recvbuf whatever its displacement */
   int setting = pat_proc.alg;
+  /* only equal blocks under auto use it, and not where they pass through to MPI (call.h) */
+  int64_t arrival =
+      setting == PAT_ALG_AUTO && v.equal && !(cs && pat_gather_passes_through(cs)) ? pat_clock_global_ns() : 0;
   /* PAT_ALG=native needs no state: a communicator only ever gathered with v gets none */
   if (P > 1 && setting == PAT_ALG_NATIVE) return run_native_counted(cs, &v);
   if (!cs) { /* made once: later calls find it without asking MPI (pat_comm_cached) */
