@@ -29,8 +29,12 @@
  *    the site's call number next_probe exchanges (its records also carry
  *    every rank's actual arrival at the previous call), with a backoff that
  *    doubles, from PAT_PROBE_FIRST to PAT_PROBE_MAX calls, after every probe
- *    that finds nothing to gain.  A site whose blocks are so small that the
- *    static choice takes less than two exchanges never probes.
+ *    that finds nothing to gain.  A probe that brings the static choice's
+ *    first measured cost is no verdict (its choice was made before it):
+ *    the next call probes again, so a static choice that measures slower
+ *    than predicted (NATIVE without a model file) is found at once.  A site
+ *    whose blocks are so small that the static choice takes less than two
+ *    exchanges never probes.
  *  - EXCHANGE: every call exchanges, ahead of the call (from history or
  *    instrumentation); after PAT_QUIET_MAX exchanged calls in a row that
  *    found nothing to gain, the site goes back to STATIC.

@@ -19,7 +19,10 @@
  * measured sequences were later cut from 6 trials of 400 calls to 2 of 200,
  * for CI's time; the policy's test_policy.c at 6a47bae, cut alike, prints
  * the same three new values.)  A change that means to change decisions
- * updates them, and says so. */
+ * updates them, and says so: the values below are since the probe that
+ * learns a site's first measured static cost stopped being a verdict
+ * (engine.c, after_choice; test_native_measured), which changes every
+ * part's sequence from each site's second probe on. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +89,7 @@ typedef struct sim {
   int64_t now; /* common clock of the simulation */
   double pred_noise_ms; /* predictions are the arrivals plus U[0, this] */
   double pred_random_ms; /* > 0: predictions are drawn in [now, now + this], whatever the arrivals */
+  double native_factor;  /* > 0: NATIVE costs this times what the model predicts (1: as predicted) */
   long long exchanged, calls, arrival_aware, prediction_bets, kept;
 } sim;
 
@@ -178,6 +182,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
   double predicted;
   if (pat_engine_predict(&s->rank[0]->e, alg[0], arrival, bytes, &predicted) != 0) predicted = 0.001;
   double cost = predicted - pat_select_wait(s->P, arrival);
+  if (alg[0] == PAT_ALG_NATIVE && s->native_factor > 0) cost *= s->native_factor;
   if (cost < 1e-6) cost = 1e-6;
   if (ex[0]) cost += pat_engine_exchange_cost(&s->rank[0]->e); /* an exchange is paid in the call */
   for (int r = 0; r < s->P; r++) {
@@ -406,6 +411,44 @@ static int test_first_call_gain(void) {
   return 0;
 }
 
+/* Without a model file NATIVE is predicted as the best classic schedule.
+ * Where it measures 1.7x that (Open MPI's all-gather at P = 16 on the
+ * emulated cluster, 1M: 280 ms against RING's 200), the probe that learns
+ * its first measured cost is no verdict: the next call probes again and
+ * sees the refined prediction, so auto leaves NATIVE within a few calls
+ * (it backed off 16 calls first, and left it at the 20th).  Where NATIVE
+ * costs what it is predicted to, auto stays with it. */
+static int test_native_measured(void) {
+  int64_t a[MAXP];
+  for (int slow = 0; slow < 2; slow++) {
+    sim s;
+    sim_start(&s, 8);
+    s.native_factor = slow ? 1.7 : 1.0;
+    int first_other = -1, native = 0;
+    const int n = 60;
+    for (int k = 0; k < n; k++) {
+      arrivals(&s, a, 0.0);
+      CHECK(call(&s, 1 << 20, a), "NATIVE x%.1f, call %d: ranks disagree", s.native_factor, k);
+      int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
+      if (alg == PAT_ALG_NATIVE)
+        native++;
+      else if (first_other < 0)
+        first_other = k;
+    }
+    printf("NATIVE x%.1f: first other algorithm at call %d, %d of %d calls NATIVE\n", s.native_factor, first_other,
+           native, n);
+    if (slow)
+      CHECK(first_other >= 0 && first_other <= 6 && native <= 8,
+            "NATIVE measured 1.7x its prediction: first other algorithm at call %d, %d of %d calls NATIVE",
+            first_other, native, n);
+    else
+      CHECK(native >= n - 4, "NATIVE as predicted: only %d of %d calls ran it (first other at call %d)", native, n,
+            first_other);
+    sim_end(&s);
+  }
+  return 0;
+}
+
 /* The same agreement with a model file's measured balanced times (P = 8):
  * the static choice is a classic algorithm at some sizes, the guard starts
  * from the measured prior, and the levels enter every prediction. */
@@ -488,15 +531,15 @@ static int check_log(const char *part, uint64_t expected) {
 int main(void) {
   for (int r = 0; r < MAXP; r++) node_of[r] = r;
   pat_model_params_init(&model, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
-  if (test_agreement() || check_log("agreement", 0x4ec57fd3c3a5cdb8ull)) return 1;
-  if (test_purpose() || check_log("purpose", 0x20eb5d3f06c39ec0ull)) return 1;
-  if (test_unpredictable() || check_log("unpredictable", 0xb9b94136be82a19aull)) return 1;
-  if (test_settle() || check_log("settle", 0x7b4f8230b06772a8ull)) return 1;
-  if (test_first_call_gain() || test_static_b2b()) return 1;
-  if (test_measured() || check_log("measured", 0x85acc5d82109e8c1ull)) return 1;
+  if (test_agreement() || check_log("agreement", 0x0d6e6fe383d90daeull)) return 1;
+  if (test_purpose() || check_log("purpose", 0x084c29a12466243full)) return 1;
+  if (test_unpredictable() || check_log("unpredictable", 0x2e5ae1a2ac33c2deull)) return 1;
+  if (test_settle() || check_log("settle", 0x5a7c1fc6ed92e4eeull)) return 1;
+  if (test_first_call_gain() || test_static_b2b() || test_native_measured()) return 1;
+  if (test_measured() || check_log("measured", 0xb96956536daae254ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x216ac83ac872b141ull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x5633fbebbc6cfa85ull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0xb746947b829df001ull)) return 1;
+  if (test_measured() || check_log("always", 0x81b78f622729bfcdull)) return 1;
   return TEST_RESULT();
 }
