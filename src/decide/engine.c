@@ -219,10 +219,8 @@ static void found(pat_engine_site *sp, long long calls, int gain) {
   schedule_probe(sp, calls);
 }
 
-/* The site's mode after an exchanged auto call, from its choice's predictions.
- * unseen_static: this call taught the site the static choice's first
- * measured cost, which its choice (made before) could not see. */
-static void after_choice(pat_engine *e, int site, long long calls, const pat_choice *choice, int unseen_static) {
+/* The site's mode after an exchanged auto call, from its choice's predictions. */
+static void after_choice(pat_engine *e, int site, long long calls, const pat_choice *choice) {
   pat_engine_site *sp = &e->site[site];
   const int64_t *ebar_ns = choice->ebar_ns;
   int static_alg = choice->static_alg;
@@ -233,22 +231,11 @@ static void after_choice(pat_engine *e, int site, long long calls, const pat_cho
   int best = static_alg;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (ebar_ns[alg] < ebar_ns[best]) best = alg;
-  int gain = ebar_ns[static_alg] != INT64_MAX && best != static_alg &&
-             pat_engine_gain_pays(e, ebar_ns[static_alg], ebar_ns[best], choice->wait);
-  if (!gain && unseen_static && sp->mode == PAT_MODE_STATIC) {
-    /* Nothing to gain by the model's word alone, which for NATIVE without a
-     * model file is the best classic schedule's replay: what the static
-     * choice measured (learned by this call, folded in at the next choice)
-     * may say otherwise.  So this is no verdict: the next call probes again,
-     * without a backoff.  Before, a site backed off PAT_PROBE_FIRST * 2
-     * calls first (emulated cluster, P = 16, 1M, no model file: 16 more
-     * calls of NATIVE at 280 ms, measured 1.74x its prediction, before a
-     * trial found RING at 200 ms). */
-    sp->next_probe = calls + 1;
-    if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
+  if (ebar_ns[static_alg] == INT64_MAX || best == static_alg) {
+    found(sp, calls, 0);
     return;
   }
-  found(sp, calls, gain);
+  found(sp, calls, pat_engine_gain_pays(e, ebar_ns[static_alg], ebar_ns[best], choice->wait));
 }
 
 /* ---- learning from the records ---- */
@@ -287,14 +274,12 @@ static void prediction_error(const pat_engine *e, double *err, double *spread) {
 }
 
 /* From the records: what the site's previous call cost (online refinement
- * and the guardrail) and how well its arrivals were predicted.  Returns 1
- * if that was the first measured cost of the site's static choice (once
- * per site: the guard counts them) and no choice has seen a sample of it. */
-static int learn(pat_engine *e, int site, long long now) {
+ * and the guardrail) and how well its arrivals were predicted. */
+static void learn(pat_engine *e, int site, long long now) {
   pat_engine_site *sp = &e->site[site];
   long long call;
   int alg, flags;
-  if (!previous_call(e, &call, &alg, &flags) || call != sp->last.call || call <= sp->learned_call) return 0;
+  if (!previous_call(e, &call, &alg, &flags) || call != sp->last.call || call <= sp->learned_call) return;
   sp->learned_call = call;
   pat_engine_settle(e); /* its arrivals are about to be replaced */
   int64_t *arrivals = e->unsettled.arrival;
@@ -323,8 +308,10 @@ static int learn(pat_engine *e, int site, long long now) {
   e->unsettled.alg = alg;
   e->unsettled.measured = measured;
   e->unsettled.wait = wait;
-  return (flags & PAT_LAST_STATIC) && !(flags & PAT_LAST_ALT) && alg == sp->static_alg && sp->guard.s_n == 1 &&
-         sp->refine.samples[alg] == 0;
+}
+
+void pat_engine_learn(pat_engine *e, int site, long long site_calls) {
+  if (site >= 0) learn(e, site, site_calls);
 }
 
 void pat_engine_settle(pat_engine *e) {
@@ -347,7 +334,7 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   e->cur.statik = !e->cur.alt && e->cfg.exchange_always;
   e->cur.predicted_ns = predicted_ns;
   e->cur.kept = choice->kept;
-  int unseen_static = learn(e, site, site_calls);
+  learn(e, site, site_calls); /* a no-op where pat_engine_learn came first, as the runtime does */
   if (setting != PAT_ALG_AUTO) {
     /* a probe auto announced was spent by a call of another setting
      * (PAT_UseAlg between calls): the next one comes after the backoff */
@@ -355,7 +342,7 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
     return;
   }
   if (choice->explored) pat_refine_explored(&sp->refine, choice->alg, site_calls);
-  after_choice(e, site, site_calls, choice, unseen_static);
+  after_choice(e, site, site_calls, choice);
 }
 
 /* ---- the choice ---- */

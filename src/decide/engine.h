@@ -10,9 +10,12 @@
  *
  * A call meets the engine three times:
  *   1. pat_engine_exchanges: does this call exchange arrivals?
- *   2. pat_engine_choose: given the exchanged arrivals, which algorithm
- *      (reads the state, never changes it, so a choice made ahead by the
- *      background thread and one made in the call agree);
+ *   2. pat_engine_learn, then pat_engine_choose: learn from the exchanged
+ *      records what the site's previous call cost (each call is learned
+ *      once, so learning again from the same records changes nothing),
+ *      then, given the exchanged arrivals, which algorithm (reads the
+ *      state, never changes it, so a choice made ahead by the background
+ *      thread and one made in the call agree);
  *   3. pat_engine_commit (an exchanged call) and pat_engine_end_call (every
  *      call): learn from what the previous call cost, and decide whether the
  *      next call exchanges.
@@ -29,12 +32,8 @@
  *    the site's call number next_probe exchanges (its records also carry
  *    every rank's actual arrival at the previous call), with a backoff that
  *    doubles, from PAT_PROBE_FIRST to PAT_PROBE_MAX calls, after every probe
- *    that finds nothing to gain.  A probe that brings the static choice's
- *    first measured cost is no verdict (its choice was made before it):
- *    the next call probes again, so a static choice that measures slower
- *    than predicted (NATIVE without a model file) is found at once.  A site
- *    whose blocks are so small that the static choice takes less than two
- *    exchanges never probes.
+ *    that finds nothing to gain.  A site whose blocks are so small that the
+ *    static choice takes less than two exchanges never probes.
  *  - EXCHANGE: every call exchanges, ahead of the call (from history or
  *    instrumentation); after PAT_QUIET_MAX exchanged calls in a row that
  *    found nothing to gain, the site goes back to STATIC.
@@ -250,15 +249,26 @@ int pat_engine_plans_ahead(const pat_engine *e, int site);
  * sample first; otherwise reads the state only. */
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out);
 
+/* 2a. Before a choice at `site` (with site_calls recorded calls; -1: a new
+ * site, nothing to learn): learn from the records (pat_engine_records,
+ * filled by the caller from the exchange) what the site's previous call
+ * really cost, so that the choice sees it.  Learning after the choice, the
+ * measurement of an algorithm reached only the choice after next: without
+ * a model file a site judged its first probe by the model's word alone
+ * (for NATIVE: the best classic schedule's replay) and backed off 16
+ * calls (emulated cluster, P = 16, 1M: NATIVE measured 1.74x that, 280 ms
+ * against RING's 200), and each algorithm it tried ran twice. */
+void pat_engine_learn(pat_engine *e, int site, long long site_calls);
+
 /* 3a. An exchanged call at `site` (with site_calls recorded calls) has run
- * what `choice` says: learn from the records (pat_engine_records, filled by
- * the caller) what the previous call's algorithm really cost, count an
- * exploration, and under auto update the site's mode from the choice's
- * predictions.  predicted_ns: what this rank's own record said of its
- * arrival. */
+ * what `choice` says: learn from the records what pat_engine_learn did not
+ * (the first call at a site made by this call), count an exploration, and
+ * under auto update the site's mode from the choice's predictions.
+ * predicted_ns: what this rank's own record said of its arrival. */
 void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_choice *choice, int setting,
                        int64_t predicted_ns);
-/* Where the caller puts every rank's previous call (P entries) before commit. */
+/* Where the caller puts every rank's previous call (P entries) before
+ * pat_engine_learn. */
 static inline pat_last_call *pat_engine_records(pat_engine *e) { return e->records; }
 
 /* 3b. Every call that ran, after commit: remember it for the next record at

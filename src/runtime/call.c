@@ -274,20 +274,11 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   return run_alg(cs, st->alg, c, &st->bg_steps, &st->fg_steps);
 }
 
-/* After an exchanged call ran (at `site`, created by now): the engine learns
- * from the records (every rank's previous call there), then the plan and
- * the records go. */
+/* After an exchanged call ran (at `site`, created by now): the engine
+ * commits the choice (it learned from the records, every rank's previous
+ * call there, when the plan was decided: plan.c), then the plan and the
+ * records go. */
 static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
-  pat_last_call *prev = pat_engine_records(&cs->engine);
-  for (int i = 0; i < cs->base.P; i++) {
-    const pat_xrec *r = &cs->x.all[i];
-    prev[i] = (pat_last_call){.call = r->prev_call,
-                              .arrival_ns = r->prev_arrival_ns,
-                              .elapsed_ns = r->prev_elapsed_ns,
-                              .predicted_ns = r->prev_predicted_ns,
-                              .alg = r->prev_alg,
-                              .flags = r->prev_flags};
-  }
   pat_engine_commit(&cs->engine, site, cs->sites.site[site].calls, &cs->planner.plan.choice, setting,
                     cs->x.all[cs->base.rank].arrival_ns);
   pat_plan_drop(&cs->planner);

@@ -79,9 +79,27 @@ uint64_t pat_plan_digest(int P, const pat_plan *p) {
   return h;
 }
 
+/* Every rank's previous call at the site, from its record, where the engine
+ * learns from them. */
+static void records_to_engine(pat_engine *engine, const pat_exchange *x, int P) {
+  pat_last_call *prev = pat_engine_records(engine);
+  for (int i = 0; i < P; i++) {
+    const pat_xrec *r = &x->all[i];
+    prev[i] = (pat_last_call){.call = r->prev_call,
+                              .arrival_ns = r->prev_arrival_ns,
+                              .elapsed_ns = r->prev_elapsed_ns,
+                              .predicted_ns = r->prev_predicted_ns,
+                              .alg = r->prev_alg,
+                              .flags = r->prev_flags};
+  }
+}
+
 void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
                      const pat_sites *sites, const pat_plan_call *call) {
   pat_plan *p = &pl->plan;
+  /* what the site's previous call cost, before the choice that it may change */
+  records_to_engine(engine, x, b->P);
+  pat_engine_learn(engine, call->site, call->site >= 0 ? sites->site[call->site].calls : 0);
   for (int i = 0; i < b->P; i++) p->arrival[i] = x->all[i].arrival_ns;
   p->setting = call->setting;
   p->bytes = call->bytes;
