@@ -63,8 +63,10 @@
  * The guardrail (guardrail.h, docs/guardrail.md) has the last word: a site
  * enters the exchange mode only when its guard allows a trial, returns to
  * STATIC when the guard says the alternative measured no cheaper than the
- * static choice, and runs arrival-aware algorithms only while its measured
- * prediction error is small against the arrival spread.  The costs it judges
+ * static choice, and runs arrival-aware algorithms that bet on predictions
+ * only while its measured prediction error is small against the arrival
+ * spread (plan-ahead ones, whose predictions only order their sends, run
+ * either way).  The costs it judges
  * by come from the exchange records, which carry every rank's previous call
  * at the same site.
  */

@@ -210,15 +210,17 @@ static void select_start(const pat_select_in *in, pat_select_out *out) {
 }
 
 /* Does pass `pass` consider alg?  Only allowed algorithms with a schedule;
- * pass 0 leaves out the arrival-aware ones on a balanced pattern, pass 1
- * takes only them. */
+ * pass 0 leaves out the arrival-aware ones on a balanced pattern, but for
+ * plan-ahead ones (RELAY: the prediction only orders its sends, and its
+ * balanced schedule competes with the classic ones), pass 1 takes only
+ * them. */
 static int considered(int alg, int pass, unsigned allowed, int balanced) {
   const unsigned fl = pat_algorithms[alg].flags;
   if (!(allowed & (1u << alg))) return 0;
   if (fl & PAT_ALGF_NATIVE) return pass == 0; /* predicted only when it has a level (native_ebar) */
   if (!pat_algorithms[alg].build) return 0;
   const int arrival = (fl & PAT_ALGF_ARRIVAL) != 0;
-  if (pass == 0 && arrival && balanced) return 0;
+  if (pass == 0 && arrival && balanced && !(fl & PAT_ALGF_PLAN_AHEAD)) return 0;
   if (pass == 1 && !arrival) return 0;
   return 1;
 }

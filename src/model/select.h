@@ -10,8 +10,9 @@
  *
  * Rules:
  *  - a balanced pattern (ω < τ, τ from the default parameters) picks a
- *    classic algorithm (arrival-aware ones are not considered unless no
- *    classic one is allowed);
+ *    classic algorithm or a plan-ahead one (RELAY, whose prediction only
+ *    orders its sends); the other arrival-aware ones are not considered
+ *    unless nothing else is allowed;
  *  - NATIVE has no schedule: it is predicted from its balanced level (see
  *    flat_s below) and the wait for the last arrival; with no level it is
  *    not predicted, and chosen only when nothing else is allowed;

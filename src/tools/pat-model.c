@@ -704,7 +704,7 @@ static void print_auto_choice(pat_select_cache *cache, const opts *o, const pat_
   pat_select_out so;
   if (pat_select(cache, &in, &so) == PAT_OK)
     printf("# auto would choose: %s%s\n", so.alg >= 0 ? pat_algorithms[so.alg].name : "none",
-           so.balanced ? " (balanced pattern: classic only)" : "");
+           so.balanced ? " (balanced pattern: classic or plan-ahead only)" : "");
   free(a);
 }
 

@@ -22,7 +22,9 @@
  * updates them, and says so: the values below are since the engine learns
  * a call's cost from the next exchange's records before the choice they
  * lead to, not after it (pat_engine_learn; test_native_measured), which
- * changes every part's sequence from each site's second exchange on. */
+ * changes every part's sequence from each site's second exchange on, and
+ * since a site whose predictions are distrusted may still run RELAY (a
+ * plan-ahead algorithm: its prediction only orders its sends). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +93,7 @@ typedef struct sim {
   double pred_random_ms; /* > 0: predictions are drawn in [now, now + this], whatever the arrivals */
   double native_factor;  /* > 0: NATIVE costs this times what the model predicts (1: as predicted) */
   long long exchanged, calls, arrival_aware, prediction_bets, kept;
+  long long plan_ahead_runs; /* exchanged calls that ran a plan-ahead algorithm (kept or chosen) */
 } sim;
 
 static sim_rank *make_rank(int P) {
@@ -231,6 +234,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
   /* the ones that bet on the predictions (a plan-ahead algorithm does not) */
   s->prediction_bets += (pat_algorithms[alg[0]].flags & (PAT_ALGF_ARRIVAL | PAT_ALGF_PLAN_AHEAD)) == PAT_ALGF_ARRIVAL;
   s->kept += ex[0] && s->rank[0]->choice.kept;
+  s->plan_ahead_runs += ex[0] && (pat_algorithms[alg[0]].flags & PAT_ALGF_PLAN_AHEAD);
   s->now = last + 3 * MS;
   return agreed;
 }
@@ -318,8 +322,10 @@ static int test_purpose(void) {
  * them: arrival-aware algorithms that bet on the predictions run at most
  * about twice per distrust period (guardrail.h), and the periods double up
  * to PAT_GUARD_BACKOFF_MAX calls.  A plan-ahead algorithm (RELAY) needs no
- * prediction: kept, it exchanges every call, judged by its cost alone (in
- * this world, what the model predicts); the other calls exchange rarely. */
+ * prediction: chosen even while the predictions are distrusted, and kept
+ * where it plans ahead, it exchanges every call, judged by its cost alone
+ * (in this world, what the model predicts); the other calls exchange
+ * rarely. */
 static int test_unpredictable(void) {
   int64_t a[MAXP];
   sim s;
@@ -339,8 +345,9 @@ static int test_unpredictable(void) {
     long long bound = 2 * (periods + 1) + 2;
     CHECK(s.prediction_bets <= bound, "P=%d: %lld calls bet on predictions out of %d (bound %lld)", P,
           s.prediction_bets, n, bound);
-    CHECK(s.exchanged - s.kept <= n / 8, "P=%d: %lld of %d calls exchanged, %lld of them kept a plan-ahead algorithm",
-          P, s.exchanged, n, s.kept);
+    CHECK(s.exchanged - s.plan_ahead_runs <= n / 8,
+          "P=%d: %lld of %d calls exchanged, %lld of them ran a plan-ahead algorithm (%lld kept)", P, s.exchanged, n,
+          s.plan_ahead_runs, s.kept);
     sim_end(&s);
   }
   return 0;
@@ -547,15 +554,15 @@ static int check_log(const char *part, uint64_t expected) {
 int main(void) {
   for (int r = 0; r < MAXP; r++) node_of[r] = r;
   pat_model_params_init(&model, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
-  if (test_agreement() || check_log("agreement", 0x0c1405f696718412ull)) return 1;
-  if (test_purpose() || check_log("purpose", 0x8de3dc6913144bfaull)) return 1;
-  if (test_unpredictable() || check_log("unpredictable", 0x42e23912c13c00e1ull)) return 1;
-  if (test_settle() || check_log("settle", 0xd7be438ac8549208ull)) return 1;
+  if (test_agreement() || check_log("agreement", 0xbf2e7edbbea4bb70ull)) return 1;
+  if (test_purpose() || check_log("purpose", 0x0014fad83c8d003aull)) return 1;
+  if (test_unpredictable() || check_log("unpredictable", 0xc42a56e964189c72ull)) return 1;
+  if (test_settle() || check_log("settle", 0x0cfce0cbed88233aull)) return 1;
   if (test_first_call_gain() || test_static_b2b() || test_native_measured()) return 1;
-  if (test_measured() || check_log("measured", 0x8f8db9b564629ea9ull)) return 1;
+  if (test_measured() || check_log("measured", 0xef6a0f8ce05e1d42ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x481a7188f2803316ull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x4225ea8db8d6a28bull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0xfa1bdfe2d5e69d75ull)) return 1;
+  if (test_measured() || check_log("always", 0xa120deaa88f27a07ull)) return 1;
   return TEST_RESULT();
 }

@@ -170,7 +170,8 @@ int main(void) {
     CHECK(ref.ebar_ns[ref.alg] <= ref.ebar_ns[PAT_ALG_RING], "the choice is the minimum");
   }
 
-  /* ---- 3. balanced patterns pick a classic algorithm ---- */
+  /* ---- 3. balanced patterns pick a classic algorithm, or RELAY (plan-ahead: its
+   * prediction only orders its sends, so its balanced schedule competes) ---- */
   for (int trial = 0; trial < 30; trial++) {
     int P = 2 + (int)(rnd64() % 100);
     double bb = (double)(4 * (1 + rnd64() % 100000));
@@ -180,9 +181,11 @@ int main(void) {
     pat_select_out o;
     CHECK(pat_select(&cache, &in, &o) == PAT_OK, "select");
     CHECK(o.balanced && o.tau_ns == tau, "balanced, tau %lld vs %lld", (long long)o.tau_ns, (long long)tau);
-    CHECK(pat_algorithms[o.alg].flags & PAT_ALGF_CLASSIC, "balanced P=%d picked %s", P, pat_algorithms[o.alg].name);
+    CHECK(pat_algorithms[o.alg].flags & (PAT_ALGF_CLASSIC | PAT_ALGF_PLAN_AHEAD), "balanced P=%d picked %s", P,
+          pat_algorithms[o.alg].name);
     CHECK(o.status[PAT_ALG_BDR] == -1 && o.status[PAT_ALG_BSLB] == -1 && o.status[PAT_ALG_ARD] == -1,
-          "arrival-aware algorithms considered on a balanced pattern");
+          "arrival-aware algorithms that bet on the prediction considered on a balanced pattern");
+    CHECK(o.status[PAT_ALG_RELAY] != -1, "RELAY not considered on a balanced pattern (P=%d)", P);
     CHECK(o.status[PAT_ALG_NATIVE] == -1, "native is never predicted");
     /* imbalanced: arrival-aware ones are tried */
     a[P - 1] += 100 * tau;
