@@ -3,6 +3,8 @@
 #   bash bench/results/2026-11-24-learn/run.sh cluster  # minibench.csv: P = 16 and P = 8, old and new alternating
 #   bash bench/results/2026-11-24-learn/run.sh osu      # osu-cluster/: osu_allgather on the emulated cluster, no model
 #   bash bench/results/2026-11-24-learn/run.sh bfs      # bfs.txt: bench/examples/bfs on the cluster, no model, old/new
+#   OLD=/tmp/oldbuild4 bash bench/results/2026-11-24-learn/run.sh relay  # relay-balanced.csv: RELAY on balanced
+#        patterns (2d44ec8) against 72b8bfc (OLD), P = 8; then python3 .../summarise.py relay-balanced.csv
 # Needs root, build/ (cmake --build build), a quiet machine, and the build before the change (OLD=its build
 # dir, default /tmp/oldbuild3: 7db145e built from a git worktree, targets pat-minibench and pat_mpi); `osu`
 # needs OSU's osu_allgather built unmodified (OSU=path, default /tmp/osu/osu_allgather; bench/balanced/osu.sh).
@@ -17,14 +19,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # cells P N model delays...: two rounds, each the old build's launch then the new one's for every delay.
 # --order blocked gives every algorithm its own communicator, so auto's site sees only auto's calls.
 cells() {
-  local P=$1 N=$2 model=$3; shift 3
+  local P=$1 N=$2 model=$3 csv=${CSV:-$R/minibench.csv}; shift 3
   for round in 1 2; do
     for v in old new; do
       local mb=build/bench/minibench/pat-minibench
       [ $v = old ] && mb=$OLD/bench/minibench/pat-minibench
       for d in "$@"; do
         $CL run --timeout 900 -np $P ${model:+-x PAT_MODEL=$model} $mb -N $N --iters 12 --warmup 3 --base-ms 20 \
-          --max-delay $d --order blocked --alg native,auto,ring,relay --quiet --csv $R/minibench.csv \
+          --max-delay $d --order blocked --alg native,auto,ring,relay --quiet --csv $csv \
           --label "$v/P$P/$N/$d/r$round/${model:+model}" 2>&1 | grep -E "^(native|auto|ring|relay) "
       done
     done
@@ -41,6 +43,14 @@ case ${1:-} in
   osu)
     bash bench/balanced/osu.sh --osu "${OSU:-/tmp/osu/osu_allgather}" --out $R/osu-cluster --configs cluster8 --rounds 3 \
       --old-lib $OLD/libpat_mpi.so --osu-args "-m 1:1048576 -i 50"
+    ;;
+  relay)
+    export CSV=$R/relay-balanced.csv
+    rm -f $CSV
+    $CL down >/dev/null 2>&1
+    { $CL up -n 8 --rate 500mbit && cells 8 1M "$MODEL" 0 50 && cells 8 256K "$MODEL" 0 && cells 8 4M "$MODEL" 0 &&
+        cells 8 1M "" 0; $CL down; } > $R/relay.log 2>&1
+    python3 $R/summarise.py relay-balanced.csv > $R/relay-balanced.md
     ;;
   bfs) # an unmodified irregular code (BENCHMARKS.md, Arrivals libpat cannot predict), no model file
     $CL down >/dev/null 2>&1

@@ -2,11 +2,13 @@
 """Summarise minibench.csv of run.sh cluster: per cell (P, N, model file or not, maxDelay), variant (old:
 the build before the change, new: this one) and algorithm, the median over the two launches of ē ms,
 the launches' values, ē/ē_lb, and what auto ran; auto over the fastest algorithm of the same launches
-and NATIVE over auto (> 1: auto faster than MPI's own).  Writes figures/cells.dat for plot.gp."""
-import csv, collections, os, statistics
+and NATIVE over auto (> 1: auto faster than MPI's own).  Writes figures/cells.dat for plot.gp.
+`summarise.py relay-balanced.csv`: the same table for run.sh relay."""
+import csv, collections, os, statistics, sys
 here = os.path.dirname(os.path.abspath(__file__))
+name = sys.argv[1] if len(sys.argv) > 1 else "minibench.csv"  # another CSV: its table only, no figure data
 runs = collections.defaultdict(list)
-for row in csv.DictReader(open(os.path.join(here, "minibench.csv"))):
+for row in csv.DictReader(open(os.path.join(here, name))):
     v, P, N, d, rnd, model = row["label"].split("/")
     runs[(P, N, model or "none", d, v, row["alg"])].append(
         (float(row["ebar_us"]) / 1000, float(row["ebar_over_elb"]), row["chosen"]))
@@ -30,6 +32,8 @@ for c in cells:
               f"{med(k('auto')) / fastest:.2f} | {med(k('native')) / med(k('auto')):.2f} |")
     dat.append((c, {v: med(c + (v, "auto")) for v in ("old", "new")}, med(c + ("new", "native")),
                 min(med(c + (v, a)) for v in ("old", "new") for a in ("ring", "relay"))))
+if name != "minibench.csv":
+    sys.exit(0)
 os.makedirs(os.path.join(here, "figures"), exist_ok=True)
 with open(os.path.join(here, "figures", "cells.dat"), "w") as f:
     f.write("# cell  native  auto-old  auto-new  best-of-ring-relay  (ē ms over NATIVE's: NATIVE = 1)\n")
