@@ -17,8 +17,9 @@
  *      state, never changes it, so a choice made ahead by the background
  *      thread and one made in the call agree);
  *   3. pat_engine_commit (an exchanged call) and pat_engine_end_call (every
- *      call): learn from what the previous call cost, and decide whether the
- *      next call exchanges.
+ *      call): what ran updates the site's mode (and learns only what step 2
+ *      could not: nothing, at a site the call itself made), and decides
+ *      whether the next call exchanges.
  *
  * The rules (the constants below; docs/design.md §6):
  *
