@@ -334,7 +334,6 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   e->cur.statik = !e->cur.alt && e->cfg.exchange_always;
   e->cur.predicted_ns = predicted_ns;
   e->cur.kept = choice->kept;
-  learn(e, site, site_calls); /* a no-op where pat_engine_learn came first, as the runtime does */
   if (setting != PAT_ALG_AUTO) {
     /* a probe auto announced was spent by a call of another setting
      * (PAT_UseAlg between calls): the next one comes after the backoff */

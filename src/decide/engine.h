@@ -17,9 +17,8 @@
  *      state, never changes it, so a choice made ahead by the background
  *      thread and one made in the call agree);
  *   3. pat_engine_commit (an exchanged call) and pat_engine_end_call (every
- *      call): what ran updates the site's mode (and learns only what step 2
- *      could not: nothing, at a site the call itself made), and decides
- *      whether the next call exchanges.
+ *      call): what ran updates the site's mode, and decides whether the
+ *      next call exchanges.
  *
  * The rules (the constants below; docs/design.md §6):
  *
@@ -264,10 +263,10 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
 void pat_engine_learn(pat_engine *e, int site, long long site_calls);
 
 /* 3a. An exchanged call at `site` (with site_calls recorded calls) has run
- * what `choice` says: learn from the records what pat_engine_learn did not
- * (the first call at a site made by this call), count an exploration, and
- * under auto update the site's mode from the choice's predictions.
- * predicted_ns: what this rank's own record said of its arrival. */
+ * what `choice` says, decided after pat_engine_learn (a site the call
+ * itself made has nothing to learn): count an exploration, and under auto
+ * update the site's mode from the choice's predictions.  predicted_ns: what
+ * this rank's own record said of its arrival. */
 void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_choice *choice, int setting,
                        int64_t predicted_ns);
 /* Where the caller puts every rank's previous call (P entries) before
