@@ -46,9 +46,27 @@
  * to about points x algorithms seconds even on a slow network; options after
  * or before it override its values.
  *
+ * The link (P >= 2, before the algorithms): a ping-pong of rank 0 and rank
+ * P/2 alone on the network, every other rank waiting in a barrier, at
+ * PINGPONG_SMALL bytes and at the largest calibrated size capped at
+ * PINGPONG_LARGE_MAX; a size's value is the minimum one-way time (half a
+ * round trip) over PINGPONG_REPS round trips after PINGPONG_WARMUP untimed
+ * ones: the rate a transfer gets when the ports around it are idle, which
+ * pat-fit turns into the model file's "link" line.  Rank P/2 because
+ * launchers place ranks in blocks by default (mpirun by slot, Slurm's block
+ * distribution): on n >= 2 nodes holding P/n ranks each, rank P/2 is on
+ * node n/2, never rank 0's, where rank 1 shares rank 0's node as soon as a
+ * node holds two ranks; round-robin placement puts it on rank 0's node only
+ * when n divides P/2.  On one node it is a shared-memory ping-pong (stderr
+ * says when both ranks report the same host).  The small size gives alpha
+ * (latency-bound); the large one beta, over the sizes the algorithms were
+ * timed at; 1 MiB is bandwidth-bound on any network (alpha a few percent of
+ * it at 100 Gbit/s) and keeps the round trips short on a slow one.  With a
+ * largest size of PINGPONG_SMALL or less there is nothing to fit: no link.
+ *
  * Output lines "alg,block_bytes,seconds,mode" (mode gap or b2b; what pat-fit
- * reads), preceded by
- * comment lines saying how they were made; progress on stderr.
+ * reads), and "link,bytes,seconds,pingpong" for the link's one-way times,
+ * preceded by comment lines saying how they were made; progress on stderr.
  */
 #include <errno.h>
 #include <math.h>
@@ -63,6 +81,11 @@
 #define MAX_ALGS 32
 #define MAX_SIZES 64
 #define B2B_CALLS 8 /* calls of a back-to-back repetition; the first is not counted */
+#define PINGPONG_SMALL 8             /* bytes of the link's latency-bound size */
+#define PINGPONG_LARGE_MAX (1 << 20) /* the link's large size: the largest calibrated one, at most this */
+#define PINGPONG_WARMUP 3            /* untimed round trips per size: connections and protocol paths set up */
+#define PINGPONG_REPS 10             /* timed round trips per size, the fastest kept */
+#define PINGPONG_TAG 7
 
 static double now(void) {
   struct timespec ts;
@@ -299,6 +322,67 @@ static void report_size(const calib_opts *o, int b2b, long bytes, const int *was
   fflush(f);
 }
 
+/* Rank 0 and its peer bounce bytes back and forth; rank 0 returns the
+ * minimum one-way time (half a round trip) of the timed round trips, the
+ * peer 0.  The minimum: what the pair gets with nothing in its way. */
+static double pingpong(int rank, int peer, long bytes, char *sendbuf, char *recvbuf) {
+  double best = INFINITY;
+  for (int k = 0; k < PINGPONG_WARMUP + PINGPONG_REPS; k++) {
+    double t0 = MPI_Wtime();
+    if (rank == 0) {
+      MPI_Send(sendbuf, (int)bytes, MPI_BYTE, peer, PINGPONG_TAG, MPI_COMM_WORLD);
+      MPI_Recv(recvbuf, (int)bytes, MPI_BYTE, peer, PINGPONG_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(recvbuf, (int)bytes, MPI_BYTE, 0, PINGPONG_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(sendbuf, (int)bytes, MPI_BYTE, 0, PINGPONG_TAG, MPI_COMM_WORLD);
+    }
+    double one_way = (MPI_Wtime() - t0) / 2;
+    if (k >= PINGPONG_WARMUP && one_way < best) best = one_way;
+  }
+  return rank == 0 ? best : 0;
+}
+
+/* The processor names of the pair, for rank 0 (the peer sends its own): a
+ * pair on one host may not cross the network, so rank 0 warns on stderr. */
+static void pair_hosts(int rank, int peer, char *host0, char *host1) {
+  int len;
+  MPI_Get_processor_name(rank == 0 ? host0 : host1, &len);
+  if (rank == peer) MPI_Send(host1, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, PINGPONG_TAG, MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Recv(host1, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, peer, PINGPONG_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    host1[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    if (strcmp(host0, host1) == 0)
+      fprintf(stderr, "pat-calibrate: link: ranks 0 and %d both run on %s: the ping-pong may not cross the network\n",
+              peer, host0);
+  }
+}
+
+/* The link: a ping-pong of ranks 0 and P/2 at two sizes (header comment),
+ * every other rank waiting in the barrier that ends it, so that the pair is
+ * alone on the network.  Rank 0 writes its "link" rows.  Nothing with one
+ * rank, or when the largest size is no larger than the small one. */
+static void measure_link(const calib_opts *o, FILE *f, int rank, int P, char *sendbuf, char *recvbuf) {
+  long sizes[2] = {PINGPONG_SMALL, o->max_bytes < PINGPONG_LARGE_MAX ? (long)o->max_bytes : PINGPONG_LARGE_MAX};
+  if (P < 2 || sizes[1] <= sizes[0]) return;
+  int peer = P / 2;
+  char host0[MPI_MAX_PROCESSOR_NAME] = "", host1[MPI_MAX_PROCESSOR_NAME] = "";
+  double t[2] = {0, 0};
+  MPI_Barrier(MPI_COMM_WORLD); /* the pair starts once every rank has left what came before */
+  if (rank == 0 || rank == peer) {
+    pair_hosts(rank, peer, host0, host1);
+    for (int i = 0; i < 2; i++) t[i] = pingpong(rank, peer, sizes[i], sendbuf, recvbuf);
+  }
+  MPI_Barrier(MPI_COMM_WORLD); /* the other ranks wait here meanwhile */
+  if (rank != 0) return;
+  fprintf(f, "# link: ping-pong of ranks 0 (%s) and %d (%s) alone, min one-way time of %d round trips\n", host0,
+          peer, host1, PINGPONG_REPS);
+  for (int i = 0; i < 2; i++) {
+    fprintf(f, "link,%ld,%.9g,pingpong\n", sizes[i], t[i]);
+    fprintf(stderr, "  %-6s %9ld B  %10.3f us  one way, ranks 0 and %d alone\n", "link", sizes[i], t[i] * 1e6, peer);
+  }
+  fflush(f);
+}
+
 /* The known algorithms of the list (alive[i] = 1); unknown ones are skipped
  * with a message. */
 static void known_algs(const calib_opts *o, int rank, int *alive) {
@@ -323,6 +407,7 @@ static void calibrate(const calib_opts *o, FILE *f, int rank, int P) {
             o->nalgs, nsizes, sizes[0], sizes[nsizes - 1], o->max_seconds);
   }
   double t0 = now();
+  measure_link(o, f, rank, P, sendbuf, recvbuf);
   for (int k = 0; k < nsizes; k++) {
     for (int b2b = 0; b2b <= ((uint64_t)sizes[k] <= o->b2b_max); b2b++) {
       memcpy(was_alive, alive, sizeof alive);

@@ -109,6 +109,9 @@ typedef struct pat_measured {
 typedef struct pat_model_params {
   pat_link_model dflt;               /* for algorithms without their own parameters */
   pat_link_model alg[PAT_ALG_COUNT]; /* fitted per algorithm (Nuriyev) */
+  int link_set;                      /* link holds a measurement */
+  pat_hockney link;                  /* one pair alone on the network (a ping-pong between nodes): the rate a
+                                        transfer gets when the ports around it are idle; model file "link" line */
   double eager_bytes;                /* messages of fewer bytes are eager; 0: all rendezvous */
   char made[256];                    /* how the parameters were obtained (model file "made" lines) */
   pat_measured measured;             /* measured balanced times (~5 KiB; the replay ignores them) */

@@ -69,6 +69,7 @@ typedef struct parser {
   int version;        /* the header's */
   int seen_inter[PAT_ALG_COUNT + 1], seen_intra[PAT_ALG_COUNT + 1], seen_eager; /* per name, "default" last */
   int P_line;                    /* line of "P" (0: none yet) */
+  int link_line;                 /* line of "link" (0: none yet) */
   int time_line[PAT_ALG_COUNT];  /* line of each algorithm's first "time" (0: none) */
   int last_time_line;            /* line of the last "time" (0: none) */
   int b2b_line[PAT_ALG_COUNT];   /* line of each algorithm's first "b2b" (0: none) */
@@ -179,7 +180,9 @@ static int parse_link(parser *ps, char **tok, int nt) {
   if (idx < 0) {
     if (first && nt > 1)
       return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list(names, sizeof names, 1));
-    return line_error(ps, "unknown keyword \"%s\" (expected made, eager, intra, inter, P, time, or an algorithm: %s)",
+    return line_error(ps,
+                      "unknown keyword \"%s\" (expected made, eager, link, intra, inter, P, time, b2b, or an "
+                      "algorithm: %s)",
                       tok[0], names_list(names, sizeof names, 1));
   }
   double a, b;
@@ -201,6 +204,24 @@ static int parse_link(parser *ps, char **tok, int nt) {
     lm->inter.alpha = a;
     lm->inter.beta = b;
   }
+  return PAT_OK;
+}
+
+/* "link <alpha> <beta>": one pair of ranks alone on the network.  Kept
+ * apart from the default and per-algorithm pairs: those are fitted on whole
+ * all-gathers, whose transfers share ports, this one is a ping-pong's.  Read
+ * in any version (no other line depends on it). */
+static int parse_pair(parser *ps, char **tok, int nt) {
+  double a, b;
+  if (nt != 3) return line_error(ps, "expected \"link <alpha> <beta>\" (seconds, seconds per byte)");
+  if (!number(tok[1], &a)) return line_error(ps, "link alpha \"%s\" is not a finite number >= 0", tok[1]);
+  if (!number(tok[2], &b)) return line_error(ps, "link beta \"%s\" is not a finite number >= 0", tok[2]);
+  if (a == 0 && b == 0) return line_error(ps, "link alpha and beta are both 0");
+  if (ps->link_line) return line_error(ps, "link given twice (first on line %d)", ps->link_line);
+  ps->link_line = ps->line;
+  ps->m.link_set = 1;
+  ps->m.link.alpha = a;
+  ps->m.link.beta = b;
   return PAT_OK;
 }
 
@@ -248,7 +269,7 @@ static int parse_time(parser *ps, char **tok, int nt) {
   return PAT_OK;
 }
 
-/* Any line after the header: made, blank or comment, eager, P, time, or parameters. */
+/* Any line after the header: made, blank or comment, eager, link, P, time, b2b, or parameters. */
 static int parse_line(parser *ps, char *buf) {
   if (take_made_line(ps, buf)) return PAT_OK;
   char *hash = strchr(buf, '#');
@@ -261,6 +282,7 @@ static int parse_line(parser *ps, char *buf) {
   }
   if (nt == 0) return PAT_OK;
   if (strcmp(tok[0], "eager") == 0) return parse_eager(ps, tok, nt);
+  if (strcmp(tok[0], "link") == 0) return parse_pair(ps, tok, nt);
   if (strcmp(tok[0], "P") == 0 || strcmp(tok[0], "time") == 0 || strcmp(tok[0], "b2b") == 0) {
     if (ps->version < 2)
       return line_error(ps, "\"%s\" lines need model file version 2 (the first line says v%d)", tok[0], ps->version);
@@ -409,6 +431,14 @@ static int emit_links(char **buf, size_t *len, size_t *cap, const pat_model_para
   return bad;
 }
 
+/* The pair alone on the network, when measured: right after the fitted
+ * pairs, the file's other (alpha, beta) lines. */
+static int emit_pair(char **buf, size_t *len, size_t *cap, const pat_model_params *mp) {
+  if (!mp->link_set) return 0;
+  return emit(buf, len, cap, "link     %.17g %.17g # one pair alone on the network (ping-pong)\n", mp->link.alpha,
+              mp->link.beta);
+}
+
 /* One table's lines ("time" or "b2b"), by algorithm id, then size. */
 static int emit_table(char **buf, size_t *len, size_t *cap, const char *kind, const pat_measured *t) {
   int bad = 0;
@@ -440,6 +470,7 @@ char *pat_model_format(const pat_model_params *mp) {
   buf[0] = '\0';
   int bad = emit_preamble(&buf, &len, &cap, mp);
   if (!bad) bad = emit_links(&buf, &len, &cap, mp);
+  if (!bad) bad = emit_pair(&buf, &len, &cap, mp);
   if (!bad) bad = emit_measured(&buf, &len, &cap, &mp->measured, &mp->b2b);
   if (bad) {
     free(buf);

@@ -8,6 +8,7 @@
  *   default 5.0e-05 8.0e-09
  *   ring    4.8e-05 8.1e-09
  *   intra ring 2.0e-06 1.0e-10
+ *   link    1.2e-05 7.9e-09
  *   P 8
  *   time native 1 2.1e-05
  *   time native 4 2.2e-05
@@ -30,6 +31,12 @@
  * - "intra <algorithm|default> <alpha> <beta>": optional pair for transfers
  *   between ranks of the same node; needs the plain line of the same name.
  *   "inter <name> ..." is a synonym of the plain line.
+ * - "link <alpha> <beta>" (optional, at most once): the point-to-point
+ *   cost of one pair of ranks alone on the network, measured by a ping-pong
+ *   between two ranks on different nodes (pat-calibrate, fitted by pat-fit):
+ *   the rate a transfer gets when the ports around it are idle.  The fitted
+ *   lines above are whole all-gathers' times, where transfers share ports,
+ *   so they may differ from it.  Without it, link_set is 0.
  * - alpha in seconds, beta in seconds per byte; finite, >= 0, not both 0.
  *   Each name at most once per kind.
  *
@@ -50,8 +57,8 @@
  *   blocks, where a call that follows a compute phase and one that follows
  *   another call can rank algorithms differently (docs/design.md §6).
  * A version 1 file has no P or time lines: it loads with fitted lines only
- * (pat_model_measured_note says so).  The writer puts the time lines last,
- * by algorithm id, then size.
+ * (pat_model_measured_note says so).  The writer puts the link line right
+ * after the fitted lines, and the time lines last, by algorithm id, then size.
  */
 #ifndef PAT_MODEL_FILE_H
 #define PAT_MODEL_FILE_H

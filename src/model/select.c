@@ -7,7 +7,7 @@
 
 static void forget_flat(pat_select_cache *c, double block_bytes) {
   c->flat_bytes = block_bytes;
-  for (int i = 0; i < PAT_ALG_COUNT; i++) c->flat_ebar[i] = NAN;
+  for (int i = 0; i < PAT_ALG_COUNT; i++) c->flat_ebar[i] = c->flat_link_ebar[i] = NAN;
 }
 
 void pat_select_cache_init(pat_select_cache *c) {
@@ -107,12 +107,25 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
   return PAT_OK;
 }
 
-int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
-                double block_bytes, const pat_model_params *mp, pat_model_result *out) {
+/* Every transfer at the link's rate: the default inter-node pair becomes
+ * mp's link, and no algorithm keeps its own parameters (the intra-node pair
+ * and the eager threshold stay). */
+static void at_link_rate(pat_model_params *m) {
+  m->dflt.set = 1;
+  m->dflt.inter = m->link;
+  for (int i = 0; i < PAT_ALG_COUNT; i++) m->alg[i].set = 0;
+}
+
+/* pat_predict, and with link set the replay at the link's rate; the
+ * schedule is built from mp's own parameters either way (it is the one the
+ * executor would run). */
+static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                   double block_bytes, const pat_model_params *mp, int link, pat_model_result *out) {
   if (P < 1 || !arrival_ns || !mp || !out || alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build ||
       !(block_bytes >= 0))
     return PAT_EINVAL;
   if (root < 0 || root >= P) return PAT_EINVAL;
+  if (link && !mp->link_set) return PAT_EINVAL;
   int64_t amin = arrival_ns[0];
   for (int i = 1; i < P; i++)
     if (arrival_ns[i] < amin) amin = arrival_ns[i];
@@ -122,6 +135,7 @@ int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *ar
   pat_model_params m = *mp;
   m.bg_start = bg_start_ns == PAT_NO_TIME ? -INFINITY : (double)(bg_start_ns - amin) * 1e-9;
   m.trace = NULL;
+  if (link) at_link_rate(&m);
   int rc = PAT_MODEL_FALLBACK;
   const int classic = (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) != 0;
   if (classic && m.engine != PAT_ENGINE_EVENT) {
@@ -143,7 +157,7 @@ int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *ar
   }
   if (rc == PAT_MODEL_FALLBACK) {
     pat_sched s;
-    pat_build_args args = pat_call_build_args(&m, alg, P, PAT_ALL_RANKS, arrival_ns, block_bytes, root);
+    pat_build_args args = pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, arrival_ns, block_bytes, root);
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
       rc = pat_model_replay(&s, a, &m, block_bytes, out);
@@ -152,6 +166,11 @@ int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *ar
   }
   free(a);
   return rc;
+}
+
+int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                double block_bytes, const pat_model_params *mp, pat_model_result *out) {
+  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, out);
 }
 
 /* The k earliest arrivals (ties: lower rank first) into roots[]; returns how many. */
@@ -306,12 +325,18 @@ static double refined(const pat_select_in *in, int alg, double ebar) {
 
 static int has_level(const pat_select_in *in, int alg) { return in->flat_s && isfinite(in->flat_s[alg]); }
 
-/* alg's replay on balanced arrivals (root 0 or LNBC's), cached per block
- * size: the reference its measured level replaces. */
-static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, double *ebar) {
+/* Does alg's prediction take the level rule at the link's rate?  (A
+ * measured level and a model with a link measurement.) */
+static int uses_link(const pat_select_in *in, int alg) { return has_level(in, alg) && in->mp->link_set; }
+
+/* alg's replay on balanced arrivals (root 0 or LNBC's), at the link's rate
+ * if link, cached per block size: the reference its measured level
+ * replaces. */
+static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, int link, double *ebar) {
   if (c && c->flat_bytes != in->block_bytes) forget_flat(c, in->block_bytes);
-  if (c && isfinite(c->flat_ebar[alg])) {
-    *ebar = c->flat_ebar[alg];
+  double *slot = c ? (link ? &c->flat_link_ebar[alg] : &c->flat_ebar[alg]) : NULL;
+  if (slot && isfinite(*slot)) {
+    *ebar = *slot;
     return PAT_OK;
   }
   int64_t *zero = calloc((size_t)in->P, sizeof *zero);
@@ -319,33 +344,55 @@ static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, do
   pat_model_result res;
   memset(&res, 0, sizeof res);
   int root = alg == PAT_ALG_LNBC && in->lnbc_root >= 0 && in->lnbc_root < in->P ? in->lnbc_root : 0;
-  int rc = pat_predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, &res);
+  int rc = predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, link, &res);
   free(zero);
   if (rc) return rc;
   *ebar = res.ebar;
-  if (c) c->flat_ebar[alg] = res.ebar;
+  if (slot) *slot = res.ebar;
   return PAT_OK;
 }
 
-int pat_select_level(pat_select_cache *c, const pat_select_in *in, int alg, double replay, double *ebar) {
+double pat_select_synchronised_share(int P, const int64_t *arrival_ns, double level_s) {
+  if (!(level_s > 0)) return 0;
+  int64_t amin = arrival_ns[0], amax = amin;
+  for (int i = 1; i < P; i++) {
+    if (arrival_ns[i] < amin) amin = arrival_ns[i];
+    if (arrival_ns[i] > amax) amax = arrival_ns[i];
+  }
+  double share = 1 - (double)(amax - amin) * 1e-9 / level_s;
+  return share > 0 ? share : 0;
+}
+
+/* The prediction from alg's replay under the pattern (replay, at the link's
+ * rate if uses_link): see pat_select_predict. */
+static int level_rule(pat_select_cache *c, const pat_select_in *in, int alg, double replay, double *ebar) {
   *ebar = replay;
   if (!has_level(in, alg)) return PAT_OK;
+  const int link = uses_link(in, alg);
   double flat;
-  int rc = flat_replay(c, in, alg, &flat);
+  int rc = flat_replay(c, in, alg, link, &flat);
   if (rc) return rc;
-  *ebar = in->flat_s[alg] + (replay - flat);
+  const double level = in->flat_s[alg];
+  const double share = link ? pat_select_synchronised_share(in->P, in->arrival_ns, level) : 1;
+  *ebar = replay + (level - flat) * share;
   if (*ebar < 0) *ebar = 0;
   return PAT_OK;
+}
+
+int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, int root, double *ebar_s) {
+  pat_model_result res;
+  memset(&res, 0, sizeof res);
+  int rc = predict(c, alg, root, in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp,
+                   uses_link(in, alg), &res);
+  if (rc) return rc;
+  return level_rule(c, in, alg, res.ebar, ebar_s);
 }
 
 static int predict_roots(pat_select_cache *c, const pat_select_in *in, int alg, const int *roots, int n,
                          pat_select_out *out) {
   for (int k = 0; k < n; k++) {
-    pat_model_result res;
-    memset(&res, 0, sizeof res);
-    int rc = pat_predict(c, alg, roots[k], in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp, &res);
     double ebar = 0;
-    if (rc == PAT_OK) rc = pat_select_level(c, in, alg, res.ebar, &ebar);
+    int rc = pat_select_predict(c, in, alg, roots[k], &ebar);
     if (rc == PAT_ENOMEM) return rc;
     if (rc) {
       if (out->status[alg] != PAT_OK) out->status[alg] = rc;
@@ -374,7 +421,7 @@ static int native_level(pat_select_cache *c, const pat_select_in *in, double *le
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!(pat_algorithms[alg].flags & PAT_ALGF_CLASSIC)) continue;
     double flat;
-    int rc = has_level(in, alg) ? PAT_OK : flat_replay(c, in, alg, &flat);
+    int rc = has_level(in, alg) ? PAT_OK : flat_replay(c, in, alg, 0, &flat);
     if (rc == PAT_ENOMEM) return rc;
     if (rc) continue;
     if (has_level(in, alg)) flat = in->flat_s[alg];

@@ -17,8 +17,8 @@
  *    flat_s below) and the wait for the last arrival; with no level it is
  *    not predicted, and chosen only when nothing else is allowed;
  *  - with measured balanced times (flat_s), the replay gives only each
- *    algorithm's response to imbalance; online refinement (ratio) scales the
- *    result;
+ *    algorithm's response to imbalance (pat_select_predict); online
+ *    refinement (ratio) scales the result;
  *  - an algorithm whose builder fails is skipped;
  *  - an arrival-aware schedule is built for every rank and replayed, which
  *    costs 60-120 ns per op: one estimated (from a one-rank build) to exceed
@@ -55,6 +55,7 @@ typedef struct pat_select_cache {
   int P;                        /* programs are for this P (0: none yet) */
   double flat_bytes;            /* flat_ebar holds balanced replays for this block size */
   double flat_ebar[PAT_ALG_COUNT]; /* NAN: not replayed yet */
+  double flat_link_ebar[PAT_ALG_COUNT]; /* the same at the model's link rate */
   int lnbc_root;                /* LNBC's program is for this root */
   int general;                  /* programs carry their general form */
   pat_prog *prog[PAT_ALG_COUNT];
@@ -94,9 +95,8 @@ typedef struct pat_select_in {
                                  this (ops, all ranks) is not considered; 0: PAT_SELECT_ARRIVAL_MAX_OPS,
                                  SIZE_MAX: no limit */
   const double *flat_s;       /* per algorithm: its measured time (s) on balanced arrivals for this P and
-                                 block size, or NAN; NULL: none.  With it, an algorithm's prediction is
-                                 flat_s + (replay under the PAP - replay on balanced arrivals): the
-                                 measurement sets the level, the replay the response to imbalance. */
+                                 block size, or NAN; NULL: none.  With it, the measurement sets the level
+                                 and the replay the response to imbalance (pat_select_predict). */
   int native_from_classic;    /* no measured time for NATIVE: take the best classic algorithm's balanced
                                  prediction as its level (MPI's own is assumed as good as our best) */
   const double *ratio;        /* per algorithm: the measured/predicted cost of earlier calls (online
@@ -132,13 +132,27 @@ typedef struct pat_select_out {
  * bound of every algorithm's ē. */
 double pat_select_wait(int P, const int64_t *arrival_ns);
 
-/* What the selection predicts for alg from its replay under the pattern
- * (replay_s, s): with a measured level (in->flat_s), that level plus the
- * replay's response to imbalance (replay_s - the replay on balanced
- * arrivals, root 0 or LNBC's), at least 0; without one, replay_s.  Only
- * in->P, block_bytes, mp, flat_s and lnbc_root are read.  Returns PAT_OK or
- * the balanced replay's error. */
-int pat_select_level(pat_select_cache *c, const pat_select_in *in, int alg, double replay_s, double *ebar_s);
+/* What the selection predicts for alg (root: LNBC's or BSLB's) under
+ * in's pattern, before online refinement.  Without a measured level
+ * (in->flat_s), the replay of alg's schedule under mp.  With one, L:
+ *  - mp without a link measurement: L + (replay under the pattern - replay
+ *    on balanced arrivals), the replay with alg's own parameters;
+ *  - mp with one (mp->link_set): R(p) + (L - R(0)) * s, R the replay with
+ *    every transfer at the link's rate (a pair alone on the network), R(0)
+ *    on balanced arrivals, s = pat_select_synchronised_share.  L - R(0) is
+ *    what a balanced call loses to every port being busy both ways at once
+ *    (on the emulated cluster DIRECT measures 1.25 R(0) balanced, and runs
+ *    at R(p) once arrivals spread over a call's length: 94.0 ms against
+ *    R(p) 95.7 at N = 1M, maxDelay 100 ms); the share of it left falls as
+ *    the arrivals spread.  Checked against the 2026-11-23 P = 8 sweep
+ *    (bench/results/2026-11-24-link): worst error 10-14% for RING, DIRECT
+ *    and RELAY, against 12-27% for the rule without a link.
+ * At least 0.  Returns PAT_OK or the builder's / replay's error. */
+int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, int root, double *ebar_s);
+
+/* The share of an algorithm's synchronised-start loss left under a pattern:
+ * 1 - (max a - min a) / level_s, within [0, 1]; 0 if level_s <= 0. */
+double pat_select_synchronised_share(int P, const int64_t *arrival_ns, double level_s);
 
 /* Choose.  Returns PAT_OK, or PAT_EINVAL (bad input, or nothing allowed can
  * be predicted and NATIVE is not allowed). */

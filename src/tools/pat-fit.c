@@ -16,9 +16,16 @@
  *       --max-bytes choose the sizes of the fit only.  P is the CSV's
  *       ("# pat-calibrate, P=N") unless --P says it (they must agree).  With
  *       --metric runtime the times are not ē, so the file gets no time lines.
- *       Exit status 0; 1 if some algorithm's fit was rejected (the file is
- *       written all the same, without that algorithm's line); 2 on a usage
- *       error, or when no algorithm could be fitted (no file).
+ *       Rows "link,<bytes>,<seconds>,pingpong" (pat-calibrate's ping-pong of
+ *       two ranks alone on the network, one-way times) give the file's
+ *       "link" line: the line through them (two sizes: exact; more: least
+ *       squares on relative residuals, as the algorithms' fit weighs every
+ *       size alike), alpha clamped to 0 like the algorithms' fit, a slope
+ *       that is not > 0 rejected.  --min-bytes and --max-bytes do not apply
+ *       to them.  Without link rows the file has no link line.
+ *       Exit status 0; 1 if some fit was rejected (an algorithm's, or the
+ *       link's: the file is written all the same, without that line); 2 on
+ *       a usage error, or when no algorithm could be fitted (no file).
  *
  *   pat-fit --synthetic [--P 8] [--alpha 50us] [--beta 8ns] [--noise 0.02] [--out FILE]
  *       makes times from the model itself with known per-algorithm
@@ -49,6 +56,7 @@ static void usage(FILE *f) {
           "               [--made TEXT] [--min-bytes B] [--max-bytes B]\n"
           "       pat-fit --synthetic [--P N] [--alpha T] [--beta T] [--noise X] [--out FILE.model]\n"
           "  --in        measured times: lines alg,block_bytes,seconds[,gap|b2b] (balanced arrivals; pat-calibrate)\n"
+          "              and link,bytes,seconds,pingpong (one pair alone on the network: the \"link\" line)\n"
           "  --P         processes the times were measured on (default: the CSV's \"P=N\" comment)\n"
           "  --metric    what was measured: ebar (mean elapsed time over ranks, default) or runtime\n"
           "  --default   algorithm whose fit is also the file's default line (default: ring, else the first)\n"
@@ -232,6 +240,8 @@ typedef struct measurements {
   int n[PAT_ALG_COUNT];
   pat_measured table; /* every time of the CSV, for the file's time lines */
   pat_measured b2b;   /* the rows of mode b2b, for its b2b lines */
+  double link_bytes[MAXPTS], link_T[MAXPTS]; /* the ping-pong rows (link, mode pingpong) */
+  int n_link;
   int csv_P;          /* P of the "# pat-calibrate, P=N" comment, 0 if none */
   char comments[200]; /* how the times were made: carried into the model's "made" line */
 } measurements;
@@ -265,10 +275,35 @@ static int add_to_table(pat_measured *table, const char *in, int lineno, int alg
   return 2;
 }
 
+/* A ping-pong row into the link's points: the name "link" and the mode
+ * pingpong go together (one without the other is a mistake, not an unknown
+ * algorithm).  Returns 1 if the row was one (*rc: 0, or 2 after saying what
+ * is wrong), 0 if it is an algorithm's. */
+static int take_link_row(const char *in, int lineno, const char *name, const char *mode, double b, double t,
+                         measurements *m, int *rc) {
+  int is_link = strcmp(name, "link") == 0, pingpong = strcmp(mode, "pingpong") == 0;
+  if (!is_link && !pingpong) return 0;
+  *rc = 0;
+  if (!is_link || !pingpong) {
+    fprintf(stderr, "pat-fit: %s:%d: mode pingpong is for the link rows only, and they need it\n", in, lineno);
+    *rc = 2;
+  } else if (!(b > 0) || !(t > 0) || !isfinite(b) || !isfinite(t)) {
+    fprintf(stderr, "pat-fit: %s:%d: link bytes and seconds must be finite and > 0\n", in, lineno);
+    *rc = 2;
+  } else if (m->n_link == MAXPTS) {
+    die("too many points for ", name);
+  } else {
+    m->link_bytes[m->n_link] = b;
+    m->link_T[m->n_link++] = t;
+  }
+  return 1;
+}
+
 /* Reads "alg,block_bytes,seconds[,mode]" lines: every row into the measured
  * table (mode b2b: the back-to-back table); the sizes in [min, max] of
  * algorithms with a schedule, measured after a pause (mode gap, or none),
- * into the fit's points.  Returns 0, or 2 after saying what is wrong. */
+ * into the fit's points; the ping-pong rows (link, mode pingpong) into the
+ * link's points.  Returns 0, or 2 after saying what is wrong. */
 static int read_times(const char *in, double min_bytes, double max_bytes, measurements *m) {
   FILE *f = fopen(in, "r");
   if (!f) die("cannot open ", in);
@@ -280,16 +315,18 @@ static int read_times(const char *in, double min_bytes, double max_bytes, measur
     while (isspace((unsigned char)*p)) p++;
     if (*p == '#') add_comment(m, p);
     if (!*p || *p == '#') continue;
-    char name[32], mode[8] = "gap";
+    char name[32], mode[16] = "gap";
     double b, t;
-    int fields = sscanf(p, "%31[^,],%lf,%lf,%7[a-z0-9]", name, &b, &t, mode);
-    if (fields < 3 || (strcmp(mode, "gap") != 0 && strcmp(mode, "b2b") != 0)) {
+    int fields = sscanf(p, "%31[^,],%lf,%lf,%15[a-z0-9]", name, &b, &t, mode);
+    if (fields < 3 || (strcmp(mode, "gap") != 0 && strcmp(mode, "b2b") != 0 && strcmp(mode, "pingpong") != 0)) {
       if (!ndata && fields < 3) continue; /* the header line */
-      fprintf(stderr, "pat-fit: %s:%d: expected alg,block_bytes,seconds[,gap|b2b]\n", in, lineno);
+      fprintf(stderr, "pat-fit: %s:%d: expected alg,block_bytes,seconds[,gap|b2b] or link,bytes,seconds,pingpong\n",
+              in, lineno);
       rc = 2;
       break;
     }
     ndata++;
+    if (take_link_row(in, lineno, name, mode, b, t, m, &rc)) continue;
     int alg = pat_alg_by_name(name);
     if (alg < 0) {
       fprintf(stderr, "pat-fit: %s:%d: unknown algorithm \"%s\"\n", in, lineno, name);
@@ -379,6 +416,34 @@ static int fit_all(const fit_args *a, int P, const measurements *m, pat_model_pa
   return first;
 }
 
+/* The link line from the ping-pong rows: T = alpha + beta * bytes through
+ * them (pat_fit_linear with c1 = 1, c2 = bytes; a huge Huber threshold
+ * makes it plain least squares, exact through two points: a ping-pong's
+ * few sizes are too few to tell an outlier).  Returns 1 if there were rows
+ * but no acceptable line. */
+static int fit_link(const measurements *m, pat_model_params *mp) {
+  if (!m->n_link) return 0;
+  double ones[MAXPTS];
+  for (int i = 0; i < m->n_link; i++) ones[i] = 1;
+  pat_fit_opts o = {PAT_FIT_EBAR, 1e9, 0};
+  pat_fit_result fr;
+  int rc = pat_fit_linear(m->n_link, ones, m->link_bytes, m->link_T, &o, &fr);
+  if (!rc && !(fr.beta > 0)) {
+    snprintf(fr.msg, sizeof fr.msg, "beta = %.3g s/B: the ping-pong's times do not grow with the size", fr.beta);
+    rc = PAT_EFIT;
+  }
+  if (rc) {
+    printf("link   fit failed: %s; no link line\n", fr.msg);
+    return 1;
+  }
+  printf("link   alpha %.4g s  beta %.4g s/B  (%d ping-pong points, one pair alone on the network)%s%s\n", fr.alpha,
+         fr.beta, fr.n, fr.msg[0] ? "\n       note: " : "", fr.msg);
+  mp->link_set = 1;
+  mp->link.alpha = fr.alpha;
+  mp->link.beta = fr.beta;
+  return 0;
+}
+
 /* Fits the measured times and writes the model file with them; the exit
  * status. */
 static int fit_measured(const fit_args *a) {
@@ -398,6 +463,7 @@ static int fit_measured(const fit_args *a) {
   int d = want >= 0 && mp.alg[want].set ? want : first;
   mp.dflt = mp.alg[d];
   keep_table(a, P, &m, &mp);
+  failed |= fit_link(&m, &mp);
   char err[512];
   if (pat_model_write(a->out, &mp, err, sizeof err)) die(err, NULL);
   printf("wrote %s (default = %s)%s\n", a->out, pat_algorithms[d].name, failed ? "; some fits were rejected" : "");

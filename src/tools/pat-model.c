@@ -191,6 +191,9 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
   double *ad = malloc((size_t)P * sizeof *ad);
   double tau = pat_model_cost(mp->dflt.inter, block, 1.0);
   int64_t bg = o->have_bg ? (int64_t)llround(o->bg_start * 1e9) : PAT_NO_TIME;
+  double flat[PAT_ALG_COUNT];
+  pat_model_measured_levels(mp, P, block, flat);
+  p.as_auto = isfinite(flat[alg]) ? 0 : NAN;
   for (int rep = 0; rep < reps; rep++) {
     make_pap(o, tau, rep, csv, a);
     int root = 0;
@@ -207,6 +210,10 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
       p.rc = rc;
       break;
     }
+    pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = bg, .block_bytes = block, .mp = mp, .flat_s = flat};
+    double as_auto;
+    if (isfinite(p.as_auto))
+      p.as_auto = pat_select_predict(cache, &in, alg, root, &as_auto) == PAT_OK ? p.as_auto + as_auto / reps : NAN;
     p.root = root;
     p.ebar += res.ebar / reps;
     p.r += res.r / reps;
@@ -215,10 +222,7 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
   }
   free(a);
   free(ad);
-  double flat[PAT_ALG_COUNT];
-  pat_model_measured_levels(mp, P, block, flat);
-  pat_select_in in = {.P = P, .block_bytes = block, .mp = mp, .flat_s = flat};
-  if (!p.rc && isfinite(flat[alg]) && pat_select_level(cache, &in, alg, p.ebar, &p.as_auto) != PAT_OK) p.as_auto = NAN;
+  if (p.rc) p.as_auto = NAN;
   return p;
 }
 

@@ -123,6 +123,9 @@ static void print_cost_model(void) {
     if (mp->alg[i].set)
       printf("  %-7s alpha %.3f us, beta %.4f ns/byte%s\n", pat_algorithms[i].name, mp->alg[i].inter.alpha * 1e6,
              mp->alg[i].inter.beta * 1e9, mp->alg[i].has_intra ? " (+ intra-node pair)" : "");
+  if (mp->link_set) /* beta may be 0 (the file allows it): no rate then */
+    printf("  link:   alpha %.3f us, beta %.4f ns/byte (one pair alone on the network, ping-pong)\n",
+           mp->link.alpha * 1e6, mp->link.beta * 1e9);
   print_measured(mp);
   print_auto(mp);
   printf("\n");

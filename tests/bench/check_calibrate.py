@@ -2,11 +2,13 @@
 """Test of the calibration chain, end to end on P=2 local ranks: pat-calibrate
 (--quick, three sizes) must time every algorithm pat_info lists, native
 included, at every size, after a pause and back to back (all three sizes are
-below --b2b-max's default); pat-fit must write a model file v2 whose P, time
+below --b2b-max's default), and write the ping-pong's link rows at 8 B and
+the largest size; pat-fit must write a model file v2 whose P, time
 and b2b lines are exactly the CSV's (a CSV of three columns, without the
 mode, still reads), with fitted lines for algorithms with a schedule
 and none for native (the measured CSV's when a fit holds on it, and a
-synthetic CSV's with rising times, where every fit must hold); and pat_info
+synthetic CSV's with rising times, where every fit must hold), a link line
+from the link rows (when their fit holds) and none without them; and pat_info
 under PAT_MODEL must load the file and show the measured table.  No timing
 assertions: which fits hold on measured times depends on the machine's load.
 
@@ -86,6 +88,9 @@ def check_calibration(args, algs, csv_path, env):
     header = open(csv_path).read() if os.path.exists(csv_path) else ""
     check("gap=2ms" in header and "b2b<=16384B" in header,
           "the header says the default pause before a timed call (2 ms) and the back-to-back sizes")
+    link = csv_rows(csv_path, "pingpong") if os.path.exists(csv_path) else []
+    check(sorted((r[0], r[1]) for r in link) == [("link", 8), ("link", 4096)] and all(r[2] > 0 for r in link),
+          "the link rows: ping-pong at 8 B and the largest size (4096 B), times > 0")
     return rows, b2b
 
 
@@ -143,6 +148,11 @@ def main():
     else:
         check(rc in (0, 1) and os.path.exists(path("measured.model")), "pat-fit writes the model (P from the CSV)")
         check_model(args, algs, path("measured.model"), rows, "measured")
+        if "link   fit failed" in out:
+            print("note  the link fit was rejected on these measured times (machine load); no link line")
+        else:
+            link = [l for l in model_lines(path("measured.model")) if l and l[0] == "link"]
+            check(len(link) == 1 and len(link[0]) == 3, "measured: a link line from the link rows")
 
     # A CSV whose fits hold, through pat-fit to pat_info under PAT_MODEL.
     rows = synthetic_csv(algs, path("synthetic.csv"))
@@ -150,6 +160,8 @@ def main():
     check(rc == 0, "pat-fit on rising times exits 0")
     fitted = check_model(args, algs, path("synthetic.model"), rows, "synthetic")
     check(fitted == set(algs) - {"native"}, "synthetic: a fitted line for every algorithm with a schedule")
+    check(not [l for l in model_lines(path("synthetic.model")) if l and l[0] == "link"],
+          "synthetic: no link rows, no link line")
     rc, out = run(mpi(args, 2, args.info), dict(os.environ, PAT_MODEL=os.path.abspath(path("synthetic.model"))))
     check(rc == 0 and "measured times: P=2, balanced arrivals, %d algorithms, 4 sizes 1..262144 B" % len(algs) in out,
           "pat_info shows the measured table")

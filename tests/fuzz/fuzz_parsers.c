@@ -43,7 +43,8 @@ static size_t below(size_t n) { return n ? (size_t)(next_u64() % n) : 0; }
 
 static const char *tokens[] = {"\r", "\n", "\r\n", " ", "\t", "#", "-", "0", "1e309", "-1", "nan", "inf", "1e-400",
                                "99999999999999999999999", "default", "intra", "inter", "time", "P", "eager", "made",
-                               "ring", "native", "ard", "bogus", "0x1p3", "", "# libpat model v2", "# libpat model v9"};
+                               "link", "ring", "native", "ard", "bogus", "0x1p3", "", "# libpat model v2",
+                               "# libpat model v9"};
 
 /* One mutation of buf (len bytes used, cap allocated). */
 static size_t mutate(char *buf, size_t len, size_t cap) {

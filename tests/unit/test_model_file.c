@@ -4,7 +4,9 @@
  * sizes, monotone and within the two points between them, the rules below
  * and above the table; the best measured algorithm, ties to the lower id;
  * the back-to-back table ("b2b" lines): round trip, its rules, and no
- * answer above its largest size. */
+ * answer above its largest size; the pair alone on the network ("link"):
+ * written right after the fitted lines, bit-identical round trip, absent
+ * unless set, bad lines refused with file:line messages. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,8 +291,57 @@ static int back_to_back(void) {
   return 0;
 }
 
+static int pair_link(void) {
+  pat_model_params mp, back;
+  sample_model(&mp);
+  mp.link_set = 1;
+  mp.link = (pat_hockney){1.0e-5 / 3.0, 1.0 / 1.1e9}; /* not short decimals */
+  char *text = pat_model_format(&mp), err[512] = "";
+  const char *ring = text ? strstr(text, "\nring ") : NULL, *line = text ? strstr(text, "\nlink ") : NULL;
+  /* right after the fitted lines: ring is the last one of sample_model */
+  CHECK(ring && line && line == strchr(ring + 1, '\n'), "link line right after the fitted lines in:\n%s",
+        text ? text : "");
+  CHECK(pat_model_parse(text, "rt", &back, err, sizeof err) == PAT_OK, "parse own output: %s", err);
+  CHECK(back.link_set && memcmp(&back.link, &mp.link, sizeof mp.link) == 0, "link differs after the round trip");
+  CHECK(memcmp(back.alg, mp.alg, sizeof mp.alg) == 0 && memcmp(&back.dflt, &mp.dflt, sizeof mp.dflt) == 0 &&
+            memcmp(&back.measured, &mp.measured, sizeof mp.measured) == 0,
+        "the other lines differ after the round trip");
+  char *again = pat_model_format(&back);
+  CHECK(again && text && strcmp(again, text) == 0, "format(parse(format)) differs");
+  free(again);
+  free(text);
+  /* not set: no line, and a file without one leaves link_set 0 */
+  mp.link_set = 0;
+  text = pat_model_format(&mp);
+  CHECK(text && !strstr(text, "link"), "no link line unless set:\n%s", text ? text : "");
+  CHECK(text && pat_model_parse(text, "rt", &back, err, sizeof err) == PAT_OK && !back.link_set, "no link: %s", err);
+  free(text);
+  /* by hand: any place after the header, any version, a comment after it */
+  CHECK(pat_model_parse("# libpat model v1\nlink 2e-6 1e-9 # ping-pong\ndefault 1e-5 1e-9\n", "ok", &back, err,
+                        sizeof err) == PAT_OK &&
+            back.link_set && back.link.alpha == 2e-6 && back.link.beta == 1e-9,
+        "link in v1: %s", err);
+  CHECK(pat_model_parse(V2 "link 0 1e-9\n", "ok", &back, err, sizeof err) == PAT_OK && back.link.alpha == 0,
+        "alpha 0: %s", err);
+  /* bad lines name the file and the line */
+  CHECK(parse_fails(V2 "link 1e-5\n", "t.model:3: expected \"link <alpha> <beta>\""), "one number");
+  CHECK(parse_fails(V2 "link 1e-5 1e-9 3\n", "t.model:3: expected \"link <alpha> <beta>\""), "three numbers");
+  CHECK(parse_fails(V2 "link\n", "t.model:3: expected \"link"), "no numbers");
+  CHECK(parse_fails(V2 "link -1e-5 1e-9\n", "t.model:3: link alpha \"-1e-5\" is not a finite number >= 0"),
+        "negative alpha");
+  CHECK(parse_fails(V2 "link 1e-5 -1e-9\n", "t.model:3: link beta \"-1e-9\""), "negative beta");
+  CHECK(parse_fails(V2 "link 1e-5 inf\n", "t.model:3: link beta \"inf\""), "infinite beta");
+  CHECK(parse_fails(V2 "link 0 0\n", "t.model:3: link alpha and beta are both 0"), "both 0");
+  CHECK(parse_fails(V2 "link 1e-5 1e-9\n# again\nlink 1e-5 1e-9\n", "t.model:5: link given twice (first on line 3)"),
+        "twice");
+  CHECK(parse_fails(V2 "lnk 1e-5 1e-9\n", "t.model:3: unknown keyword \"lnk\" (expected made, eager, link,"),
+        "the keywords list link");
+  return 0;
+}
+
 int main(void) {
-  if (round_trip() || versions() || bad_lines() || table_add() || interpolation() || best() || back_to_back())
+  if (round_trip() || versions() || bad_lines() || table_add() || interpolation() || best() || back_to_back() ||
+      pair_link())
     return 1;
   return TEST_RESULT();
 }
