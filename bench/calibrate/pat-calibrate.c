@@ -20,7 +20,8 @@
  * every algorithm of a size sees the same seconds of machine load: what the
  * selection compares is measured under the same conditions.
  *
- * One repetition: barrier, a pause of --gap (default 2 ms, sleeping), timed
+ * One repetition: barrier, a pause of --gap (default 2 ms, sleeping; an
+ * instrumented compute phase, below), timed
  * all-gather on every rank; its value is the mean elapsed time over ranks
  * (ē).  The pause makes the call what a call in an iterative code is, the
  * end of a compute phase, and not the tail of a barrier: on the emulated
@@ -29,6 +30,19 @@
  * either way), and pat-minibench, whose calls follow a compute phase,
  * measures 142 ms: without the pause the calibration ranked RING before
  * DIRECT where every measured loop ranks them the other way.
+ *
+ * The pause is instrumented as a compute phase (PAT_ProcessingStart,
+ * PAT_Edge(50) half-way, PAT_ProcessingEnd), as pat-minibench's are, so
+ * that an arrival-aware algorithm runs planned from a prediction of this
+ * call, as auto runs it.  Uninstrumented, every algorithm's calls share one
+ * call site whose history (BSLB's 0.5 s calls beside RING's 0.14 s)
+ * predicted the arrivals: on the emulated cluster (P = 8, 1 MiB blocks)
+ * BDR measured 161-207 ms and ARD 212-237, against 137 and 177-181
+ * instrumented, and 140.5 and 178.7 in pat-minibench's balanced cell.  A
+ * classic algorithm or NATIVE has nothing to plan: RING, NEX, BSLB and
+ * RELAY measured 0.98-1.02x at 64 KiB-1 MiB either way; below 16 KiB
+ * calibrations differ from run to run by up to 2x with or without it
+ * (bench/results/2026-11-24-link/README.md).
  *
  * Back to back (--b2b-max, default 16 KiB): at blocks up to that size every
  * algorithm is timed a second way, its repetition a burst of B2B_CALLS
@@ -215,6 +229,16 @@ static void pause_for(double seconds) {
   }
 }
 
+/* The pause before a timed call, as an instrumented code's compute phase
+ * (header comment: why). */
+static void compute_phase(double seconds) {
+  PAT_ProcessingStart();
+  pause_for(seconds / 2);
+  PAT_Edge(50.0);
+  pause_for(seconds / 2);
+  PAT_ProcessingEnd();
+}
+
 /* Mean and 95% confidence half-width of samples[0..n). */
 static void mean_ci(const double *samples, int n, double *mean, double *half) {
   *mean = 0;
@@ -265,7 +289,7 @@ static int timed_burst(long bytes, char *sendbuf, char *recvbuf, double *e) {
 static void repetition(const calib_opts *o, int b2b, long bytes, char *sendbuf, char *recvbuf, int P, point *pt) {
   double start = now(), e, sum = 0, half;
   MPI_Barrier(MPI_COMM_WORLD);
-  pause_for(o->gap);
+  compute_phase(o->gap);
   if (b2b ? timed_burst(bytes, sendbuf, recvbuf, &e) : timed_call(bytes, sendbuf, recvbuf, &e)) {
     pt->failed = pt->done = 1;
     return;
