@@ -352,15 +352,21 @@ static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, in
   return PAT_OK;
 }
 
-double pat_select_synchronised_share(int P, const int64_t *arrival_ns, double level_s) {
+double pat_select_synchronised_share(int P, const int64_t *arrival_ns, double level_s, double block_bytes,
+                                     const pat_model_params *mp) {
   if (!(level_s > 0)) return 0;
   int64_t amin = arrival_ns[0], amax = amin;
   for (int i = 1; i < P; i++) {
     if (arrival_ns[i] < amin) amin = arrival_ns[i];
     if (arrival_ns[i] > amax) amax = arrival_ns[i];
   }
-  double share = 1 - (double)(amax - amin) * 1e-9 / level_s;
-  return share > 0 ? share : 0;
+  double spread_left = 1 - (double)(amax - amin) * 1e-9 / level_s;
+  if (spread_left < 0) spread_left = 0;
+  /* only the bytes' part of a transfer is the ports' two-way loss; the
+   * latency part (per-message overheads) stays however arrivals spread */
+  const double bytes_s = mp->link.beta * block_bytes, transfer_s = mp->link.alpha + bytes_s;
+  const double bytes_part = transfer_s > 0 ? bytes_s / transfer_s : 0;
+  return 1 - (1 - spread_left) * bytes_part;
 }
 
 /* The prediction from alg's replay under the pattern (replay, at the link's
@@ -373,7 +379,8 @@ static int level_rule(pat_select_cache *c, const pat_select_in *in, int alg, dou
   int rc = flat_replay(c, in, alg, link, &flat);
   if (rc) return rc;
   const double level = in->flat_s[alg];
-  const double share = link ? pat_select_synchronised_share(in->P, in->arrival_ns, level) : 1;
+  const double share =
+      link ? pat_select_synchronised_share(in->P, in->arrival_ns, level, in->block_bytes, in->mp) : 1;
   *ebar = replay + (level - flat) * share;
   if (*ebar < 0) *ebar = 0;
   return PAT_OK;

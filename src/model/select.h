@@ -150,9 +150,14 @@ double pat_select_wait(int P, const int64_t *arrival_ns);
  * At least 0.  Returns PAT_OK or the builder's / replay's error. */
 int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, int root, double *ebar_s);
 
-/* The share of an algorithm's synchronised-start loss left under a pattern:
- * 1 - (max a - min a) / level_s, within [0, 1]; 0 if level_s <= 0. */
-double pat_select_synchronised_share(int P, const int64_t *arrival_ns, double level_s);
+/* The share of an algorithm's excess over the link's replay left under a
+ * pattern: 1 - (1 - g) * b, g = 1 - (max a - min a) / level_s clamped to
+ * [0, 1] (what a spread leaves of the synchronised start), b = beta m /
+ * (alpha + beta m) of mp's link for blocks of m bytes (the excess is the
+ * ports' loss only in a transfer's bytes: at 1 B it is per-message
+ * overheads, which no spread removes); 0 if level_s <= 0. */
+double pat_select_synchronised_share(int P, const int64_t *arrival_ns, double level_s, double block_bytes,
+                                     const pat_model_params *mp);
 
 /* Choose.  Returns PAT_OK, or PAT_EINVAL (bad input, or nothing allowed can
  * be predicted and NATIVE is not allowed). */
