@@ -21,7 +21,8 @@
 #   --rounds R         interleaved rounds (default 3): per round native, preload, preload+model
 #   --lib PATH         libpat_mpi.so (default $PAT_BUILD_DIR/libpat_mpi.so)
 #   --old-lib PATH     another libpat_mpi.so (e.g. the landed one) run as variant "old",
-#                      interleaved with the others: before and after in one run
+#                      interleaved with the others: before and after in one run; with a
+#                      model file also as "oldlibmodel" (that library with the model)
 #   --model-shm F      model file for the shared-memory configurations (adds the +model column)
 #   --model-cluster F  model file for cluster8
 #   --old-model F      another model file, run as variant "oldmodel" with --lib (e.g.
@@ -91,6 +92,7 @@ run_one() { # config variant round
     old) words+=(-x "LD_PRELOAD=$OLD_LIB") ;;
     model) model=$(model_of "$cfg"); words+=(-x "LD_PRELOAD=$LIB" -x "PAT_MODEL=$model") ;;
     oldmodel) words+=(-x "LD_PRELOAD=$LIB" -x "PAT_MODEL=$OLD_MODEL") ;;
+    oldlibmodel) model=$(model_of "$cfg"); words+=(-x "LD_PRELOAD=$OLD_LIB" -x "PAT_MODEL=$model") ;;
   esac
   if [ "$var" != native ]; then for kv in $EXTRA_ENV; do words+=(-x "$kv"); done; fi
   local f="$OUT/raw/$cfg-$var-$round.txt"
@@ -109,6 +111,7 @@ for cfg in "${cfgs[@]}"; do
   variants=(native preload)
   [ -n "$(model_of "$cfg")" ] && variants+=(model)
   [ -n "$OLD_LIB" ] && variants+=(old)
+  [ -n "$OLD_LIB" ] && [ -n "$(model_of "$cfg")" ] && variants+=(oldlibmodel)
   [ -n "$OLD_MODEL" ] && variants+=(oldmodel)
   if [ "$cfg" = cluster8 ]; then
     "$CLUSTER" up -n 8 >/dev/null || { echo "osu.sh: cluster unavailable, $cfg skipped"; continue; }

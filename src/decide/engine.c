@@ -11,7 +11,7 @@
 int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
   memset(e, 0, sizeof *e);
   e->cfg = *cfg;
-  e->one_node_native = pat_engine_one_node_native(cfg->P, cfg->node, cfg->have_model, cfg->one_node_auto);
+  e->one_node_native = pat_engine_one_node_native(cfg->P, cfg->node, cfg->one_node_auto);
   pat_select_cache_init(&e->select);
   pat_vsites_init(&e->vsites);
   e->unsettled.arrival = malloc((size_t)cfg->P * sizeof *e->unsettled.arrival);
@@ -26,8 +26,8 @@ void pat_engine_free(pat_engine *e) {
   memset(e, 0, sizeof *e);
 }
 
-int pat_engine_one_node_native(int P, const int *node, int have_model, int one_node_auto) {
-  if (one_node_auto || have_model) return 0;
+int pat_engine_one_node_native(int P, const int *node, int one_node_auto) {
+  if (one_node_auto) return 0;
   for (int r = 1; r < P; r++)
     if (node[r] != node[0]) return 0;
   return 1;
@@ -49,6 +49,7 @@ int pat_engine_native_stays(const pat_model_params *mp, int P, int alt, double t
 }
 
 int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
+  if (e->one_node_native) return PAT_ALG_NATIVE; /* whatever a model file measured */
   unsigned without_arrivals = 0; /* arrival-aware algorithms need an exchange */
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)) without_arrivals |= 1u << alg;

@@ -139,7 +139,7 @@ typedef struct pat_engine_config {
   const int *node;            /* node id of every rank (P entries); must stay valid */
   int exchange_always;        /* PAT_EXCHANGE=always: every call of auto exchanges */
   int plan_ahead;             /* PAT_PLAN_AHEAD_AUTO: keep a plan-ahead algorithm */
-  int one_node_auto;          /* PAT_ONE_NODE=auto: bet on one node without a model file too */
+  int one_node_auto;          /* PAT_ONE_NODE=auto: bet on one node too */
   int record_bytes;           /* the size of an exchange record (one exchange gathers P of them) */
 } pat_engine_config;
 
@@ -203,12 +203,14 @@ int pat_engine_init(pat_engine *e, const pat_engine_config *cfg);
 void pat_engine_free(pat_engine *e);
 
 /* Does auto defer to NATIVE, without exchanges, on a communicator whose
- * ranks are on nodes node[0..P-1]?  Yes when every rank shares one node and
- * no model file is loaded, unless PAT_ONE_NODE=auto: on shared memory the
- * call is bound by the last arrival, so arrival-awareness has nothing to
- * hide, and without a model file the classic alternatives are guesses
- * (BENCHMARKS.md). */
-int pat_engine_one_node_native(int P, const int *node, int have_model, int one_node_auto);
+ * ranks are on nodes node[0..P-1]?  Yes when every rank shares one node,
+ * with or without a model file, unless PAT_ONE_NODE=auto: on shared memory
+ * the call is bound by the last arrival, so arrival-awareness has little to
+ * hide (auto with a shared-memory model measured 0.82-1.41x NATIVE); a
+ * model fitted on a network does not describe a node's shared memory; and
+ * the deciding costs more than a small block's whole call there
+ * (BENCHMARKS.md, Balanced calls on one node). */
+int pat_engine_one_node_native(int P, const int *node, int one_node_auto);
 
 /* A site was made (or took an old one's place) for blocks of `bytes`. */
 void pat_engine_new_site(pat_engine *e, int site, int64_t bytes);

@@ -31,7 +31,7 @@ typedef struct pat_gather_args {
   const char *name; /* the call, in error messages */
 } pat_gather_args;
 
-/* auto on a one-node communicator without a model file (PAT_ONE_NODE=native)
+/* auto on a one-node communicator (PAT_ONE_NODE=native, model file or not)
  * runs MPI's own all-gather and has nothing to decide, exchange or learn.  In
  * a job without the background thread no other thread may touch cs during a
  * collective on its communicator (MPI forbids concurrent collectives on one

@@ -117,8 +117,7 @@ int pat_comms_init(MPI_Comm world) {
 }
 
 int pat_comms_world_one_node_native(void) {
-  return world_node && pat_engine_one_node_native(pat_proc.world_size, world_node, pat_netparams_have_model(),
-                                                  pat_proc.settings.one_node_auto);
+  return world_node && pat_engine_one_node_native(pat_proc.world_size, world_node, pat_proc.settings.one_node_auto);
 }
 
 /* node[r] of comm, from the world map: no communication. */

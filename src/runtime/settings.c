@@ -181,11 +181,12 @@ const pat_setting pat_setting_table[] = {
      "`0` runs without the background thread (arrival-aware algorithms entirely in the foreground).", parse_thread,
      key_thread},
     {"PAT_ONE_NODE", "native, auto", "native", PAT_SCOPE_JOB,
-     "with `PAT_ALG=auto` and no `PAT_MODEL`, on a communicator whose ranks all share one node: `native` runs the "
-     "MPI library's own all-gather without exchanges (and, when the whole job is on one node, without the "
-     "background thread or MPI_THREAD_MULTIPLE, and each such call goes straight to MPI unless `PAT_REPORT` "
-     "is on), because on shared memory the call is bound by the last arrival "
-     "and nothing is left for arrival-awareness to hide (BENCHMARKS.md); `auto` bets there as on a network.",
+     "with `PAT_ALG=auto`, on a communicator whose ranks all share one node, with or without `PAT_MODEL`: "
+     "`native` runs the MPI library's own all-gather without exchanges (and, when the whole job is on one node, "
+     "without the background thread or MPI_THREAD_MULTIPLE, and each such call goes straight to MPI unless "
+     "`PAT_REPORT` is on), because on shared memory the call is bound by the last arrival and little is left "
+     "for arrival-awareness to hide, while deciding costs more than a small block's whole call "
+     "(BENCHMARKS.md); `auto` bets there as on a network.",
      parse_one_node, key_one_node},
     {"PAT_PLAN_AHEAD_AUTO", "0, 1", "1", PAT_SCOPE_JOB,
      "`1` lets `auto` keep RELAY at a site that ran it, planned from history as each call ends, so that its "

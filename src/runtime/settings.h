@@ -28,7 +28,7 @@ typedef struct pat_settings {
   int alg;           /* PAT_ALG: an algorithm id or PAT_ALG_AUTO */
   int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
-  int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node without a model file too */
+  int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node too */
   int plan_ahead_auto; /* PAT_PLAN_AHEAD_AUTO: auto keeps a plan-ahead algorithm (experimental) */
   int clock_samples; /* PAT_CLOCK_SAMPLES: ping-pongs per rank for the clock offsets */
   char model[PAT_SETTING_TEXT]; /* PAT_MODEL: model file path, "" if unset */
@@ -76,7 +76,7 @@ const pat_setting *pat_setting_find(const char *name);
 int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank);
 
 /* auto, exchanging as it sees fit, and PAT_ONE_NODE=native: the settings
- * under which auto defers to NATIVE on one node without a model file
+ * under which auto defers to NATIVE on one node
  * (decide/engine.h, pat_engine_one_node_native). */
 int pat_settings_defer_one_node(const pat_settings *s);
 

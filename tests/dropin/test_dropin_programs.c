@@ -111,8 +111,8 @@ static void check_levels(int asked, int provided) {
   PMPI_Query_thread(&mpi_level);
   const char *t = getenv("PAT_THREAD"), *one = getenv("PAT_ONE_NODE");
   /* PAT_ONE_NODE=native (the default; CTest sets auto): auto on this one-node
-   * job without a model file runs no thread and asks for no level */
-  int one_node_native = !(one && strcmp(one, "auto") == 0) && !getenv("PAT_MODEL");
+   * job, model file or not, runs no thread and asks for no level */
+  int one_node_native = !(one && strcmp(one, "auto") == 0);
   int thread_wanted = !(t && *t && atoi(t) == 0) && !one_node_native;
   if (provided != asked) FAIL("provided %d, asked for %d", provided, asked);
   if (query != asked) FAIL("MPI_Query_thread says %d, the application asked for %d", query, asked);

@@ -543,6 +543,41 @@ static int test_static_b2b(void) {
   return 0;
 }
 
+/* PAT_ONE_NODE: auto defers to NATIVE wherever every rank shares one node,
+ * with a model file too, even one that measured DIRECT 20% faster; on two
+ * nodes that model decides, and PAT_ONE_NODE=auto bets on one node too. */
+static int test_one_node(void) {
+  int shared[4] = {3, 3, 3, 3}, spread[4] = {3, 3, 5, 3};
+  CHECK(pat_engine_one_node_native(4, shared, 0) == 1, "one node: NATIVE");
+  CHECK(pat_engine_one_node_native(4, spread, 0) == 0, "two nodes: auto decides");
+  CHECK(pat_engine_one_node_native(4, shared, 1) == 0, "PAT_ONE_NODE=auto: auto decides on one node");
+  CHECK(pat_engine_one_node_native(1, shared, 0) == 1, "one rank: NATIVE");
+  pat_model_params mp;
+  pat_model_params_init(&mp, 50e-6, 8e-9);
+  mp.measured.P = 4;
+  const double sizes[] = {1, 4096, 1 << 20};
+  for (int i = 0; i < 3; i++) {
+    pat_measured_add(&mp.measured, PAT_ALG_NATIVE, sizes[i], 500e-6 * (1 + i));
+    pat_measured_add(&mp.measured, PAT_ALG_DIRECT, sizes[i], 400e-6 * (1 + i));
+  }
+  for (int c = 0; c < 3; c++) { /* one node; two nodes; one node with PAT_ONE_NODE=auto */
+    pat_engine_config cfg = {
+        .P = 4, .mp = &mp, .have_model = 1, .node = c == 1 ? spread : shared, .one_node_auto = c == 2, .record_bytes = 72};
+    pat_engine e;
+    CHECK(pat_engine_init(&e, &cfg) == 0, "init");
+    int defers = c == 0;
+    CHECK(e.one_node_native == defers, "case %d: the engine %s", c, defers ? "defers" : "decides");
+    CHECK(pat_engine_exchanges(&e, PAT_ALG_AUTO, 1) == !defers, "case %d: a new site %s", c,
+          defers ? "does not exchange" : "exchanges");
+    CHECK(pat_engine_v_defers(&e) == defers, "case %d: an all-gatherv %s", c, defers ? "defers" : "is chosen for");
+    for (int i = 0; i < 3; i++)
+      CHECK(pat_engine_static_alg(&e, (int64_t)sizes[i]) == (defers ? PAT_ALG_NATIVE : PAT_ALG_DIRECT),
+            "case %d, %.0f B: %s", c, sizes[i], defers ? "NATIVE" : "DIRECT, measured faster");
+    pat_engine_free(&e);
+  }
+  return 0;
+}
+
 /* The decision log after each part, as the runtime's policy made it. */
 static int check_log(const char *part, uint64_t expected) {
   printf("decision log %s %016llx\n", part, (unsigned long long)decision_log);
@@ -558,7 +593,7 @@ int main(void) {
   if (test_purpose() || check_log("purpose", 0x0014fad83c8d003aull)) return 1;
   if (test_unpredictable() || check_log("unpredictable", 0xc42a56e964189c72ull)) return 1;
   if (test_settle() || check_log("settle", 0x0cfce0cbed88233aull)) return 1;
-  if (test_first_call_gain() || test_static_b2b() || test_native_measured()) return 1;
+  if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node()) return 1;
   if (test_measured() || check_log("measured", 0xef6a0f8ce05e1d42ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
   if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x4225ea8db8d6a28bull)) return 1;
