@@ -4,7 +4,9 @@ median over interleaved rounds per configuration and variant, and the ratio
 libpat/native per size (> 1: libpat slower), with the geometric mean and the
 worst size; every variant other than "native" (preload, model, or any
 label: raw/<config>-<label>-<round>.txt) is compared with native.  A bootstrap over rounds (paired by round) gives a 95% interval
-for the geometric mean.  Writes DIR/osu.csv; prints markdown.
+for the geometric mean.  The paired columns take, per size, the median over
+rounds of each round's own ratio: on a machine whose speed drifts between
+rounds they compare like with like.  Writes DIR/osu.csv; prints markdown.
 
 usage: osu_table.py DIR
 """
@@ -46,8 +48,8 @@ def main(d):
                 for s, us in sorted(sizes.items()):
                     w.writerow([cfg, var, r, s, us])
     rng = random.Random(1)
-    print("| configuration | variant | geo mean libpat/native [95% CI] | worst size (ratio) | rounds |")
-    print("|---|---|---|---|---|")
+    print("| configuration | variant | geo mean libpat/native [95% CI] | worst size (ratio) | paired: geo mean, worst size | rounds |")
+    print("|---|---|---|---|---|---|")
     details = []
     for cfg in sorted({c for c, _ in runs}):
         nat = runs.get((cfg, "native"), {})
@@ -70,7 +72,10 @@ def main(d):
             boots.sort()
             lo, hi = boots[int(0.025 * len(boots))], boots[int(0.975 * len(boots)) - 1]
             worst = max(sizes, key=lambda s: ratios[s])
-            print(f"| {cfg} | {var} | {g:.3f} [{lo:.3f}, {hi:.3f}] | {worst} B ({ratios[worst]:.3f}) | {len(common)} |")
+            paired = {s: statistics.median(lib[r][s] / nat[r][s] for r in common) for s in sizes}
+            pworst = max(sizes, key=lambda s: paired[s])
+            print(f"| {cfg} | {var} | {g:.3f} [{lo:.3f}, {hi:.3f}] | {worst} B ({ratios[worst]:.3f}) | "
+                  f"{geo(list(paired.values())):.3f}, {pworst} B ({paired[pworst]:.3f}) | {len(common)} |")
             details.append((cfg, var, sizes, ratios, {s: med(nat, s) for s in sizes}, {s: med(lib, s) for s in sizes}))
     for cfg, var, sizes, ratios, n, l in details:
         print(f"\n**{cfg}, {var}**: median avg latency (us) per size\n")
