@@ -38,8 +38,7 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes);
 }
 
-/* A classic schedule, typed on the user's buffer. */
-static int run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
+int pat_gather_run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   const pat_sched *s;
   int rc = pat_plan_classic(&cs->planner, &cs->base, alg, &s);
   if (rc != MPI_SUCCESS) return rc;
@@ -77,7 +76,7 @@ static int run_zero(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
   pat_gather_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival,
                        NULL, NULL, c->name};
-  int rc = run_classic(cs, alg, &z);
+  int rc = pat_gather_run_classic(cs, alg, &z);
   free(scratch);
   return rc;
 }
@@ -123,7 +122,7 @@ static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long l
   if (alg == PAT_ALG_NATIVE) return run_native(c);
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
   if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) return run_planned(cs, c, bg_steps, fg_steps);
-  return run_classic(cs, alg, c);
+  return pat_gather_run_classic(cs, alg, c);
 }
 
 /* The records in hand were made ahead and cannot settle this call's size:
@@ -285,9 +284,9 @@ static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
   pat_exchange_consume(&cs->x);
 }
 
-static int pass_through(pat_comm_state *cs, const pat_gather_args *c) {
+int pat_gather_pass_through(pat_comm_state *cs, const pat_gather_args *c) {
   int rc = run_native(c);
-  __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED);
+  if (cs) __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED);
   pat_call_stats st = {.alg = PAT_ALG_NATIVE};
   pat_stats_call(&st);
   return rc;
@@ -321,7 +320,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (rc != MPI_SUCCESS) return rc;
     through = pat_gather_passes_through(cs);
   }
-  if (through) return pass_through(cs, &c);
+  if (through) return pat_gather_pass_through(cs, &c);
   return pat_gather_run(cs, &c);
 }
 

@@ -50,4 +50,14 @@ static inline int pat_gather_passes_through(const pat_comm_state *cs) {
  * after the pass-through (which the caller tests first). */
 int pat_gather_run(pat_comm_state *cs, pat_gather_args *c);
 
+/* MPI's own all-gather (all-gatherv where c->displs), counted as NATIVE's
+ * call: nothing else (cs may be NULL: no state was made). */
+int pat_gather_pass_through(pat_comm_state *cs, const pat_gather_args *c);
+
+/* A classic schedule of `alg`, typed on the user's buffer (blocks of the
+ * counts at the displacements where c->displs, of any sizes), under cs's
+ * lock: the executor's foreground nap for c->bytes per block and the
+ * timeline when recorded.  c->recvcount is read only without displs. */
+int pat_gather_run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c);
+
 #endif

@@ -41,16 +41,10 @@
 #include "runtime/process.h"
 #include "runtime/stats.h"
 
+/* The call's arguments as the all-gather's path takes them (counts and
+ * displs set; bytes: the largest block's), and what the checks learned. */
 typedef struct vcall {
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  const int *counts;
-  const int *displs;
-  MPI_Datatype recvtype;
-  MPI_Comm comm;
-  long long largest; /* bytes of the largest block */
+  pat_gather_args g;
   long long type_size; /* of recvtype */
   int equal;           /* every count the same */
 } vcall;
@@ -58,71 +52,53 @@ typedef struct vcall {
 /* The arguments of an intra-communicator all-gatherv of P ranks, as this
  * rank passed them (the communicator is checked before). */
 static int check_args(vcall *v, int P, int rank) {
-  if (v->recvbuf == MPI_IN_PLACE)
+  pat_gather_args *g = &v->g;
+  if (g->recvbuf == MPI_IN_PLACE)
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf may not be MPI_IN_PLACE");
-  if (!v->counts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: recvcounts is NULL");
-  if (!v->displs) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: displs is NULL");
-  if (v->recvtype == MPI_DATATYPE_NULL)
+  if (!g->counts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: recvcounts is NULL");
+  if (!g->displs) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: displs is NULL");
+  if (g->recvtype == MPI_DATATYPE_NULL)
     return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: recvtype is MPI_DATATYPE_NULL");
   MPI_Count rsize;
-  if (pat_type_size(v->recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: bad recvtype");
+  if (pat_type_size(g->recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: bad recvtype");
   long long total = 0;
-  v->largest = 0;
+  g->bytes = 0;
   v->type_size = (long long)rsize;
   v->equal = 1;
   for (int r = 0; r < P; r++) {
-    if (v->counts[r] != v->counts[0]) v->equal = 0;
-    if (v->counts[r] < 0)
-      return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: recvcounts[%d] = %d < 0", r, v->counts[r]);
-    long long bytes = (long long)rsize * v->counts[r];
+    if (g->counts[r] != g->counts[0]) v->equal = 0;
+    if (g->counts[r] < 0)
+      return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: recvcounts[%d] = %d < 0", r, g->counts[r]);
+    long long bytes = (long long)rsize * g->counts[r];
     total += bytes;
-    if (bytes > v->largest) v->largest = bytes;
+    if (bytes > g->bytes) g->bytes = bytes;
   }
-  if (total > 0 && pat_null_buffer(v->recvbuf, v->recvtype))
+  g->recvcount = g->counts[0]; /* read by the all-gather's path, which only equal blocks take */
+  if (total > 0 && pat_null_buffer(g->recvbuf, g->recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf is NULL");
-  if (v->sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  return pat_check_send("PAT_Allgatherv", v->sendbuf, v->sendcount, v->sendtype, v->recvbuf, v->recvtype, rsize,
-                        (long long)rsize * v->counts[rank]);
-}
-
-/* A classic schedule, typed on the user's buffer. */
-static int run_typed(pat_comm_state *cs, int alg, const vcall *v) {
-  const pat_sched *s;
-  int rc = pat_plan_classic(&cs->planner, &cs->base, alg, &s);
-  if (rc != MPI_SUCCESS) return rc;
-  pat_buffers b;
-  pat_exec e;
-  rc = pat_buffers_typed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, v->recvbuf, v->counts, v->displs,
-                           v->recvtype);
-  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, v->sendbuf, v->sendcount, v->sendtype);
-  if (rc == MPI_SUCCESS && s->nops > 0) {
-    rc = pat_exec_init(&e, s, cs->base.rank, &b);
-    e.tag_gen = PAT_TAG_GEN_CLASSIC;
-    if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
-    pat_exec_free(&e);
-  }
-  pat_buffers_release(&b);
-  return rc;
+  if (g->sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  return pat_check_send("PAT_Allgatherv", g->sendbuf, g->sendcount, g->sendtype, g->recvbuf, g->recvtype, rsize,
+                        (long long)rsize * g->counts[rank]);
 }
 
 /* An arrival-aware schedule, for balanced arrivals, on a stage of packed
  * bytes.  Its pieces are sized for the largest block: they stay small
  * enough there, and are fractions of each block anyway. */
-static int run_packed(pat_comm_state *cs, int alg, const vcall *v) {
+static int run_packed(pat_comm_state *cs, int alg, const pat_gather_args *g) {
   pat_sched s;
-  int rc = pat_plan_balanced(&cs->base, alg, (double)v->largest, &s);
+  int rc = pat_plan_balanced(&cs->base, alg, (double)g->bytes, &s);
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
   size_t stage_bytes = 0;
   char *stage = NULL;
-  rc = pat_buffers_packed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, v->recvbuf, v->counts, v->displs,
-                            v->recvtype, &stage_bytes);
+  rc = pat_buffers_packed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, g->recvbuf, g->counts, g->displs,
+                            g->recvtype, &stage_bytes);
   if (rc == MPI_SUCCESS) {
     stage = malloc(stage_bytes + 1);
     if (!stage) rc = pat_fail(MPI_ERR_NO_MEM, "PAT_Allgatherv: cannot allocate %zu bytes", stage_bytes);
   }
   b.stage = stage;
-  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, v->sendbuf, v->sendcount, v->sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, g->sendbuf, g->sendcount, g->sendtype);
   if (rc == MPI_SUCCESS && s.nops > 0) {
     pat_exec e;
     rc = pat_exec_init(&e, &s, cs->base.rank, &b);
@@ -130,53 +106,28 @@ static int run_packed(pat_comm_state *cs, int alg, const vcall *v) {
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
     pat_exec_free(&e); /* waits for anything still pending: nothing uses the stage after it */
   }
-  if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, v->sendbuf == MPI_IN_PLACE);
+  if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, g->sendbuf == MPI_IN_PLACE);
   free(stage);
   pat_buffers_release(&b);
   pat_sched_free(&s);
   return rc;
 }
 
-static int run_native(const vcall *v) {
-  int rc = PMPI_Allgatherv(v->sendbuf, v->sendcount, v->sendtype, v->recvbuf, v->counts, v->displs, v->recvtype,
-                           v->comm);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI_Allgatherv failed");
-}
-
 /* auto's choice for these counts (cs->lock held). */
 static int auto_choice(pat_comm_state *cs, const vcall *v) {
   int64_t bytes[PAT_VCHOICE_MAX_P];
-  for (int r = 0; r < cs->base.P; r++) bytes[r] = (int64_t)v->counts[r] * v->type_size;
+  for (int r = 0; r < cs->base.P; r++) bytes[r] = (int64_t)v->g.counts[r] * v->type_size;
   return pat_engine_static_choice_v(&cs->engine, bytes);
-}
-
-static int run_native_counted(pat_comm_state *cs, const vcall *v) {
-  int rc = run_native(v);
-  if (cs) __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED);
-  pat_call_stats st = {.alg = PAT_ALG_NATIVE};
-  pat_stats_call(&st);
-  return rc;
 }
 
 /* Equal blocks under auto: the all-gather's path, blocks at the displacements.
  * arrival: when the call was entered, before the communicator's state was
  * made (a collective that lines the ranks up: taken after it, the first
  * call's arrivals look balanced, and the site starts out static). */
-static int run_as_allgather(pat_comm_state *cs, const vcall *v, int64_t arrival) {
-  if (pat_gather_passes_through(cs)) return run_native_counted(cs, v);
-  pat_gather_args c = {v->sendbuf,
-                       v->sendcount,
-                       v->sendtype,
-                       v->recvbuf,
-                       v->counts[0],
-                       v->recvtype,
-                       v->comm,
-                       v->type_size * v->counts[0],
-                       arrival,
-                       v->counts,
-                       v->displs,
-                       "PAT_Allgatherv"};
-  return pat_gather_run(cs, &c);
+static int run_as_allgather(pat_comm_state *cs, vcall *v, int64_t arrival) {
+  if (pat_gather_passes_through(cs)) return pat_gather_pass_through(cs, &v->g);
+  v->g.arrival = arrival;
+  return pat_gather_run(cs, &v->g);
 }
 
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -197,7 +148,8 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &rank);
   }
-  vcall v = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, 0, 0};
+  vcall v = {{sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm, 0, 0, recvcounts, displs, "PAT_Allgatherv"},
+             0, 0};
   int rc = check_args(&v, P, rank);
   if (rc != MPI_SUCCESS) return rc;
   /* One process: its block copied by libpat (RING's empty schedule) under any setting, since MPICH 4.0's
@@ -207,23 +159,24 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   int64_t arrival =
       setting == PAT_ALG_AUTO && v.equal && !(cs && pat_gather_passes_through(cs)) ? pat_clock_global_ns() : 0;
   /* PAT_ALG=native needs no state: a communicator only ever gathered with v gets none */
-  if (P > 1 && setting == PAT_ALG_NATIVE) return run_native_counted(cs, &v);
+  if (P > 1 && setting == PAT_ALG_NATIVE) return pat_gather_pass_through(cs, &v.g);
   if (!cs) { /* made once: later calls find it without asking MPI (pat_comm_cached) */
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
   }
   if (P > 1 && setting == PAT_ALG_AUTO && v.equal) return run_as_allgather(cs, &v, arrival);
-  if (P > 1 && setting == PAT_ALG_AUTO && pat_engine_v_defers(&cs->engine)) return run_native_counted(cs, &v);
+  if (P > 1 && setting == PAT_ALG_AUTO && pat_engine_v_defers(&cs->engine)) return pat_gather_pass_through(cs, &v.g);
   pat_comm_enter_call(cs);
   int alg = P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : auto_choice(cs, &v);
   if (alg == PAT_ALG_NATIVE)
-    rc = run_native(&v);
+    rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   else
-    rc = pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL ? run_packed(cs, alg, &v) : run_typed(cs, alg, &v);
+    rc = pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL ? run_packed(cs, alg, &v.g) : pat_gather_run_classic(cs, alg, &v.g);
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   pat_comm_leave_call(cs);
   pat_call_stats st = {.alg = alg};
   pat_stats_call(&st);
-  return rc == MPI_SUCCESS || alg == PAT_ALG_NATIVE ? rc
-                                                    : pat_fail(rc, "PAT_Allgatherv: %s failed", pat_algorithms[alg].name);
+  if (rc == MPI_SUCCESS) return rc;
+  if (alg == PAT_ALG_NATIVE) return pat_fail(rc, "PAT_Allgatherv: MPI's own failed");
+  return pat_fail(rc, "PAT_Allgatherv: %s failed", pat_algorithms[alg].name);
 }
