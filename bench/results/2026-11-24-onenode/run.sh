@@ -4,8 +4,10 @@
 # native, libpat without a model file (preload) and with one (model), and the library before
 # 87e523c (09a914c: with a model file it asked for MPI_THREAD_MULTIPLE, ran the background thread
 # and the whole call path) without (old) and with (oldlibmodel) the model; 7 interleaved rounds.
-#   bash bench/results/2026-11-24-onenode/run.sh osu|single
+#   bash bench/results/2026-11-24-onenode/run.sh osu|osuv|single
 # osu:    the table above (osu/table.md, osu/osu.csv).
+# osuv:   osu_allgatherv (equal counts) the same way, no model file, 5 rounds (osu-allgatherv/);
+#         OSUV is its binary (default /tmp/osu/osu_allgatherv).
 # single: one size per launch (1 B and 4 B, 300 000 calls), native, a plain PMPI wrapper
 #         (pmpi_wrapper.c; SHIM_DUP=1 adds the communicators libpat makes at PAT_Init) and libpat,
 #         3 interleaved rounds: what OSU's size loop hides (single.txt).
@@ -24,6 +26,10 @@ case ${1:-} in
     bash bench/balanced/osu.sh --osu "$OSU" --out /tmp/onenode-osu --configs shm2,shm4 --rounds 7 \
       --model-shm "$MODEL" --old-lib "$OLD"
     mkdir -p $R/osu && cp /tmp/onenode-osu/osu.csv /tmp/onenode-osu/table.md $R/osu/ ;;
+  osuv)
+    bash bench/balanced/osu.sh --osu "${OSUV:-/tmp/osu/osu_allgatherv}" --out /tmp/onenode-osuv --configs shm2,shm4 \
+      --rounds 5 --old-lib "$OLD"
+    mkdir -p $R/osu-allgatherv && cp /tmp/onenode-osuv/osu.csv /tmp/onenode-osuv/table.md $R/osu-allgatherv/ ;;
   single)
     mpicc -O2 -shared -fPIC -o /tmp/pmpi_wrapper.so $R/pmpi_wrapper.c || exit 1
     for round in 1 2 3; do
