@@ -40,6 +40,7 @@
 #include "runtime/errors.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
+#include "runtime/timeline.h"
 
 /* The call's arguments as the all-gather's path takes them (counts and
  * displs set; bytes: the largest block's), and what the checks learned. */
@@ -121,12 +122,11 @@ static int auto_choice(pat_comm_state *cs, const vcall *v) {
 }
 
 /* Equal blocks under auto: the all-gather's path, blocks at the displacements.
- * arrival: when the call was entered, before the communicator's state was
- * made (a collective that lines the ranks up: taken after it, the first
- * call's arrivals look balanced, and the site starts out static). */
-static int run_as_allgather(pat_comm_state *cs, vcall *v, int64_t arrival) {
+ * v->g.arrival was taken on entry, before the communicator's state was made
+ * (a collective that lines the ranks up: taken after it, the first call's
+ * arrivals look balanced, and the site starts out static). */
+static int run_as_allgather(pat_comm_state *cs, vcall *v) {
   if (pat_gather_passes_through(cs)) return pat_gather_pass_through(cs, &v->g);
-  v->g.arrival = arrival;
   return pat_gather_run(cs, &v->g);
 }
 
@@ -155,16 +155,16 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   /* One process: its block copied by libpat (RING's empty schedule) under any setting, since MPICH 4.0's
    * own all-gatherv writes it at the start of recvbuf whatever its displacement */
   int setting = pat_proc.alg;
-  /* only equal blocks under auto use it, and not where they pass through to MPI (call.h) */
-  int64_t arrival =
-      setting == PAT_ALG_AUTO && v.equal && !(cs && pat_gather_passes_through(cs)) ? pat_clock_global_ns() : 0;
+  /* equal blocks under auto use it (not where they pass through to MPI: call.h), and a recorded timeline */
+  int uses_arrival = setting == PAT_ALG_AUTO && v.equal && !(cs && pat_gather_passes_through(cs));
+  v.g.arrival = uses_arrival || pat_timeline_on() ? pat_clock_global_ns() : 0;
   /* PAT_ALG=native needs no state: a communicator only ever gathered with v gets none */
   if (P > 1 && setting == PAT_ALG_NATIVE) return pat_gather_pass_through(cs, &v.g);
   if (!cs) { /* made once: later calls find it without asking MPI (pat_comm_cached) */
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
   }
-  if (P > 1 && setting == PAT_ALG_AUTO && v.equal) return run_as_allgather(cs, &v, arrival);
+  if (P > 1 && setting == PAT_ALG_AUTO && v.equal) return run_as_allgather(cs, &v);
   if (P > 1 && setting == PAT_ALG_AUTO && pat_engine_v_defers(&cs->engine)) return pat_gather_pass_through(cs, &v.g);
   pat_comm_enter_call(cs);
   int alg = P < 2 ? PAT_ALG_RING : setting >= 0 ? setting : auto_choice(cs, &v);
