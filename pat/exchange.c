@@ -62,12 +62,13 @@ void pat_exchange_summary(const pat_exchange *x, pat_xsummary *s) {
   s->min_arrival = s->max_arrival = x->all[0].arrival_ns;
   s->complete_ns = x->all[0].contributed_ns;
   s->actual_bytes_differ = 0;
-  int64_t actual = -1; /* block size of the first record made on arrival */
+  const pat_xrec *actual = NULL; /* the first record made on arrival */
   for (int i = 0; i < x->P; i++) {
     const pat_xrec *r = &x->all[i];
     if (r->kind == PAT_XREC_ACTUAL) {
-      if (actual >= 0 && r->block_bytes != actual) s->actual_bytes_differ = 1;
-      actual = r->block_bytes;
+      if (actual && (r->block_bytes != actual->block_bytes || r->shape_hash != actual->shape_hash))
+        s->actual_bytes_differ = 1;
+      actual = r;
     }
     if (i == 0) continue;
     if (r->contributed_ns > s->complete_ns) s->complete_ns = r->contributed_ns;

@@ -25,7 +25,8 @@ enum pat_xrec_kind {
 
 typedef struct pat_xrec {
   int64_t arrival_ns;     /* predicted (or actual) arrival, common clock */
-  int64_t block_bytes;    /* bytes per block of the expected call; 0 = unknown */
+  int64_t block_bytes;    /* bytes per block of the expected call, or its shape key (pat/shape.h); 0 = unknown */
+  uint64_t shape_hash;    /* a shape key's exact blocks (pat_shape_hash), 0 for equal blocks */
   int64_t contributed_ns; /* when the rank contributed, common clock */
   /* What this rank measured in its previous call at the same call site (the
    * site of block_bytes), so
@@ -73,7 +74,8 @@ void pat_exchange_consume(pat_exchange *x);
 #define PAT_XSETTING_MIXED INT32_MIN /* the records carry different settings */
 typedef struct pat_xsummary {
   int64_t agreed_bytes; /* common block size if all records agree, else 0 */
-  int actual_bytes_differ; /* two ranks contributed on arrival with different block sizes: an erroneous call */
+  int actual_bytes_differ; /* two ranks contributed on arrival with different block sizes (or blocks of an
+                              all-gatherv): an erroneous call */
   int setting;          /* common setting if all agree, else PAT_XSETTING_MIXED */
   int64_t min_arrival, max_arrival;
   int64_t complete_ns; /* the last contribution: background work cannot start earlier */

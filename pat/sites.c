@@ -1,6 +1,9 @@
 /* Call-site history and the prediction of the next call (see sites.h). */
 #include "pat/sites.h"
 
+#include "pat/shape.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 void pat_sites_init(pat_sites *t) {
@@ -8,8 +11,32 @@ void pat_sites_init(pat_sites *t) {
   t->last = -1;
 }
 
+void pat_sites_free(pat_sites *t) {
+  for (int i = 0; i < t->n; i++) free(t->site[i].shape);
+  pat_sites_init(t);
+}
+
+int pat_sites_set_shape(pat_sites *t, int i, int P, const int64_t *bytes) {
+  pat_site *s = &t->site[i];
+  if (s->shape_n != P) {
+    int64_t *v = realloc(s->shape, (size_t)P * sizeof *v);
+    if (!v) return -1;
+    s->shape = v;
+    s->shape_n = P;
+  }
+  memcpy(s->shape, bytes, (size_t)P * sizeof *bytes);
+  s->shape_hash = pat_shape_hash(P, bytes);
+  return 0;
+}
+
+int64_t pat_sites_block_bytes(const pat_sites *t, int i) {
+  const pat_site *s = &t->site[i];
+  return s->shape ? pat_shape_mean(s->shape_n, s->shape) : s->bytes;
+}
+
 static void new_site(pat_site *s, int count, int64_t bytes) {
   /* count is kept for reports only */
+  free(s->shape);
   memset(s, 0, sizeof *s);
   s->count = count;
   s->bytes = bytes;

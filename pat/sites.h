@@ -1,6 +1,8 @@
 /*
  * Call sites: the all-gathers an application makes on one communicator, told
- * apart by their block size in bytes -- never by a datatype handle, which the
+ * apart by their block size in bytes (an all-gatherv of unequal blocks by
+ * its shape key, pat/shape.h, and the site keeps the blocks of its last
+ * call) -- never by a datatype handle, which the
  * application may free, nor by the count, which ranks may express with
  * different datatypes.  Every rank of a correct program sees the same sizes
  * in the same order, so every rank's table has the same sites at the same
@@ -23,7 +25,10 @@
 #define PAT_SITES_MAX 16 /* sites per communicator; beyond, the least recently used is replaced */
 
 typedef struct pat_site {
-  int64_t bytes;       /* bytes per block: the key */
+  int64_t bytes;       /* the key: bytes per block, or an all-gatherv's shape key (pat/shape.h) */
+  int64_t *shape;      /* a shape key's blocks (bytes per rank, owned), NULL for equal blocks */
+  uint64_t shape_hash; /* pat_shape_hash of them, 0 for equal blocks */
+  int shape_n;         /* entries of shape */
   int count;           /* receive count of its first call (for reports) */
   long long calls;     /* calls made at it */
   pat_gap_history gaps;
@@ -41,6 +46,16 @@ typedef struct pat_sites {
 } pat_sites;
 
 void pat_sites_init(pat_sites *t);
+/* Frees the sites' shapes. */
+void pat_sites_free(pat_sites *t);
+
+/* Site i is an all-gatherv's shape key: keep its blocks (P bytes per rank)
+ * as the last call there passed them.  Returns 0, or -1 out of memory. */
+int pat_sites_set_shape(pat_sites *t, int i, int P, const int64_t *bytes);
+
+/* The block size a model predicts site i with: its key for equal blocks,
+ * else the mean of its blocks (rounded up). */
+int64_t pat_sites_block_bytes(const pat_sites *t, int i);
 
 /* The site of a call with `bytes` bytes per block (count elements): an
  * existing one, or a new one.  *fresh is 1 for a new site, 2 when the new

@@ -105,13 +105,13 @@ int pat_engine_gain_pays(const pat_engine *e, int64_t static_ns, int64_t best_ns
 
 /* ---- sites and their modes ---- */
 
-void pat_engine_new_site(pat_engine *e, int site, int64_t bytes) {
+void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *shape) {
   if (e->unsettled.site == site) e->unsettled.pending = 0; /* the old site's sample */
   pat_engine_site *sp = &e->site[site];
   memset(sp, 0, sizeof *sp);
   sp->mode = PAT_MODE_STATIC;
   sp->bytes = bytes;
-  sp->static_alg = pat_engine_static_alg(e, bytes);
+  sp->static_alg = shape ? pat_engine_static_choice_v(e, shape) : pat_engine_static_alg(e, bytes);
   sp->backoff = PAT_PROBE_FIRST;
   sp->next_probe = PAT_PROBE_FIRST;
   sp->never = static_time(e, bytes) < 2.0 * pat_engine_exchange_cost(e);
@@ -398,7 +398,9 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   int site = call->site, P = e->cfg.P;
   memset(out, 0, sizeof *out);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out->ebar_ns[alg] = INT64_MAX;
-  out->static_alg = pat_engine_static_alg(e, call->bytes);
+  out->static_alg = site >= 0      ? e->site[site].static_alg
+                    : call->shape ? pat_engine_static_choice_v(e, call->shape)
+                                  : pat_engine_static_alg(e, call->bytes);
   out->alg = call->setting >= 0 ? call->setting : out->static_alg; /* fixed: BSLB's root stays 0, as in the paper */
   if (call->setting >= 0 || !call->arrival || P < 2) return;
   inputs x;

@@ -158,7 +158,8 @@ typedef struct pat_engine_call {
   int site;                /* -1: a site not made yet (its first call) */
   long long site_calls;    /* calls the site has recorded */
   int setting;             /* the algorithm setting (>= 0: fixed, or PAT_ALG_AUTO) */
-  int64_t bytes;           /* per block */
+  int64_t bytes;           /* per block (an all-gatherv's: the mean block) */
+  const int64_t *shape;    /* an all-gatherv's blocks (P bytes), NULL for equal ones */
   const int64_t *arrival;  /* the exchanged arrivals (P, common clock), NULL if none */
   int64_t bg_start_ns;     /* when background work can start (PAT_NO_TIME: planned ahead) */
   int records;             /* enum pat_engine_records */
@@ -212,8 +213,11 @@ void pat_engine_free(pat_engine *e);
  * (BENCHMARKS.md, Balanced calls on one node). */
 int pat_engine_one_node_native(int P, const int *node, int one_node_auto);
 
-/* A site was made (or took an old one's place) for blocks of `bytes`. */
-void pat_engine_new_site(pat_engine *e, int site, int64_t bytes);
+/* A site was made (or took an old one's place) for blocks of `bytes`, or
+ * for an all-gatherv's blocks shape[0..P-1] (NULL: equal blocks; bytes is
+ * then their mean): its static choice is the all-gatherv's
+ * (pat_engine_static_choice_v), the rest as for equal blocks of the mean. */
+void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *shape);
 
 /* 1. Does this call exchange arrivals?  fresh: its site is new.  A fixed
  * arrival-aware setting exchanges every call, a fixed classic one never;

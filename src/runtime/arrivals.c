@@ -57,11 +57,12 @@ static void fill_previous(const pat_comm_state *cs, int64_t bytes, pat_xrec *rec
   rec->prev_flags = l->flags;
 }
 
-int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind) {
+int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, uint64_t shape_hash, int kind) {
   if (cs->x.state != PAT_X_IDLE || cs->base.P < 2) return MPI_SUCCESS;
   if (pat_test_prediction_hook) arrival_ns = pat_test_prediction_hook(cs->base.rank, cs->base.P, cs->x.seq, arrival_ns);
   pat_xrec rec = {.arrival_ns = arrival_ns,
                   .block_bytes = block_bytes,
+                  .shape_hash = shape_hash,
                   .contributed_ns = pat_clock_global_ns(),
                   .setting = pat_proc.alg,
                   .kind = kind};
@@ -89,7 +90,7 @@ void pat_contribute_from_history(pat_comm_state *cs) {
   int64_t arrival, bytes;
   if (!pat_sites_predict(&cs->sites, &site, &arrival, &bytes)) return;
   if (atomic_load_explicit(&instrumented, memory_order_relaxed) && !plans_ahead(cs, site)) return;
-  pat_contribute(cs, arrival, bytes, PAT_XREC_HISTORY);
+  pat_contribute(cs, arrival, bytes, cs->sites.site[site].shape_hash, PAT_XREC_HISTORY);
 }
 
 /* A prediction made by instrumentation goes to the communicator of the
@@ -102,8 +103,10 @@ static void contribute_current(int64_t arrival_ns, int kind) {
   if (!pat_proc.background) return;
   pat_comm_state *cs = pat_comm_try_current();
   if (!cs) return; /* no all-gather yet, or it is busy: nothing to predict for now */
-  if (pat_engine_next_exchanges(&cs->engine) && cs->sites.last >= 0)
-    pat_contribute(cs, arrival_ns, cs->sites.site[cs->sites.last].bytes, kind);
+  if (pat_engine_next_exchanges(&cs->engine) && cs->sites.last >= 0) {
+    const pat_site *last = &cs->sites.site[cs->sites.last];
+    pat_contribute(cs, arrival_ns, last->bytes, last->shape_hash, kind);
+  }
   pat_comm_unlock_current(cs);
 }
 

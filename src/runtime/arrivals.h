@@ -15,8 +15,10 @@
 struct pat_comm_state;
 
 /* Contribute this rank's record to the communicator's next exchange, unless
- * it already has (cs->lock held). */
-int pat_contribute(struct pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, int kind);
+ * it already has (cs->lock held): block_bytes is the call's key (its block
+ * size, or an all-gatherv's shape key, pat/shape.h), shape_hash its exact
+ * blocks (0 for equal ones). */
+int pat_contribute(struct pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, uint64_t shape_hash, int kind);
 
 /* After a call (cs->lock held): contribute the next call's arrival as the
  * call-site history predicts it, when the application is not instrumented

@@ -21,6 +21,7 @@
 
 #include "algorithms/algorithms.h"
 #include "pat/clock.h"
+#include "pat/shape.h"
 #include "runtime/bind.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
@@ -52,9 +53,15 @@ static int progress_comm(pat_comm_state *cs) {
     pat_exchange_summary(&cs->x, &sum);
     /* plan ahead only when every rank expects the same call */
     if (sum.agreed_bytes <= 0 || sum.setting == PAT_XSETTING_MIXED) return 0;
-    pat_plan_call call = {.site = pat_sites_lookup(&cs->sites, sum.agreed_bytes),
+    int site = pat_sites_lookup(&cs->sites, sum.agreed_bytes);
+    const int64_t *shape = site >= 0 ? cs->sites.site[site].shape : NULL;
+    /* unequal blocks are planned with those of the site's last call */
+    if (pat_key_is_shape(sum.agreed_bytes) && !shape) return 0;
+    pat_plan_call call = {.site = site,
                           .setting = sum.setting,
-                          .bytes = sum.agreed_bytes,
+                          .key = sum.agreed_bytes,
+                          .bytes = shape ? pat_sites_block_bytes(&cs->sites, site) : sum.agreed_bytes,
+                          .shape = shape,
                           .bg_start_ns = sum.complete_ns};
     pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &cs->sites, &call);
     if (!(pat_algorithms[plan->choice.alg].flags & PAT_ALGF_ARRIVAL)) return 0;

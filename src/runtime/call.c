@@ -11,6 +11,7 @@
 
 #include "pat.h"
 #include "pat/clock.h"
+#include "pat/shape.h"
 #include "runtime/args.h"
 #include "runtime/arrivals.h"
 #include "runtime/call.h"
@@ -75,7 +76,7 @@ static int run_zero(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   char *scratch = calloc((size_t)cs->base.P + 1, 1);
   if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
   pat_gather_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival,
-                       NULL, NULL, c->name};
+                       NULL, NULL, c->name, 1, NULL, 0};
   int rc = pat_gather_run_classic(cs, alg, &z);
   free(scratch);
   return rc;
@@ -91,7 +92,7 @@ static int run_planned(pat_comm_state *cs, const pat_gather_args *c, long long *
   b->recvbuf = c->recvbuf;
   b->recvcount = c->recvcount;
   b->recvtype = c->recvtype;
-  b->counts = c->counts; /* equal blocks either way: the stage's offsets stay b->block_bytes apart */
+  b->counts = c->counts; /* unequal blocks: the plan's offsets (prepare_exec) are of these counts (plan_for) */
   b->displs = c->displs;
   MPI_Aint lb;
   MPI_Type_get_extent(c->recvtype, &lb, &b->type_extent);
@@ -105,6 +106,43 @@ static int run_planned(pat_comm_state *cs, const pat_gather_args *c, long long *
     pat_timeline_write(cs->base.P, cs->base.rank, plan->choice.alg, c->bytes, &plan->sched, &plan->exec, plan->arrival,
                        c->arrival, handover, pat_clock_global_ns());
   *fg_steps = plan->exec.steps_done - *bg_steps;
+  return rc;
+}
+
+/* An arrival-aware algorithm that runs without an exchange: an
+ * all-gatherv's static choice (RELAY, decide/vchoice.h), on its schedule
+ * for balanced arrivals and a stage of packed bytes of its own (the plan's
+ * belongs to exchanged calls).  Its pieces are sized for the largest block,
+ * as vchoice predicted it: they stay small enough there, and are fractions
+ * of each block anyway. */
+static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
+  int64_t largest = c->bytes;
+  for (int r = 0; c->shape && r < cs->base.P; r++) largest = c->shape[r] > largest ? c->shape[r] : largest;
+  pat_sched s;
+  int rc = pat_plan_balanced(&cs->base, alg, (double)largest, &s);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_buffers b;
+  size_t stage_bytes = 0;
+  char *stage = NULL;
+  rc = pat_buffers_packed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->counts, c->displs,
+                            c->recvtype, &stage_bytes);
+  if (rc == MPI_SUCCESS) {
+    stage = malloc(stage_bytes + 1);
+    if (!stage) rc = pat_fail(MPI_ERR_NO_MEM, "%s: cannot allocate %zu bytes", c->name, stage_bytes);
+  }
+  b.stage = stage;
+  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
+  if (rc == MPI_SUCCESS && s.nops > 0) {
+    pat_exec e;
+    rc = pat_exec_init(&e, &s, cs->base.rank, &b);
+    e.tag_gen = PAT_TAG_GEN_CLASSIC;
+    if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+    pat_exec_free(&e); /* waits for anything still pending: nothing uses the stage after it */
+  }
+  if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, c->sendbuf == MPI_IN_PLACE);
+  free(stage);
+  pat_buffers_release(&b);
+  pat_sched_free(&s);
   return rc;
 }
 
@@ -131,26 +169,44 @@ static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long l
 static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const pat_gather_args *c, pat_xsummary *sum) {
   pat_plan_drop(&cs->planner);
   pat_exchange_consume(&cs->x);
-  int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
+  int rc = pat_contribute(cs, arrival, c->key, c->shape_hash, PAT_XREC_ACTUAL);
   if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
   if (rc == MPI_SUCCESS) pat_exchange_summary(&cs->x, sum);
   return rc;
 }
 
-/* Keep the plan if it was made for (setting, bytes), else decide it now:
- * what every rank whose call matches the records does, so that all of them
- * run the same schedule with the same tags. */
-static void plan_for(pat_comm_state *cs, int site, int setting, int64_t bytes, const pat_xsummary *sum) {
+/* Are the call's blocks other than the ones a plan made ahead for its key
+ * is laid out by -- the site's, as every rank keeps them (background.c)?
+ * A shape key covers blocks that drift a little, and the markers of an
+ * all-gather where unequal blocks were predicted have none. */
+static int blocks_differ(const pat_comm_state *cs, int site, const pat_gather_args *c) {
+  const int64_t *planned = site >= 0 ? cs->sites.site[site].shape : NULL;
+  if (!pat_key_is_shape(c->key) || !planned) return 0;
+  if (!c->shape || c->shape_hash != cs->sites.site[site].shape_hash) return 1;
+  return memcmp(planned, c->shape, (size_t)cs->base.P * sizeof *planned) != 0; /* what the stage is laid out by */
+}
+
+/* Keep the plan if it was made for (setting, this call), else decide it
+ * now: what every rank whose call matches the records does, so that all of
+ * them run the same schedule with the same tags.  Whether it is made again
+ * with other tags (replanned) is decided from facts every rank shares, never
+ * from whether this rank's background had made one: blocks that are not
+ * the ones planned ahead for their key get other tags, since a plan made
+ * ahead may have moved blocks of the old sizes. */
+static void plan_for(pat_comm_state *cs, int site, int setting, const pat_gather_args *c, const pat_xsummary *sum) {
   pat_plan *plan = &cs->planner.plan;
-  int as_expected = sum->setting == setting && sum->agreed_bytes == bytes;
-  if (plan->decided && !(as_expected && plan->setting == setting && plan->bytes == bytes))
+  int as_expected = sum->setting == setting && sum->agreed_bytes == c->key;
+  int differ = blocks_differ(cs, site, c);
+  if (plan->decided && !(as_expected && !differ && plan->setting == setting && plan->key == c->key))
     pat_plan_drop(&cs->planner);
   if (plan->decided) return;
   pat_plan_call call = {.site = site,
                         .setting = setting,
-                        .bytes = bytes,
+                        .key = c->key,
+                        .bytes = c->bytes,
+                        .shape = c->shape,
                         .bg_start_ns = sum->complete_ns,
-                        .replanned = !as_expected};
+                        .replanned = !as_expected || differ};
   pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &cs->sites, &call);
 }
 
@@ -168,51 +224,86 @@ static void plan_for(pat_comm_state *cs, int site, int setting, int64_t bytes, c
  * on every rank).  Returns 1 if every rank is here. */
 static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_args *c, const pat_xsummary *sum,
                             pat_call_stats *st, int *rc) {
-  int64_t own = c->bytes;
   static const unsigned char magic[16] = {0x70, 0x61, 0x74, 0x3a, 0x73, 0x69, 0x7a, 0x65,
                                           0xa5, 0x5a, 0xc3, 0x3c, 0x96, 0x69, 0x0f, 0xf0};
-  int64_t B = sum->agreed_bytes;
-  if (B > INT32_MAX) {
+  int P = cs->base.P, rank = cs->base.rank;
+  int64_t key = sum->agreed_bytes;
+  int site = pat_sites_lookup(&cs->sites, key);
+  /* the predicted blocks: key bytes each, or the shape this rank's own
+   * history predicted (its record carried that key, so its site is here) */
+  const int64_t *shape = pat_key_is_shape(key) && site >= 0 ? cs->sites.site[site].shape : NULL;
+  if (pat_key_is_shape(key) && !shape) {
+    *rc = pat_fail(MPI_ERR_INTERN, "%s: the predicted blocks are not known here", c->name);
+    return 0;
+  }
+  int64_t largest = 0;
+  for (int r = 0; r < P; r++) largest = shape && shape[r] > largest ? shape[r] : largest;
+  /* an all-gather cannot pass unequal blocks: its markers, where unequal
+   * ones were predicted, are blocks of the largest (every rank of a correct
+   * program is then here, and all of them do the same) */
+  int64_t equal = shape ? largest : key;
+  if (!c->displs) shape = NULL;
+  int64_t total = 0;
+  for (int r = 0; r < P; r++) total += shape ? shape[r] : equal;
+  if (equal > INT32_MAX || (c->displs && total > INT32_MAX)) {
     *rc = pat_fail(MPI_ERR_TRUNCATE, "%s: this rank's size differs from the predicted one", c->name);
     return 0;
   }
-  int P = cs->base.P;
-  unsigned char *buf = malloc((size_t)B * (size_t)(P + 1));
+  int64_t mine_bytes = shape ? shape[rank] : equal;
+  unsigned char *buf = malloc((size_t)total + (size_t)mine_bytes + 1);
   int *layout = c->displs ? malloc(2 * (size_t)P * sizeof *layout) : NULL; /* counts, then displacements */
   if (!buf || (c->displs && !layout)) {
     free(buf);
+    free(layout);
     *rc = pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
     return 0;
   }
-  unsigned char *mine = buf + (size_t)B * (size_t)P;
-  for (int64_t i = 0; i < B; i++) mine[i] = magic[i % 16];
-  pat_gather_args m = {mine, (int)B, MPI_BYTE, buf, (int)B, MPI_BYTE, cs->base.user, B, 0, NULL, NULL, c->name};
-  MPI_Datatype block = MPI_DATATYPE_NULL; /* the all-gatherv's: one block per count, so displacements fit in int */
-  if (layout) {
+  unsigned char *mine = buf + total;
+  for (int64_t i = 0; i < mine_bytes; i++) mine[i] = magic[i % 16];
+  pat_gather_args m = {mine, (int)equal, MPI_BYTE, buf, (int)equal, MPI_BYTE, cs->base.user, equal, 0, NULL, NULL,
+                       c->name, key, shape, 0};
+  MPI_Datatype block = MPI_DATATYPE_NULL; /* an all-gatherv of equal blocks: one block per count, so displacements fit in int */
+  if (layout && shape) {
+    int64_t at = 0;
+    for (int r = 0; r < P; r++) {
+      layout[r] = (int)shape[r];
+      layout[P + r] = (int)at;
+      at += shape[r];
+    }
+    m.sendcount = (int)mine_bytes;
+    m.bytes = pat_shape_mean(P, shape);
+    m.shape_hash = pat_shape_hash(P, shape);
+    m.counts = layout;
+    m.displs = layout + P;
+  } else if (layout) {
     for (int r = 0; r < P; r++) {
       layout[r] = 1;
       layout[P + r] = r;
     }
-    MPI_Type_contiguous((int)B, MPI_BYTE, &block);
+    MPI_Type_contiguous((int)equal, MPI_BYTE, &block);
     MPI_Type_commit(&block);
     m.sendcount = m.recvcount = 1;
     m.sendtype = m.recvtype = block;
     m.counts = layout;
     m.displs = layout + P;
   }
-  plan_for(cs, pat_sites_lookup(&cs->sites, B), setting, B, sum);
+  plan_for(cs, site, setting, &m, sum);
   st->alg = cs->planner.plan.choice.alg;
   *rc = run_alg(cs, st->alg, &m, &st->bg_steps, &st->fg_steps);
   int all_markers = *rc == MPI_SUCCESS;
-  for (int r = 0; r < cs->base.P && all_markers; r++)
-    if (memcmp(buf + (size_t)B * (size_t)r, mine, (size_t)B) != 0) all_markers = 0;
+  int64_t at = 0;
+  for (int r = 0; r < P && all_markers; r++) {
+    int64_t b = shape ? shape[r] : equal;
+    for (int64_t i = 0; i < b && all_markers; i++)
+      if (buf[at + i] != magic[i % 16]) all_markers = 0;
+    at += b;
+  }
   free(buf);
   free(layout);
   if (block != MPI_DATATYPE_NULL) MPI_Type_free(&block);
   if (!all_markers)
-    *rc = pat_fail(MPI_ERR_TRUNCATE, "%s: this rank passed %lld bytes per block where the other ranks "
-                                     "pass %lld (an erroneous program); nothing was gathered here",
-                   c->name, (long long)own, (long long)B);
+    *rc = pat_fail(MPI_ERR_TRUNCATE, "%s: this rank's blocks differ from the ones the other ranks pass (an "
+                                     "erroneous program); nothing was gathered here", c->name);
   return all_markers;
 }
 
@@ -220,13 +311,13 @@ static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_ar
  * every record, keep the plan made ahead if it was made for exactly this
  * call, else plan now; run it.  *ran = 0: nothing ran (the exchange
  * failed, or the records show that ranks passed different sizes).  Then
- * finish_exchanged.  *ran_bytes: the size the call ran as -- this rank's,
- * or the predicted one when this rank's size alone differed (it then
+ * finish_exchanged.  *ran_key: the key the call ran as -- this rank's,
+ * or the predicted one when this rank's blocks alone differed (it then
  * records the call as the others do, so that their states stay alike). */
 static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arrival, const pat_gather_args *c,
-                         pat_call_stats *st, int *ran, int64_t *ran_bytes) {
-  *ran_bytes = c->bytes;
-  int rc = pat_contribute(cs, arrival, c->bytes, PAT_XREC_ACTUAL);
+                         pat_call_stats *st, int *ran, int64_t *ran_key) {
+  *ran_key = c->key;
+  int rc = pat_contribute(cs, arrival, c->key, c->shape_hash, PAT_XREC_ACTUAL);
   int64_t t0 = pat_clock_local_ns();
   if (rc == MPI_SUCCESS) rc = pat_exchange_wait(&cs->x);
   *ran = rc == MPI_SUCCESS;
@@ -241,10 +332,10 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
    * they agree and this rank's size is theirs (issue 25, defect 3). */
   if (!pat_exchange_all_kind(&cs->x, PAT_XREC_ACTUAL)) {
     int again = sum.agreed_bytes <= 0; /* the predictions disagree: every rank sees it */
-    if (!again && sum.agreed_bytes != c->bytes) {
+    if (!again && sum.agreed_bytes != c->key) {
       again = run_with_markers(cs, setting, c, &sum, st, &rc);
       if (!again) { /* the others ran the predicted call: record it as they do */
-        *ran_bytes = sum.agreed_bytes;
+        *ran_key = sum.agreed_bytes;
         st->exchange_wait_s = (double)(pat_clock_local_ns() - t0) * 1e-9;
         return rc;
       }
@@ -268,7 +359,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   /* A plan made in the background stands only if it was made for exactly
    * this call; every rank sees the same records and the same call, so all
    * of them keep it or all of them replan. */
-  plan_for(cs, site, setting, c->bytes, &sum);
+  plan_for(cs, site, setting, c, &sum);
   st->alg = cs->planner.plan.choice.alg;
   return run_alg(cs, st->alg, c, &st->bg_steps, &st->fg_steps);
 }
@@ -301,8 +392,8 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   pat_comm_state *cs = pat_comm_cached(comm);
   int through = cs && pat_gather_passes_through(cs);
   int64_t arrival = through ? 0 : pat_clock_global_ns();
-  pat_gather_args c = {sendbuf,  sendcount, sendtype, recvbuf, recvcount, recvtype,
-                       comm,     0,         arrival,  NULL,    NULL,      "PAT_Allgather"};
+  pat_gather_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival,
+                       NULL,    NULL,      "PAT_Allgather", 0,   NULL,     0};
   int rc;
   if (!cs) {
     int inter = 0;
@@ -315,6 +406,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   }
   rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &c.bytes);
   if (rc != MPI_SUCCESS) return rc;
+  c.key = c.bytes;
   if (!cs) {
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
@@ -329,25 +421,31 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
   int rc, setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on
    * every rank (ranks passing different sizes) leaves no trace in the table */
-  int site = pat_sites_lookup(&cs->sites, c->bytes), fresh = site < 0;
+  int site = pat_sites_lookup(&cs->sites, c->key), fresh = site < 0;
   pat_call_stats st = {0};
+  const int64_t *shape = c->shape; /* the site keeps the blocks of its last call */
   int exchanged = pat_engine_exchanges(&cs->engine, setting, fresh);
   if (exchanged) {
-    int64_t ran_bytes;
-    rc = run_exchanged(cs, site, setting, c->arrival, c, &st, &ran, &ran_bytes);
+    int64_t ran_key;
+    rc = run_exchanged(cs, site, setting, c->arrival, c, &st, &ran, &ran_key);
     alg = st.alg;
-    if (ran_bytes != c->bytes) { /* this rank's size alone differed: recorded as the others record the call */
-      c->bytes = ran_bytes;
-      site = pat_sites_lookup(&cs->sites, c->bytes);
+    if (ran_key != c->key) { /* this rank's blocks alone differed: recorded as the others record the call */
+      c->key = ran_key;
+      site = pat_sites_lookup(&cs->sites, c->key);
       fresh = site < 0;
+      shape = NULL; /* the site's stay the others' */
+      if (!fresh) c->bytes = pat_sites_block_bytes(&cs->sites, site);
     }
   } else {
     /* a fixed classic setting, the static choice of auto, or a single process */
-    alg = cs->base.P < 2 ? PAT_ALG_RING
-          : setting >= 0 ? setting
-                         : pat_engine_static_choice(&cs->engine, site, c->bytes);
+    alg = cs->base.P < 2       ? PAT_ALG_RING
+          : setting >= 0       ? setting
+          : site < 0 && shape ? pat_engine_static_choice_v(&cs->engine, shape)
+                               : pat_engine_static_choice(&cs->engine, site, c->bytes);
     if (alg == PAT_ALG_NATIVE)
       rc = run_native(c); /* st's steps stay 0, as run_alg leaves them */
+    else if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && c->displs)
+      rc = run_balanced(cs, alg, c);
     else if (c->bytes == 0 && cs->base.P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
       rc = run_zero(cs, alg, c);
     else
@@ -362,8 +460,11 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
     int victim = pat_sites_victim(&cs->sites), made;
     if (victim >= 0) /* the new site takes its place */
       pat_report_site_done(&cs->report, &cs->sites, &cs->engine, victim);
-    site = pat_sites_find(&cs->sites, c->recvcount, c->bytes, &made);
-    pat_engine_new_site(&cs->engine, site, c->bytes);
+    site = pat_sites_find(&cs->sites, c->recvcount, c->key, &made);
+    if (shape && pat_sites_set_shape(&cs->sites, site, cs->base.P, shape) != 0) shape = NULL;
+    pat_engine_new_site(&cs->engine, site, c->bytes, shape);
+  } else if (shape) {
+    pat_sites_set_shape(&cs->sites, site, cs->base.P, shape); /* on failure it keeps the last blocks it had */
   }
   if (exchanged) finish_exchanged(cs, site, setting);
   pat_sites_record(&cs->sites, site, c->arrival, exit_ns);

@@ -1,10 +1,12 @@
 /*
  * The all-gather's call path, from the communicator's state on: the static
  * choice or the arrival exchange and the plan, the chosen schedule, and the
- * call site's history.  PAT_Allgather runs it; so does an all-gatherv whose
- * blocks are all equal under auto (callv.c): it is an all-gather whose
- * blocks sit at the caller's displacements, so the whole machinery
- * (exchange, plan ahead, refinement, guardrail) serves it unchanged.
+ * call site's history.  PAT_Allgather runs it; so does an all-gatherv under
+ * auto or an arrival-aware setting (callv.c): equal blocks are an
+ * all-gather whose blocks sit at the caller's displacements, and unequal
+ * ones are told apart by their shape key where an all-gather has its block
+ * size (pat/shape.h), so the whole machinery (exchange, plan ahead,
+ * refinement, guardrail) serves both.
  */
 #ifndef PAT_CALL_H
 #define PAT_CALL_H
@@ -23,12 +25,19 @@ typedef struct pat_gather_args {
   int recvcount;
   MPI_Datatype recvtype;
   MPI_Comm comm;
-  long long bytes;
+  long long bytes; /* per block; an all-gatherv's of unequal blocks: their mean, rounded up (pat/shape.h) */
   int64_t arrival; /* when the call was entered (common clock) */
-  /* an all-gatherv's arrays (every count recvcount), NULL for an all-gather:
-   * blocks at the displacements, and NATIVE is MPI_Allgatherv */
+  /* an all-gatherv's arrays, NULL for an all-gather: blocks at the
+   * displacements, and NATIVE is MPI_Allgatherv */
   const int *counts, *displs;
   const char *name; /* the call, in error messages */
+  /* what tells the call apart (call sites, exchange records, plans): its
+   * block size, or for unequal blocks the shape key of shape[0..P-1], the
+   * blocks' bytes, with their exact hash (pat/shape.h); shape is NULL and
+   * shape_hash 0 for equal blocks */
+  int64_t key;
+  const int64_t *shape;
+  uint64_t shape_hash;
 } pat_gather_args;
 
 /* auto on a one-node communicator (PAT_ONE_NODE=native, model file or not)

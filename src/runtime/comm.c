@@ -53,6 +53,7 @@ static void destroy_state(pat_comm_state *cs) {
   pat_report_comm_done(&cs->report, &cs->sites, &cs->engine);
   pat_planner_free(&cs->planner);
   pat_engine_free(&cs->engine);
+  pat_sites_free(&cs->sites);
   pat_retire_free(&cs->retire);
   free(cs->node);
   pat_exchange_free(&cs->x);

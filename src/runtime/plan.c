@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/build_args.h"
+#include "pat/shape.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
 #include "runtime/process.h"
@@ -15,7 +16,8 @@ int pat_planner_init(pat_planner *pl, int P) {
   memset(pl, 0, sizeof *pl);
   pl->last_alg = -1;
   pl->plan.arrival = malloc((size_t)P * sizeof *pl->plan.arrival);
-  return pl->plan.arrival ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  pl->plan.shape = malloc((size_t)P * sizeof *pl->plan.shape);
+  return pl->plan.arrival && pl->plan.shape ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 /* A plan's stage is kept for the next one: a fresh one of several MiB per
@@ -49,6 +51,7 @@ void pat_planner_free(pat_planner *pl) {
   drop(&pl->plan);
   release_stage(&pl->plan);
   free(pl->plan.arrival);
+  free(pl->plan.shape);
   for (int a = 0; a < PAT_ALG_COUNT; a++)
     if (pl->classic[a]) {
       pat_sched_free(pl->classic[a]);
@@ -70,7 +73,9 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 uint64_t pat_plan_digest(int P, const pat_plan *p) {
   uint64_t h = 1469598103934665603ull;
   for (int i = 0; i < P; i++) h = mix(h, (uint64_t)p->arrival[i]);
+  h = mix(h, (uint64_t)p->key);
   h = mix(h, (uint64_t)p->bytes);
+  h = mix(h, p->shape_hash);
   h = mix(h, (uint64_t)(int64_t)p->setting);
   h = mix(h, (uint64_t)p->args.tau);
   h = mix(h, (uint64_t)p->args.alpha);
@@ -102,13 +107,21 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
   pat_engine_learn(engine, call->site, call->site >= 0 ? sites->site[call->site].calls : 0);
   for (int i = 0; i < b->P; i++) p->arrival[i] = x->all[i].arrival_ns;
   p->setting = call->setting;
+  p->key = call->key;
   p->bytes = call->bytes;
+  p->has_shape = call->shape != NULL;
+  p->shape_hash = 0;
+  if (call->shape) {
+    memcpy(p->shape, call->shape, (size_t)b->P * sizeof *p->shape);
+    p->shape_hash = pat_shape_hash(b->P, p->shape);
+  }
   p->site = call->site;
   p->replanned = call->replanned;
   pat_engine_call ec = {.site = call->site,
                         .site_calls = call->site >= 0 ? sites->site[call->site].calls : 0,
                         .setting = call->setting,
                         .bytes = call->bytes,
+                        .shape = call->shape,
                         .arrival = p->arrival,
                         .bg_start_ns = call->bg_start_ns,
                         .records = pat_exchange_all_kind(x, PAT_XREC_ACTUAL)    ? PAT_RECORDS_ACTUAL
@@ -155,6 +168,16 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
   p->buf.block_type = MPI_DATATYPE_NULL;
   p->buf.block_bytes = (size_t)p->bytes;
   size_t need = (size_t)p->bytes * (size_t)b->P + 1;
+  if (p->has_shape) { /* unequal blocks, in rank order */
+    p->buf.offsets = malloc(((size_t)b->P + 1) * sizeof *p->buf.offsets);
+    if (!p->buf.offsets) {
+      pat_sched_free(&p->sched);
+      return pat_fail(MPI_ERR_NO_MEM, "out of memory");
+    }
+    p->buf.offsets[0] = 0;
+    for (int r = 0; r < b->P; r++) p->buf.offsets[r + 1] = p->buf.offsets[r] + (size_t)p->shape[r];
+    need = p->buf.offsets[b->P] + 1;
+  }
   if (p->stage_cap < need) {
     release_stage(p);
     p->stage_mem = malloc(need);
@@ -162,8 +185,9 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
   }
   p->buf.stage = p->stage_mem;
   if (!p->buf.stage) {
+    pat_buffers_release(&p->buf);
     pat_sched_free(&p->sched);
-    return pat_fail(MPI_ERR_NO_MEM, "cannot allocate %lld bytes", (long long)p->bytes * b->P);
+    return pat_fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes", need - 1);
   }
   rc = pat_exec_init(&p->exec, &p->sched, b->rank, &p->buf);
   p->exec.nap_ns = pat_wait_nap_ns(pat_wait_smallest_blocks(&p->sched, b->rank), p->choice.alg, (double)p->bytes,
@@ -171,6 +195,7 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
   if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&p->exec);
   if (rc != MPI_SUCCESS) {
     pat_exec_free(&p->exec);
+    pat_buffers_release(&p->buf);
     p->buf.stage = NULL;
     pat_sched_free(&p->sched);
     return pat_fail(rc, "cannot prepare the executor");

@@ -27,7 +27,11 @@
 typedef struct pat_plan {
   int decided;
   int setting;      /* the setting it was decided under */
-  int64_t bytes;    /* the block size it was decided for */
+  int64_t key;      /* the call it was decided for: its block size, or an all-gatherv's shape key (pat/shape.h) */
+  int64_t bytes;    /* the block size the model saw: key, or the mean of shape */
+  int has_shape;    /* decided for unequal blocks: shape[0..P-1] bytes, packed at offsets in rank order */
+  int64_t *shape;   /* P (allocated with the planner) */
+  uint64_t shape_hash; /* pat_shape_hash of shape, 0 for equal blocks */
   int site;         /* the call site it was decided for (-1: none) */
   pat_choice choice; /* the algorithm, its root, the predictions (decide/engine.h) */
   int replanned;    /* decided in the foreground because the inputs changed */
@@ -60,7 +64,9 @@ void pat_planner_free(pat_planner *pl); /* drops the plan too */
 typedef struct pat_plan_call {
   int site;           /* the call site (-1: none yet) */
   int setting;        /* the algorithm setting (PAT_ALG_AUTO or an algorithm) */
-  int64_t bytes;      /* the block size */
+  int64_t key;        /* the block size, or an all-gatherv's shape key */
+  int64_t bytes;      /* the block size the model sees (a shape's mean) */
+  const int64_t *shape; /* an all-gatherv's blocks (P bytes), NULL for equal ones */
   int64_t bg_start_ns; /* when the background could start it (the exchange completed) */
   int replanned;      /* decided in the foreground because the inputs changed */
 } pat_plan_call;
@@ -77,8 +83,8 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);
 /* An arrival-aware algorithm's schedule for balanced arrivals, built for
  * this rank with blocks of block_bytes (its pieces) and PAT_SEND_WINDOW, for
- * a call that runs it without an exchange (PAT_Allgatherv).  Free with
- * pat_sched_free. */
+ * a call that runs it without an exchange (an all-gatherv's static choice,
+ * decide/vchoice.h).  Free with pat_sched_free. */
 int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, pat_sched *out);
 /* Run the background part as far as it goes without blocking; *busy = 1
  * while a step is in flight. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pat/shape.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
 
@@ -357,7 +358,8 @@ static void print_row(const rep_row *row) {
   const rep_record *s = &row->sum;
   int n = row->ranks;
   char what[64], algs[128], me[24], mx[24], err[24], pred[24], exch[24], model[256];
-  snprintf(what, sizeof what, "%d x %s", s->count, s->type_desc);
+  /* an all-gatherv's unequal blocks: their mean count (pat/shape.h) */
+  snprintf(what, sizeof what, "%s%d x %s", pat_key_is_shape(s->bytes) ? "v~" : "", s->count, s->type_desc);
   size_t len = 0;
   algs[0] = '\0';
   for (int a = 0; a < PAT_ALG_COUNT; a++)

@@ -200,7 +200,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
     if (fresh[r]) {
       int made;
       site[r] = pat_sites_find(&sr->sites, (int)bytes, bytes, &made);
-      pat_engine_new_site(&sr->e, site[r], bytes);
+      pat_engine_new_site(&sr->e, site[r], bytes, NULL);
     }
     if (ex[0]) {
       pat_engine_commit(&sr->e, site[r], sr->sites.site[site[r]].calls, &sr->choice, PAT_ALG_AUTO,

@@ -1,10 +1,11 @@
 /* pat/: call sites predict the next call (its site, arrival and size),
- * follow alternating sites, replace the least recently used one when full;
- * the phase tracker gives one prediction per compute phase and never
- * overflows. */
+ * follow alternating sites, replace the least recently used one when full,
+ * keep an all-gatherv's blocks under its shape key; the phase tracker gives
+ * one prediction per compute phase and never overflows. */
 #include <stdint.h>
 
 #include "pat/phase.h"
+#include "pat/shape.h"
 #include "pat/sites.h"
 #include "testutil.h"
 
@@ -79,7 +80,41 @@ static int test_phase(void) {
   return 0;
 }
 
+/* A shape key is never a block size nor "unknown"; its site keeps the last
+ * blocks, predicts the key, and gives the model their mean; replacing the
+ * site forgets them. */
+static int test_shape_sites(void) {
+  int64_t ramp[4] = {1, 2, 3, 5}, drift[4] = {1, 2, 4, 4}, empty[4] = {0, 0, 0, 1};
+  int64_t key = pat_shape_key(0x123456789abcdefull);
+  CHECK(pat_key_is_shape(key) && key > 0 && !pat_key_is_shape((int64_t)INT32_MAX * INT32_MAX),
+        "a shape key is positive and above every int count of a datatype");
+  CHECK(pat_shape_mean(4, ramp) == 3 && pat_shape_mean(4, empty) == 1, "the mean is rounded up: %lld, %lld",
+        (long long)pat_shape_mean(4, ramp), (long long)pat_shape_mean(4, empty));
+  CHECK(pat_shape_hash(4, ramp) != pat_shape_hash(4, drift) && pat_shape_hash(4, ramp) != 0, "hashes tell blocks apart");
+  pat_sites t;
+  pat_sites_init(&t);
+  int fresh, i = pat_sites_find(&t, 3, key, &fresh);
+  CHECK(pat_sites_set_shape(&t, i, 4, ramp) == 0 && t.site[i].shape_hash == pat_shape_hash(4, ramp), "shape kept");
+  CHECK(pat_sites_block_bytes(&t, i) == 3, "the model sees the mean");
+  pat_sites_record(&t, i, 0, MS);
+  pat_sites_record(&t, i, 2 * MS, 3 * MS);
+  int site;
+  int64_t arrival, bytes;
+  CHECK(pat_sites_predict(&t, &site, &arrival, &bytes) && site == i && bytes == key, "the key is predicted");
+  CHECK(pat_sites_set_shape(&t, i, 4, drift) == 0 && t.site[i].shape[2] == 4 &&
+            t.site[i].shape_hash == pat_shape_hash(4, drift),
+        "the last call's blocks replace the old ones");
+  for (int k = 0; k < PAT_SITES_MAX; k++) { /* fill the table: the shape site goes first */
+    int j = pat_sites_find(&t, 1, 100 + k, &fresh);
+    pat_sites_record(&t, j, 0, MS);
+  }
+  CHECK(pat_sites_lookup(&t, key) < 0 && t.site[i].shape == NULL && t.site[i].shape_hash == 0,
+        "a replaced site forgets its blocks");
+  pat_sites_free(&t);
+  return 0;
+}
+
 int main(void) {
-  if (test_alternating_sites() || test_replacement() || test_phase()) return 1;
+  if (test_alternating_sites() || test_replacement() || test_phase() || test_shape_sites()) return 1;
   return TEST_RESULT();
 }
