@@ -115,6 +115,7 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->backoff = PAT_PROBE_FIRST;
   sp->next_probe = PAT_PROBE_FIRST;
   sp->never = static_time(e, bytes) < 2.0 * pat_engine_exchange_cost(e);
+  sp->static_only = shape != NULL;
   sp->last.call = -1;
   sp->learned_call = -1;
   /* a model file's measured balanced time of the static choice stands in for
@@ -156,7 +157,7 @@ static int site_wants_exchange(const pat_engine *e, int site, long long calls) {
   if (site < 0) return 0;
   const pat_engine_site *sp = &e->site[site];
   if (sp->mode == PAT_MODE_EXCHANGE) return 1;
-  return !sp->never && calls >= sp->next_probe;
+  return !sp->never && !sp->static_only && calls >= sp->next_probe;
 }
 
 void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
@@ -229,6 +230,10 @@ static void after_choice(pat_engine *e, int site, long long calls, const pat_cho
   /* kept without a choice (planned ahead from history): the predictions are
    * history's, and the guard (learn) judges the kept algorithm by its cost */
   if (choice->kept) return;
+  if (sp->static_only) {
+    found(sp, calls, 0);
+    return;
+  }
   int best = static_alg;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (ebar_ns[alg] < ebar_ns[best]) best = alg;
