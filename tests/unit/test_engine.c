@@ -578,6 +578,30 @@ static int test_one_node(void) {
   return 0;
 }
 
+/* An all-gatherv's unequal-block site stays static under auto: its probes
+ * never come (an equal-block site's do), unless PAT_EXCHANGE=always. */
+static int test_static_unequal(void) {
+  int spread[4] = {0, 1, 2, 3};
+  int64_t shape[4] = {1 << 20, 1 << 20, 1 << 20, 4 << 20};
+  for (int always = 0; always < 2; always++) {
+    pat_engine_config cfg = {.P = 4, .mp = &model, .node = spread, .exchange_always = always, .record_bytes = 72};
+    pat_engine e;
+    CHECK(pat_engine_init(&e, &cfg) == 0, "init");
+    pat_engine_new_site(&e, 0, 7 << 19, shape); /* the mean of shape */
+    pat_engine_new_site(&e, 1, 7 << 19, NULL);
+    for (int site = 0; site < 2; site++) {
+      pat_engine_end end = {.site = site, .call = 100, .setting = PAT_ALG_AUTO, .alg = PAT_ALG_NATIVE,
+                            .arrival_ns = 0, .exit_ns = 1000000, .next_site = site, .next_site_calls = 1000};
+      pat_engine_end_call(&e, &end);
+      int want = always || site == 1;
+      CHECK(pat_engine_next_exchanges(&e) == want, "always=%d, %s site: the next call %s", always,
+            site ? "an equal-block" : "an unequal-block", want ? "exchanges" : "does not exchange");
+    }
+    pat_engine_free(&e);
+  }
+  return 0;
+}
+
 /* The decision log after each part, as the runtime's policy made it. */
 static int check_log(const char *part, uint64_t expected) {
   printf("decision log %s %016llx\n", part, (unsigned long long)decision_log);
@@ -593,7 +617,9 @@ int main(void) {
   if (test_purpose() || check_log("purpose", 0x0014fad83c8d003aull)) return 1;
   if (test_unpredictable() || check_log("unpredictable", 0xc42a56e964189c72ull)) return 1;
   if (test_settle() || check_log("settle", 0x0cfce0cbed88233aull)) return 1;
-  if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node()) return 1;
+  if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node() ||
+      test_static_unequal())
+    return 1;
   if (test_measured() || check_log("measured", 0xef6a0f8ce05e1d42ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
   if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x4225ea8db8d6a28bull)) return 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise minibench.csv of run.sh cluster: per cell (N, distribution, maxDelay) and algorithm,
+"""Summarise a CSV of run.sh cluster or cluster6 (argument; default minibench.csv): per cell (N, distribution, maxDelay) and algorithm,
 ē ms ± its 95% interval and ē/ē_lb (ē_lb with a transfer time per block); what auto ran; and
 NATIVE's ē over auto's (> 1: auto faster than MPI's own MPI_Allgatherv), the interval of that
 ratio from the two intervals (first order)."""
@@ -31,13 +31,3 @@ for (N, counts, delay), v in cells.items():
     bad = sum(x["err"] for x in v.values())
     print(f"| {N} | {counts} | {delay} ms | {elb:.1f} | {row} | {v.get('auto', {}).get('chosen', '-')} | {ratio}"
           + (f" ({bad} data errors)" if bad else "") + " |")
-
-# figures/cells-<N>.dat for plot.gp: one line per cell, ē/ē_lb of each algorithm
-os.makedirs(os.path.join(here, "figures"), exist_ok=True)
-short = {"1048576": "1M", "4194304": "4M"}
-for N in sorted({k[0] for k in cells}):
-    with open(os.path.join(here, "figures", f"cells-{short.get(N, N)}.dat"), "w") as f:
-        f.write("# cell " + " ".join(algs) + "  (ē/ē_lb)\n")
-        for (n, counts, delay), v in cells.items():
-            if n == N:
-                f.write(f"\"{counts} {delay}\" " + " ".join(f"{v[a]['r']:.3f}" if a in v else "NaN" for a in algs) + "\n")
