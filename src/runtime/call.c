@@ -271,8 +271,8 @@ static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_ar
       at += shape[r];
     }
     m.sendcount = (int)mine_bytes;
-    m.bytes = pat_shape_mean(P, shape);
-    m.shape_hash = pat_shape_hash(P, shape);
+    m.bytes = pat_sites_block_bytes(&cs->sites, site); /* shape is the site's: its mean and hash are kept there */
+    m.shape_hash = cs->sites.site[site].shape_hash;
     m.counts = layout;
     m.displs = layout + P;
   } else if (layout) {
