@@ -40,6 +40,9 @@ typedef struct pat_build_args {
                              or unknown.  ARD sizes its pieces with it. */
   int64_t block_bytes;    /* bytes of one block; 0 if unknown.  ARD splits a block into pieces
                              only when each is at least PAT_ARD_MIN_PIECE bytes. */
+  const int64_t *block_sizes; /* bytes of each block (P entries) when they differ (an all-gatherv's);
+                                 NULL: every block has block_bytes.  Who sends what to whom never
+                                 depends on it; RELAY cuts each block by its own size. */
 } pat_build_args;
 
 /* ARD's smallest piece (bytes).  Smaller pieces go out as eager messages (Open
@@ -114,13 +117,24 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
  * at P = 8, 2M, 21 pieces measured as 28 (126 against 124 ms). */
 #define PAT_RELAY_MAX_SENDS 160
 
-/* RELAY's pieces per block (allgather_relay.c): P - 1 when block_bytes is 0
+/* RELAY's pieces of a block of block_bytes (allgather_relay.c; with
+ * block_sizes, each block's own): P - 1 when block_bytes is 0
  * (unknown); 1 (whole blocks) when the block is too small for two pieces of
  * PAT_RELAY_MIN_PIECE; up to P - 1 pieces of at least that; above, a
  * multiple of P - 1 whose pieces are at most PAT_RELAY_MAX_PIECE; in every
  * case no more than PAT_RELAY_MAX_SENDS / (P - 1) (a multiple of P - 1 when
  * above it). */
 int pat_relay_pieces(int P, int64_t block_bytes);
+
+/* RELAY's pieces of blocks of different sizes (size[b] bytes, P entries)
+ * into pieces[b]: pieces of about one size, the smallest from
+ * PAT_RELAY_MAX_PIECE up whose messages stay within PAT_RELAY_MAX_SENDS per
+ * rank, so that a big block has more pieces, not bigger ones (blocks too
+ * small for two pieces of PAT_RELAY_MIN_PIECE, and empty ones, whole); where
+ * not even P - 1 pieces of each block fit the budget, pat_relay_pieces of
+ * each size.  Equal sizes give pat_relay_pieces's count.  Returns PAT_OK or
+ * PAT_ENOMEM. */
+int pat_relay_pieces_v(int P, const int64_t *size, int *pieces);
 
 /* DIRECT's window: the most messages a rank sends (and receives) in one
  * step, a function of P only (allgather_direct.c). */

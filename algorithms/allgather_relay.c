@@ -42,14 +42,23 @@
  * budget binds (P = 16, 200 Mbit/s, k = 10), every rank sending its 150
  * pieces at once took 239-258 ms at N = 1M against 188-192 ms with whole
  * blocks (BENCHMARKS.md, Imbalanced arrivals on the emulated cluster, P = 8 and P = 16).
+ * Blocks of different sizes (an all-gatherv's, block_sizes) are cut into
+ * pieces of about one size, a big block into more (pat_relay_pieces_v):
+ * pieces by the mean block left the big block's pieces rendezvous-sized,
+ * relayed last.  On the emulated cluster (P = 8, N = 1M, one rank 4x,
+ * balanced) the big block's relayed pieces reached the other ranks 74-94
+ * ms into a call of 82-99 ms; in 35 pieces of 44 KiB instead of 21 of 73
+ * KiB, RELAY measured 68-69 ms (e/e_lb 1.18) against 83 (1.44), as equal
+ * blocks do (BENCHMARKS.md, All-gatherv of unequal blocks).
  * Relays of a block are spread evenly over the ranks after the owner:
  * R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank relays k
  * pieces in all.
  *
  * Steps (what lockstep and the checker see; the data flow only uses them for
- * tags and order): with m = k / (P - 1) pieces per relay (1 when k <= P - 1),
- * round j of the block of the owner at arrival position t (each relay's
- * j-th piece) is scattered in step 2mt + j and relayed in step 2mt + m + j;
+ * tags and order): with m_t = k_t / (P - 1) pieces per relay of the block at
+ * arrival position t (1 when k_t <= P - 1) and b_t = 2 (m_0 + .. + m_{t-1}),
+ * round j of that block (each relay's j-th piece) is scattered in step
+ * b_t + j and relayed in step b_t + m_t + j (b_t = 2mt for equal blocks);
  * a relay sends to the ranks after it, cyclically, so the relays of one
  * piece do not all start on one receiver.  No pair exchanges two messages
  * in one step (two with one tag could match each other's receives when a
@@ -92,6 +101,69 @@ int pat_relay_pieces(int P, int64_t block_bytes) {
   return most >= P - 1 ? (P - 1) * (most / (P - 1)) : most;
 }
 
+/* Pieces of a block of `bytes` whose pieces, above P - 1 of them, are at
+ * most piece_max bytes: before any send budget. */
+static int64_t pieces_at(int P, int64_t bytes, int64_t piece_max) {
+  const int64_t k = bytes / PAT_RELAY_MIN_PIECE;
+  if (k < 2) return 1;
+  if (k <= P - 1) return k;
+  const int64_t per_relay = (int64_t)(P - 1) * piece_max;
+  return (int64_t)(P - 1) * (bytes / per_relay + (bytes % per_relay != 0));
+}
+
+/* The most messages one rank sends with k[b] pieces of each block b: its
+ * own block (k pieces, or P - 1 whole ones) and P - 2 for every piece it
+ * relays, at most ceil(k / (P - 1)) of each other block. */
+static int64_t most_sends(int P, const int64_t *k) {
+  int64_t relayed = 0, most = 0;
+  for (int b = 0; b < P; b++) relayed += k[b] > 1 ? (k[b] + P - 2) / (P - 1) : 0;
+  for (int r = 0; r < P; r++) {
+    const int64_t mine = k[r] > 1 ? (k[r] + P - 2) / (P - 1) : 0;
+    const int64_t sends = (k[r] > 1 ? k[r] : P - 1) + (int64_t)(P - 2) * (relayed - mine);
+    most = sends > most ? sends : most;
+  }
+  return most;
+}
+
+static void fill_pieces(int P, const int64_t *size, int64_t piece_max, int64_t *k) {
+  for (int b = 0; b < P; b++) k[b] = size[b] <= 0 ? 1 : pieces_at(P, size[b], piece_max);
+}
+
+int pat_relay_pieces_v(int P, const int64_t *size, int *pieces) {
+  if (P < 3) {
+    for (int b = 0; b < P; b++) pieces[b] = 1;
+    return PAT_OK;
+  }
+  int64_t *k = malloc((size_t)P * sizeof *k), largest = 0;
+  if (!k) return PAT_ENOMEM;
+  for (int b = 0; b < P; b++) largest = size[b] > largest ? size[b] : largest;
+  /* pieces up to the largest block: at most P - 1 of each */
+  fill_pieces(P, size, largest > PAT_RELAY_MAX_PIECE ? largest : PAT_RELAY_MAX_PIECE, k);
+  if (most_sends(P, k) > PAT_RELAY_MAX_SENDS) { /* not even that: each block by the rule for one size */
+    for (int b = 0; b < P; b++) pieces[b] = size[b] <= 0 ? 1 : pat_relay_pieces(P, size[b]);
+    free(k);
+    return PAT_OK;
+  }
+  /* the smallest piece size, from the eager size up, whose pieces fit the budget: every block
+   * cut into pieces of about one size, the big ones into more */
+  int64_t lo = PAT_RELAY_MAX_PIECE, hi = largest > lo ? largest : lo;
+  fill_pieces(P, size, lo, k);
+  if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)
+    hi = lo;
+  while (hi - lo > 1) { /* most_sends(lo) over the budget, most_sends(hi) within */
+    const int64_t mid = lo + (hi - lo) / 2;
+    fill_pieces(P, size, mid, k);
+    if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  fill_pieces(P, size, hi, k);
+  for (int b = 0; b < P; b++) pieces[b] = (int)k[b];
+  free(k);
+  return PAT_OK;
+}
+
 static int relay_of(int P, int owner, int p, int k) { return (owner + 1 + (int)((int64_t)p * (P - 1) / k)) % P; }
 
 static pat_span piece(int P, int owner, int p, int k) {
@@ -103,11 +175,11 @@ static pat_span piece(int P, int owner, int p, int k) {
 /* Pieces each relay takes of a block. */
 static int per_relay(int P, int k) { return k > P - 1 ? k / (P - 1) : 1; }
 
-/* The scatter and the relays of owner o's block, at arrival position t (see
- * Steps above).  Round-major: every relay gets its first piece before any
- * gets its second, so the relays start forwarding early. */
-static int spread_block(pat_sched *s, int P, int o, int t, int k) {
-  const int m = per_relay(P, k), base = 2 * m * t, relays = k / m;
+/* The scatter and the relays of owner o's block in k pieces, from step
+ * `base` (see Steps above).  Round-major: every relay gets its first piece
+ * before any gets its second, so the relays start forwarding early. */
+static int spread_block(pat_sched *s, int P, int o, int base, int k) {
+  const int m = per_relay(P, k), relays = k / m;
   if (k == 1) { /* no relays: the owner sends the whole block to everyone, nearest first */
     for (int d = 1; d < P; d++) {
       pat_span sp = piece(P, o, 0, 1);
@@ -148,14 +220,23 @@ static int near_balanced(const pat_build_args *a) {
 int pat_allgather_relay(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   if (P < 2) return PAT_OK;
-  int k = pat_relay_pieces(P, a->block_bytes);
-  if (k < P - 1 && near_balanced(a)) k = 1;
-  int *order = malloc((size_t)P * sizeof *order);
-  if (!order) return PAT_ENOMEM;
-  int rc = pat_arrival_order(P, a->arrival, 0, order);
-  s->send_window = k == 1 ? pat_direct_window(P) : RELAY_WINDOW;
-  s->flags |= PAT_SCHED_MULTI_SEND | PAT_SCHED_MULTI_RECV | (k > 1 ? PAT_SCHED_PIECES : 0u);
-  for (int t = 0; t < P && rc == PAT_OK; t++) rc = spread_block(s, P, order[t], t, k);
+  int *order = malloc((size_t)P * sizeof *order), *k = malloc((size_t)P * sizeof *k);
+  int rc = order && k ? pat_arrival_order(P, a->arrival, 0, order) : PAT_ENOMEM;
+  if (rc == PAT_OK && a->block_sizes)
+    rc = pat_relay_pieces_v(P, a->block_sizes, k);
+  else
+    for (int b = 0; b < P && rc == PAT_OK; b++) k[b] = pat_relay_pieces(P, a->block_bytes);
+  const int near = near_balanced(a);
+  int base = 0, pieces = 0;
+  for (int t = 0; t < P && rc == PAT_OK; t++) {
+    const int o = order[t], ko = k[o] < P - 1 && near ? 1 : k[o];
+    rc = spread_block(s, P, o, base, ko);
+    base += 2 * per_relay(P, ko);
+    pieces |= ko > 1;
+  }
+  s->send_window = pieces ? RELAY_WINDOW : pat_direct_window(P);
+  s->flags |= PAT_SCHED_MULTI_SEND | PAT_SCHED_MULTI_RECV | (pieces ? PAT_SCHED_PIECES : 0u);
   free(order);
+  free(k);
   return rc;
 }

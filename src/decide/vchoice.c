@@ -64,12 +64,13 @@ int pat_vsites_put(pat_vsites *t, uint64_t sig, int alg) {
 /* The candidates besides NATIVE; RELAY last (it is not a classic response). */
 static const int candidates[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_DIRECT, PAT_ALG_RELAY};
 
-/* alg's schedule built for blocks of build_bytes, replayed on balanced
- * arrivals with blocks of `size` (P entries) or, size NULL, all of
- * equal_bytes: its mean time (s). */
-static int replay_once(const pat_model_params *mp, int alg, int P, double build_bytes, const double *size,
-                       double equal_bytes, double *ebar) {
+/* alg's schedule built for blocks of build_bytes (or build_sizes, P
+ * entries, where not NULL), replayed on balanced arrivals with blocks of
+ * `size` (P entries) or, size NULL, all of equal_bytes: its mean time (s). */
+static int replay_once(const pat_model_params *mp, int alg, int P, double build_bytes, const int64_t *build_sizes,
+                       const double *size, double equal_bytes, double *ebar) {
   pat_build_args args = pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, NULL, build_bytes, 0);
+  args.block_sizes = build_sizes;
   pat_sched s;
   int rc = pat_build(alg, &s, &args);
   if (rc != PAT_OK) return rc;
@@ -92,15 +93,15 @@ static int over_budget(const pat_model_params *mp, int alg, int P, double build_
   return ops > PAT_SELECT_ARRIVAL_MAX_OPS;
 }
 
-/* How much longer alg takes on these sizes than on equal blocks of their
- * mean (s); RELAY's schedule is the one PAT_Allgatherv runs, built for the
- * largest block. */
-static int response(const pat_model_params *mp, int alg, int P, const double *size, double mean, double largest,
-                    double *out) {
+/* How much longer alg takes on these sizes (bytes, and as doubles size)
+ * than on equal blocks of their mean (s); the schedules are the ones
+ * PAT_Allgatherv runs (RELAY's pieces by each block's size). */
+static int response(const pat_model_params *mp, int alg, int P, const int64_t *bytes, const double *size, double mean,
+                    double largest, double *out) {
   if (over_budget(mp, alg, P, largest)) return PAT_SELECT_OVER_BUDGET;
   double unequal, equal;
-  int rc = replay_once(mp, alg, P, alg == PAT_ALG_RELAY ? largest : mean, size, 0, &unequal);
-  if (rc == PAT_OK) rc = replay_once(mp, alg, P, mean, NULL, mean, &equal);
+  int rc = replay_once(mp, alg, P, mean, bytes, size, 0, &unequal);
+  if (rc == PAT_OK) rc = replay_once(mp, alg, P, mean, NULL, NULL, mean, &equal);
   if (rc == PAT_OK) *out = unequal - equal;
   return rc;
 }
@@ -124,7 +125,7 @@ int pat_vchoice_predict(const pat_model_params *mp, int P, const int64_t *bytes,
     int alg = candidates[i];
     double level, extra;
     if (!pat_model_measured_time(mp, alg, P, mean, &level)) continue;
-    if (response(mp, alg, P, size, mean, largest, &extra) != PAT_OK) continue;
+    if (response(mp, alg, P, bytes, size, mean, largest, &extra) != PAT_OK) continue;
     ebar_s[alg] = level + extra > 0 ? level + extra : 0;
     predicted++;
     if (alg != PAT_ALG_RELAY && extra < classic_response) classic_response = extra;

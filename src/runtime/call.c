@@ -111,15 +111,12 @@ static int run_planned(pat_comm_state *cs, const pat_gather_args *c, long long *
 
 /* An arrival-aware algorithm that runs without an exchange: an
  * all-gatherv's static choice (RELAY, decide/vchoice.h), on its schedule
- * for balanced arrivals and a stage of packed bytes of its own (the plan's
- * belongs to exchanged calls).  Its pieces are sized for the largest block,
- * as vchoice predicted it: they stay small enough there, and are fractions
- * of each block anyway. */
+ * for balanced arrivals (each block's pieces by its size, as vchoice
+ * predicted it) and a stage of packed bytes of its own (the plan's belongs
+ * to exchanged calls). */
 static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
-  int64_t largest = c->bytes;
-  for (int r = 0; c->shape && r < cs->base.P; r++) largest = c->shape[r] > largest ? c->shape[r] : largest;
   pat_sched s;
-  int rc = pat_plan_balanced(&cs->base, alg, (double)largest, &s);
+  int rc = pat_plan_balanced(&cs->base, alg, (double)c->bytes, c->shape, &s);
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
   size_t stage_bytes = 0;

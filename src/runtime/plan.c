@@ -132,6 +132,7 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
   if (pat_algorithms[p->choice.alg].build)
     p->args = pat_call_build_args(pat_netparams(), p->choice.alg, b->P, b->rank, p->arrival, (double)call->bytes,
                                   p->choice.root);
+  p->args.block_sizes = p->has_shape ? p->shape : NULL;
   p->decided = 1;
   p->digest = pat_plan_digest(b->P, p);
 }
@@ -142,8 +143,10 @@ static void apply_window(pat_sched *s) {
   if (pat_proc.settings.send_window >= 0) s->send_window = pat_proc.settings.send_window;
 }
 
-int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, pat_sched *out) {
+int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, const int64_t *block_sizes,
+                      pat_sched *out) {
   pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->rank, NULL, block_bytes, 0);
+  args.block_sizes = block_sizes;
   int rc = pat_build(alg, out, &args);
   if (rc != PAT_OK)
     return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[alg].name,

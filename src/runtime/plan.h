@@ -82,10 +82,12 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
  * sequence number of the exchange it was decided from (its tags). */
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);
 /* An arrival-aware algorithm's schedule for balanced arrivals, built for
- * this rank with blocks of block_bytes (its pieces) and PAT_SEND_WINDOW, for
- * a call that runs it without an exchange (an all-gatherv's static choice,
- * decide/vchoice.h).  Free with pat_sched_free. */
-int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, pat_sched *out);
+ * this rank with blocks of block_bytes, or of block_sizes (P entries) where
+ * not NULL (its pieces), and PAT_SEND_WINDOW, for a call that runs it
+ * without an exchange (an all-gatherv's static choice, decide/vchoice.h).
+ * Free with pat_sched_free. */
+int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, const int64_t *block_sizes,
+                      pat_sched *out);
 /* Run the background part as far as it goes without blocking; *busy = 1
  * while a step is in flight. */
 int pat_plan_progress(pat_planner *pl, int *busy);

@@ -5,7 +5,12 @@
  * owner's send port exactly once (its pieces add up to one block) and is
  * scattered in the step of its owner's arrival position, earliest first;
  * balanced arrivals keep the pieces where there are at least P - 1 (whole
- * blocks below two pieces, and near balanced below P - 1). */
+ * blocks below two pieces, and near balanced below P - 1).  Blocks of
+ * different sizes (block_sizes): the counts of pat_relay_pieces_v, which
+ * are pat_relay_pieces's for equal sizes, grow with the size (a big block
+ * gets more pieces, not bigger ones), stay within PAT_RELAY_MAX_SENDS per
+ * rank where P - 1 pieces of each block fit, and are eager where the budget
+ * allows; the scatter steps hold block by block. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -83,7 +88,7 @@ static int piece_sizes_ok(const pat_sched *s, int64_t block_bytes, char *err, si
 
 static int one_case(int P, const int64_t *arrival, int64_t tau, int64_t block_bytes, int slices, char *err,
                     size_t errlen) {
-  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, block_bytes};
+  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, block_bytes, NULL};
   pat_sched all;
   if (sched_build_checked2(PAT_ALG_RELAY, args, 0, slices, P - 1, 0, &all, err, errlen)) return 1;
   int *order = malloc((size_t)P * sizeof *order), *pos = malloc((size_t)P * sizeof *pos);
@@ -98,6 +103,118 @@ static int one_case(int P, const int64_t *arrival, int64_t tau, int64_t block_by
   if (!bad) bad = check_owner_sends(&all, pos, block_bytes, err, errlen);
   free(order);
   free(pos);
+  pat_sched_free(&all);
+  return bad;
+}
+
+/* Predicted arrivals within two tau of each other, or none (the builder's rule). */
+static int near_balanced(int P, const int64_t *arrival, int64_t tau) {
+  if (!arrival || tau <= 0) return 1;
+  int64_t lo = arrival[0], hi = arrival[0];
+  for (int r = 1; r < P; r++) {
+    lo = arrival[r] < lo ? arrival[r] : lo;
+    hi = arrival[r] > hi ? arrival[r] : hi;
+  }
+  return hi - lo < 2 * tau;
+}
+
+/* The counts of pat_relay_pieces_v for `size`: a bigger block never has
+ * fewer pieces (blocks of P - 1 pieces or more), empty blocks are whole, and
+ * equal sizes give pat_relay_pieces's count. */
+static int pieces_v_ok(int P, const int64_t *size, int *k, char *err, size_t errlen) {
+  if (pat_relay_pieces_v(P, size, k) != PAT_OK) {
+    snprintf(err, errlen, "pat_relay_pieces_v failed");
+    return 1;
+  }
+  int equal = 1;
+  for (int i = 0; i < P; i++) {
+    equal &= size[i] == size[0];
+    if (size[i] <= 0 && k[i] != 1) {
+      snprintf(err, errlen, "empty block %d in %d pieces", i, k[i]);
+      return 1;
+    }
+    for (int j = 0; j < P; j++)
+      if (size[i] > size[j] && k[j] >= P - 1 && k[i] < k[j]) {
+        snprintf(err, errlen, "block %d (%lld B) in %d pieces, block %d (%lld B) in %d", i, (long long)size[i], k[i],
+                 j, (long long)size[j], k[j]);
+        return 1;
+      }
+  }
+  if (equal && P > 0 && size[0] > 0 && k[0] != pat_relay_pieces(P, size[0])) {
+    snprintf(err, errlen, "equal blocks of %lld B: %d pieces, not %d", (long long)size[0], k[0],
+             pat_relay_pieces(P, size[0]));
+    return 1;
+  }
+  return 0;
+}
+
+/* Blocks of `size` bytes (P entries): block j leaves its owner in the
+ * pieces of pat_relay_pieces_v (pieces_v_ok), adding up to it (whole blocks
+ * to every rank where that is 1, or fewer than P - 1 near balanced), of at
+ * least PAT_RELAY_MIN_PIECE bytes, in the scatter steps of its arrival
+ * position, after the steps of the blocks before it.  Where P - 1 pieces
+ * of each block fit the budget (P <= 13), no rank sends more than
+ * PAT_RELAY_MAX_SENDS messages. */
+static int unequal_case(int P, const int64_t *arrival, int64_t tau, const int64_t *size, char *err, size_t errlen) {
+  int64_t mean = 0;
+  for (int r = 0; r < P; r++) mean += size[r] / P;
+  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, mean, size};
+  int pieces[64], order[64], bad = 0, base = 0, any_pieces = 0, most_sends = 0;
+  if (pieces_v_ok(P, size, pieces, err, errlen)) return 1;
+  pat_sched all;
+  if (sched_build_checked2(PAT_ALG_RELAY, args, 0, P <= 12, P - 1, 0, &all, err, errlen)) return 1;
+  pat_arrival_order(P, arrival, 0, order);
+  for (int r = 0; r < P; r++) {
+    size_t n;
+    const pat_op *op = pat_sched_rank_ops(&all, r, &n);
+    int sends = 0;
+    for (size_t i = 0; i < n; i++) sends += op[i].kind == PAT_OP_SEND;
+    most_sends = sends > most_sends ? sends : most_sends;
+  }
+  if (P <= 13 && most_sends > PAT_RELAY_MAX_SENDS) {
+    snprintf(err, errlen, "a rank sends %d messages, over %d", most_sends, PAT_RELAY_MAX_SENDS);
+    bad = 1;
+  }
+  for (int t = 0; t < P && !bad && P > 1; t++) {
+    const int o = order[t];
+    int k = pieces[o];
+    if (k < P - 1 && near_balanced(P, arrival, tau)) k = 1;
+    const int m = k > P - 1 ? k / (P - 1) : 1;
+    const int capped = 1; /* the eager size: the concrete cases in main */
+    size_t n;
+    const pat_op *op = pat_sched_rank_ops(&all, o, &n);
+    uint64_t own = 0;
+    int sends = 0;
+    for (size_t i = 0; i < n && !bad; i++) {
+      if (op[i].kind != PAT_OP_SEND || op[i].span[0].first != o) continue;
+      const uint64_t frac = op[i].span[0].hi - op[i].span[0].lo;
+      const uint64_t bytes = (uint64_t)size[o] * frac / PAT_FRAC_ONE;
+      own += frac;
+      sends++;
+      if (op[i].step < base || op[i].step >= base + m) {
+        snprintf(err, errlen, "block %d (%lld B) leaves in step %d, not in [%d, %d)", o, (long long)size[o],
+                 op[i].step, base, base + m);
+        bad = 1;
+      } else if (k > 1 && (bytes + 1 < PAT_RELAY_MIN_PIECE ||
+                           (k >= P - 1 && !capped && bytes > PAT_RELAY_MAX_PIECE + 1))) {
+        snprintf(err, errlen, "block %d (%lld B, %d pieces): a piece of %llu B", o, (long long)size[o], k,
+                 (unsigned long long)bytes);
+        bad = 1;
+      }
+    }
+    const uint64_t want = k == 1 ? (uint64_t)(P - 1) * PAT_FRAC_ONE : PAT_FRAC_ONE;
+    if (!bad && (sends != (k == 1 ? P - 1 : k) || own != want)) {
+      snprintf(err, errlen, "block %d (%lld B): %d sends of %llu/65536 in all, not %d pieces", o, (long long)size[o],
+               sends, (unsigned long long)own, k);
+      bad = 1;
+    }
+    base += 2 * m;
+    any_pieces |= k > 1;
+  }
+  if (!bad && P > 1 && !!(all.flags & PAT_SCHED_PIECES) != any_pieces) {
+    snprintf(err, errlen, "PIECES flag %d where pieces %d", !!(all.flags & PAT_SCHED_PIECES), any_pieces);
+    bad = 1;
+  }
   pat_sched_free(&all);
   return bad;
 }
@@ -118,6 +235,32 @@ int main(void) {
     int64_t block_bytes = n % 4 == 0 ? 0 : (int64_t)pap_below(3 * PAT_RELAY_MAX_PIECE * (int64_t)P);
     CHECK(!one_case(P, arrival, tau, block_bytes, n % 16 == 0 && P <= 24, err, sizeof err), "PAP %d (%s, P=%d, %lld B): %s", n,
           shape, P, (long long)block_bytes, err);
+  }
+  /* blocks of different sizes: one rank 4x, a ramp, empty blocks, random */
+  int64_t size[64];
+  for (int n = 0; n < 300; n++) {
+    int P = 1 + n % 64;
+    int64_t tau;
+    const char *shape = n % 3 ? pap_random(P, arrival, &tau) : (tau = 1000, "balanced");
+    const int64_t unit = 1 + pap_below(4 * PAT_RELAY_MAX_PIECE * (int64_t)(n % 5 == 0 ? P : 1));
+    for (int r = 0; r < P; r++) {
+      int kind = n % 4;
+      size[r] = kind == 0 ? (r == n % P ? 4 * unit : unit) : kind == 1 ? unit * (r + 1) / P
+                : kind == 2 ? (r % 3 == 0 ? 0 : unit) : pap_below(unit + 1);
+    }
+    CHECK(!unequal_case(P, n % 3 ? arrival : NULL, tau, size, err, sizeof err), "unequal %d (%s, P=%d): %s", n, shape,
+          P, err);
+  }
+  /* P = 8, 1M floats, one rank 4x: the big block in 35 eager pieces (44 KiB) besides 14 of the small ones
+   * (27 KiB), not 21 of 73 KiB; 4M: pieces of one size (106 KiB), 56 of the big block, within the budget */
+  {
+    int k[8];
+    int64_t one_big[8];
+    for (int r = 0; r < 8; r++) one_big[r] = r == 7 ? (4LL << 22) / 11 : (1LL << 22) / 11;
+    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 14 && k[6] == 14 && k[7] == 35, "1M one big: %d, %d",
+          k[0], k[7]);
+    for (int r = 0; r < 8; r++) one_big[r] *= 4;
+    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 14 && k[7] == 56, "4M one big: %d, %d", k[0], k[7]);
   }
   /* the smallest block of two pieces; P - 1 pieces up to P - 1 relays' worth
    * of the largest piece, then multiples of P - 1 (at P = 8: 512 KiB in 14
