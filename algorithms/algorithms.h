@@ -127,12 +127,11 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
 int pat_relay_pieces(int P, int64_t block_bytes);
 
 /* RELAY's pieces of blocks of different sizes (size[b] bytes, P entries)
- * into pieces[b]: pieces of about one size, the smallest from
+ * into pieces[b]: each block at least pat_relay_pieces of its size, and the
+ * big ones cut further, into pieces of at most the smallest size from
  * PAT_RELAY_MAX_PIECE up whose messages stay within PAT_RELAY_MAX_SENDS per
- * rank, so that a big block has more pieces, not bigger ones (blocks too
- * small for two pieces of PAT_RELAY_MIN_PIECE, and empty ones, whole); where
- * not even P - 1 pieces of each block fit the budget, pat_relay_pieces of
- * each size.  Equal sizes give pat_relay_pieces's count.  Returns PAT_OK or
+ * rank, so that a big block has more pieces, not bigger ones (empty blocks
+ * whole).  Equal sizes give pat_relay_pieces's count.  Returns PAT_OK or
  * PAT_ENOMEM. */
 int pat_relay_pieces_v(int P, const int64_t *size, int *pieces);
 

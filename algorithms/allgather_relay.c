@@ -125,8 +125,14 @@ static int64_t most_sends(int P, const int64_t *k) {
   return most;
 }
 
+/* Each block at least as finely cut as alone (pat_relay_pieces), and into
+ * pieces of at most piece_max above P - 1 of them. */
 static void fill_pieces(int P, const int64_t *size, int64_t piece_max, int64_t *k) {
-  for (int b = 0; b < P; b++) k[b] = size[b] <= 0 ? 1 : pieces_at(P, size[b], piece_max);
+  for (int b = 0; b < P; b++) {
+    const int64_t alone = size[b] <= 0 ? 1 : pat_relay_pieces(P, size[b]);
+    const int64_t fine = size[b] <= 0 ? 1 : pieces_at(P, size[b], piece_max);
+    k[b] = fine > alone ? fine : alone;
+  }
 }
 
 int pat_relay_pieces_v(int P, const int64_t *size, int *pieces) {
@@ -137,20 +143,14 @@ int pat_relay_pieces_v(int P, const int64_t *size, int *pieces) {
   int64_t *k = malloc((size_t)P * sizeof *k), largest = 0;
   if (!k) return PAT_ENOMEM;
   for (int b = 0; b < P; b++) largest = size[b] > largest ? size[b] : largest;
-  /* pieces up to the largest block: at most P - 1 of each */
-  fill_pieces(P, size, largest > PAT_RELAY_MAX_PIECE ? largest : PAT_RELAY_MAX_PIECE, k);
-  if (most_sends(P, k) > PAT_RELAY_MAX_SENDS) { /* not even that: each block by the rule for one size */
-    for (int b = 0; b < P; b++) pieces[b] = size[b] <= 0 ? 1 : pat_relay_pieces(P, size[b]);
-    free(k);
-    return PAT_OK;
-  }
-  /* the smallest piece size, from the eager size up, whose pieces fit the budget: every block
-   * cut into pieces of about one size, the big ones into more */
+  /* the smallest piece size, from the eager size up, whose pieces fit the budget: the big blocks
+   * cut into more pieces.  At hi every block has its pieces alone: if even those are over the
+   * budget (they are within it for equal blocks), they stay. */
   int64_t lo = PAT_RELAY_MAX_PIECE, hi = largest > lo ? largest : lo;
   fill_pieces(P, size, lo, k);
   if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)
     hi = lo;
-  while (hi - lo > 1) { /* most_sends(lo) over the budget, most_sends(hi) within */
+  while (hi - lo > 1) { /* most_sends(lo) over the budget, most_sends(hi) within (or the pieces alone) */
     const int64_t mid = lo + (hi - lo) / 2;
     fill_pieces(P, size, mid, k);
     if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)

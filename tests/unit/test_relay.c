@@ -252,7 +252,8 @@ int main(void) {
           P, err);
   }
   /* P = 8, 1M floats, one rank 4x: the big block in 35 eager pieces (44 KiB) besides 14 of the small ones
-   * (27 KiB), not 21 of 73 KiB; 4M: pieces of one size (106 KiB), 56 of the big block, within the budget */
+   * (27 KiB), not 21 of 73 KiB; 4M: the small blocks in 21 (71 KiB, as alone), the big one in 28 (213 KiB, not
+   * 21 of 284), as many as the budget allows */
   {
     int k[8];
     int64_t one_big[8];
@@ -260,7 +261,7 @@ int main(void) {
     CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 14 && k[6] == 14 && k[7] == 35, "1M one big: %d, %d",
           k[0], k[7]);
     for (int r = 0; r < 8; r++) one_big[r] *= 4;
-    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 14 && k[7] == 56, "4M one big: %d, %d", k[0], k[7]);
+    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 21 && k[7] == 28, "4M one big: %d, %d", k[0], k[7]);
   }
   /* the smallest block of two pieces; P - 1 pieces up to P - 1 relays' worth
    * of the largest piece, then multiples of P - 1 (at P = 8: 512 KiB in 14
