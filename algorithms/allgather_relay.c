@@ -128,13 +128,12 @@ static int64_t most_sends(int P, const int64_t *k) {
   return most;
 }
 
-/* Each block at least as finely cut as alone (pat_relay_pieces), and into
- * pieces of at most piece_max above P - 1 of them. */
-static void fill_pieces(int P, const int64_t *size, int64_t piece_max, int64_t *k) {
+/* Each block at least as finely cut as alone (alone[b]), and into pieces
+ * of at most piece_max above P - 1 of them. */
+static void fill_pieces(int P, const int64_t *size, const int *alone, int64_t piece_max, int64_t *k) {
   for (int b = 0; b < P; b++) {
-    const int64_t alone = size[b] <= 0 ? 1 : pat_relay_pieces(P, size[b]);
     const int64_t fine = size[b] <= 0 ? 1 : pieces_at(P, size[b], piece_max);
-    k[b] = fine > alone ? fine : alone;
+    k[b] = fine > alone[b] ? fine : alone[b];
   }
 }
 
@@ -145,23 +144,26 @@ int pat_relay_pieces_v(int P, const int64_t *size, int *pieces) {
   }
   int64_t *k = malloc((size_t)P * sizeof *k), largest = 0;
   if (!k) return PAT_ENOMEM;
-  for (int b = 0; b < P; b++) largest = size[b] > largest ? size[b] : largest;
+  for (int b = 0; b < P; b++) {
+    largest = size[b] > largest ? size[b] : largest;
+    pieces[b] = size[b] <= 0 ? 1 : pat_relay_pieces(P, size[b]); /* alone: the floor of every search step */
+  }
   /* the smallest piece size, from the eager size up, whose pieces fit the budget: the big blocks
    * cut into more pieces.  At hi every block has its pieces alone: if even those are over the
    * budget (they are within it for equal blocks), they stay. */
   int64_t lo = PAT_RELAY_MAX_PIECE, hi = largest > lo ? largest : lo;
-  fill_pieces(P, size, lo, k);
+  fill_pieces(P, size, pieces, lo, k);
   if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)
     hi = lo;
   while (hi - lo > 1) { /* most_sends(lo) over the budget, most_sends(hi) within (or the pieces alone) */
     const int64_t mid = lo + (hi - lo) / 2;
-    fill_pieces(P, size, mid, k);
+    fill_pieces(P, size, pieces, mid, k);
     if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)
       hi = mid;
     else
       lo = mid;
   }
-  fill_pieces(P, size, hi, k);
+  fill_pieces(P, size, pieces, hi, k);
   for (int b = 0; b < P; b++) pieces[b] = (int)k[b];
   free(k);
   return PAT_OK;
@@ -227,8 +229,10 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a) {
   int rc = order && k ? pat_arrival_order(P, a->arrival, 0, order) : PAT_ENOMEM;
   if (rc == PAT_OK && a->block_sizes)
     rc = pat_relay_pieces_v(P, a->block_sizes, k);
-  else
-    for (int b = 0; b < P && rc == PAT_OK; b++) k[b] = pat_relay_pieces(P, a->block_bytes);
+  else if (rc == PAT_OK) {
+    const int every = pat_relay_pieces(P, a->block_bytes);
+    for (int b = 0; b < P; b++) k[b] = every;
+  }
   const int near = near_balanced(a);
   int base = 0, pieces = 0;
   for (int t = 0; t < P && rc == PAT_OK; t++) {
