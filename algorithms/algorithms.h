@@ -109,27 +109,37 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
  * per-message cost small against the piece's. */
 #define PAT_RELAY_MAX_PIECE 49152
 #define PAT_RELAY_MIN_PIECE 8192
-/* RELAY's sends per rank and call, at most: each message costs CPU, and on
- * the emulated cluster at P = 16 (200 Mbit/s) 15 pieces per block (210 sends
- * per rank, 17 KiB each) overloaded the cores (compute phases ending up to
- * 1 s late; 1M / 100 ms: 306-318 ms) where 8 or 10 measured 167-169 ms, and
- * at 4M 10 pieces of 105 KiB 831 ms against 1266-1293 ms for 15 and 30;
- * at P = 8, 2M, 21 pieces measured as 28 (126 against 124 ms). */
+/* RELAY's sends per rank and call, at most pat_relay_max_sends(P): each
+ * message costs CPU, and on the emulated cluster (every rank on the same two
+ * cores) the number that pays shrinks with P.  At P = 16 (200 Mbit/s) 15
+ * pieces per block (210 sends per rank, 17 KiB each) overloaded the cores
+ * (compute phases ending up to 1 s late; 1M / 100 ms: 306-318 ms) where 8
+ * or 10 measured 167-169 ms, and at 4M 10 pieces of 105 KiB 831 ms against
+ * 1266-1293 ms for 15 and 30.  At P = 8 (500 Mbit/s, 4M floats) 160 sends
+ * cut 2 MiB blocks into 21 rendezvous-sized pieces of 100 KiB, 1.24-1.29x
+ * the lower bound balanced and 1.46-1.54x at maxDelay 100 ms; 320 (42
+ * eager pieces of 50 KiB) measured 1.14-1.16x and 1.20-1.21x, and 420 the
+ * same (bench/results/2026-11-25-budget).  So PAT_RELAY_CALL_SENDS / P per
+ * rank, between the two measured points: PAT_RELAY_MAX_SENDS at P >= 16,
+ * PAT_RELAY_MAX_SENDS_SMALL_P at P <= 8. */
 #define PAT_RELAY_MAX_SENDS 160
+#define PAT_RELAY_MAX_SENDS_SMALL_P 320
+#define PAT_RELAY_CALL_SENDS 2560
+int pat_relay_max_sends(int P);
 
 /* RELAY's pieces of a block of block_bytes (allgather_relay.c; with
  * block_sizes, each block's own): P - 1 when block_bytes is 0
  * (unknown); 1 (whole blocks) when the block is too small for two pieces of
  * PAT_RELAY_MIN_PIECE; up to P - 1 pieces of at least that; above, a
  * multiple of P - 1 whose pieces are at most PAT_RELAY_MAX_PIECE; in every
- * case no more than PAT_RELAY_MAX_SENDS / (P - 1) (a multiple of P - 1 when
+ * case no more than pat_relay_max_sends(P) / (P - 1) (a multiple of P - 1 when
  * above it). */
 int pat_relay_pieces(int P, int64_t block_bytes);
 
 /* RELAY's pieces of blocks of different sizes (size[b] bytes, P entries)
  * into pieces[b]: each block at least pat_relay_pieces of its size, and the
  * big ones cut further, into pieces of at most the smallest size from
- * PAT_RELAY_MAX_PIECE up whose messages stay within PAT_RELAY_MAX_SENDS per
+ * PAT_RELAY_MAX_PIECE up whose messages stay within pat_relay_max_sends(P) per
  * rank, so that a big block has more pieces, not bigger ones (empty blocks
  * whole).  Equal sizes give pat_relay_pieces's count.  Returns PAT_OK or
  * PAT_ENOMEM. */

@@ -27,7 +27,7 @@
  * then the smallest multiple of P - 1 whose pieces fit PAT_RELAY_MAX_PIECE
  * (P - 1 when the block size is unknown); every relay then takes k / (P - 1)
  * pieces of each block.  But a rank sends k (P - 1) messages per call, and
- * at most PAT_RELAY_MAX_SENDS: beyond, k is cut (to a multiple of P - 1 if
+ * at most pat_relay_max_sends(P): beyond, k is cut (to a multiple of P - 1 if
  * it is above), and the pieces grow past the eager limit.
  * k < 2 (a block under two pieces) degenerates to every owner sending its
  * whole block to every rank: DIRECT's traffic in arrival order, with
@@ -87,9 +87,14 @@
  * measured 80.5 ms against 84.8 for 4 (BENCHMARKS.md, issue 19). */
 #define RELAY_WINDOW 64
 
+int pat_relay_max_sends(int P) {
+  const int most = PAT_RELAY_CALL_SENDS / (P > 1 ? P : 1);
+  return most < PAT_RELAY_MAX_SENDS ? PAT_RELAY_MAX_SENDS : most > PAT_RELAY_MAX_SENDS_SMALL_P ? PAT_RELAY_MAX_SENDS_SMALL_P : most;
+}
+
 int pat_relay_pieces(int P, int64_t block_bytes) {
   if (P < 3) return 1;
-  const int most = PAT_RELAY_MAX_SENDS / (P - 1); /* k (P - 1) sends per rank */
+  const int most = pat_relay_max_sends(P) / (P - 1); /* k (P - 1) sends per rank */
   if (most < 2) return 1;
   int64_t k;
   if (block_bytes <= 0)
@@ -152,13 +157,14 @@ int pat_relay_pieces_v(int P, const int64_t *size, int *pieces) {
    * cut into more pieces.  At hi every block has its pieces alone: if even those are over the
    * budget (they are within it for equal blocks), they stay. */
   int64_t lo = PAT_RELAY_MAX_PIECE, hi = largest > lo ? largest : lo;
+  const int budget = pat_relay_max_sends(P);
   fill_pieces(P, size, pieces, lo, k);
-  if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)
+  if (most_sends(P, k) <= budget)
     hi = lo;
   while (hi - lo > 1) { /* most_sends(lo) over the budget, most_sends(hi) within (or the pieces alone) */
     const int64_t mid = lo + (hi - lo) / 2;
     fill_pieces(P, size, pieces, mid, k);
-    if (most_sends(P, k) <= PAT_RELAY_MAX_SENDS)
+    if (most_sends(P, k) <= budget)
       hi = mid;
     else
       lo = mid;

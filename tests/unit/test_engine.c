@@ -24,7 +24,10 @@
  * lead to, not after it (pat_engine_learn; test_native_measured), which
  * changes every part's sequence from each site's second exchange on, and
  * since a site whose predictions are distrusted may still run RELAY (a
- * plan-ahead algorithm: its prediction only orders its sends). */
+ * plan-ahead algorithm: its prediction only orders its sends), and since
+ * RELAY's send budget at P <= 8 is 320 messages, not 160
+ * (pat_relay_max_sends: its 1 MiB blocks in 28 pieces, not 21), which
+ * changes its predictions in the measured parts. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -620,10 +623,10 @@ int main(void) {
   if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node() ||
       test_static_unequal())
     return 1;
-  if (test_measured() || check_log("measured", 0xef6a0f8ce05e1d42ull)) return 1;
+  if (test_measured() || check_log("measured", 0x4df9f5ac06528160ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x4225ea8db8d6a28bull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x3276049fe59a8959ull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0xa120deaa88f27a07ull)) return 1;
+  if (test_measured() || check_log("always", 0x27ceaaec66d1d71eull)) return 1;
   return TEST_RESULT();
 }

@@ -8,7 +8,7 @@
  * blocks below two pieces, and near balanced below P - 1).  Blocks of
  * different sizes (block_sizes): the counts of pat_relay_pieces_v, which
  * are pat_relay_pieces's for equal sizes, grow with the size (a big block
- * gets more pieces, not bigger ones), stay within PAT_RELAY_MAX_SENDS per
+ * gets more pieces, not bigger ones), stay within pat_relay_max_sends(P) per
  * rank where P - 1 pieces of each block fit, and are eager where the budget
  * allows; the scatter steps hold block by block. */
 #include <stdint.h>
@@ -67,9 +67,10 @@ static int piece_sizes_ok(const pat_sched *s, int64_t block_bytes, char *err, si
   if (block_bytes <= 0) return 0;
   /* the send budget cuts the count: then pieces may exceed the eager size */
   int k = pat_relay_pieces(s->P, block_bytes), next = k + (k >= s->P - 1 ? s->P - 1 : 1);
-  int capped = (int64_t)next * (s->P - 1) > PAT_RELAY_MAX_SENDS;
-  if (k > 1 && (int64_t)k * (s->P - 1) > PAT_RELAY_MAX_SENDS) {
-    snprintf(err, errlen, "%d pieces at P = %d: over %d sends per rank", k, s->P, PAT_RELAY_MAX_SENDS);
+  const int budget = pat_relay_max_sends(s->P);
+  int capped = (int64_t)next * (s->P - 1) > budget;
+  if (k > 1 && (int64_t)k * (s->P - 1) > budget) {
+    snprintf(err, errlen, "%d pieces at P = %d: over %d sends per rank", k, s->P, budget);
     return 1;
   }
   for (size_t i = 0; i < s->nops; i++)
@@ -154,7 +155,7 @@ static int pieces_v_ok(int P, const int64_t *size, int *k, char *err, size_t err
  * least PAT_RELAY_MIN_PIECE bytes, in the scatter steps of its arrival
  * position, after the steps of the blocks before it.  Where P - 1 pieces
  * of each block fit the budget (P <= 13), no rank sends more than
- * PAT_RELAY_MAX_SENDS messages. */
+ * pat_relay_max_sends(P) messages. */
 static int unequal_case(int P, const int64_t *arrival, int64_t tau, const int64_t *size, char *err, size_t errlen) {
   int64_t mean = 0;
   for (int r = 0; r < P; r++) mean += size[r] / P;
@@ -171,8 +172,8 @@ static int unequal_case(int P, const int64_t *arrival, int64_t tau, const int64_
     for (size_t i = 0; i < n; i++) sends += op[i].kind == PAT_OP_SEND;
     most_sends = sends > most_sends ? sends : most_sends;
   }
-  if (P <= 13 && most_sends > PAT_RELAY_MAX_SENDS) {
-    snprintf(err, errlen, "a rank sends %d messages, over %d", most_sends, PAT_RELAY_MAX_SENDS);
+  if (P <= 13 && most_sends > pat_relay_max_sends(P)) {
+    snprintf(err, errlen, "a rank sends %d messages, over %d", most_sends, pat_relay_max_sends(P));
     bad = 1;
   }
   for (int t = 0; t < P && !bad && P > 1; t++) {
@@ -261,16 +262,20 @@ int main(void) {
     CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 14 && k[6] == 14 && k[7] == 35, "1M one big: %d, %d",
           k[0], k[7]);
     for (int r = 0; r < 8; r++) one_big[r] *= 4;
-    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 21 && k[7] == 28, "4M one big: %d, %d", k[0], k[7]);
+    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 35 && k[7] == 105, "4M one big: %d, %d", k[0], k[7]);
   }
   /* the smallest block of two pieces; P - 1 pieces up to P - 1 relays' worth
    * of the largest piece, then multiples of P - 1 (at P = 8: 512 KiB in 14
-   * pieces of 37 KiB), within 160 sends per rank (at P = 8, 21 pieces at
-   * most; at P = 16, 10; beyond P = 81 whole blocks) */
+   * pieces of 37 KiB), within pat_relay_max_sends(P) sends per rank: 320 up
+   * to P = 8 (42 pieces at most there), 2560 / P above, 160 from P = 16 on
+   * (10 pieces at P = 16; beyond P = 81 whole blocks) */
+  CHECK(pat_relay_max_sends(3) == 320 && pat_relay_max_sends(8) == 320 && pat_relay_max_sends(10) == 256 &&
+            pat_relay_max_sends(12) == 213 && pat_relay_max_sends(16) == 160 && pat_relay_max_sends(1000) == 160,
+        "send budgets");
   CHECK(pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE - 1) == 1 && pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE) == 2 &&
             pat_relay_pieces(8, 0) == 7 && pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE) == 7 &&
             pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE + 1) == 14 && pat_relay_pieces(8, 512 << 10) == 14 &&
-            pat_relay_pieces(8, 1 << 20) == 21 && pat_relay_pieces(8, 100LL << 30) == 21 &&
+            pat_relay_pieces(8, 1 << 20) == 28 && pat_relay_pieces(8, 100LL << 30) == 42 &&
             pat_relay_pieces(16, 256 << 10) == 10 && pat_relay_pieces(16, 1 << 20) == 10 &&
             pat_relay_pieces(16, 0) == 10 && pat_relay_pieces(81, 1 << 20) == 2 && pat_relay_pieces(82, 1 << 20) == 1 &&
             pat_relay_pieces(2, 0) == 1 && pat_relay_pieces(2, 1 << 20) == 1,
