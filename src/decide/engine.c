@@ -115,7 +115,6 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->backoff = PAT_PROBE_FIRST;
   sp->next_probe = PAT_PROBE_FIRST;
   sp->never = static_time(e, bytes) < 2.0 * pat_engine_exchange_cost(e);
-  sp->static_only = shape != NULL;
   sp->last.call = -1;
   sp->learned_call = -1;
   /* a model file's measured balanced time of the static choice stands in for
@@ -157,7 +156,7 @@ static int site_wants_exchange(const pat_engine *e, int site, long long calls) {
   if (site < 0) return 0;
   const pat_engine_site *sp = &e->site[site];
   if (sp->mode == PAT_MODE_EXCHANGE) return 1;
-  return !sp->never && !sp->static_only && calls >= sp->next_probe;
+  return !sp->never && calls >= sp->next_probe;
 }
 
 void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
@@ -225,23 +224,18 @@ static void found(pat_engine_site *sp, long long calls, int gain) {
 static void after_choice(pat_engine *e, int site, long long calls, const pat_choice *choice) {
   pat_engine_site *sp = &e->site[site];
   const int64_t *ebar_ns = choice->ebar_ns;
-  int static_alg = choice->static_alg;
   sp->exchanged++;
   /* kept without a choice (planned ahead from history): the predictions are
    * history's, and the guard (learn) judges the kept algorithm by its cost */
   if (choice->kept) return;
-  if (sp->static_only) {
-    found(sp, calls, 0);
-    return;
-  }
-  int best = static_alg;
+  int best = -1;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
-    if (ebar_ns[alg] < ebar_ns[best]) best = alg;
-  if (ebar_ns[static_alg] == INT64_MAX || best == static_alg) {
+    if (best < 0 || ebar_ns[alg] < ebar_ns[best]) best = alg;
+  if (choice->static_ns == INT64_MAX || ebar_ns[best] >= choice->static_ns) {
     found(sp, calls, 0);
     return;
   }
-  found(sp, calls, pat_engine_gain_pays(e, ebar_ns[static_alg], ebar_ns[best], choice->wait));
+  found(sp, calls, pat_engine_gain_pays(e, choice->static_ns, ebar_ns[best], choice->wait));
 }
 
 /* ---- learning from the records ---- */
@@ -398,11 +392,35 @@ static unsigned without_prediction_bets(void) {
   return m;
 }
 
+/* The static choice as the static mode runs it (pat_choice.static_ns).  An
+ * arrival-aware one (an all-gatherv's RELAY, vchoice.h) runs its balanced
+ * schedule there, no plan made ahead: every rank starts at its arrival, and
+ * a late rank relays nothing before it.  Its exchanged prediction is the
+ * plan's, which is what the exchange mode would gain over it; taking one for
+ * the other, a site whose static choice is RELAY never found a gain (at
+ * P = 8, 1M floats, one rank 4x, maxDelay 50 ms, auto ran 75 ms where the
+ * exchanged RELAY ran 60). */
+static int64_t static_prediction(pat_engine *e, const pat_select_in *in, const pat_choice *out) {
+  const int alg = out->static_alg;
+  if (alg < 0 || alg >= PAT_ALG_COUNT) return INT64_MAX;
+  if (!(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)) return out->ebar_ns[alg];
+  pat_select_in st = *in;
+  st.balanced_build = 1;
+  st.bg_start_ns = in->arrival_ns[0];
+  for (int i = 1; i < in->P; i++)
+    if (in->arrival_ns[i] > st.bg_start_ns) st.bg_start_ns = in->arrival_ns[i];
+  st.allowed = 1u << alg;
+  pat_select_out so;
+  if (pat_select(&e->select, &st, &so) != PAT_OK || so.status[alg] != PAT_OK) return INT64_MAX;
+  return so.ebar_ns[alg];
+}
+
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {
   pat_engine_settle(e); /* the refinement every choice sees */
   int site = call->site, P = e->cfg.P;
   memset(out, 0, sizeof *out);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out->ebar_ns[alg] = INT64_MAX;
+  out->static_ns = INT64_MAX;
   out->static_alg = site >= 0      ? e->site[site].static_alg
                     : call->shape ? pat_engine_static_choice_v(e, call->shape)
                                   : pat_engine_static_alg(e, call->bytes);
@@ -443,10 +461,12 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
     if (pat_select(&e->select, &ahead, &oa) == PAT_OK && oa.alg >= 0)
       memcpy(out->ebar_ns, oa.ebar_ns, sizeof out->ebar_ns);
   }
-  if (held) return; /* the predictions still tell the engine whether a trial could pay */
   /* planned ahead from history: the site's plan-ahead algorithm again (its
    * prediction only orders its sends); the guard judges it by what it costs */
-  if (site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY) {
+  const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY;
+  if (held || !keep) out->static_ns = static_prediction(e, &x.in, out); /* a kept call's is not judged */
+  if (held) return; /* the predictions still tell the engine whether a trial could pay */
+  if (keep) {
     out->alg = e->site[site].last.alg;
     out->root = 0;
     out->kept = 1;

@@ -120,8 +120,6 @@ typedef struct pat_engine_site {
   int64_t bytes;         /* the site's block size */
   int static_alg;        /* the static choice for it (pat_engine_static_alg) */
   int never;             /* blocks too small for arrival-awareness to pay: no probes */
-  int static_only;       /* unequal blocks: after its first call (exchanged on arrival) the site stays
-                            static; the exchanged path measured slower there (pat_engine_new_site) */
   long long next_probe;  /* STATIC: the site call number that exchanges next */
   int backoff;           /* STATIC: calls between probes */
   int quiet;             /* EXCHANGE: exchanged calls in a row without gain */
@@ -152,6 +150,9 @@ typedef struct pat_choice {
   int explored;                    /* alg was chosen to be measured, not as the best */
   int kept;                        /* a plan-ahead algorithm kept from the site's last call */
   int64_t ebar_ns[PAT_ALG_COUNT];  /* predictions (refined), INT64_MAX: not predicted */
+  int64_t static_ns;               /* the static choice as a call without an exchange runs it: ebar_ns's,
+                                      but an arrival-aware one (RELAY of unequal blocks) on its balanced
+                                      schedule from each rank's arrival; INT64_MAX: not predicted */
   double wait;                     /* the wait for the last arrival in them (s), which no algorithm avoids */
 } pat_choice;
 
@@ -218,12 +219,9 @@ int pat_engine_one_node_native(int P, const int *node, int one_node_auto);
 /* A site was made (or took an old one's place) for blocks of `bytes`, or
  * for an all-gatherv's blocks shape[0..P-1] (NULL: equal blocks; bytes is
  * then their mean): its static choice is the all-gatherv's
- * (pat_engine_static_choice_v), and it stays in the static mode after its
- * first call (no probes; PAT_EXCHANGE=always still exchanges every call):
- * on the emulated cluster (P = 8, one rank 4x, 4M floats, maxDelay 50 ms)
- * auto took 400 ms when these sites entered the exchange mode against 330
- * ms static (RELAY on its balanced schedule), and RELAY planned from the
- * exchange 356-365 ms against 329-341 (bench/results/2026-11-24-vaware). */
+ * (pat_engine_static_choice_v); probes and the exchange mode are the
+ * all-gather's, against that choice as a call without an exchange runs it
+ * (pat_choice.static_ns). */
 void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *shape);
 
 /* 1. Does this call exchange arrivals?  fresh: its site is new.  A fixed

@@ -120,7 +120,8 @@ static void at_link_rate(pat_model_params *m) {
  * schedule is built from mp's own parameters either way (it is the one the
  * executor would run). */
 static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
-                   double block_bytes, const pat_model_params *mp, int link, pat_model_result *out) {
+                   double block_bytes, const pat_model_params *mp, int link, int balanced_build,
+                   pat_model_result *out) {
   if (P < 1 || !arrival_ns || !mp || !out || alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build ||
       !(block_bytes >= 0))
     return PAT_EINVAL;
@@ -157,7 +158,8 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   }
   if (rc == PAT_MODEL_FALLBACK) {
     pat_sched s;
-    pat_build_args args = pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, arrival_ns, block_bytes, root);
+    pat_build_args args =
+        pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, balanced_build ? NULL : arrival_ns, block_bytes, root);
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
       rc = pat_model_replay(&s, a, &m, block_bytes, out);
@@ -170,7 +172,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
 
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out) {
-  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, out);
+  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, out);
 }
 
 /* The k earliest arrivals (ties: lower rank first) into roots[]; returns how many. */
@@ -344,7 +346,7 @@ static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, in
   pat_model_result res;
   memset(&res, 0, sizeof res);
   int root = alg == PAT_ALG_LNBC && in->lnbc_root >= 0 && in->lnbc_root < in->P ? in->lnbc_root : 0;
-  int rc = predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, link, &res);
+  int rc = predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, link, 0, &res);
   free(zero);
   if (rc) return rc;
   *ebar = res.ebar;
@@ -390,7 +392,7 @@ int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, in
   pat_model_result res;
   memset(&res, 0, sizeof res);
   int rc = predict(c, alg, root, in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp,
-                   uses_link(in, alg), &res);
+                   uses_link(in, alg), in->balanced_build, &res);
   if (rc) return rc;
   return level_rule(c, in, alg, res.ebar, ebar_s);
 }

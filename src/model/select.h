@@ -97,6 +97,9 @@ typedef struct pat_select_in {
   const double *flat_s;       /* per algorithm: its measured time (s) on balanced arrivals for this P and
                                  block size, or NAN; NULL: none.  With it, the measurement sets the level
                                  and the replay the response to imbalance (pat_select_predict). */
+  int balanced_build;         /* every schedule built for balanced arrivals, as a call without an exchange
+                                 runs an arrival-aware one (with bg_start_ns at the last arrival: every rank
+                                 from its own arrival, nothing before); 0: built for arrival_ns, as an exchanged plan */
   int native_from_classic;    /* no measured time for NATIVE: take the best classic algorithm's balanced
                                  prediction as its level (MPI's own is assumed as good as our best) */
   const double *ratio;        /* per algorithm: the measured/predicted cost of earlier calls (online
