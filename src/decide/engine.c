@@ -415,6 +415,25 @@ static int64_t static_prediction(pat_engine *e, const pat_select_in *in, const p
   return so.ebar_ns[alg];
 }
 
+/* What an exchanged choice may run for unequal blocks: the static choice
+ * (made with the blocks' sizes, vchoice.h) and RELAY (its pieces cut by
+ * them; it measured the same on unequal blocks as on equal ones).  The
+ * selection predicts at the mean block, which ranked BRUCK, NEX and BDR
+ * near RELAY where they measured far slower: on the emulated cluster (P =
+ * 8, 4M floats, maxDelay 50-100 ms) auto ran them on 1-3 of 12 calls per
+ * cell and stayed 1.13-1.31x slower than RELAY, and BDR and ARD measured
+ * 2.0-3.3x e_lb on unequal blocks (their schedules ignore the sizes;
+ * BENCHMARKS.md, All-gatherv of unequal blocks).  With NATIVE a candidate
+ * too, auto ran it on 2-3 of 12 calls (predicted at the mean block, it
+ * took 2x RELAY's time at 1M, one rank 4x).  Adding the modelled response
+ * to the sizes instead made auto pick RING and BRUCK at 1M
+ * (bench/results/2026-11-25-budget/response.md). */
+static unsigned unequal_candidates(int static_alg) {
+  unsigned m = 1u << PAT_ALG_RELAY;
+  if (static_alg >= 0 && static_alg < PAT_ALG_COUNT) m |= 1u << static_alg;
+  return m;
+}
+
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {
   pat_engine_settle(e); /* the refinement every choice sees */
   int site = call->site, P = e->cfg.P;
@@ -443,6 +462,7 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
     double t;
     held = !pat_model_measured_time(&x.mp, out->static_alg, P, (double)call->bytes, &t);
   }
+  if (call->shape) x.in.allowed = (x.in.allowed ? x.in.allowed : ~0u) & unequal_candidates(out->static_alg);
   pat_select_out o;
   if (pat_select(&e->select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
   memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);

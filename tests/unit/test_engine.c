@@ -626,6 +626,13 @@ static int test_unequal_relay_site(void) {
     CHECK(gain == late, "%s: static RELAY %.1f ms, exchanged %.1f ms: %s", late ? "one rank 50 ms late" : "balanced",
           c.static_ns == INT64_MAX ? -1.0 : 1e-6 * (double)c.static_ns, 1e-6 * (double)c.ebar_ns[PAT_ALG_RELAY],
           gain ? "a gain" : "no gain");
+    /* predicted at the mean block, only the static choice (here RELAY) competes with RELAY */
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+      CHECK((c.ebar_ns[alg] != INT64_MAX) == (alg == PAT_ALG_RELAY),
+            "%s: %s %s", late ? "late" : "balanced", pat_algorithms[alg].name,
+            c.ebar_ns[alg] != INT64_MAX ? "predicted, not a candidate for unequal blocks" : "not predicted");
+    CHECK(c.alg == PAT_ALG_RELAY, "%s: the choice is %s, not RELAY", late ? "late" : "balanced",
+          pat_algorithms[c.alg].name);
     pat_engine_commit(&e, 0, 10, &c, PAT_ALG_AUTO, a[0]);
     CHECK((e.site[0].mode == PAT_MODE_EXCHANGE) == late, "%s: the site %s the exchange mode",
           late ? "one rank late" : "balanced", late ? "enters" : "stays out of");

@@ -5,6 +5,7 @@
 # and the library swapped with LD_LIBRARY_PATH.
 #   bash bench/results/2026-11-25-budget/run.sh sweep    # blocked order: sweep-old.csv, sweep-new.csv, sweep.md (about 30 min)
 #   bash bench/results/2026-11-25-budget/run.sh budget   # RELAY alone at 4M, send budgets 160, 320, 420: budget.csv
+#   bash bench/results/2026-11-25-budget/run.sh random   # unpredictable arrivals, unequal blocks, auto against native: random.md
 #   PREV=dir NEW=dir bash bench/results/2026-11-25-budget/run.sh response  # two builds, 7 cells: /tmp/resp/{a,b}.csv (response.md)
 # Needs root, build/ (cmake --build build), a quiet machine, and the library of the commit before
 # (OLD=its build dir, default /tmp/headsrc/build; this run used cdfc568:
@@ -77,6 +78,37 @@ case ${1:-} in
     $CL down
     for b in 160 320 420; do sed "1!s/^/$b,/;1s/^/budget,/" $R/budget-$b.csv; done | awk 'NR == 1 || !/^budget/' > $R/budget.csv
     rm -f $R/budget-160.csv $R/budget-320.csv $R/budget-420.csv
+    ;;
+  random) # no instrumentation, random delays per call (issue 26's workload) with unequal blocks, old and new library
+    rm -f /tmp/budget-random-*.csv
+    $CL down >/dev/null 2>&1
+    $CL up -n 8 --rate 500mbit
+    for counts in onebig ramp; do
+      for model in none $MODEL; do
+        for lib in $OLD build; do
+          tag=$([ $lib = build ] && echo after || echo before)-$([ $model = none ] && echo nomodel || echo model)
+          mx=()
+          [ $model != none ] && mx=(-x PAT_MODEL=$model)
+          $CL run --timeout 900 -np 8 "${mx[@]}" -x LD_LIBRARY_PATH=$lib $MB --instrument none --alg native,auto \
+            --iters 100 --warmup 4 --base-ms 10 --max-delay 20 -N 1M --counts $counts --order blocked --quiet \
+            --csv /tmp/budget-random-$tag.csv --label $counts 2>&1 | quiet
+        done
+      done
+    done > /tmp/budget-random.log
+    $CL down
+    python3 - > $R/random.md <<'PY'
+import csv, glob
+print("| library | model file | blocks | native ē ms | auto ē ms (ran) | auto / native |")
+print("|---|---|---|---|---|---|")
+for f in sorted(glob.glob("/tmp/budget-random-*.csv")):
+    lib, model = f[len("/tmp/budget-random-"):-4].rsplit("-", 1)
+    rows = {}
+    for r in csv.DictReader(open(f)):
+        rows.setdefault(r["label"], {})[r["alg"]] = r
+    for label, a in rows.items():
+        n, x = float(a["native"]["ebar_us"]) / 1000, float(a["auto"]["ebar_us"]) / 1000
+        print(f"| {lib} | {model} | {label} | {n:.1f} | {x:.1f} ({a['auto']['chosen']}) | {x / n:.3f} |")
+PY
     ;;
   response)
     mkdir -p /tmp/resp && rm -f /tmp/resp/a.csv /tmp/resp/b.csv
