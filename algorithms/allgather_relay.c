@@ -89,7 +89,8 @@
 
 int pat_relay_max_sends(int P) {
   const int most = PAT_RELAY_CALL_SENDS / (P > 1 ? P : 1);
-  return most < PAT_RELAY_MAX_SENDS ? PAT_RELAY_MAX_SENDS : most > PAT_RELAY_MAX_SENDS_SMALL_P ? PAT_RELAY_MAX_SENDS_SMALL_P : most;
+  if (most < PAT_RELAY_MAX_SENDS) return PAT_RELAY_MAX_SENDS;
+  return most > PAT_RELAY_MAX_SENDS_SMALL_P ? PAT_RELAY_MAX_SENDS_SMALL_P : most;
 }
 
 int pat_relay_pieces(int P, int64_t block_bytes) {
