@@ -271,6 +271,34 @@ def calibrate(args, prog, launcher, bench_dir, csv_tmp, log_path):
     return None
 
 
+def fit_model(prog, build, tmp, base):
+    """pat-fit on the calibration's CSV tmp.csv into tmp.model (its report: base.fit.txt).
+    Returns (None, False) when there is a model, else (why not, whether measuring again may
+    help: every fit rejected, which a disturbance during one of a quick calibration's few sizes
+    does to all the algorithms measured at it together)."""
+    fit = subprocess.run([os.path.join(build, "pat-fit"), "--in", tmp + ".csv", "--out", tmp + ".model"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    with open(base + ".fit.txt", "w") as f:
+        f.write(fit.stdout)
+    if fit.returncode == 0:
+        return None, False
+    # exit 1: the model was written, but some algorithms' fits were rejected (a quick
+    # calibration's few noisy points can fall with the size); the model still holds
+    # every measured time and the other fits, which is what the demo needs
+    if fit.returncode == 1 and os.path.exists(tmp + ".model"):
+        rejected = [ln.split()[0] for ln in fit.stdout.splitlines() if " fit failed:" in ln]
+        say(prog, "demo: pat-fit rejected the fit of %s (noisy calibration points, %s); the model "
+                  "keeps their measured times" % (", ".join(rejected) or "some algorithms",
+                                                  show_path(base + ".fit.txt")))
+        return None, False
+    # keep what pat-fit read: a failed fit is otherwise unexplainable afterwards
+    shutil.copyfile(tmp + ".csv", base + ".failed.csv")
+    said = [ln for ln in fit.stdout.splitlines() if ln.startswith("pat-fit:")]
+    why = "pat-fit failed (exit %d): %s; its input kept as %s" % (
+        fit.returncode, " / ".join(said) or "see " + show_path(base + ".fit.txt"), show_path(base + ".failed.csv"))
+    return why, any("no algorithm could be fitted" in ln for ln in said)
+
+
 def get_model(args, prog, launcher, build):
     """The model file: reused from the cache or made now.  Returns its path, or exits."""
     key_text, key_hash = cache_key(args, build)
@@ -295,24 +323,14 @@ def get_model(args, prog, launcher, build):
     tmp = "%s.tmp%d" % (base, os.getpid())
     t0 = time.time()
     try:
-        why = calibrate(args, prog, launcher, os.path.join(build, "bench"), tmp + ".csv", base + ".log")
-        if why is None:
-            fit = subprocess.run([os.path.join(build, "pat-fit"), "--in", tmp + ".csv", "--out", tmp + ".model"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                                 timeout=120)
-            with open(base + ".fit.txt", "w") as f:
-                f.write(fit.stdout)
-            # exit 1: the model was written, but some algorithms' fits were rejected (a quick
-            # calibration's few noisy points can fall with the size); the model still holds
-            # every measured time and the other fits, which is what the demo needs
-            partial = fit.returncode == 1 and os.path.exists(tmp + ".model")
-            if partial:
-                rejected = [ln.split()[0] for ln in fit.stdout.splitlines() if " fit failed:" in ln]
-                say(prog, "demo: pat-fit rejected the fit of %s (noisy calibration points, %s); the model "
-                          "keeps their measured times" % (", ".join(rejected) or "some algorithms",
-                                                          show_path(base + ".fit.txt")))
-            elif fit.returncode != 0:
-                why = "pat-fit failed (exit %d), see %s" % (fit.returncode, base + ".fit.txt")
+        for attempt in (1, 2):
+            why = calibrate(args, prog, launcher, os.path.join(build, "bench"), tmp + ".csv", base + ".log")
+            noisy = False
+            if why is None:
+                why, noisy = fit_model(prog, build, tmp, base)
+            if why is None or not noisy or attempt == 2:
+                break
+            say(prog, "demo: %s; calibrating again (once)" % why)
         if why is not None:
             prog.close()
             sys.stderr.write("demo: calibration failed: %s; log: %s\n" % (why, base + ".log"))
