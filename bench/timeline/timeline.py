@@ -42,7 +42,8 @@ def read(prefix):
                     calls.append(cur)
                 elif w[0] == "op" and cur is not None:
                     cur["ops"].append({"step": int(w[3]), "kind": w[4], "peer": int(w[6]), "blocks": float(w[8]),
-                                       "post": int(w[10]), "post_by": w[11], "done": int(w[13]), "done_by": w[14]})
+                                       "post": int(w[10]), "post_by": w[11], "done": int(w[13]), "done_by": w[14],
+                                       "bytes": int(w[16]) if len(w) > 16 else None})
         if calls:
             ranks[calls[0]["rank"]] = calls
     return ranks
@@ -60,6 +61,42 @@ def union_ms(intervals):
     return total / 1e6
 
 
+def profile(calls, ms, bin_ms, link_mbit):
+    """Where a port idles: a receive's bytes count in the bin where it completed (an upper
+    bound on that bin's rate, so bins above 100% follow a gap the message took to cross)."""
+    per_bin = link_mbit * 1e6 / 8 * bin_ms / 1e3
+    print(f"bytes completed per {bin_ms:g} ms bin, % of {link_mbit:g} Mbit/s; a = the rank's arrival, x = its exit")
+    for r in sorted(calls):
+        c = calls[r]
+        nbins = int(ms(c["exit"]) // bin_ms) + 1
+        for kinds, name in ((("recv",), "r"), (("send",), "s")):
+            got = [0.0] * nbins
+            for o in c["ops"]:
+                if o["kind"] in kinds and o["done"] and o["bytes"] is not None:
+                    got[min(int(ms(o["done"]) // bin_ms), nbins - 1)] += o["bytes"]
+            marks = {int(ms(c["arrival"]) // bin_ms): "a", nbins - 1: "x"}
+            print(f"{r:4d} {name} " + " ".join(f"{round(100 * g / per_bin):3d}{marks.get(i, ' ')}"
+                                                 for i, g in enumerate(got)))
+
+
+def first_hop(calls, ms):
+    got = {}
+    for c in calls.values():
+        per_step = {}
+        for o in c["ops"]:
+            if o["kind"] == "recv":
+                per_step[o["step"]] = per_step.get(o["step"], 0) + 1
+        for o in c["ops"]:
+            if o["kind"] == "recv" and per_step[o["step"]] == 1 and o["done"]:
+                got.setdefault(o["peer"], []).append(ms(o["done"]))
+    print("first hop (RELAY's scatters), by arrival: owner, arrival, its pieces' arrival at the relays (ms)")
+    for o in sorted(got, key=lambda o: calls[o]["arrival"]):
+        d = sorted(got[o])
+        a = ms(calls[o]["arrival"])
+        print(f"{o:5d} {a:8.2f}  {len(d):3d} pieces  first {d[0]:7.2f}  median {d[len(d) // 2]:7.2f}  last {d[-1]:7.2f}"
+              f"  (last - arrival {d[-1] - a:6.2f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("prefix")
@@ -67,6 +104,13 @@ def main():
     ap.add_argument("--ops", action="store_true", help="list every op")
     ap.add_argument("--tau-ms", type=float, default=0.0)
     ap.add_argument("--pat-schedule", default="build/pat-schedule")
+    ap.add_argument("--profile-ms", type=float, default=0.0,
+                    help="per rank, the bytes its receives (r) and sends (s) completed in bins of this many ms, "
+                         "in percent of --link-mbit")
+    ap.add_argument("--link-mbit", type=float, default=500.0)
+    ap.add_argument("--first-hop", action="store_true",
+                    help="RELAY: per owner, when the pieces it scattered reached their relays (a receive alone "
+                         "in its step is a scatter's; relays receive one piece from each other rank per step)")
     a = ap.parse_args()
     ranks = read(a.prefix)
     if not ranks:
@@ -100,6 +144,10 @@ def main():
                 print(f"  {i:4d} step {o['step']:4d} {o['kind']:5s} peer {o['peer']:3d} {o['blocks']:.3f} blk"
                       f"  post {ms(o['post']):8.2f} ({o['post_by']})  done {ms(o['done']):8.2f} ({o['done_by']})"
                       f"  {(o['done'] - o['post']) / 1e6:7.2f} ms")
+    if a.profile_ms > 0:
+        profile(calls, ms, a.profile_ms, a.link_mbit)
+    if a.first_hop:
+        first_hop(calls, ms)
     if a.tau_ms > 0:
         arr = ",".join(f"{(calls[r]['arrival'] - t0) / 1e6 / a.tau_ms:.3f}" for r in sorted(calls))
         cmd = [a.pat_schedule, "--alg", c0["alg"], "-P", str(c0["P"]), "--arrivals", arr, "--times"]

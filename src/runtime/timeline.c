@@ -22,6 +22,24 @@ static const char *kind_name(int kind) {
 
 static const char *who(unsigned char fg_bits, int bit) { return fg_bits & bit ? "fg" : "bg"; }
 
+/* Bytes of block j: the fractions of the op lines are of each block's own
+ * size, which an all-gatherv's blocks do not share. */
+static double block_bytes(const pat_buffers *b, int j) {
+  if (b->offsets) return (double)(b->offsets[j + 1] - b->offsets[j]);
+  if (b->packed && !b->counts) return (double)b->block_bytes;
+  int type_size = 0;
+  MPI_Type_size(b->recvtype, &type_size);
+  return (double)type_size * (b->counts ? b->counts[j] : b->recvcount);
+}
+
+static long long op_bytes(const pat_op *op, const pat_buffers *b, int P) {
+  double bytes = 0;
+  for (int k = 0; k < op->nspans; k++)
+    for (int i = 0; i < op->span[k].count; i++)
+      bytes += block_bytes(b, (op->span[k].first + i) % P) * (op->span[k].hi - op->span[k].lo) / PAT_FRAC_ONE;
+  return (long long)(bytes + 0.5);
+}
+
 void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched *s, const pat_exec *e,
                         const int64_t *predicted, int64_t arrival, int64_t handover, int64_t exit) {
   if (!pat_timeline_on() || !e->t_post) return;
@@ -43,9 +61,9 @@ void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched
     double blocks = 0;
     for (int k = 0; k < op->nspans; k++)
       blocks += op->span[k].count * (double)(op->span[k].hi - op->span[k].lo) / PAT_FRAC_ONE;
-    fprintf(f, "op %zu step %d %s peer %d blocks %.6f post %lld %s done %lld %s\n", i, op->step, kind_name(op->kind),
-            op->peer, blocks, (long long)e->t_post[i], who(e->t_fg[i], 1), (long long)e->t_done[i],
-            who(e->t_fg[i], 2));
+    fprintf(f, "op %zu step %d %s peer %d blocks %.6f post %lld %s done %lld %s bytes %lld\n", i, op->step,
+            kind_name(op->kind), op->peer, blocks, (long long)e->t_post[i], who(e->t_fg[i], 1), (long long)e->t_done[i],
+            who(e->t_fg[i], 2), e->buf ? op_bytes(op, e->buf, P) : -1);
   }
   fclose(f);
 }

@@ -2,7 +2,8 @@
  * The per-op timeline of calls (PAT_TIMELINE=prefix): every executed call
  * appends, to prefix.<world rank>, a header line and one line per op of
  * this rank's schedule with when it was posted and completed on the common
- * clock, and whether the background thread or the call did it.  Off, it
+ * clock, whether the background thread or the call did it, and its
+ * bytes (its "blocks" are fractions of each block's own size).  Off, it
  * costs one test per op; on, a clock read per post and completion, and a
  * file write at the end of the call, inside it: use it to see where time
  * goes, not for the headline numbers.

@@ -25,6 +25,7 @@
  *             bg_steps > 0); without planning ahead the plan would wait for
  *             that edge.  Every byte checked.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,11 +213,14 @@ static void check_file(const char *path, int alg_want) {
       size_t idx;
       int step, peer;
       double blocks;
-      long long tp, td;
+      long long tp, td, op_bytes;
       if (!fgets(line, sizeof line, f) ||
-          sscanf(line, "op %zu step %d %7s peer %d blocks %lf post %lld %3s done %lld %3s", &idx, &step, kind, &peer,
-                 &blocks, &tp, pw, &td, dw) != 9)
+          sscanf(line, "op %zu step %d %7s peer %d blocks %lf post %lld %3s done %lld %3s bytes %lld", &idx, &step,
+                 kind, &peer, &blocks, &tp, pw, &td, dw, &op_bytes) != 10)
         break;
+      /* equal blocks: an op's bytes are its fraction of blocks of the header's size */
+      CHECK(llabs(op_bytes - llround(blocks * (double)bytes)) <= 1, "%s call %lld: op %zu has %lld bytes, not %.6f x %lld",
+            alg, seq, i, op_bytes, blocks, bytes);
       CHECK(idx == i && step == ops[i].step && peer == ops[i].peer &&
                 !strcmp(kind, ops[i].kind == PAT_OP_SEND ? "send" : ops[i].kind == PAT_OP_RECV ? "recv"
                                                               : ops[i].kind == PAT_OP_SIGNAL_SEND ? "ssend"
