@@ -101,11 +101,18 @@ int pat_comms_init(MPI_Comm world) {
   MPI_Comm_size(world, &size);
   world_node = malloc((size_t)size * sizeof *world_node);
   int leader = rank, ok = world_node != NULL, all_ok = 0;
-  MPI_Comm shared;
-  rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+  /* split from a scratch copy, freed with the split: a split is a non-blocking all-reduce on its
+   * parent in Open MPI 4.1, which would leave libnbc's progress hook on world (pat_comm_private_dup) */
+  MPI_Comm scratch, shared;
+  rc = pat_comm_private_dup(world, &scratch);
   if (rc != MPI_SUCCESS) return rc;
-  rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shared); /* key = rank: its rank 0 is the lowest world rank */
-  MPI_Comm_free(&shared);
+  rc = MPI_Comm_split_type(scratch, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shared); /* key = rank: its rank 0 is the lowest world rank */
+    MPI_Comm_free(&shared);
+  }
+  MPI_Comm_free(&scratch);
+  if (rc != MPI_SUCCESS) return rc;
   if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
   if (rc == MPI_SUCCESS && !all_ok) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS) rc = PMPI_Allgather(&leader, 1, MPI_INT, world_node, 1, MPI_INT, world);
@@ -139,10 +146,12 @@ static int node_map(MPI_Comm comm, int P, int **out) {
   return rc;
 }
 
-/* A private duplicate without the application's info hints (such as
- * mpi_assert_allow_overtaking, which would break the order libpat relies on). */
-static int dup_private(MPI_Comm comm, MPI_Comm *out) {
-  int rc = MPI_Comm_dup_with_info(comm, MPI_INFO_NULL, out);
+int pat_comm_private_dup(MPI_Comm comm, MPI_Comm *out) {
+  MPI_Group group;
+  int rc = MPI_Comm_group(comm, &group);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = MPI_Comm_create_group(comm, group, PAT_CREATE_GROUP_TAG, out);
+  MPI_Group_free(&group);
   if (rc != MPI_SUCCESS) return rc;
   return MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
 }
@@ -209,7 +218,7 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
    * whatever else fails), then one all-reduce so that a rank that could not
    * set up its state is not the only one to give up. */
   MPI_Comm priv;
-  rc = dup_private(comm, &priv);
+  rc = pat_comm_private_dup(comm, &priv);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Allgather: cannot duplicate the communicator");
   pat_comm_state *cs = calloc(1, sizeof *cs);
   int local = cs ? set_up_locally(cs, comm) : MPI_ERR_NO_MEM;

@@ -48,9 +48,8 @@ static int start_thread_if_possible(void) {
 
 /* Everything that needs the world duplicate, in the same order on every rank. */
 static int set_up(void) {
-  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &pat_proc.world);
+  int rc = pat_comm_private_dup(MPI_COMM_WORLD, &pat_proc.world);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot duplicate MPI_COMM_WORLD");
-  MPI_Comm_set_errhandler(pat_proc.world, MPI_ERRORS_RETURN);
   int *tag_ub, found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
   pat_exec_set_tag_ub(found ? *tag_ub : 32767);
