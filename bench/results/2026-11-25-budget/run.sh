@@ -15,7 +15,7 @@
 # Tears the emulated cluster down at the end.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-R=bench/results/2026-11-25-budget
+R=${OUT:-bench/results/2026-11-25-budget} # OUT: another folder (2026-11-25-head used it)
 CL=bench/cluster/pat-cluster
 MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-24-b2b/model/cluster-p8.model # calibrated on the same emulated cluster (P = 8, 500 Mbit/s)
