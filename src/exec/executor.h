@@ -83,6 +83,17 @@ typedef struct pat_exec {
 void pat_exec_set_tag_ub(int tag_ub);
 /* PAT_TRACE: print every message posted, cancelled or drained. */
 void pat_exec_set_trace(int on);
+/* Pacing (PAT_PACE, flow.c): ns_per_byte > 0 is the rate of this process's
+ * link; data-flow schedules then post a send that carries none of the rank's
+ * own block (a relay's forward) only while the bytes this process posted are
+ * estimated to leave the link within PAT_PACE_LEAD_NS, so that the rank's
+ * own block, posted at its arrival, does not wait behind them in the host's
+ * queues.  0: off.  Process-wide: the calls and the background thread share
+ * the link. */
+void pat_exec_set_pace(double ns_per_byte);
+#define PAT_PACE_LEAD_NS 2000000
+/* How often pacing held a ready send back in this process (tests). */
+long long pat_exec_paced_sends(void);
 int pat_tag(int gen, int step);
 int pat_tag_generation(int tag);
 /* The generation pair of the plans of exchange number seq: its even member. */

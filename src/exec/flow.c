@@ -12,6 +12,16 @@
  * exactly "held"), and the rank's own block if it carries part of it (held
  * once the foreground runs, pat_exec_run).
  *
+ * Pacing (pat_exec_set_pace): a send posted to MPI completes as soon as the
+ * kernel takes it (eager), so the window does not bound what waits in the
+ * host's socket buffers and NIC queue; a late rank's own block then went out
+ * behind the forwards its background thread had queued (2.5-4.2x its wire
+ * time on the emulated cluster, bench/results/2026-11-25-head/firsthop.md).
+ * With a link rate, forwards wait here instead, while the estimated queue
+ * (every send's bytes at the rate, from when it was posted) is longer than
+ * the lead; sends of the own block are never held.  A held send is looked at
+ * again on the next completion, or after a nap when nothing is in flight.
+ *
  * Errors are those of lockstep: a request that completes in error (a
  * truncated receive: ranks passed different counts) is a data error, kept,
  * and the other ops still run so that no peer is left waiting; a failure to
@@ -21,10 +31,46 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "exec/exec_internal.h"
 
 enum { FLOW_IDLE = 0, FLOW_POSTED = 1, FLOW_DONE = 2 };
+
+static double pace_ns_per_byte;  /* 0: no pacing */
+static int64_t pace_queue_end;   /* when the bytes posted so far are estimated to have left the link */
+static long long paced_sends;
+#define PACE_NAP_NS 100000   /* the longest nap while a send is held: completions are tested meanwhile */
+#define PACE_MIN_NAP_NS 5000
+
+void pat_exec_set_pace(double ns_per_byte) { pace_ns_per_byte = ns_per_byte > 0 ? ns_per_byte : 0; }
+long long pat_exec_paced_sends(void) { return __atomic_load_n(&paced_sends, __ATOMIC_RELAXED); }
+
+static int64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Should ready send i wait for the link?  Counts the times it says so. */
+static int pace_holds(const pat_exec *e, size_t i) {
+  if (pace_ns_per_byte == 0 || e->needs_own[i]) return 0;
+  if (__atomic_load_n(&pace_queue_end, __ATOMIC_RELAXED) - mono_ns() <= PAT_PACE_LEAD_NS) return 0;
+  __atomic_add_fetch(&paced_sends, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+/* A send of m is posted: the link's queue grows by its bytes' time. */
+static void pace_add(const pat_msg *m) {
+  if (pace_ns_per_byte == 0) return;
+  int type_size = 0;
+  MPI_Type_size(m->type, &type_size);
+  int64_t add = (int64_t)((double)type_size * m->count * pace_ns_per_byte), now = mono_ns();
+  int64_t end = __atomic_load_n(&pace_queue_end, __ATOMIC_RELAXED), next;
+  do
+    next = (end > now ? end : now) + add;
+  while (!__atomic_compare_exchange_n(&pace_queue_end, &end, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
 
 static int is_recv(const pat_op *op) { return op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV; }
 
@@ -179,8 +225,10 @@ static int post(pat_exec *e, size_t i) {
   pat_exec_stamp(e, i, 0);
   if (recv)
     rc = MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, &e->reqs[i]);
-  else
+  else {
+    pace_add(&m);
     rc = MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, &e->reqs[i]);
+  }
   e->types[i] = m.tmp;
   if (rc != MPI_SUCCESS) return rc;
   e->state[i] = FLOW_POSTED;
@@ -193,7 +241,19 @@ static int ready(const pat_exec *e, size_t i) {
          (!e->needs_own[i] || e->own_held);
 }
 
-/* Every receive once, then ready sends while the window has room. */
+/* When a ready send held by pacing may go (ns from now, at least
+ * PACE_MIN_NAP_NS, at most PACE_NAP_NS), or 0 if none is held. */
+static int64_t pace_wait_ns(const pat_exec *e) {
+  if (pace_ns_per_byte == 0 || e->sends_inflight >= e->window) return 0;
+  size_t i = e->first_unposted_send;
+  while (i < e->nops && !ready(e, i)) i++;
+  if (i == e->nops) return 0;
+  int64_t due = __atomic_load_n(&pace_queue_end, __ATOMIC_RELAXED) - PAT_PACE_LEAD_NS - mono_ns();
+  return due < PACE_MIN_NAP_NS ? PACE_MIN_NAP_NS : due > PACE_NAP_NS ? PACE_NAP_NS : due;
+}
+
+/* Every receive once, then ready sends while the window has room and the
+ * link's queue is short (pacing). */
 static int post_ready(pat_exec *e) {
   if (!e->recvs_posted) {
     for (size_t i = 0; i < e->nops; i++)
@@ -207,7 +267,7 @@ static int post_ready(pat_exec *e) {
          (is_recv(&e->ops[e->first_unposted_send]) || e->state[e->first_unposted_send] != FLOW_IDLE))
     e->first_unposted_send++;
   for (size_t i = e->first_unposted_send; i < e->nops && e->sends_inflight < e->window; i++)
-    if (ready(e, i)) {
+    if (ready(e, i) && !pace_holds(e, i)) {
       int rc = post(e, i);
       if (rc != MPI_SUCCESS) return rc;
     }
@@ -299,10 +359,13 @@ int pat_exec_flow_run(pat_exec *e) {
       return rc;
     }
     int outcount = 0;
-    if (e->nap_ns > 0) {
+    /* a send held by pacing is due at a time, not at a completion: no blocking wait then (the
+     * peers may be waiting for that very send) */
+    int64_t held_ns = pace_wait_ns(e);
+    if (e->nap_ns > 0 || held_ns > 0) {
       rc = MPI_Testsome((int)e->nops, e->reqs, &outcount, e->done_idx, e->statuses);
-      if (rc == MPI_SUCCESS && outcount == 0) {
-        pat_exec_nap(e->nap_ns);
+      if (rc == MPI_SUCCESS && (outcount == 0 || (held_ns > 0 && outcount == MPI_UNDEFINED))) {
+        pat_exec_nap(held_ns > 0 && (e->nap_ns <= 0 || held_ns < e->nap_ns) ? held_ns : e->nap_ns);
         continue;
       }
     } else {

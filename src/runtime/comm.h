@@ -58,6 +58,8 @@ int pat_comm_private_dup(MPI_Comm comm, MPI_Comm *out);
 /* Does auto defer to NATIVE on world, hence on every communicator
  * (pat_engine_one_node_native)?  After pat_comms_init. */
 int pat_comms_world_one_node_native(void);
+/* Do all world ranks share one node?  After pat_comms_init. */
+int pat_comms_world_one_node(void);
 /* At PAT_Finalize: release every communicator's state, free the key. */
 void pat_comms_finalize(void);
 

@@ -46,6 +46,18 @@ static int start_thread_if_possible(void) {
   return pat_background_start();
 }
 
+/* PAT_PACE: this process's link in ns per byte, 0 for no pacing: the
+ * setting's rate, or with `model` the model file's link line (a ping-pong
+ * of two ranks alone, pat-calibrate) when the job spans nodes (ranks of one
+ * node share no link). */
+static double pace_ns_per_byte(void) {
+  int mbit = pat_proc.settings.pace_mbit;
+  if (mbit > 0) return 8e3 / mbit;
+  if (mbit == 0 || !pat_netparams_have_model() || pat_comms_world_one_node()) return 0;
+  const pat_model_params *mp = pat_netparams();
+  return mp->link_set && mp->link.beta > 0 ? mp->link.beta * 1e9 : 0;
+}
+
 /* Everything that needs the world duplicate, in the same order on every rank. */
 static int set_up(void) {
   int rc = pat_comm_private_dup(MPI_COMM_WORLD, &pat_proc.world);
@@ -59,6 +71,7 @@ static int set_up(void) {
   if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_proc.world, pat_proc.settings.clock_samples);
   if (rc == MPI_SUCCESS) rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model);
   if (rc == MPI_SUCCESS) rc = pat_comms_init(pat_proc.world);
+  if (rc == MPI_SUCCESS) pat_exec_set_pace(pace_ns_per_byte());
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&pat_proc.world);
     char why[600];

@@ -162,6 +162,18 @@ static int parse_wait_nap(const char *text, pat_settings *s, char *why, size_t l
   return 0;
 }
 
+#define PACE_MAX_MBIT 10000000
+static int parse_pace(const char *text, pat_settings *s, char *why, size_t len) {
+  long long v;
+  if (strcmp(text, "model") == 0 || strcmp(text, "off") == 0) {
+    s->pace_mbit = text[0] == 'm' ? -1 : 0;
+    return 0;
+  }
+  if (parse_int(text, 1, PACE_MAX_MBIT, &v)) return reason(why, len, "not model, off or an integer from 1 to 10000000");
+  s->pace_mbit = (int)v;
+  return 0;
+}
+
 static int parse_timeline(const char *text, pat_settings *s, char *why, size_t len) {
   if (strlen(text) + 16 >= sizeof s->timeline) return reason(why, len, "path too long");
   snprintf(s->timeline, sizeof s->timeline, "%s", text);
@@ -223,6 +235,12 @@ const pat_setting pat_setting_table[] = {
      "to the application's other threads and, on the emulated cluster, to the network; `0` waits in MPI "
      "(spinning); `n` sleeps n us.",
      parse_wait_nap, NULL},
+    {"PAT_PACE", "model, off, 1 to 10000000", "model", PAT_SCOPE_RANK,
+     "the rate (Mbit/s) of this host's link, at which data-flow schedules pace the sends that forward other "
+     "ranks' data (`src/exec/flow.c`), so that a rank's own block does not queue behind them; `model` takes it "
+     "from the model file's link line (`pat-calibrate` measures it) on a job of more than one node, none "
+     "otherwise; `off` never paces.",
+     parse_pace, NULL},
     {"PAT_TIMELINE", "a file path prefix", "unset", PAT_SCOPE_RANK,
      "record every executed call's per-op timeline (post and completion of each message on the common clock, "
      "background or foreground) into PREFIX.RANK (world rank), one line per op; `bench/timeline/timeline.py` "
@@ -256,6 +274,7 @@ static void defaults(pat_settings *s) {
   s->bind = PAT_BIND_NONE;
   s->send_window = -1;
   s->wait_nap_us = -1;
+  s->pace_mbit = -1;
   s->plan_ahead_auto = 1;
 }
 

@@ -40,6 +40,7 @@ typedef struct pat_settings {
   char clock_skew[PAT_SETTING_TEXT]; /* PAT_TEST_CLOCK_SKEW: validated "ns,ns,..." or "" */
   int send_window;   /* PAT_SEND_WINDOW: every schedule's send window, -1 = as its algorithm builds it */
   int wait_nap_us;   /* PAT_WAIT_NAP: the foreground's nap in data-flow waits (us), -1 = from the model */
+  int pace_mbit;     /* PAT_PACE: the link's rate for pacing forwards (Mbit/s), -1 = the model's link line, 0 = off */
   char timeline[PAT_SETTING_TEXT]; /* PAT_TIMELINE: file prefix of the per-op timeline, "" if off */
 } pat_settings;
 

@@ -1,5 +1,5 @@
 /*
- * Data-flow execution (schedule.h, send_window > 0), three modes (argv[1]):
+ * Data-flow execution (schedule.h, send_window > 0), four modes (argv[1]):
  *
  *   random    every algorithm's schedule (random predicted arrivals, block
  *             sizes with and without pieces) run by the executor as a data
@@ -12,6 +12,9 @@
  *             records is checked too: every op posted once and completed
  *             after its post, no send posted before the receives that bring
  *             its bytes completed, none of the own block before the run.
+ *   paced     random's cases with pacing on (pat_exec_set_pace): forwards
+ *             held back until the link's estimated queue is short; every
+ *             byte checked, and some send must have been held.
  *   timeline  PAT_Allgather under PAT_TIMELINE (set by ctest): the file of
  *             this rank lists every op of the schedule the call ran (rebuilt
  *             here from the recorded header), each posted and completed, in
@@ -306,6 +309,15 @@ int main(int argc, char **argv) {
     PAT_Init();
     run_ahead();
     PAT_Finalize();
+  } else if (!strcmp(mode, "paced")) {
+    /* the same cases with the link at 400 Mbit/s: forwards held back (the lead is 100 KB of it), and
+     * a run whose receives are done may have only held sends left (the executor naps then) */
+    pat_exec_set_pace(20.0);
+    run_random();
+    long long held = pat_exec_paced_sends(), all_held = 0;
+    MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(all_held > 0, "pacing held no send back in %d ranks' runs", P);
+    pat_exec_set_pace(0);
   } else {
     run_random();
   }
