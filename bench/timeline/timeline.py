@@ -79,7 +79,9 @@ def profile(calls, ms, bin_ms, link_mbit):
                                                  for i, g in enumerate(got)))
 
 
-def first_hop(calls, ms):
+def scatter_receives(calls):
+    """RELAY's first hop: per owner, the receives of its scattered pieces at their relays (a
+    receive alone in its step is a scatter's; relays receive one piece from each other rank)."""
     got = {}
     for c in calls.values():
         per_step = {}
@@ -88,10 +90,15 @@ def first_hop(calls, ms):
                 per_step[o["step"]] = per_step.get(o["step"], 0) + 1
         for o in c["ops"]:
             if o["kind"] == "recv" and per_step[o["step"]] == 1 and o["done"]:
-                got.setdefault(o["peer"], []).append(ms(o["done"]))
+                got.setdefault(o["peer"], []).append(o)
+    return got
+
+
+def first_hop(calls, ms):
+    got = scatter_receives(calls)
     print("first hop (RELAY's scatters), by arrival: owner, arrival, its pieces' arrival at the relays (ms)")
     for o in sorted(got, key=lambda o: calls[o]["arrival"]):
-        d = sorted(got[o])
+        d = sorted(ms(r["done"]) for r in got[o])
         a = ms(calls[o]["arrival"])
         print(f"{o:5d} {a:8.2f}  {len(d):3d} pieces  first {d[0]:7.2f}  median {d[len(d) // 2]:7.2f}  last {d[-1]:7.2f}"
               f"  (last - arrival {d[-1] - a:6.2f})")

@@ -14,21 +14,11 @@ rows = []
 for k in range(calls_from, calls_to + 1):
     calls = {r: c[k] for r, c in ranks.items()}
     order = sorted(calls, key=lambda r: calls[r]["arrival"])
-    got = {}
-    for c in calls.values():
-        per = {}
-        for o in c["ops"]:
-            if o["kind"] == "recv":
-                per[o["step"]] = per.get(o["step"], 0) + 1
-        for o in c["ops"]:
-            if o["kind"] == "recv" and per[o["step"]] == 1:
-                g = got.setdefault(o["peer"], [0, 0])
-                g[0] += o["bytes"]
-                g[1] = max(g[1], o["done"])
+    got = timeline.scatter_receives(calls)
     for pos, r in enumerate(order):
         if r in got:
-            b, last = got[r]
-            rows.append((pos, (last - calls[r]["arrival"]) / 1e6, b / rate * 1e3))
+            last = max(o["done"] for o in got[r])
+            rows.append((pos, (last - calls[r]["arrival"]) / 1e6, sum(o["bytes"] for o in got[r]) / rate * 1e3))
 print("arrival position: first hop done - arrival (ms), its wire time (ms), ratio; medians over calls %d-%d" % (calls_from, calls_to))
 for pos in range(8):
     xs = sorted(x for x in rows if x[0] == pos)
