@@ -26,11 +26,14 @@ void pat_engine_free(pat_engine *e) {
   memset(e, 0, sizeof *e);
 }
 
-int pat_engine_one_node_native(int P, const int *node, int one_node_auto) {
-  if (one_node_auto) return 0;
+int pat_engine_one_node(int P, const int *node) {
   for (int r = 1; r < P; r++)
     if (node[r] != node[0]) return 0;
   return 1;
+}
+
+int pat_engine_one_node_native(int P, const int *node, int one_node_auto) {
+  return !one_node_auto && pat_engine_one_node(P, node);
 }
 
 /* ---- costs and the gain rule ---- */

@@ -215,6 +215,8 @@ void pat_engine_free(pat_engine *e);
  * the deciding costs more than a small block's whole call there
  * (BENCHMARKS.md, Balanced calls on one node). */
 int pat_engine_one_node_native(int P, const int *node, int one_node_auto);
+/* Do the P ranks with nodes node[] all share one node? */
+int pat_engine_one_node(int P, const int *node);
 
 /* A site was made (or took an old one's place) for blocks of `bytes`, or
  * for an all-gatherv's blocks shape[0..P-1] (NULL: equal blocks; bytes is

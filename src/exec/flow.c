@@ -19,8 +19,9 @@
  * time on the emulated cluster, bench/results/2026-11-25-head/firsthop.md).
  * With a link rate, forwards wait here instead, while the estimated queue
  * (every send's bytes at the rate, from when it was posted) is longer than
- * the lead; sends of the own block are never held.  A held send is looked at
- * again on the next completion, or after a nap when nothing is in flight.
+ * the lead; sends of the own block are never held.  A held send is due at a
+ * time, not at a completion (a peer may be waiting for it), so while one is
+ * held the run tests and naps until it is due instead of blocking in MPI.
  *
  * Errors are those of lockstep: a request that completes in error (a
  * truncated receive: ranks passed different counts) is a data error, kept,

@@ -124,11 +124,7 @@ int pat_comms_init(MPI_Comm world) {
   return rc;
 }
 
-int pat_comms_world_one_node(void) {
-  for (int r = 1; world_node && r < pat_proc.world_size; r++)
-    if (world_node[r] != world_node[0]) return 0;
-  return 1;
-}
+int pat_comms_world_one_node(void) { return !world_node || pat_engine_one_node(pat_proc.world_size, world_node); }
 
 int pat_comms_world_one_node_native(void) {
   return world_node && pat_engine_one_node_native(pat_proc.world_size, world_node, pat_proc.settings.one_node_auto);
