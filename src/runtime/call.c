@@ -374,9 +374,7 @@ static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
 
 int pat_gather_pass_through(pat_comm_state *cs, const pat_gather_args *c) {
   int rc = run_native(c);
-  if (cs) __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED);
-  pat_call_stats st = {.alg = PAT_ALG_NATIVE};
-  pat_stats_call(&st);
+  pat_gather_count_through(cs);
   return rc;
 }
 
@@ -388,6 +386,11 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
    * state, so it is a valid intra-communicator: no need to ask MPI. */
   pat_comm_state *cs = pat_comm_cached(comm);
   int through = cs && pat_gather_passes_through(cs);
+  if (through && pat_allgather_plainly_valid(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)) {
+    pat_gather_count_through(cs);
+    int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI's own failed");
+  }
   int64_t arrival = through ? 0 : pat_clock_global_ns();
   pat_gather_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival,
                        NULL,    NULL,      "PAT_Allgather", 0,   NULL,     0};

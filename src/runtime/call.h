@@ -16,6 +16,7 @@
 
 #include "runtime/comm.h"
 #include "runtime/process.h"
+#include "runtime/stats.h"
 
 typedef struct pat_gather_args {
   const void *sendbuf;
@@ -49,7 +50,8 @@ typedef struct pat_gather_args {
  * added about 90 ns per call, of which perf put about 55 in that lock and
  * the clock reads; without them the call measures as MPI's own
  * (BENCHMARKS.md, Balanced calls on one node).  PAT_REPORT keeps the full
- * path: it reports per-site times. */
+ * path: it reports per-site times.  PAT_Allgather(v) take it first, before
+ * the checks, for arguments that pass the screen (runtime/args.h). */
 static inline int pat_gather_passes_through(const pat_comm_state *cs) {
   return !pat_proc.background && pat_proc.alg == PAT_ALG_AUTO && cs->engine.one_node_native &&
          !cs->engine.next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
@@ -62,6 +64,13 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c);
 /* MPI's own all-gather (all-gatherv where c->displs), counted as NATIVE's
  * call: nothing else (cs may be NULL: no state was made). */
 int pat_gather_pass_through(pat_comm_state *cs, const pat_gather_args *c);
+
+/* What a pass-through leaves behind: NATIVE's call counted, and PAT_LastAlg
+ * (cs may be NULL). */
+static inline void pat_gather_count_through(pat_comm_state *cs) {
+  if (cs) __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
+  pat_stats_count(PAT_ALG_NATIVE);
+}
 
 /* A classic schedule of `alg`, typed on the user's buffer (blocks of the
  * counts at the displacements where c->displs, of any sizes), under cs's

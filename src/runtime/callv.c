@@ -115,6 +115,13 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
   pat_comm_state *cs = pat_comm_cached(comm);
   int P, rank;
+  if (cs && cs->base.P > 1 && pat_gather_passes_through(cs) &&
+      pat_allgatherv_plainly_valid(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cs->base.P,
+                                   cs->base.rank)) {
+    pat_gather_count_through(cs);
+    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI's own failed");
+  }
   if (cs) {
     P = cs->base.P;
     rank = cs->base.rank;

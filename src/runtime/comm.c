@@ -240,6 +240,10 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   cs->next = live;
   live = cs;
   pthread_mutex_unlock(&registry_lock);
+  /* the generation read before the state was made: a retirement meanwhile makes it stale */
+  last_lookup.comm = comm;
+  last_lookup.cs = cs;
+  last_lookup.generation = generation;
   *out = cs;
   return MPI_SUCCESS;
 }

@@ -88,14 +88,18 @@ void pat_stats_reset(void) {
   pthread_mutex_unlock(&stats_lock);
 }
 
-void pat_stats_call(const pat_call_stats *c) {
-  int slot = c->alg >= 0 && c->alg < NALGS ? c->alg : OTHER;
+void pat_stats_count(int alg) {
+  int slot = alg >= 0 && alg < NALGS ? alg : OTHER;
   thread_counts *t = my_counts();
   if (t) /* only this thread writes its counters: no increment is lost, and a reader sees each whole */
     atomic_store_explicit(&t->count[slot], atomic_load_explicit(&t->count[slot], memory_order_relaxed) + 1,
                           memory_order_relaxed);
   else
     atomic_fetch_add_explicit(&uncounted[slot], 1, memory_order_relaxed);
+}
+
+void pat_stats_call(const pat_call_stats *c) {
+  pat_stats_count(c->alg);
   if (!c->exchanged && !c->bg_steps && !c->fg_steps) return;
   pthread_mutex_lock(&stats_lock);
   stats.exchanged_calls += c->exchanged;

@@ -14,6 +14,9 @@ typedef struct pat_call_stats {
 
 void pat_stats_reset(void);
 void pat_stats_call(const pat_call_stats *c);
+/* A call that ran alg and did nothing else worth recording (the
+ * pass-through): pat_stats_call without the record. */
+void pat_stats_count(int alg);
 /* What the background thread measured of itself when it stopped. */
 void pat_stats_background(double cpu_s, double wall_s);
 /* Everything recorded so far (PAT_GetStats adds the running thread's times). */
