@@ -10,9 +10,12 @@
  *                              PAT_Init.  The application is told the level it
  *                              asked for (never more than MPI gave).
  *   MPI_Query_thread           that same level.
- *   MPI_Allgather              PAT_Allgather (which calls PMPI_Allgather itself
- *                              for the native algorithm and inter-communicators).
- *   MPI_Allgatherv             PAT_Allgatherv, the same way.
+ *   MPI_Allgather              PMPI_Allgather where libpat's gate says the call
+ *                              passes through (runtime/through.h: MPI raises its
+ *                              own errors then), else PAT_Allgather (which calls
+ *                              PMPI_Allgather itself for the native algorithm and
+ *                              inter-communicators).
+ *   MPI_Allgatherv             the same with PMPI_Allgatherv and PAT_Allgatherv.
  *   MPI_Finalize               PAT_Finalize (stops the thread), then PMPI_Finalize.
  *
  * Thread levels.  A level is a promise the application makes about its own
@@ -45,6 +48,7 @@
 #include "dropin/dropin.h"
 #include "pat.h"
 #include "runtime/settings.h"
+#include "runtime/through.h"
 
 static int pat_on;          /* PAT_Init succeeded on every rank: MPI_Allgather(v) is libpat's */
 static int app_level = -1;  /* the thread level the application was told, -1 outside MPI */
@@ -169,7 +173,8 @@ static int raise_error(const char *call, MPI_Comm comm, int rc) {
 
 int dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, MPI_Comm comm) {
-  if (!pat_on || inside) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (!pat_on || inside || pat_allgather_through(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   inside = 1;
   int rc = PAT_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   inside = 0;
@@ -178,7 +183,8 @@ int dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if (!pat_on || inside)
+  if (!pat_on || inside ||
+      pat_allgatherv_through(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   inside = 1;
   int rc = PAT_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);

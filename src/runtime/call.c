@@ -20,6 +20,7 @@
 #include "runtime/report.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
+#include "runtime/through.h"
 #include "runtime/timeline.h"
 
 /* The arguments of an intra-communicator all-gather (the communicator is
@@ -378,19 +379,26 @@ int pat_gather_pass_through(pat_comm_state *cs, const pat_gather_args *c) {
   return rc;
 }
 
+int pat_allgather_through(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  pat_comm_state *cs = pat_gather_passing_state(comm);
+  if (!cs || !pat_allgather_plainly_valid(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)) return 0;
+  pat_gather_count_through(cs);
+  return 1;
+}
+
 int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
+  if (pat_allgather_through(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
+    int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI's own failed");
+  }
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgather: call PAT_Init first");
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: comm is MPI_COMM_NULL");
   /* The communicator of this thread's last call (the usual case) has a
    * state, so it is a valid intra-communicator: no need to ask MPI. */
   pat_comm_state *cs = pat_comm_cached(comm);
   int through = cs && pat_gather_passes_through(cs);
-  if (through && pat_allgather_plainly_valid(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)) {
-    pat_gather_count_through(cs);
-    int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI's own failed");
-  }
   int64_t arrival = through ? 0 : pat_clock_global_ns();
   pat_gather_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival,
                        NULL,    NULL,      "PAT_Allgather", 0,   NULL,     0};

@@ -57,6 +57,15 @@ static inline int pat_gather_passes_through(const pat_comm_state *cs) {
          !cs->engine.next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
 }
 
+/* cs of comm where a call on it passes through, else NULL (also before
+ * PAT_Init and after PAT_Finalize: no state is cached then): the start of
+ * the gates of through.h, which call.c and callv.c define. */
+static inline pat_comm_state *pat_gather_passing_state(MPI_Comm comm) {
+  if (!pat_proc.initialized) return NULL;
+  pat_comm_state *cs = pat_comm_cached(comm);
+  return cs && pat_gather_passes_through(cs) ? cs : NULL;
+}
+
 /* The call on cs, its arguments checked and c->arrival set: everything
  * after the pass-through (which the caller tests first). */
 int pat_gather_run(pat_comm_state *cs, pat_gather_args *c);

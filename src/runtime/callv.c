@@ -49,6 +49,7 @@
 #include "runtime/errors.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
+#include "runtime/through.h"
 #include "runtime/timeline.h"
 
 #define PAT_VCALL_SMALL_P 64 /* a shape of up to this many ranks lives on the stack */
@@ -109,19 +110,28 @@ static void make_shape(vcall *v, int P) {
   g->recvcount = (int)((count_sum + P - 1) / P);
 }
 
+int pat_allgatherv_through(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  pat_comm_state *cs = pat_gather_passing_state(comm);
+  /* not one process: libpat copies its block (MPICH's own all-gatherv ignores its displacement) */
+  if (!cs || cs->base.P < 2 ||
+      !pat_allgatherv_plainly_valid(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cs->base.P,
+                                    cs->base.rank))
+    return 0;
+  pat_gather_count_through(cs);
+  return 1;
+}
+
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (pat_allgatherv_through(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)) {
+    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI's own failed");
+  }
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
   pat_comm_state *cs = pat_comm_cached(comm);
   int P, rank;
-  if (cs && cs->base.P > 1 && pat_gather_passes_through(cs) &&
-      pat_allgatherv_plainly_valid(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cs->base.P,
-                                   cs->base.rank)) {
-    pat_gather_count_through(cs);
-    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI's own failed");
-  }
   if (cs) {
     P = cs->base.P;
     rank = cs->base.rank;

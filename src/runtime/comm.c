@@ -26,20 +26,10 @@ static pat_comm_state *retiring; /* freed by the application, finishing (retire.
 static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(pat_comm_state *) current;
 
-/* The last lookup of each thread: a program calls the all-gather on the
- * same communicator again and again, and the attribute lookup costs far
- * more than the rest of a call that needs no exchange.  Any retirement
+/* The last lookup of each thread (comm.h, pat_comm_cached): any retirement
  * invalidates every thread's entry (a freed handle may be reused). */
-static atomic_uint lookup_generation;
-/* initial-exec: a plain load on every call instead of a __tls_get_addr call
- * (1.3% of a 1 B osu_allgather's samples at P = 2).  libpat is loaded with
- * the program (linked, or under libpat_mpi.so); a dlopen'ed libpat takes
- * these 24 bytes from the static TLS surplus glibc keeps for that. */
-static _Thread_local struct {
-  MPI_Comm comm;
-  pat_comm_state *cs;
-  unsigned generation;
-} last_lookup __attribute__((tls_model("initial-exec")));
+atomic_uint pat_comm_lookup_generation;
+_Thread_local pat_comm_lookup pat_comm_last_lookup __attribute__((tls_model("initial-exec")));
 
 static void unlink_from(pat_comm_state **list, pat_comm_state *cs) {
   for (pat_comm_state **p = list; *p; p = &(*p)->next)
@@ -65,7 +55,7 @@ static void destroy_state(pat_comm_state *cs) {
 /* The application's handle goes (MPI_Comm_free, or PAT_Finalize deleting
  * the attribute): local, never waits for another rank. */
 static void retire(pat_comm_state *cs) {
-  atomic_fetch_add(&lookup_generation, 1);
+  atomic_fetch_add(&pat_comm_lookup_generation, 1);
   pthread_mutex_lock(&current_lock);
   if (current == cs) current = NULL;
   pthread_mutex_unlock(&current_lock);
@@ -196,14 +186,8 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   return rc;
 }
 
-pat_comm_state *pat_comm_cached(MPI_Comm comm) {
-  unsigned generation = atomic_load(&lookup_generation);
-  if (last_lookup.cs && last_lookup.comm == comm && last_lookup.generation == generation) return last_lookup.cs;
-  return NULL;
-}
-
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
-  unsigned generation = atomic_load(&lookup_generation);
+  unsigned generation = atomic_load(&pat_comm_lookup_generation);
   if ((*out = pat_comm_cached(comm)) != NULL) return MPI_SUCCESS;
   void *value;
   int found, rc;
@@ -211,9 +195,9 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   if (rc != MPI_SUCCESS) return pat_fail(rc, "cannot read communicator attribute");
   if (found) {
     *out = value;
-    last_lookup.comm = comm;
-    last_lookup.cs = value;
-    last_lookup.generation = generation;
+    pat_comm_last_lookup.comm = comm;
+    pat_comm_last_lookup.cs = value;
+    pat_comm_last_lookup.generation = generation;
     return MPI_SUCCESS;
   }
   /* First use, collective: the private duplicate first (every rank makes it
@@ -241,9 +225,9 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   live = cs;
   pthread_mutex_unlock(&registry_lock);
   /* the generation read before the state was made: a retirement meanwhile makes it stale */
-  last_lookup.comm = comm;
-  last_lookup.cs = cs;
-  last_lookup.generation = generation;
+  pat_comm_last_lookup.comm = comm;
+  pat_comm_last_lookup.cs = cs;
+  pat_comm_last_lookup.generation = generation;
   *out = cs;
   return MPI_SUCCESS;
 }

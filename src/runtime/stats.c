@@ -10,23 +10,17 @@
 
 #define NALGS (int)(sizeof((PAT_Stats *)0)->calls_per_alg / sizeof((PAT_Stats *)0)->calls_per_alg[0])
 
-/* A call that exchanged nothing only counts, on the path of every call, so
- * each thread counts its own calls: a plain load and store of its own
- * counters, no lock and no locked instruction.  A `lock add` on one shared
- * counter was 6.5% of a pass-through call's samples (about 35 ns of
- * 0.56 us; osu_allgather, 1 B, shared memory, P = 2), more than the rest of
- * libpat's path.  A thread's counters are linked into `threads` when it
- * first counts and folded into `gone` when it exits; a reset keeps the sums
- * of that moment as `base`, so it never races with a thread counting.
- * Every count array has a slot per algorithm and one more, OTHER, for the
- * calls whose algorithm has none; the calls are the sum of all slots. */
+/* Each thread counts its own calls (stats.h).  A thread's counters are
+ * linked into `threads` when it first counts and folded into `gone` when it
+ * exits; a reset keeps the sums of that moment as `base`, so it never races
+ * with a thread counting.  Every count array has a slot per algorithm and
+ * one more, OTHER, for the calls whose algorithm has none; the calls are the
+ * sum of all slots. */
 #define OTHER NALGS
-#define SLOTS (NALGS + 1)
+#define SLOTS PAT_STATS_SLOTS
+_Static_assert(PAT_STATS_SLOTS == NALGS + 1, "a slot per algorithm of PAT_Stats and OTHER");
 
-typedef struct thread_counts {
-  atomic_llong count[SLOTS];
-  struct thread_counts *next;
-} thread_counts;
+typedef pat_thread_counts thread_counts;
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER; /* guards everything below but the counts */
 static PAT_Stats stats;                                          /* the rest */
@@ -36,7 +30,7 @@ static atomic_llong uncounted[SLOTS]; /* calls of threads that could not get cou
 static pthread_key_t exit_key;
 static int have_exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
-static __thread thread_counts *mine __attribute__((tls_model("initial-exec")));
+_Thread_local thread_counts *pat_stats_mine __attribute__((tls_model("initial-exec")));
 
 static void add_counts(long long sum[SLOTS], atomic_llong const count[SLOTS]) {
   for (int slot = 0; slot < SLOTS; slot++) sum[slot] += atomic_load_explicit(&count[slot], memory_order_relaxed);
@@ -53,7 +47,7 @@ static void thread_gone(void *counts) {
   add_counts(gone, t->count);
   pthread_mutex_unlock(&stats_lock);
   free(t);
-  mine = NULL; /* this runs in the exiting thread: a call from a later destructor counts anew */
+  pat_stats_mine = NULL; /* this runs in the exiting thread: a call from a later destructor counts anew */
 }
 
 static void make_exit_key(void) {
@@ -61,7 +55,7 @@ static void make_exit_key(void) {
 }
 
 static thread_counts *my_counts(void) {
-  if (mine) return mine;
+  if (pat_stats_mine) return pat_stats_mine;
   pthread_once(&exit_key_once, make_exit_key);
   thread_counts *t = calloc(1, sizeof *t);
   if (!t) return NULL;
@@ -71,7 +65,7 @@ static thread_counts *my_counts(void) {
   t->next = threads;
   threads = t;
   pthread_mutex_unlock(&stats_lock);
-  return mine = t;
+  return pat_stats_mine = t;
 }
 
 /* Every call counted so far, per slot; stats_lock held. */
@@ -88,12 +82,11 @@ void pat_stats_reset(void) {
   pthread_mutex_unlock(&stats_lock);
 }
 
-void pat_stats_count(int alg) {
-  int slot = alg >= 0 && alg < NALGS ? alg : OTHER;
+void pat_stats_count_first(int alg) {
+  int slot = pat_stats_slot(alg);
   thread_counts *t = my_counts();
-  if (t) /* only this thread writes its counters: no increment is lost, and a reader sees each whole */
-    atomic_store_explicit(&t->count[slot], atomic_load_explicit(&t->count[slot], memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+  if (t)
+    pat_stats_bump(t, slot);
   else
     atomic_fetch_add_explicit(&uncounted[slot], 1, memory_order_relaxed);
 }

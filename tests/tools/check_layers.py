@@ -24,7 +24,7 @@ ALLOWED = {
     "pat": {"pat", "pat.h"},
     "src/exec": {"sched", "exec"},
     "src/runtime": {"sched", "algorithms", "model", "decide", "pat", "exec", "runtime", "pat.h"},
-    "src/dropin": {"dropin", "pat.h", "runtime/settings.h"},
+    "src/dropin": {"dropin", "pat.h", "runtime/settings.h", "runtime/through.h"},
     "src/fortran": {"pat.h", "dropin/fortran_sentinel.h"},
 }
 PURE = {"src/sched", "algorithms", "src/model", "src/decide"}
@@ -35,7 +35,7 @@ RUNTIME_ORDER = [
     "errors", "args", "settings", "process", "bind", "wakeup", "stats", "timeline", "wait_nap", "netparams",
     "comm_base", "plan", "retire", "report",  # the parts of a communicator's state
     "comm",                                   # the state itself: identity, lock, registry, lifecycle
-    "debug", "arrivals", "background", "finalize_hook", "call", "callv", "runtime",
+    "debug", "arrivals", "background", "finalize_hook", "through", "call", "callv", "runtime",
 ]
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}
 
