@@ -32,7 +32,7 @@
  * failing rank says why.  Before MPI_Init and after MPI_Finalize every call is
  * MPI's own, so MPI reports the misuse exactly as it would without libpat.
  * Errors of PAT_Allgather and PAT_Allgatherv go to the communicator's error
- * handler, as MPI's would.
+ * handler, as MPI's would, once: where libpat ran MPI's own, MPI raised it.
  *
  * The Fortran bindings (fortran_mpif.c, fortran_f08.c) reach the same code
  * through the dropin_* entry points of dropin.h, so a Fortran call is
@@ -47,6 +47,7 @@
 
 #include "dropin/dropin.h"
 #include "pat.h"
+#include "runtime/errors.h"
 #include "runtime/settings.h"
 #include "runtime/through.h"
 
@@ -161,6 +162,7 @@ int MPI_Finalize(void) { return dropin_finalize(); }
  * handler, as MPI does (an invalid communicator: MPI_COMM_WORLD's, as Open
  * MPI does). */
 static int raise_error(const char *call, MPI_Comm comm, int rc) {
+  if (pat_error_raised(rc)) return rc; /* MPI's own failed, and raised it on comm itself */
   MPI_Comm where = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   if (PMPI_Comm_get_errhandler(where, &eh) == MPI_SUCCESS) {

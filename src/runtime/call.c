@@ -150,7 +150,7 @@ static inline int run_native(const pat_gather_args *c) {
                                        c->recvtype, c->comm)
                      : PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
                                       c->comm);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "%s: MPI's own failed", c->name);
+  return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, c->name);
 }
 
 static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long long *bg_steps, long long *fg_steps) {
@@ -391,7 +391,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm) {
   if (pat_allgather_through(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgather: MPI's own failed");
+    return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgather");
   }
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgather: call PAT_Init first");
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: comm is MPI_COMM_NULL");
@@ -410,7 +410,10 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     /* An inter-communicator all-gather has other semantics (each group
      * receives the other's blocks, whose size may differ from its own): it
      * is MPI's, arguments and all. */
-    if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (inter) {
+      rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+      return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgather");
+    }
   }
   rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &c.bytes);
   if (rc != MPI_SUCCESS) return rc;
@@ -494,5 +497,6 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
   pat_comm_leave_call(cs);
   pat_stats_call(&st);
   pat_comm_set_current(cs);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "%s: %s failed", c->name, pat_algorithms[alg].name);
+  if (rc == MPI_SUCCESS || pat_error_raised(rc)) return rc; /* MPI's own says what failed */
+  return pat_fail(rc, "%s: %s failed", c->name, pat_algorithms[alg].name);
 }

@@ -126,7 +126,7 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (pat_allgatherv_through(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)) {
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: MPI's own failed");
+    return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgatherv");
   }
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
@@ -140,7 +140,10 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
       return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: invalid communicator");
     /* an inter-communicator all-gatherv has other semantics: MPI's, arguments and all */
-    if (inter) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    if (inter) {
+      int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+      return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgatherv");
+    }
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &rank);
   }

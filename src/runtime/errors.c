@@ -11,6 +11,7 @@
 
 static _Thread_local char last_message[512];
 static _Thread_local int last_code = MPI_SUCCESS;
+static _Thread_local int last_raised; /* the last failure is MPI's own, already handed to the handler */
 static int print_failures;
 
 void pat_errors_set_verbose(int verbose) { print_failures = verbose > 0; }
@@ -21,9 +22,18 @@ int pat_fail(int code, const char *fmt, ...) {
   vsnprintf(last_message, sizeof last_message, fmt, ap);
   va_end(ap);
   last_code = code;
+  last_raised = 0;
   if (print_failures) fprintf(stderr, "libpat: %s\n", last_message);
   return code;
 }
+
+int pat_fail_mpi_own(int code, const char *call) {
+  pat_fail(code, "%s: MPI's own failed", call);
+  last_raised = 1;
+  return code;
+}
+
+int pat_error_raised(int code) { return code != MPI_SUCCESS && code == last_code && last_raised; }
 
 int pat_mpi_error(int status) { return status == PAT_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_INTERN; }
 

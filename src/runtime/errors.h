@@ -15,6 +15,15 @@ int pat_fail(int code, const char *fmt, ...)
 #endif
     ;
 
+/* MPI's own all-gather(v) on the application's communicator failed with
+ * code: recorded like pat_fail, and marked as raised, since MPI has handed
+ * it to the communicator's error handler already.  The drop-in, which
+ * raises libpat's failures on that handler as MPI would, asks
+ * pat_error_raised so that the handler runs once per failed call. */
+int pat_fail_mpi_own(int code, const char *call);
+/* Is code the last failure of this thread, one that MPI raised itself? */
+int pat_error_raised(int code);
+
 /* The MPI error class of a pure layer's status: out of memory is
  * MPI_ERR_NO_MEM; anything else a pure layer reports to the runtime is a
  * libpat bug (the runtime validates its inputs first): MPI_ERR_INTERN. */

@@ -183,6 +183,47 @@ static void many_comms(int per_rank_order) {
   /* the 10 left are never freed: MPI_Finalize (and PAT_Finalize before it) clean up */
 }
 
+static int handler_calls;
+static void count_handler_call(MPI_Comm *comm, int *code, ...) {
+  (void)comm;
+  (void)code;
+  handler_calls++;
+}
+
+/* A mistake libpat's checks let through (a derived type never committed:
+ * no MPI call tells) and MPI's own rejects.  Where the call is MPI's own
+ * (the pass-through, NATIVE), MPI raises the error on the communicator's
+ * handler itself, and the drop-in must not raise it again: the handler
+ * runs once per failed call, never for one that succeeded. */
+static void raised_once(MPI_Comm comm) {
+  MPI_Errhandler counting;
+  MPI_Comm_create_errhandler(count_handler_call, &counting);
+  MPI_Comm_set_errhandler(comm, counting);
+  MPI_Datatype uncommitted;
+  MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+  int buf[2] = {rank, rank}, out[2 * 64], counts[64], displs[64];
+  for (int r = 0; r < size; r++) {
+    counts[r] = 1;
+    displs[r] = 2 * r;
+  }
+  for (int v = 0; v < 2; v++) {
+    handler_calls = 0;
+    int rc = v ? MPI_Allgatherv(buf, 1, uncommitted, out, counts, displs, uncommitted, comm)
+               : MPI_Allgather(buf, 1, uncommitted, out, 1, uncommitted, comm);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    if (handler_calls != (rc != MPI_SUCCESS))
+      FAIL("uncommitted type: %s returned class %d, and the handler ran %d times", v ? "MPI_Allgatherv" : "MPI_Allgather",
+           cls, handler_calls);
+    if (rc != MPI_SUCCESS && cls != MPI_ERR_TYPE)
+      FAIL("uncommitted type: %s returned class %d, not MPI_ERR_TYPE", v ? "MPI_Allgatherv" : "MPI_Allgather", cls);
+  }
+  calls += 2; /* libpat counts both: each ran an algorithm (MPI's own, where it failed) */
+  MPI_Type_free(&uncommitted);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Errhandler_free(&counting);
+}
+
 /* MPI's own error class for the same mistake, and libpat_mpi's */
 static void errors(void) {
   MPI_Comm comm;
@@ -247,6 +288,7 @@ static void errors(void) {
     if (rc == MPI_SUCCESS || cls != vcases[k].want)
       FAIL("%s: MPI_Allgatherv returned class %d, not %d", vcases[k].what, cls, vcases[k].want);
   }
+  raised_once(comm);
   gather_check(comm, 5, 1); /* still usable */
   gatherv_check(comm, 5, 2);
   failures += dropin_check(comm, "auto", calls); /* the refused calls are not counted */

@@ -24,7 +24,7 @@ ALLOWED = {
     "pat": {"pat", "pat.h"},
     "src/exec": {"sched", "exec"},
     "src/runtime": {"sched", "algorithms", "model", "decide", "pat", "exec", "runtime", "pat.h"},
-    "src/dropin": {"dropin", "pat.h", "runtime/settings.h", "runtime/through.h"},
+    "src/dropin": {"dropin", "pat.h", "runtime/errors.h", "runtime/settings.h", "runtime/through.h"},
     "src/fortran": {"pat.h", "dropin/fortran_sentinel.h"},
 }
 PURE = {"src/sched", "algorithms", "src/model", "src/decide"}
