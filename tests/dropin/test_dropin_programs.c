@@ -11,9 +11,8 @@
  *   comms       50 communicators from splits and dups, used interleaved,
  *               40 freed in a shuffled order (the same on every rank), new
  *               ones made after that, 10 left for MPI_Finalize
- *   comms-rank  the same, but every rank frees in its own order (not
- *               registered with ctest: libpat deadlocks on it with a fixed
- *               classic algorithm, see tests/dropin/CMakeLists.txt)
+ *   comms-rank  the same, but every rank frees in its own order (a rank
+ *               frees a communicator while another still gathers on it)
  *   errors      argument errors of MPI_Allgather and MPI_Allgatherv go to
  *               the communicator's error handler (MPI_ERRORS_RETURN here)
  *               with MPI's error class
