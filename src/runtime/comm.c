@@ -116,6 +116,11 @@ int pat_comms_init(MPI_Comm world) {
 
 int pat_comms_world_one_node(void) { return !world_node || pat_engine_one_node(pat_proc.world_size, world_node); }
 
+int pat_comms_world_same_node(int a, int b) {
+  return !world_node || a < 0 || b < 0 || a >= pat_proc.world_size || b >= pat_proc.world_size ||
+         world_node[a] == world_node[b];
+}
+
 int pat_comms_world_one_node_native(void) {
   return world_node && pat_engine_one_node_native(pat_proc.world_size, world_node, pat_proc.settings.one_node_auto);
 }

@@ -60,6 +60,9 @@ int pat_comm_private_dup(MPI_Comm comm, MPI_Comm *out);
 int pat_comms_world_one_node_native(void);
 /* Do all world ranks share one node?  After pat_comms_init. */
 int pat_comms_world_one_node(void);
+/* Do world ranks a and b share a node?  After pat_comms_init (1 when it
+ * cannot tell). */
+int pat_comms_world_same_node(int a, int b);
 /* At PAT_Finalize: release every communicator's state, free the key. */
 void pat_comms_finalize(void);
 

@@ -12,9 +12,11 @@
 static pat_model_params model;
 static char source[512];
 static int have_model; /* a model file (or a unit test's parameters), not the ping-pong estimate */
+static double pingpong_beta; /* s/B of PAT_Init's ping-pong, 0 without one */
 
 const pat_model_params *pat_netparams(void) { return &model; }
 int pat_netparams_have_model(void) { return have_model; }
+double pat_netparams_pingpong_beta(void) { return have_model ? 0 : pingpong_beta; }
 const char *pat_netparams_source(void) { return source; }
 
 void pat_netparams_use(const pat_model_params *mp, const char *text) {
@@ -68,6 +70,7 @@ static void measure(MPI_Comm world, int rank, double ab[3]) {
 static int estimate(MPI_Comm world, int P, int rank) {
   double ab[3] = {1e-6, 1.0 / 1e9, 1}; /* alpha, beta, ok; a single process: 1 us, 1 GB/s */
   have_model = 0;
+  pingpong_beta = 0;
   snprintf(source, sizeof source, "default (single process)");
   if (P > 1) {
     if (rank < 2) measure(world, rank, ab);
@@ -75,6 +78,7 @@ static int estimate(MPI_Comm world, int P, int rank) {
     if (rc != MPI_SUCCESS) return rc;
     if (!ab[2]) return pat_fail(MPI_ERR_NO_MEM, "PAT_Init: no memory for the network ping-pong");
     snprintf(source, sizeof source, "built-in estimate: ping-pong of world ranks 0 and 1 at PAT_Init");
+    pingpong_beta = ab[1];
   }
   pat_model_params_init(&model, ab[0], ab[1]);
   return MPI_SUCCESS;

@@ -21,6 +21,11 @@ void pat_netparams_use(const pat_model_params *mp, const char *source);
 /* 1 if they came from a model file (or pat_netparams_use), 0 for the
  * ping-pong estimate: the same on every rank. */
 int pat_netparams_have_model(void);
+/* Without a model file: the seconds per byte of PAT_Init's ping-pong of
+ * world ranks 0 and 1, two processes alone (the same on every rank; 0 with
+ * a model file or a single process).  Where the two are on different nodes
+ * it is what a model file's link line measures (pat-calibrate). */
+double pat_netparams_pingpong_beta(void);
 /* Where the parameters came from, for pat_info. */
 const char *pat_netparams_source(void);
 

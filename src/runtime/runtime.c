@@ -49,11 +49,15 @@ static int start_thread_if_possible(void) {
 /* PAT_PACE: this process's link in ns per byte, 0 for no pacing: the
  * setting's rate, or with `model` the model file's link line (a ping-pong
  * of two ranks alone, pat-calibrate) when the job spans nodes (ranks of one
- * node share no link). */
+ * node share no link); without a model file, PAT_Init's own ping-pong of
+ * world ranks 0 and 1, the same measurement, where those two are on
+ * different nodes.  Every rank gets the same rate. */
 static double pace_ns_per_byte(void) {
   int mbit = pat_proc.settings.pace_mbit;
   if (mbit > 0) return 8e3 / mbit;
-  if (mbit == 0 || !pat_netparams_have_model() || pat_comms_world_one_node()) return 0;
+  if (mbit == 0 || pat_comms_world_one_node()) return 0;
+  if (!pat_netparams_have_model())
+    return pat_comms_world_same_node(0, 1) ? 0 : pat_netparams_pingpong_beta() * 1e9;
   const pat_model_params *mp = pat_netparams();
   return mp->link_set && mp->link.beta > 0 ? mp->link.beta * 1e9 : 0;
 }
@@ -71,7 +75,14 @@ static int set_up(void) {
   if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_proc.world, pat_proc.settings.clock_samples);
   if (rc == MPI_SUCCESS) rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model);
   if (rc == MPI_SUCCESS) rc = pat_comms_init(pat_proc.world);
-  if (rc == MPI_SUCCESS) pat_exec_set_pace(pace_ns_per_byte());
+  if (rc == MPI_SUCCESS) {
+    double pace = pace_ns_per_byte();
+    pat_exec_set_pace(pace);
+    if (pace > 0 && pat_proc.settings.verbose >= 1 && pat_proc.world_rank == 0)
+      fprintf(stderr, "libpat: data-flow forwards paced at %.0f Mbit/s (PAT_PACE; %s)\n", 8e3 / pace,
+              pat_proc.settings.pace_mbit > 0 ? "given" : pat_netparams_have_model() ? "the model file's link line"
+                                                                                 : "PAT_Init's ping-pong");
+  }
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&pat_proc.world);
     char why[600];
