@@ -5,6 +5,10 @@
 # the default, alternating launches per cell (which goes first alternates too), two rounds, on the
 # emulated cluster (P = 8, 500 Mbit/s), N = 1M floats, equal and one-4x blocks, maxDelay 0/50/100 ms.
 #   bash bench/results/2026-11-25-nomodel/run.sh sweep   # off-R.csv, paced-R.csv, round-R.md (about 30 min)
+#   bash bench/results/2026-11-25-nomodel/run.sh osu     # osu-cluster-allgather(v)/: OSU unmodified on the cluster,
+#                                                       # no model file, the library before (OLD, default
+#                                                       # /tmp/oldlib/build/libpat_mpi.so: d42e6e8, never paced
+#                                                       # without a model file) and after, 3 rounds (about 15 min)
 # Needs root, build/ (cmake --build build) and a quiet machine. Tears the emulated cluster down at the end.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -39,5 +43,12 @@ case ${1:-} in
       python3 bench/results/2026-11-25-vpieces/compare.py $R/off-$round.csv $R/paced-$round.csv > $R/round-$round.md
     done > /tmp/nomodel-sweep.log
     $CL down ;;
+  osu)
+    for b in allgather allgatherv; do
+      rm -rf /tmp/nomodel-osu-$b
+      bash bench/balanced/osu.sh --osu /tmp/osu/osu_$b --out /tmp/nomodel-osu-$b --configs cluster8 --rounds 3 \
+        --old-lib "${OLD:-/tmp/oldlib/build/libpat_mpi.so}" --osu-args "-m 1:1048576 -i 50" >/dev/null
+      mkdir -p $R/osu-cluster-$b && cp /tmp/nomodel-osu-$b/osu.csv /tmp/nomodel-osu-$b/table.md $R/osu-cluster-$b/
+    done ;;
   *) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 esac
