@@ -199,6 +199,8 @@ static void schedule_probe(pat_engine_site *sp, long long calls) {
   /* unpredictable arrivals: no probe (an exchange) before they may be trusted again */
   if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
   if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
+  /* a refresh measures S anew: the probe two calls on brings the static call before it */
+  if (sp->guard.refreshing) sp->next_probe = calls + 2;
 }
 
 /* A probe or an exchanged call found something to gain, or nothing. */
@@ -302,7 +304,7 @@ static void learn(pat_engine *e, int site, long long now) {
   }
   if ((flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) &&
       pat_guard_measured(&sp->guard, now, (flags & PAT_LAST_ALT) != 0, measured - wait)) {
-    sp->mode = PAT_MODE_STATIC; /* the alternative lost: back to the static choice */
+    sp->mode = PAT_MODE_STATIC; /* the alternative lost, or is refreshed: back to the static choice */
     sp->quiet = 0;
     schedule_probe(sp, now);
   }

@@ -9,6 +9,7 @@ void pat_guard_init(pat_guard *g, double prior_s) {
   g->state = PAT_GUARD_STATIC;
   g->backoff = PAT_GUARD_BACKOFF_FIRST;
   g->distrust_backoff = PAT_GUARD_DISTRUST_FIRST;
+  g->refresh_interval = PAT_GUARD_REFRESH_FIRST;
   if (prior_s > 0) {
     g->s_cost = prior_s;
     g->has_prior = 1;
@@ -60,10 +61,26 @@ static void static_sample(pat_guard *g, double cost) {
   if (g->s_n == 0 && !g->has_prior) g->credit = PAT_GUARD_CAP * cost; /* the account opens full */
   if (g->s_n == 0 || g->has_prior)
     g->s_cost = cost;
-  else
-    g->s_cost += PAT_GUARD_WEIGHT * (cost - g->s_cost);
+  else if (g->refreshing) /* a kept alternative was judged against an S too high, or this sample is one */
+    g->s_cost = cost < g->s_cost ? cost : g->s_cost;
+  else { /* a call the network stalled (10-90 ms against 2) moves S by WEIGHT * SPIKE * S at most */
+    double most = PAT_GUARD_SPIKE * g->s_cost;
+    g->s_cost += PAT_GUARD_WEIGHT * ((cost > most ? most : cost) - g->s_cost);
+  }
+  if (g->credit > PAT_GUARD_CAP * g->s_cost) g->credit = PAT_GUARD_CAP * g->s_cost;
   g->has_prior = 0;
+  g->refreshing = 0;
   g->s_n++;
+}
+
+/* A kept alternative has run its interval: back to the static choice, to
+ * measure S again (not a loss: a trial may start as soon as it is). */
+static void refresh(pat_guard *g, long long call) {
+  g->state = PAT_GUARD_STATIC;
+  g->next_try = call + 1;
+  g->refreshing = 1;
+  g->refreshes++;
+  new_trial(g);
 }
 
 int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
@@ -102,11 +119,18 @@ int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
     lose(g, call);
     return 1;
   }
+  if (g->state == PAT_GUARD_KEPT && call >= g->refresh_at) {
+    refresh(g, call);
+    return 1;
+  }
   if (g->state == PAT_GUARD_EXPLORING) {
     g->trial_sum += cost;
     if (++g->trial_n >= PAT_GUARD_TRIAL) {
       if (g->trial_sum / g->trial_n < g->s_cost) {
         g->state = PAT_GUARD_KEPT;
+        g->refresh_at = call + g->refresh_interval;
+        g->refresh_interval =
+            g->refresh_interval * 2 > PAT_GUARD_REFRESH_MAX ? PAT_GUARD_REFRESH_MAX : g->refresh_interval * 2;
         new_trial(g);
       } else {
         lose(g, call); /* not lower than static: back to it */
@@ -163,6 +187,6 @@ void pat_guard_describe(const pat_guard *g, char *out, int size) {
     fmt(g->s_cost, s, sizeof s);
   else
     snprintf(s, sizeof s, g->has_prior ? "(model)" : "-");
-  snprintf(out, (size_t)size, "%s%s, %s vs static %s, %lld/%lld trials lost", names[g->state],
-           g->distrusted ? " (unpredictable)" : "", a, s, g->lost, g->trials);
+  snprintf(out, (size_t)size, "%s%s, %s vs static %s, %lld/%lld trials lost, %lld refreshes", names[g->state],
+           g->distrusted ? " (unpredictable)" : "", a, s, g->lost, g->trials, g->refreshes);
 }

@@ -26,6 +26,20 @@
  * trial sends the site back to the static choice and doubles its backoff
  * (BACKOFF_FIRST .. BACKOFF_MAX calls).
  *
+ * S is measured only on static calls, so a kept alternative is judged
+ * against the S of before it was kept.  Where that S was measured high (a
+ * site's first calls, a disturbed moment), an alternative slower than the
+ * static choice was kept for the rest of the run (osu_allgather at 16 KiB on
+ * the emulated cluster without a model file: RELAY kept at 2.5 ms against
+ * an S of 3.3 ms, NATIVE alone 2.2-2.4 ms).  So a kept alternative returns
+ * to the static choice after REFRESH_FIRST calls, doubling each time up to
+ * REFRESH_MAX: not a loss (no backoff); the next static sample lowers S if
+ * it is lower, and a new trial judges the alternative against that.  S is
+ * sampled one static call per probe, and on the emulated cluster one call
+ * in 20-40 stalls for 10-90 ms in Open MPI's own all-gather (2 ms at 16
+ * KiB; plain MPI shows it too): a sample counts as at most SPIKE times S,
+ * so that one stalled call does not make every alternative look cheaper.
+ *
  * Predictions weighed by their error: per call the records give every rank's
  * predicted and actual arrival; err = mean_i |d_i - mean d| (d = predicted -
  * actual), spread = mean_i |a_i - mean a|.  Arrival-aware algorithms may run
@@ -55,10 +69,13 @@ enum pat_guard_state {
 #define PAT_GUARD_TRIAL 4          /* alternative calls measured before a verdict */
 #define PAT_GUARD_BACKOFF_FIRST 16 /* calls of static after the first lost trial */
 #define PAT_GUARD_BACKOFF_MAX 1024 /* at most: a trial every 1024 calls in the long run */
-#define PAT_GUARD_WEIGHT 0.25      /* weight of a new sample of the static cost */
+#define PAT_GUARD_WEIGHT 0.25      /* weight of a new sample of the static cost... */
+#define PAT_GUARD_SPIKE 2.0        /* ...counted as at most this many times S */
 #define PAT_GUARD_TRUST 0.5        /* predictions must explain half of the arrival spread */
 #define PAT_GUARD_ERR_WEIGHT 0.3   /* weight of a new prediction error sample */
 #define PAT_GUARD_DISTRUST_FIRST 16 /* calls without arrival-awareness after predictions first failed */
+#define PAT_GUARD_REFRESH_FIRST 64  /* a kept alternative returns to static after this many calls... */
+#define PAT_GUARD_REFRESH_MAX 1024  /* ...doubling each time, to measure S again */
 
 typedef struct pat_guard {
   int state;           /* enum pat_guard_state */
@@ -76,6 +93,10 @@ typedef struct pat_guard {
   int distrusted;      /* predictions failed: no arrival-aware algorithm before distrust_until */
   long long distrust_until;
   int distrust_backoff;
+  long long refresh_at; /* site call at which a kept alternative returns to static to measure S again */
+  int refresh_interval; /* calls of the next kept alternative before its refresh */
+  int refreshing;       /* the next static sample lowers S if lower, instead of being smoothed into it */
+  long long refreshes;  /* for the report */
   /* for the report */
   double alt_sum;      /* alternative calls' costs (s) and calls */
   long long alt_n;
@@ -106,9 +127,10 @@ void pat_guard_leave(pat_guard *g, long long call);
 
 /* A measured call of the site, learned at site call `call`: of the static
  * choice without an exchange (alt = 0) or of the exchange mode (alt = 1);
- * cost: c (s).  Returns 1 if the alternative has lost now: the site must
- * return to the static choice (the guard is in BACKOFF, or STATIC when the
- * trial ended before S was known, next_try set). */
+ * cost: c (s).  Returns 1 if the site must return to the static choice now:
+ * the alternative has lost (the guard is in BACKOFF, or STATIC when the
+ * trial ended before S was known, next_try set), or a kept one is refreshed
+ * (STATIC, a trial allowed from the next call). */
 int pat_guard_measured(pat_guard *g, long long call, int alt, double cost);
 
 /* The prediction error and arrival spread of a measured call (s), learned

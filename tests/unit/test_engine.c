@@ -29,7 +29,11 @@
  * (pat_relay_max_sends: its 1 MiB blocks in 28 pieces, not 21), which
  * changes its predictions in the measured parts.  The engine's static
  * prediction of an arrival-aware static choice (an all-gatherv's) changes
- * none of these sequences: the same values with and without it. */
+ * none of these sequences: the same values with and without it.  And since
+ * a kept alternative is refreshed (decide/guardrail.h: back to the static
+ * choice after 64, 128, ... calls, a probe two calls on to measure S
+ * anew, a new trial), which changes every part but the agreement from a
+ * site's first refresh on. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -669,16 +673,16 @@ int main(void) {
   for (int r = 0; r < MAXP; r++) node_of[r] = r;
   pat_model_params_init(&model, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
   if (test_agreement() || check_log("agreement", 0xbf2e7edbbea4bb70ull)) return 1;
-  if (test_purpose() || check_log("purpose", 0x0014fad83c8d003aull)) return 1;
-  if (test_unpredictable() || check_log("unpredictable", 0xc42a56e964189c72ull)) return 1;
-  if (test_settle() || check_log("settle", 0x0cfce0cbed88233aull)) return 1;
+  if (test_purpose() || check_log("purpose", 0x9b93426f29635ed8ull)) return 1;
+  if (test_unpredictable() || check_log("unpredictable", 0xa3e46921321d6730ull)) return 1;
+  if (test_settle() || check_log("settle", 0x0713cdc1ff099eb8ull)) return 1;
   if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node() ||
       test_unequal_relay_site())
     return 1;
-  if (test_measured() || check_log("measured", 0x4df9f5ac06528160ull)) return 1;
+  if (test_measured() || check_log("measured", 0x6511663643c851d5ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x3276049fe59a8959ull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0xc34c4932c00a57b2ull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0x27ceaaec66d1d71eull)) return 1;
+  if (test_measured() || check_log("always", 0x5301243312ac7d3full)) return 1;
   return TEST_RESULT();
 }
