@@ -29,9 +29,7 @@
  * S is measured only on static calls, so a kept alternative is judged
  * against the S of before it was kept.  Where that S was measured high (a
  * site's first calls, a disturbed moment), an alternative slower than the
- * static choice was kept for the rest of the run (osu_allgather at 16 KiB on
- * the emulated cluster without a model file: RELAY kept at 2.5 ms against
- * an S of 3.3 ms, NATIVE alone 2.2-2.4 ms).  So a kept alternative returns
+ * static choice was kept for the rest of the run.  So a kept alternative returns
  * to the static choice after REFRESH_FIRST calls, doubling each time up to
  * REFRESH_MAX: not a loss (no backoff); the next static sample lowers S if
  * it is lower, and a new trial judges the alternative against that.  S is
@@ -74,7 +72,7 @@ enum pat_guard_state {
 #define PAT_GUARD_TRUST 0.5        /* predictions must explain half of the arrival spread */
 #define PAT_GUARD_ERR_WEIGHT 0.3   /* weight of a new prediction error sample */
 #define PAT_GUARD_DISTRUST_FIRST 16 /* calls without arrival-awareness after predictions first failed */
-#define PAT_GUARD_REFRESH_FIRST 64  /* a kept alternative returns to static after this many calls... */
+#define PAT_GUARD_REFRESH_FIRST 256 /* a kept alternative returns to static after this many calls... */
 #define PAT_GUARD_REFRESH_MAX 1024  /* ...doubling each time, to measure S again */
 
 typedef struct pat_guard {

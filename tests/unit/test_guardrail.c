@@ -139,7 +139,7 @@ static int test_wins(void) {
   measured_static(&g);
   outcome o = run(&g, NCALLS, 0.6 * S, 0.1);
   CHECK(g.state == PAT_GUARD_KEPT, "state %d, not kept", g.state);
-  /* refreshed after 64, 128, ... 1024 calls (each a static call, then a trial it wins again) */
+  /* refreshed after 256, 512, 1024, ... calls (each a static call, then a trial it wins again) */
   long long most = 5 + NCALLS / PAT_GUARD_REFRESH_MAX + 1;
   CHECK(g.refreshes >= NCALLS / PAT_GUARD_REFRESH_MAX && g.refreshes <= most, "%lld refreshes in %d calls",
         g.refreshes, NCALLS);
