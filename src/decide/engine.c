@@ -278,6 +278,35 @@ static void prediction_error(const pat_engine *e, double *err, double *spread) {
   *spread *= 1e-9 / P;
 }
 
+/* A classic algorithm that the exchange mode ran PAT_PROMOTE_CALLS calls in
+ * a row, at costs (exchange included) PAT_STATIC_MARGIN below the static
+ * choice's, becomes the static choice (engine.h, Promotion).  alt: the call
+ * was the exchange mode's; cost: its measured cost above the wait (s). */
+static void promote(pat_engine_site *sp, long long now, int alg, int alt, double cost) {
+  if (!alt || (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || alg == sp->static_alg) {
+    sp->streak_n = 0;
+    return;
+  }
+  if (sp->streak_n == 0 || sp->streak_alg != alg) {
+    sp->streak_alg = alg;
+    sp->streak_n = 0;
+    sp->streak_sum = 0;
+  }
+  sp->streak_sum += cost;
+  if (++sp->streak_n < PAT_PROMOTE_CALLS || !pat_guard_knows_static(&sp->guard)) return;
+  double mean = sp->streak_sum / sp->streak_n;
+  sp->streak_n = 0;
+  if (!(mean < (1.0 - PAT_STATIC_MARGIN) * sp->guard.s_cost)) return;
+  sp->static_alg = alg;
+  sp->promotions++;
+  sp->mode = PAT_MODE_STATIC;
+  sp->quiet = 0;
+  sp->backoff = PAT_PROBE_FIRST;
+  /* its cost with the exchange stands in until a static call of it is measured (without one: less) */
+  pat_guard_new_static(&sp->guard, mean);
+  schedule_probe(sp, now);
+}
+
 /* From the records: what the site's previous call cost (online refinement
  * and the guardrail) and how well its arrivals were predicted. */
 static void learn(pat_engine *e, int site, long long now) {
@@ -308,6 +337,7 @@ static void learn(pat_engine *e, int site, long long now) {
     sp->quiet = 0;
     schedule_probe(sp, now);
   }
+  if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
   e->unsettled.pending = 1;
   e->unsettled.site = site;
   e->unsettled.alg = alg;

@@ -60,6 +60,17 @@
  * made from history before the last rank's edge, lets blocks move while
  * late ranks compute.
  *
+ * Promotion: where the exchange mode runs one classic algorithm (it needs no
+ * exchange) for PAT_PROMOTE_CALLS calls in a row and they cost, exchange
+ * included, PAT_STATIC_MARGIN less than the static choice, that algorithm
+ * becomes the site's static choice and the site returns to STATIC, where it
+ * runs without the exchange.  Without a model file the static choice is
+ * NATIVE, and only the exchange mode could run another algorithm: on the
+ * emulated cluster (P = 8, 16 KiB blocks, balanced, back to back) RING took
+ * 1.78 ms where Open MPI's own took 2.2-2.3 and auto 2.35-2.58, paying an
+ * exchange on 40-52% of its calls (bench/results/2026-11-25-promote).  The
+ * costs are the guard's (agreed), so every rank promotes alike.
+ *
  * The guardrail (guardrail.h, docs/guardrail.md) has the last word: a site
  * enters the exchange mode only when its guard allows a trial, returns to
  * STATIC when the guard says the alternative measured no cheaper than the
@@ -96,6 +107,9 @@
                                   noise must not make a balanced code pay (b2b on shared memory with a
                                   --quick model: NEX/RDB picked at 1-64 B ran 1.2-1.5x NATIVE) */
 
+#define PAT_PROMOTE_CALLS 8    /* exchanged calls in a row of one classic algorithm, measured PAT_STATIC_MARGIN
+                                  below the static choice, that make it the site's static choice */
+
 enum pat_site_mode { PAT_MODE_STATIC = 0, PAT_MODE_EXCHANGE = 1 };
 
 /* How the arrivals of an exchanged call were contributed, by every rank. */
@@ -118,7 +132,7 @@ typedef struct pat_last_call {
 typedef struct pat_engine_site {
   int mode;              /* enum pat_site_mode */
   int64_t bytes;         /* the site's block size */
-  int static_alg;        /* the static choice for it (pat_engine_static_alg) */
+  int static_alg;        /* the static choice for it (pat_engine_static_alg, or a promoted one) */
   int never;             /* blocks too small for arrival-awareness to pay: no probes */
   long long next_probe;  /* STATIC: the site call number that exchanges next */
   int backoff;           /* STATIC: calls between probes */
@@ -128,6 +142,10 @@ typedef struct pat_engine_site {
   pat_guard guard;       /* measured costs against the static choice's */
   pat_last_call last;    /* this rank's last call here */
   long long learned_call; /* the last call number learned from (each is learned once) */
+  int streak_alg;        /* the classic algorithm the last exchanged calls ran, PAT_PROMOTE_CALLS... */
+  int streak_n;          /* ...of them in a row, costing streak_sum (s) */
+  double streak_sum;
+  int promotions;        /* classic algorithms made the static choice (report) */
 } pat_engine_site;
 
 /* What the engine decides from, besides the calls: fixed for a communicator

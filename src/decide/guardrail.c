@@ -17,6 +17,24 @@ void pat_guard_init(pat_guard *g, double prior_s) {
   }
 }
 
+void pat_guard_new_static(pat_guard *g, double prior_s) {
+  pat_guard fresh;
+  pat_guard_init(&fresh, prior_s);
+  /* what the arrivals taught stays: it is not the static choice's */
+  fresh.err = g->err;
+  fresh.spread = g->spread;
+  fresh.err_n = g->err_n;
+  fresh.distrusted = g->distrusted;
+  fresh.distrust_until = g->distrust_until;
+  fresh.distrust_backoff = g->distrust_backoff;
+  fresh.alt_sum = g->alt_sum;
+  fresh.alt_n = g->alt_n;
+  fresh.trials = g->trials;
+  fresh.lost = g->lost;
+  fresh.refreshes = g->refreshes;
+  *g = fresh;
+}
+
 int pat_guard_knows_static(const pat_guard *g) { return g->s_n > 0 || g->has_prior; }
 
 int pat_guard_may_leave(const pat_guard *g, long long call) {

@@ -105,6 +105,11 @@ typedef struct pat_guard {
  * stands in for S until the site measures it; 0: none. */
 void pat_guard_init(pat_guard *g, double prior_s);
 
+/* The site's static choice changed (the engine's promotion): its cost is
+ * not known, prior_s stands in for it (as pat_guard_init's); the state
+ * about predictions and the report's counts stay. */
+void pat_guard_new_static(pat_guard *g, double prior_s);
+
 /* Is S known (measured, or a model file's prior)? */
 int pat_guard_knows_static(const pat_guard *g);
 

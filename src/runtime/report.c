@@ -46,7 +46,7 @@ typedef struct rep_record {
   int64_t learned[PAT_ALG_COUNT];
   double pred_sum[PAT_ALG_COUNT], meas_sum[PAT_ALG_COUNT];
   char comm_name[DESC], group[DESC], type_desc[DESC];
-  char guard[96]; /* the site's guardrail (agreed): state, alternative's mean cost vs the static choice's */
+  char guard[160]; /* the site's guardrail (agreed): state, alternative's mean cost vs the static choice's */
 } rep_record;
 
 int pat_report_on;
@@ -256,6 +256,11 @@ static void finish_site(pat_comm_report *rep, const pat_sites *sites, pat_engine
   memcpy(r->group, c->group, DESC);
   memcpy(r->type_desc, sr->type_desc, DESC);
   pat_guard_describe(&es->guard, r->guard, (int)sizeof r->guard);
+  if (es->promotions) { /* the static choice the site ended with, promoted from the exchange mode */
+    size_t used = strlen(r->guard);
+    snprintf(r->guard + used, sizeof r->guard - used, "; static choice %s (%d promotions)",
+             pat_algorithms[es->static_alg].name, es->promotions);
+  }
   memset(sr, 0, sizeof *sr);
   keep_row(r);
 }
