@@ -5,6 +5,8 @@
 # and after, on the emulated cluster (P = 8, 500 Mbit/s) without a model file.
 #   bash bench/results/2026-11-25-promote/run.sh osu      # osu-cluster-allgather(v)/: OSU unmodified, 4-64 KiB,
 #                                                        # -i 1000, 4 interleaved rounds (about 25 min)
+#   bash bench/results/2026-11-25-promote/run.sh osufull  # osufull-cluster-allgather(v)/: the same, 1 B-1 MiB, -i 50,
+#                                                        # 3 interleaved rounds (as 2026-11-25-nomodel)
 #   bash bench/results/2026-11-25-promote/run.sh report   # report.txt: what auto ran per size (PAT_REPORT), old and new
 #   bash bench/results/2026-11-25-promote/run.sh long     # long.csv, long.md: 1M floats, maxDelay 0 and 50 ms, 200 calls,
 #                                                        # no model file, auto, old and new alternating, 3 rounds (about 20 min)
@@ -22,6 +24,13 @@ case ${1:-} in
       bash bench/balanced/osu.sh --osu /tmp/osu/osu_$b --out /tmp/promote-osu-$b --configs cluster8 --rounds 4 \
         --old-lib "$OLD" --osu-args "-m 4096:65536 -i 1000" >/dev/null
       mkdir -p $R/osu-cluster-$b && cp /tmp/promote-osu-$b/osu.csv /tmp/promote-osu-$b/table.md $R/osu-cluster-$b/
+    done ;;
+  osufull)
+    for b in allgather allgatherv; do
+      rm -rf /tmp/promote-osufull-$b
+      bash bench/balanced/osu.sh --osu /tmp/osu/osu_$b --out /tmp/promote-osufull-$b --configs cluster8 --rounds 3 \
+        --old-lib "$OLD" --osu-args "-m 1:1048576 -i 50" >/dev/null
+      mkdir -p $R/osufull-cluster-$b && cp /tmp/promote-osufull-$b/osu.csv /tmp/promote-osufull-$b/table.md $R/osufull-cluster-$b/
     done ;;
   report)
     $CL down >/dev/null 2>&1
