@@ -31,6 +31,11 @@
  *    soon as its spans are held (own block from a_i, others from the
  *    completion of the receive that brings them), a held send overtaking
  *    an earlier one that waits; the rank leaves at max(a_i, its last op).
+ *  - Pacing (pace_beta > 0, data flow only): as the executor's (flow.c), a
+ *    rank's forward waits while the bytes it posted need more than the
+ *    lead of its link (each counted at pace_beta from its posting); sends
+ *    of its own block never wait, so a late owner's block is not shared
+ *    out behind the relays its background part queued.
  *  - Fluid ports: full duplex, one send port and one receive port per
  *    rank.  A ready transfer pays alpha (no port held), then its
  *    beta * bytes of port time flow through both its ports, each port
@@ -122,9 +127,17 @@ typedef struct pat_model_params {
   double bg_start;     /* background steps start no earlier (same origin as arrivals);
                           -INFINITY (default): as early as partners allow */
   int engine;          /* PAT_ENGINE_*, default AUTO */
+  double pace_beta;    /* pacing (PAT_PACE, flow.c), s per byte of a rank's link; 0 (default): none.  In a data
+                          flow a rank's forwards (sends that carry none of its own block) are held while the
+                          bytes it has posted, each at this rate from when it was posted, need more than
+                          PAT_MODEL_PACE_LEAD_S of the link; its own block's sends never are. */
   pat_model_trace_fn trace; /* if set, called for every transfer in the order resolved */
   void *trace_ctx;
 } pat_model_params;
+
+/* The executor's lead (PAT_PACE_LEAD_NS, executor.h; runtime.c checks they agree). */
+#define PAT_MODEL_PACE_LEAD_NS 2000000
+#define PAT_MODEL_PACE_LEAD_S (PAT_MODEL_PACE_LEAD_NS * 1e-9)
 
 /* Defaults: every algorithm uses (alpha, beta), no intra-node pair, no eager
  * threshold, no node map, bg_start = -INFINITY, engine AUTO. */

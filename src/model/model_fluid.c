@@ -56,6 +56,8 @@ typedef struct fev {
 typedef struct fxfer { /* indexed by the send op */
   int from, to, step, eager;
   double blocks, alpha, work;  /* work: beta * bytes, port-seconds */
+  double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s */
+  int own;                     /* data flow: a send that carries part of its rank's own block (never paced) */
   double tsend, trecv;         /* when each op was posted (NAN: not yet) */
   double ready, finish_solo;   /* finish_solo = ready + cost, exact while it never shared a port */
   int state;                   /* 0 waiting, 1 latency, 2 active, 3 done */
@@ -72,6 +74,7 @@ typedef struct frk {
   int inflight, left; /* sends in flight; ops not completed */
   double start, last; /* when it starts running the schedule; its last completion so far */
   double wake_at;     /* a wake-up is pending at this time (INFINITY: none) */
+  double pace_end;    /* pacing: when the bytes it posted so far are estimated to have left its link */
   int fg;
 } frk;
 
@@ -298,11 +301,15 @@ static int df_post_sends(fl *F, int r, double now) {
       k->next_send++;
     size_t pick = (size_t)-1;
     double later = INFINITY;
+    const double paced_from = k->pace_end - PAT_MODEL_PACE_LEAD_S; /* forwards wait until then */
     for (size_t i = k->next_send; i < rend; i++) {
       if (!pat_is_send(F->ops[i].kind) || !isnan(F->x[i].tsend) || F->need[i] > 0) continue;
-      const pat_op *o = &F->ops[i];
-      if (o->kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r) && R->a[r] > now) {
+      if (F->x[i].own && R->a[r] > now) {
         if (R->a[r] < later) later = R->a[r];
+        continue;
+      }
+      if (!F->x[i].own && R->mp->pace_beta > 0 && paced_from > now) {
+        if (paced_from < later) later = paced_from;
         continue;
       }
       pick = i;
@@ -317,6 +324,7 @@ static int df_post_sends(fl *F, int r, double now) {
     }
     k->inflight++;
     F->x[pick].tsend = now;
+    k->pace_end = (k->pace_end > now ? k->pace_end : now) + F->x[pick].pace;
     int rc = f_posted(F, pick);
     if (rc) return rc;
   }
@@ -436,6 +444,7 @@ static int df_start(fl *F) {
     k->start = R->bg < R->a[r] ? R->bg : R->a[r];
     k->last = -INFINITY;
     k->wake_at = INFINITY;
+    k->pace_end = -INFINITY;
     k->next_send = s->rank_start[r];
     k->left = (int)(s->rank_start[r + 1] - s->rank_start[r]);
     if (k->left == 0) R->fin[r] = R->a[r];
@@ -529,6 +538,8 @@ int pat_replay_fluid(pat_replay *R) {
     x->alpha = h.alpha;
     double bytes = pat_replay_op_bytes(R, &s->ops[i], x->blocks);
     x->work = h.beta * bytes;
+    x->pace = R->mp->pace_beta > 0 ? R->mp->pace_beta * bytes : 0;
+    x->own = s->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(P, s->ops[i].nspans, s->ops[i].span, (int)r);
     x->eager = pat_replay_eager(R, bytes);
     x->tsend = x->trecv = NAN;
   }

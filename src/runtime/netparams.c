@@ -15,6 +15,7 @@ static int have_model; /* a model file (or a unit test's parameters), not the pi
 static double pingpong_beta; /* s/B of PAT_Init's ping-pong, 0 without one */
 
 const pat_model_params *pat_netparams(void) { return &model; }
+void pat_netparams_set_pace(double s_per_byte) { model.pace_beta = s_per_byte > 0 ? s_per_byte : 0; }
 int pat_netparams_have_model(void) { return have_model; }
 double pat_netparams_pingpong_beta(void) { return have_model ? 0 : pingpong_beta; }
 const char *pat_netparams_source(void) { return source; }

@@ -26,6 +26,10 @@ int pat_netparams_have_model(void);
  * a model file or a single process).  Where the two are on different nodes
  * it is what a model file's link line measures (pat-calibrate). */
 double pat_netparams_pingpong_beta(void);
+/* Pacing (PAT_PACE): the replay holds forwards as the executor does, at
+ * this rate (s per byte; 0: no pacing).  PAT_Init sets it with the
+ * executor's (every rank the same). */
+void pat_netparams_set_pace(double s_per_byte);
 /* Where the parameters came from, for pat_info. */
 const char *pat_netparams_source(void);
 

@@ -52,6 +52,7 @@ static int start_thread_if_possible(void) {
  * node share no link); without a model file, PAT_Init's own ping-pong of
  * world ranks 0 and 1, the same measurement, where those two are on
  * different nodes.  Every rank gets the same rate. */
+_Static_assert(PAT_PACE_LEAD_NS == PAT_MODEL_PACE_LEAD_NS, "the replay paces with the executor's lead");
 static double pace_ns_per_byte(void) {
   int mbit = pat_proc.settings.pace_mbit;
   if (mbit > 0) return 8e3 / mbit;
@@ -78,6 +79,14 @@ static int set_up(void) {
   if (rc == MPI_SUCCESS) {
     double pace = pace_ns_per_byte();
     pat_exec_set_pace(pace);
+    /* predictions see the same holds, at one rate on every rank (PAT_PACE
+     * is a per-rank setting; every rank must choose alike) */
+    double agreed = 0;
+    rc = MPI_Allreduce(&pace, &agreed, 1, MPI_DOUBLE, MPI_MAX, pat_proc.world);
+    if (rc == MPI_SUCCESS)
+      pat_netparams_set_pace(agreed * 1e-9);
+    else
+      pat_comms_finalize();
     if (pace > 0 && pat_proc.settings.verbose >= 1 && pat_proc.world_rank == 0)
       fprintf(stderr, "libpat: data-flow forwards paced at %.0f Mbit/s (PAT_PACE; %s)\n", 8e3 / pace,
               pat_proc.settings.pace_mbit > 0 ? "given" : pat_netparams_have_model() ? "the model file's link line"

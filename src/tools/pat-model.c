@@ -38,6 +38,8 @@ static void usage(FILE *f) {
           "  --rate R --latency T  the same from a link rate (1gbit, 10Gbit, 125MB: per second) and latency\n"
           "  --eager BYTES         eager threshold (messages below it are eager; default: the file's, else 0)\n"
           "  --ppn K               K consecutive ranks per node (intra-node parameters apply if the model has them)\n"
+          "  --pace R|link         data-flow forwards paced as PAT_PACE does at rate R (500mbit), or at the\n"
+          "                        model file's link line (default: no pacing)\n"
           "pattern:\n"
           "  --P N                 processes, 1..%d (default 8)\n"
           "  --pap KIND            uniform (default): delays uniform in [0, maxDelay]; late: one late rank;\n"
@@ -102,6 +104,7 @@ static const char *const pap_kinds[] = {"uniform", "late", "csv"};
 typedef struct model_args {
   const char *file;
   double alpha, beta, latency, rate, eager; /* s, s/B, s, s/B, bytes */
+  double pace;                              /* s/B; 0: none; -1: the link line */
 } model_args;
 
 /* --sizes and --delays: the rows and columns of the table of winners. */
@@ -258,6 +261,7 @@ static void print_model(const pat_model_params *mp, const opts *o) {
     }
   printf("#   eager threshold: %.0f bytes%s; ranks per node: %d\n", mp->eager_bytes,
          mp->eager_bytes > 0 ? "" : " (all rendezvous)", o->ppn ? o->ppn : 1);
+  if (mp->pace_beta > 0) printf("#   forwards paced at %.0f Mbit/s\n", 8e-6 / mp->pace_beta);
 }
 
 static void describe_pap(const opts *o, double tau, char *buf, size_t n) {
@@ -445,6 +449,16 @@ static int model_option(cli_args *a, model_args *m, cli_error *err) {
   if (cli_args_is(a, "--beta")) return cli_args_time(a, CLI_S, &m->beta, NULL, err);
   if (cli_args_is(a, "--latency")) return cli_args_time(a, CLI_S, &m->latency, NULL, err);
   if (cli_args_is(a, "--eager")) return count_as_double(a, 1, 0, &m->eager, err);
+  if (cli_args_is(a, "--pace")) {
+    if (cli_args_text(a, &v, err)) return OPT_BAD;
+    if (!strcmp(v, "link")) {
+      m->pace = -1;
+      return OPT_TAKEN;
+    }
+    if (cli_rate(a->opt, v, &bits, err)) return OPT_BAD;
+    m->pace = 1.0 / (bits / 8);
+    return OPT_TAKEN;
+  }
   if (!cli_args_is(a, "--rate")) return OPT_OTHER;
   if (cli_args_text(a, &v, err) || cli_rate(a->opt, v, &bits, err)) return OPT_BAD;
   m->rate = 1.0 / (bits / 8); /* seconds per byte */
@@ -570,6 +584,8 @@ static void load_model(const model_args *m, pat_model_params *mp) {
     snprintf(mp->made, sizeof mp->made, "command line");
   }
   if (!isnan(m->eager)) mp->eager_bytes = m->eager;
+  if (m->pace < 0 && !(mp->link_set && mp->link.beta > 0)) die("%s", "--pace link: the model has no link line");
+  mp->pace_beta = m->pace < 0 ? mp->link.beta : m->pace;
 }
 
 /* Measured arrivals for --pap csv (their number is P), else NULL; the late rank. */

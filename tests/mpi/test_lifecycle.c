@@ -10,7 +10,12 @@
  *   test_lifecycle init-fails          PAT_Init must fail on every rank (launched with
  *                                      different settings per rank)
  *   test_lifecycle mismatch ALG...     ranks pass different counts
+ *   test_lifecycle pace-agree ALG...   ranks pace at different rates (PAT_PACE per rank, an MPMD
+ *                                      launch): the replay paces at one rate on every rank (the
+ *                                      largest time per byte, 400 Mbit/s: every rank's choice
+ *                                      must be the same), and all-gathers still work
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +23,7 @@
 
 #include "mpitest.h"
 #include "pat.h"
+#include "runtime/netparams.h"
 
 static long failures, cases;
 static int rank, P;
@@ -127,6 +133,19 @@ static void mismatch(const char *alg) {
   use(MPI_COMM_WORLD, 2, 10); /* the library still works */
 }
 
+/* The launch gives rank 0 PAT_PACE=400 and the others 800 (Mbit/s). */
+static void pace_agree(int argc, char **argv) {
+  double mine = pat_netparams()->pace_beta, lo = 0, hi = 0;
+  MPI_Allreduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(lo == hi, "the replay's pacing differs between ranks: %g to %g s/B", lo, hi);
+  CHECK(fabs(mine - 8e-6 / 400) < 1e-15, "rank %d: the replay paces at %g s/B, not 400 Mbit/s's", rank, mine);
+  for (int i = 2; i < argc; i++) {
+    CHECK(PAT_UseAlg(argv[i]) == MPI_SUCCESS, "PAT_UseAlg(%s)", argv[i]);
+    use(MPI_COMM_WORLD, 6, 50000); /* 200 KB blocks: RELAY cuts them into pieces it forwards */
+  }
+}
+
 int main(int argc, char **argv) {
   const char *mode = test_init(&argc, &argv, &rank, &P, "");
   int rc = PAT_Init();
@@ -152,8 +171,10 @@ int main(int argc, char **argv) {
     inter();
   else if (strcmp(mode, "mismatch") == 0)
     for (int i = 2; i < argc; i++) mismatch(argv[i]);
+  else if (strcmp(mode, "pace-agree") == 0)
+    pace_agree(argc, argv);
   else {
-    fprintf(stderr, "usage: test_lifecycle free-order|inter|init-fails|mismatch [ALG...]\n");
+    fprintf(stderr, "usage: test_lifecycle free-order|inter|init-fails|mismatch|pace-agree [ALG...]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int bad = report_failures(mode, cases, failures, MPI_COMM_WORLD);

@@ -33,11 +33,14 @@ static void xfer(pat_sched *s, int step, int from, int to, int block, int count)
   pat_sched_transfer(s, step, from, to, 1, &sp, 0);
 }
 
-/* Replay; compare every exit with want[] exactly. */
+static double pace_beta; /* 0: no pacing (every case but the last) */
+
+/* Replay; compare every exit with want[] exactly (want NULL: none). */
 static int run(const pat_sched *s, const double *a, double bg, const double *want, tr *t) {
   pat_model_params mp;
   pat_model_params_init(&mp, 1.0, 0.5);
   mp.bg_start = bg;
+  mp.pace_beta = pace_beta;
   mp.trace = collect;
   mp.trace_ctx = t;
   t->n = 0;
@@ -46,7 +49,7 @@ static int run(const pat_sched *s, const double *a, double bg, const double *wan
   res.f = f;
   if (pat_model_replay(s, a, &mp, 2.0, &res) != PAT_OK) return 0;
   int ok = 1;
-  for (int i = 0; i < s->P; i++)
+  for (int i = 0; i < s->P && want; i++)
     if (f[i] != want[i]) {
       fprintf(stderr, "  rank %d: f = %.17g, expected %g\n", i, f[i], want[i]);
       ok = 0;
@@ -157,6 +160,44 @@ int main(void) {
   CHECK(run(&s, z3, 0, w1, &t), "lockstep, two steps");
   pat_sched_free(&s);
 
-  printf("fluid sharing, lockstep and data flow: hand-computed cases hold\n");
+  /* ---- 6. pacing: rank 0, late (a_0 = 2.5, background from 0), takes b1
+   * in from rank 1 (0..2) and forwards it to ranks 2 and 3 (step 1), then
+   * sends its own block to both (step 2); window 4.
+   * Unpaced: both forwards at 2, active at 3, half the port each; the own
+   * sends posted at 2.5 join at 3.5, a quarter each: the forwards end at
+   * 6.5, the own block at 7.
+   * Paced at 0.5 s/B (a block: 1 s of link): the first forward is posted
+   * at 2 (the link busy until 3), the second waits until the link is
+   * within the lead (2 ms) of free; the own sends are never held and go
+   * at 2.5 (link busy until 5), so the second forward waits until 4.998.
+   * From 3.5 the first forward and the own block share a third each: the
+   * forward ends at 5, the own block's sends at 6 + 0.001 (the second
+   * forward, active at 5.998, takes a third of the port for 3 ms), and the
+   * second forward at 7.  The late owner's block reaches ranks 2 and 3 at
+   * 6 instead of 7. ---- */
+  pat_sched_init(&s, 4, PAT_ALL_RANKS);
+  s.flags |= PAT_SCHED_MULTI_SEND;
+  xfer(&s, 0, 1, 0, 1, 1);
+  xfer(&s, 1, 0, 2, 1, 1);
+  xfer(&s, 1, 0, 3, 1, 1);
+  xfer(&s, 2, 0, 2, 0, 1);
+  xfer(&s, 2, 0, 3, 0, 1);
+  pat_sched_finalize(&s);
+  s.send_window = 4;
+  double a6[4] = {2.5, 0, 0, 0}, unpaced[4] = {7, 2, 7, 7};
+  CHECK(run(&s, a6, 0, unpaced, &t), "unpaced forwards");
+  CHECK((x = find(&t, 1, 0, 3)) && x->end == 6.5, "unpaced: the forwards end at 6.5");
+  CHECK((x = find(&t, 2, 0, 2)) && x->end == 7, "unpaced: the own block ends at 7");
+  pace_beta = 0.5;
+  CHECK(run(&s, a6, 0, NULL, &t), "paced forwards"); /* times not exact in binary: to 1e-9 */
+  CHECK((x = find(&t, 1, 0, 2)) && x->ready == 2 && fabs(x->end - 5) < 1e-9, "paced: the first forward at 2, ends 5");
+  CHECK((x = find(&t, 1, 0, 3)) && fabs(x->ready - 4.998) < 1e-9 && fabs(x->end - 7) < 1e-9,
+        "paced: the second forward held until 4.998, ends 7");
+  CHECK((x = find(&t, 2, 0, 2)) && x->ready == 2.5 && fabs(x->end - 6.001) < 1e-9, "paced: the own block never held, ends 6.001");
+  CHECK((x = find(&t, 2, 0, 3)) && fabs(x->end - 6.001) < 1e-9, "paced: the own block to rank 3 ends 6.001");
+  pace_beta = 0;
+  pat_sched_free(&s);
+
+  printf("fluid sharing, lockstep, data flow and pacing: hand-computed cases hold\n");
   return TEST_RESULT();
 }
