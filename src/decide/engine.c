@@ -498,6 +498,18 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
     held = !pat_model_measured_time(&x.mp, out->static_alg, P, (double)call->bytes, &t);
   }
   if (call->shape) x.in.allowed = (x.in.allowed ? x.in.allowed : ~0u) & unequal_candidates(out->static_alg);
+  /* planned ahead from history: the site's plan-ahead algorithm again (its
+   * prediction only orders its sends); the guard judges it by what it costs,
+   * so nothing below is needed.  A RELAY replay is 5-10 ms at P = 8, 4M
+   * floats, and these decisions run on every rank at once while it computes
+   * (bench/results/2026-11-25-pacedmodel). */
+  const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY;
+  if (keep && !held) {
+    out->alg = e->site[site].last.alg;
+    out->root = 0;
+    out->kept = 1;
+    return;
+  }
   pat_select_out o;
   if (pat_select(&e->select, &x.in, &o) != PAT_OK || o.alg < 0) return; /* the static choice */
   memcpy(out->ebar_ns, o.ebar_ns, sizeof out->ebar_ns);
@@ -516,17 +528,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
     if (pat_select(&e->select, &ahead, &oa) == PAT_OK && oa.alg >= 0)
       memcpy(out->ebar_ns, oa.ebar_ns, sizeof out->ebar_ns);
   }
-  /* planned ahead from history: the site's plan-ahead algorithm again (its
-   * prediction only orders its sends); the guard judges it by what it costs */
-  const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY;
-  if (held || !keep) out->static_ns = static_prediction(e, &x.in, out); /* a kept call's is not judged */
+  out->static_ns = static_prediction(e, &x.in, out);
   if (held) return; /* the predictions still tell the engine whether a trial could pay */
-  if (keep) {
-    out->alg = e->site[site].last.alg;
-    out->root = 0;
-    out->kept = 1;
-    return;
-  }
   if (o.alg != out->static_alg && !pat_engine_gain_pays(e, o.ebar_ns[out->static_alg], o.ebar_ns[o.alg], out->wait))
     return; /* too little to gain: the static choice (its root: 0) */
   out->alg = o.alg;
