@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# bench/results/2026-11-25-pacedmodel: the replay that paces forwards as the executor does (df215cb)
+# against the commit before (e740009), in alternating launches on the emulated cluster (P = 8,
+# 500 Mbit/s) with one minibench binary and the library swapped with LD_LIBRARY_PATH; the
+# 2026-11-25-paced cluster model (link line: pacing on, in the executor both times and in the replay
+# after). N in {1M, 4M} floats x counts in {equalv, onebig, ramp} x maxDelay in {0, 50, 100} ms,
+# blocked order, 12 calls, NATIVE, auto and RELAY in each launch.
+#   bash bench/results/2026-11-25-pacedmodel/run.sh sweep   # sweep.csv, sweep.md (about 20 min)
+#   bash bench/results/2026-11-25-pacedmodel/run.sh keep    # kept calls decide without replays: keep.csv (about 5 min;
+#                                                            # OLD: e740009 as for sweep, so both changes are in it)
+# Needs root, build/ (cmake --build build), a quiet machine, and the library of the commit before
+# (OLD=its build dir, default /tmp/head/build:
+#   git worktree add /tmp/head e740009 && cmake -S /tmp/head -B /tmp/head/build \
+#     -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build /tmp/head/build --target pat).
+# Tears the emulated cluster down at the end.
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+R=bench/results/2026-11-25-pacedmodel
+CL=bench/cluster/pat-cluster
+MB=build/bench/minibench/pat-minibench
+MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
+OLD=${OLD:-/tmp/head/build}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
+cell() { # lib which N counts delay
+  $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL -x LD_LIBRARY_PATH=$1 $MB -N $3 --iters 12 --warmup 3 \
+    --base-ms 20 --quiet --max-delay $5 --order blocked --counts $4 --alg native,auto,relay --csv $R/sweep.csv \
+    --label "$2/$4/$5" 2>&1 | quiet
+}
+case ${1:-} in
+  sweep)
+    rm -f $R/sweep.csv
+    $CL down >/dev/null 2>&1
+    $CL up -n 8 --rate 500mbit
+    i=0
+    for N in 1M 4M; do
+      for counts in equalv onebig ramp; do
+        for d in 0 50 100; do
+          echo "== N=$N counts=$counts delay=$d"
+          if [ $((i++ % 2)) = 0 ]; then # alternate which library goes first
+            cell $OLD old $N $counts $d
+            cell build new $N $counts $d
+          else
+            cell build new $N $counts $d
+            cell $OLD old $N $counts $d
+          fi
+        done
+      done
+    done > /tmp/pacedmodel-sweep.log
+    $CL down
+    python3 $R/table.py $R/sweep.csv > $R/sweep.md
+    ;;
+  keep)
+    rm -f $R/keep.csv
+    $CL down >/dev/null 2>&1
+    $CL up -n 8 --rate 500mbit
+    for N in 1M 4M; do
+      for round in 1 2; do
+        for lib in $OLD build; do
+          which=new
+          [ $lib = $OLD ] && which=old
+          $CL run --timeout 300 -np 8 -x PAT_REPORT=1 -x LD_LIBRARY_PATH=$lib -x PAT_MODEL=$MODEL $MB -N $N --iters 20 \
+            --warmup 3 --base-ms 20 --quiet --max-delay 100 --order blocked --counts onebig --alg auto --csv $R/keep.csv \
+            --label "$which/$N/$round" 2>&1 | grep -E "^auto |guard:"
+        done
+      done
+    done
+    $CL down
+    ;;
+  *) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+esac
