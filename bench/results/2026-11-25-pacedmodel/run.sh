@@ -6,6 +6,9 @@
 # after). N in {1M, 4M} floats x counts in {equalv, onebig, ramp} x maxDelay in {0, 50, 100} ms,
 # blocked order, 12 calls, NATIVE, auto and RELAY in each launch.
 #   bash bench/results/2026-11-25-pacedmodel/run.sh sweep   # sweep.csv, sweep.md (about 20 min)
+#   bash bench/results/2026-11-25-pacedmodel/run.sh osu     # osu-allgatherv/, osu-allgather/: OSU unmodified at P = 2 on
+#                                                            # shared memory, native, OLD's libpat_mpi.so and build/'s, 7 rounds
+#                                                            # (OSU binaries at /tmp/osu: bench/balanced/osu.sh says how)
 #   bash bench/results/2026-11-25-pacedmodel/run.sh keep    # kept calls decide without replays: keep.csv (about 5 min;
 #                                                            # OLD: e740009 as for sweep, so both changes are in it)
 # Needs root, build/ (cmake --build build), a quiet machine, and the library of the commit before
@@ -50,6 +53,13 @@ case ${1:-} in
     $CL down
     python3 $R/table.py $R/sweep.csv > $R/sweep.md
     ;;
+  osu)
+    for b in allgatherv allgather; do
+      rm -rf /tmp/pacedmodel-osu-$b
+      bash bench/balanced/osu.sh --osu /tmp/osu/osu_$b --out /tmp/pacedmodel-osu-$b --configs shm2 --rounds 7 \
+        --osu-args "-m 1:1048576 -i 1000" --old-lib $OLD/libpat_mpi.so >/dev/null
+      mkdir -p $R/osu-$b && cp /tmp/pacedmodel-osu-$b/osu.csv /tmp/pacedmodel-osu-$b/table.md $R/osu-$b/
+    done ;;
   keep)
     rm -f $R/keep.csv
     $CL down >/dev/null 2>&1
