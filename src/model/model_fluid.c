@@ -57,7 +57,8 @@ typedef struct fxfer { /* indexed by the send op */
   int from, to, step, eager;
   double blocks, alpha, work;  /* work: beta * bytes, port-seconds */
   double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s */
-  int own;                     /* data flow: a send that carries part of its rank's own block (never paced) */
+  int own;                     /* a send that carries part of its rank's own block: the first starts the
+                                  rank's foreground; in a data flow it waits for the arrival and is never paced */
   double tsend, trecv;         /* when each op was posted (NAN: not yet) */
   double ready, finish_solo;   /* finish_solo = ready + cost, exact while it never shared a port */
   int state;                   /* 0 waiting, 1 latency, 2 active, 3 done */
@@ -253,8 +254,7 @@ static int ls_advance(fl *F, int r) {
   size_t pos = k->end, end = pos;
   int t = ops[pos].step;
   for (; end < k->rend && ops[end].step == t; end++) {
-    const pat_op *o = &ops[end];
-    if (!k->fg && o->kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r)) {
+    if (!k->fg && F->x[end].own) {
       k->fg = 1;
       R->fg[r] = t;
     }
@@ -448,13 +448,11 @@ static int df_start(fl *F) {
     k->next_send = s->rank_start[r];
     k->left = (int)(s->rank_start[r + 1] - s->rank_start[r]);
     if (k->left == 0) R->fin[r] = R->a[r];
-    for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
-      const pat_op *o = &F->ops[i];
-      if (!k->fg && o->kind == PAT_OP_SEND && pat_spans_touch_block(R->P, o->nspans, o->span, r)) {
+    for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1] && !k->fg; i++)
+      if (F->x[i].own) {
         k->fg = 1;
-        R->fg[r] = o->step;
+        R->fg[r] = F->ops[i].step;
       }
-    }
   }
   /* every receive is posted when its rank starts */
   for (int r = 0; r < R->P; r++)
