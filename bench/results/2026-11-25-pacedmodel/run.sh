@@ -9,6 +9,9 @@
 #   bash bench/results/2026-11-25-pacedmodel/run.sh osu     # osu-allgatherv/, osu-allgather/: OSU unmodified at P = 2 on
 #                                                            # shared memory, native, OLD's libpat_mpi.so and build/'s, 7 rounds
 #                                                            # (OSU binaries at /tmp/osu: bench/balanced/osu.sh says how)
+#   bash bench/results/2026-11-25-pacedmodel/run.sh random  # random.md: arrivals no one can predict (random per call, no
+#                                                            # instrumentation), 1M, equal and one-4x blocks, with and without
+#                                                            # the model file, auto against native, OLD and build/
 #   bash bench/results/2026-11-25-pacedmodel/run.sh keep    # kept calls decide without replays: keep.csv (about 5 min;
 #                                                            # OLD: e740009 as for sweep, so both changes are in it)
 # Needs root, build/ (cmake --build build), a quiet machine, and the library of the commit before
@@ -60,6 +63,40 @@ case ${1:-} in
         --osu-args "-m 1:1048576 -i 1000" --old-lib $OLD/libpat_mpi.so >/dev/null
       mkdir -p $R/osu-$b && cp /tmp/pacedmodel-osu-$b/osu.csv /tmp/pacedmodel-osu-$b/table.md $R/osu-$b/
     done ;;
+  random)
+    rm -f /tmp/pacedmodel-random-*.csv
+    $CL down >/dev/null 2>&1
+    $CL up -n 8 --rate 500mbit
+    for counts in equalv onebig; do
+      for model in none $MODEL; do
+        for lib in $OLD build; do
+          tag=$([ $lib = build ] && echo new || echo old)-$([ $model = none ] && echo nomodel || echo model)
+          mx=()
+          [ $model != none ] && mx=(-x PAT_MODEL=$model)
+          $CL run --timeout 900 -np 8 "${mx[@]}" -x LD_LIBRARY_PATH=$lib $MB --instrument none --alg native,auto \
+            --iters 60 --warmup 4 --base-ms 10 --max-delay 20 -N 1M --counts $counts --order blocked --quiet \
+            --csv /tmp/pacedmodel-random-$tag.csv --label $counts 2>&1 | quiet
+        done
+      done
+    done > /tmp/pacedmodel-random.log
+    $CL down
+    python3 - > $R/random.md <<'PY'
+import csv, glob
+print("| library | model file | blocks | native ē ms | auto ē ms (ran) | auto / native |")
+print("|---|---|---|---|---|---|")
+for f in sorted(glob.glob("/tmp/pacedmodel-random-*.csv")):
+    lib, model = f[len("/tmp/pacedmodel-random-"):-4].split("-")
+    rows = {}
+    for r in csv.DictReader(open(f)):
+        rows[(r["label"], r["alg"])] = r
+    for counts in ("equalv", "onebig"):
+        n, a = rows.get((counts, "native")), rows.get((counts, "auto"))
+        if not n or not a:
+            continue
+        en, ea = float(n["ebar_us"]) / 1e3, float(a["ebar_us"]) / 1e3
+        print(f"| {lib} | {model} | {counts} | {en:.1f} | {ea:.1f} ({a['chosen']}) | {ea / en:.3f} |")
+PY
+    ;;
   keep)
     rm -f $R/keep.csv
     $CL down >/dev/null 2>&1
