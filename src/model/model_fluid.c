@@ -65,13 +65,43 @@ typedef struct fxfer { /* indexed by the send op */
   double end;
 } fxfer;
 
+/* A min-heap of op indices in storage the replay owns (a rank's ready sends:
+ * the data flow posts the lowest index first, as the schedule orders them). */
+typedef struct idxheap {
+  size_t *v;
+  size_t n;
+} idxheap;
+
+static void ih_push(idxheap *h, size_t x) {
+  size_t i = h->n++;
+  while (i > 0 && h->v[(i - 1) / 2] > x) {
+    h->v[i] = h->v[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h->v[i] = x;
+}
+
+static size_t ih_pop(idxheap *h) {
+  size_t top = h->v[0], last = h->v[--h->n], i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= h->n) break;
+    if (c + 1 < h->n && h->v[c + 1] < h->v[c]) c++;
+    if (last <= h->v[c]) break;
+    h->v[i] = h->v[c];
+    i = c;
+  }
+  if (h->n > 0) h->v[i] = last;
+  return top;
+}
+
 typedef struct frk {
   /* lockstep */
   size_t pos, end, rend;
   int step, remaining;
   double entry, stepmax;
   /* data flow */
-  size_t next_send;   /* ops before it that are sends are all posted */
+  idxheap ready[2];   /* its unposted sends whose receives are all in: [1] own-block ones, [0] forwards */
   int inflight, left; /* sends in flight; ops not completed */
   double start, last; /* when it starts running the schedule; its last completion so far */
   double wake_at;     /* a wake-up is pending at this time (INFINITY: none) */
@@ -90,6 +120,7 @@ typedef struct fl {
   double *opdone;   /* per op: completion time (NAN: not yet) */
   int *need;        /* data flow, per send op: receives it still waits for */
   size_t *dep_off, *dep; /* data flow, per receive op: the sends waiting for it */
+  size_t *ready_mem;     /* data flow: the ranks' ready heaps (each send is in at most one, once) */
   fev *heap;
   size_t nheap, capheap;
   pat_net net;       /* the ports and the active transfers */
@@ -171,6 +202,12 @@ static int f_match(fl *F) {
 /* ---- the contract ---- */
 
 static int f_ready(fl *F, size_t sop);
+
+/* Data flow: send op sop has all its receives in; it waits for its post. */
+static void df_ready(fl *F, size_t sop) {
+  const fxfer *x = &F->x[sop];
+  ih_push(&F->rk[x->from].ready[x->own], sop);
+}
 static int df_post_sends(fl *F, int r, double now);
 static int ls_advance(fl *F, int r);
 
@@ -190,7 +227,8 @@ static int f_op_done(fl *F, size_t i, double t) {
   if (pat_is_send(o->kind)) {
     k->inflight--;
   } else {
-    for (size_t d = F->dep_off[i]; d < F->dep_off[i + 1]; d++) F->need[F->dep[d]]--;
+    for (size_t d = F->dep_off[i]; d < F->dep_off[i + 1]; d++)
+      if (--F->need[F->dep[d]] == 0) df_ready(F, F->dep[d]);
   }
   if (k->left == 0) F->R->fin[r] = k->last > F->R->a[r] ? k->last : F->R->a[r];
   return df_post_sends(F, r, t);
@@ -295,27 +333,22 @@ static int df_post_sends(fl *F, int r, double now) {
     }
     return PAT_OK;
   }
-  const size_t rend = R->s->rank_start[r + 1];
+  /* the lowest ready send that may go now: its own block's once the rank
+   * has arrived; a forward unless pacing holds it */
+  const int paced = R->mp->pace_beta > 0;
   while (k->inflight < F->window) {
-    while (k->next_send < rend && (!pat_is_send(F->ops[k->next_send].kind) || !isnan(F->x[k->next_send].tsend)))
-      k->next_send++;
-    size_t pick = (size_t)-1;
-    double later = INFINITY;
     const double paced_from = k->pace_end - PAT_MODEL_PACE_LEAD_S; /* forwards wait until then */
-    for (size_t i = k->next_send; i < rend; i++) {
-      if (!pat_is_send(F->ops[i].kind) || !isnan(F->x[i].tsend) || F->need[i] > 0) continue;
-      if (F->x[i].own && R->a[r] > now) {
-        if (R->a[r] < later) later = R->a[r];
-        continue;
-      }
-      if (!F->x[i].own && R->mp->pace_beta > 0 && paced_from > now) {
-        if (paced_from < later) later = paced_from;
-        continue;
-      }
-      pick = i;
-      break;
-    }
-    if (pick == (size_t)-1) {
+    idxheap *own = &k->ready[1], *fwd = &k->ready[0];
+    const int own_may = own->n > 0 && !(R->a[r] > now), fwd_may = fwd->n > 0 && !(paced && paced_from > now);
+    size_t pick;
+    if (own_may && (!fwd_may || own->v[0] < fwd->v[0]))
+      pick = ih_pop(own);
+    else if (fwd_may)
+      pick = ih_pop(fwd);
+    else {
+      double later = INFINITY;
+      if (own->n > 0) later = R->a[r];
+      if (fwd->n > 0 && paced_from < later) later = paced_from;
       if (later < k->wake_at) {
         k->wake_at = later;
         return fpush(F, later, EV_WAKE, (size_t)r);
@@ -439,13 +472,22 @@ static int df_deps(fl *F) {
 static int df_start(fl *F) {
   pat_replay *R = F->R;
   const pat_sched *s = R->s;
+  if (!(F->ready_mem = malloc((F->nops ? F->nops : 1) * sizeof *F->ready_mem))) return PAT_ENOMEM;
+  size_t *mem = F->ready_mem;
+  for (int r = 0; r < R->P; r++) /* each heap gets room for all its rank's sends of its kind */
+    for (int own = 0; own < 2; own++) {
+      F->rk[r].ready[own].v = mem;
+      for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++)
+        if (pat_is_send(F->ops[i].kind) && F->x[i].own == own) mem++;
+    }
+  for (size_t i = 0; i < F->nops; i++)
+    if (pat_is_send(F->ops[i].kind) && F->need[i] == 0) df_ready(F, i);
   for (int r = 0; r < R->P; r++) {
     frk *k = &F->rk[r];
     k->start = R->bg < R->a[r] ? R->bg : R->a[r];
     k->last = -INFINITY;
     k->wake_at = INFINITY;
     k->pace_end = -INFINITY;
-    k->next_send = s->rank_start[r];
     k->left = (int)(s->rank_start[r + 1] - s->rank_start[r]);
     if (k->left == 0) R->fin[r] = R->a[r];
     for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1] && !k->fg; i++)
@@ -568,6 +610,7 @@ int pat_replay_fluid(pat_replay *R) {
   free(F.need);
   free(F.dep_off);
   free(F.dep);
+  free(F.ready_mem);
   free(F.heap);
   pat_net_free(&F.net);
   free(F.work);

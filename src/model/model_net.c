@@ -17,7 +17,10 @@ int pat_net_init(pat_net *N, int P, size_t nflows) {
   N->port = calloc(np, sizeof *N->port);
   N->pn = calloc(np, sizeof *N->pn);
   N->pcap = calloc(np, sizeof *N->pcap);
-  if (!N->fl || !N->heap || !N->port || !N->pn || !N->pcap) return PAT_ENOMEM;
+  N->share = malloc((nf + 1) * sizeof *N->share);
+  if (!N->fl || !N->heap || !N->port || !N->pn || !N->pcap || !N->share) return PAT_ENOMEM;
+  N->share[0] = INFINITY; /* never used: a flow is on both its ports */
+  for (size_t n = 1; n <= nf; n++) N->share[n] = 1.0 / (double)n;
   for (size_t i = 0; i < nf; i++) N->fl[i].pos_h = PAT_NET_NOWHERE;
   return PAT_OK;
 }
@@ -30,6 +33,7 @@ void pat_net_free(pat_net *N) {
   free(N->pn);
   free(N->pcap);
   free(N->heap);
+  free(N->share);
   memset(N, 0, sizeof *N);
 }
 
@@ -134,7 +138,7 @@ static int rerate(pat_net *N, size_t id, double now) {
   const size_t P = (size_t)N->P;
   pat_net_flow *f = &N->fl[id];
   size_t ns = N->pn[f->from], nr = N->pn[P + (size_t)f->to];
-  double m = 1.0 / (double)(ns > nr ? ns : nr);
+  double m = N->share[ns > nr ? ns : nr];
   if (f->rate == m) return PAT_OK; /* its heap entry still holds */
   if (f->solo)
     f->rem = f->finish_solo - now;

@@ -50,6 +50,8 @@ typedef struct pat_net {
   pat_net_flow *fl;
   size_t **port;      /* 2P lists of active flow ids: send port r, then receive port P + r */
   size_t *pn, *pcap;  /* their lengths and capacities */
+  double *share;      /* share[n] = 1.0 / n, n = 1..nflows: a flow's rate, looked up (a division per flow and event
+                         was the replay's hottest instruction) */
   size_t *heap;       /* active flows by (due, id): an indexed binary heap */
   size_t nheap;
 } pat_net;
