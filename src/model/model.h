@@ -41,6 +41,14 @@
  *    beta * bytes of port time flow through both its ports, each port
  *    shared equally among its transfers, the transfer at the smaller of
  *    its two shares (model_net.h).  Alone it takes alpha + beta * bytes.
+ *  - One connection per pair: the transfers from one rank to another move
+ *    their bytes one after the other, in the order their latencies ended
+ *    (the MPI library's one stream per peer; TCP's and shared memory's
+ *    queues are FIFO); a transfer waiting behind its pair's holds no port.
+ *    A lockstep schedule never has two at once on a pair.  Without it a
+ *    data flow's pieces to one relay all ended together at the end of the
+ *    owner's block time, where the executor's first piece arrives after a
+ *    fraction of it (bench/results/2026-11-25-closing/pairs.md).
  *  - Parameters: the (alpha, beta) fitted for the algorithm that built the
  *    schedule (s->alg), or the default ones; with a node map, transfers
  *    between ranks of the same node use the intra-node pair when there is

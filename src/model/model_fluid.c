@@ -63,7 +63,16 @@ typedef struct fxfer { /* indexed by the send op */
   double ready, finish_solo;   /* finish_solo = ready + cost, exact while it never shared a port */
   int state;                   /* 0 waiting, 1 latency, 2 active, 3 done */
   double end;
+  size_t queued_next; /* the next transfer of its pair waiting behind it (NONE: none) */
 } fxfer;
+
+#define NONE ((size_t)-1)
+
+/* A pair's transfers in activation order (model.h: one connection per pair). */
+typedef struct fpair {
+  uint64_t key; /* from * P + to + 1; 0: an empty slot */
+  size_t moving, head, tail; /* the one in the network; the ones waiting behind it */
+} fpair;
 
 /* A min-heap of op indices in storage the replay owns (a rank's ready sends:
  * the data flow posts the lowest index first, as the schedule orders them). */
@@ -121,6 +130,8 @@ typedef struct fl {
   int *need;        /* data flow, per send op: receives it still waits for */
   size_t *dep_off, *dep; /* data flow, per receive op: the sends waiting for it */
   size_t *ready_mem;     /* data flow: the ranks' ready heaps (each send is in at most one, once) */
+  fpair *pair;           /* open addressing, npair (a power of two) slots */
+  size_t npair;
   fev *heap;
   size_t nheap, capheap;
   pat_net net;       /* the ports and the active transfers */
@@ -507,6 +518,48 @@ static int df_start(fl *F) {
   return PAT_OK;
 }
 
+/* ---- pairs: one connection each ---- */
+
+static fpair *pair_of(fl *F, const fxfer *x) {
+  const uint64_t key = (uint64_t)x->from * (uint64_t)F->R->P + (uint64_t)x->to + 1;
+  size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 17) & (F->npair - 1);
+  while (F->pair[i].key != key && F->pair[i].key != 0) i = (i + 1) & (F->npair - 1);
+  if (F->pair[i].key == 0) F->pair[i] = (fpair){.key = key, .moving = NONE, .head = NONE, .tail = NONE};
+  return &F->pair[i];
+}
+
+/* Transfer sop's latency is over: its bytes move now, or after those of its pair's transfers ahead of it. */
+static int pair_activate(fl *F, size_t sop, double now) {
+  fxfer *x = &F->x[sop];
+  fpair *q = pair_of(F, x);
+  x->queued_next = NONE;
+  if (q->moving != NONE) {
+    if (q->tail == NONE)
+      q->head = sop;
+    else
+      F->x[q->tail].queued_next = sop;
+    q->tail = sop;
+    x->finish_solo = INFINITY; /* set when it moves */
+    return PAT_OK;
+  }
+  q->moving = sop;
+  x->state = 2;
+  return pat_net_add(&F->net, sop, x->from, x->to, now, x->work, x->finish_solo);
+}
+
+/* Transfer sop's bytes are all through at `now`: the next of its pair moves. */
+static int pair_next(fl *F, size_t sop, double now) {
+  fpair *q = pair_of(F, &F->x[sop]);
+  q->moving = q->head;
+  if (q->head == NONE) return PAT_OK;
+  fxfer *y = &F->x[q->head];
+  q->head = y->queued_next;
+  if (q->head == NONE) q->tail = NONE;
+  y->state = 2;
+  y->finish_solo = now + y->work;
+  return pat_net_add(&F->net, (size_t)(y - F->x), y->from, y->to, now, y->work, y->finish_solo);
+}
+
 /* ---- the loop ---- */
 
 static int f_run(fl *F) {
@@ -529,8 +582,7 @@ static int f_run(fl *F) {
       if (x->work <= 0) { /* nothing to move: over once the latency is */
         rc = f_end(F, e.id, x->finish_solo > now ? x->finish_solo : now);
       } else {
-        x->state = 2;
-        rc = pat_net_add(&F->net, e.id, x->from, x->to, now, x->work, x->finish_solo);
+        rc = pair_activate(F, e.id, now);
       }
       if (rc) return rc;
       continue;
@@ -538,8 +590,10 @@ static int f_run(fl *F) {
     if (!have) break; /* nothing left to happen */
     if (tc > now) now = tc;
     const int solo = F->net.fl[idc].solo;
+    const double end = solo ? F->x[idc].finish_solo : now;
     int rc = pat_net_remove(&F->net, idc, now);
-    if (!rc) rc = f_end(F, idc, solo ? F->x[idc].finish_solo : now);
+    if (!rc) rc = pair_next(F, idc, end);
+    if (!rc) rc = f_end(F, idc, end);
     if (rc) return rc;
   }
   return PAT_OK;
@@ -564,6 +618,11 @@ int pat_replay_fluid(pat_replay *R) {
   if (!F.rk || !F.match || !F.x || !F.opdone || !F.work ||
       pat_net_init(&F.net, P, n))
     rc = PAT_ENOMEM;
+  size_t want = 2 * (s->nops < (size_t)P * (size_t)P ? s->nops : (size_t)P * (size_t)P) + 2;
+  for (F.npair = 16; F.npair < want; F.npair *= 2) {
+  }
+  F.pair = rc ? NULL : calloc(F.npair, sizeof *F.pair);
+  if (!rc && !F.pair) rc = PAT_ENOMEM;
   if (!rc) rc = f_match(&F);
   for (size_t i = 0, r = 0; i < s->nops && !rc; i++) {
     F.opdone[i] = NAN;
@@ -611,6 +670,7 @@ int pat_replay_fluid(pat_replay *R) {
   free(F.dep_off);
   free(F.dep);
   free(F.ready_mem);
+  free(F.pair);
   free(F.heap);
   pat_net_free(&F.net);
   free(F.work);

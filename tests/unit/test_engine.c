@@ -36,7 +36,10 @@
  * site's first refresh on; and since a classic algorithm the exchange mode
  * ran PAT_PROMOTE_CALLS calls in a row, measured cheaper, becomes the
  * static choice (engine.h, Promotion: the measured parts; the simulated
- * static calls run the site's static choice, pat_engine_static_choice). */
+ * static calls run the site's static choice, pat_engine_static_choice);
+ * and since the replay moves a pair's transfers one after the other (one
+ * connection per pair, model.h), which changes RELAY's predictions (its
+ * pieces to one relay no longer all end at once) and so every part. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -690,17 +693,17 @@ static int check_log(const char *part, uint64_t expected) {
 int main(void) {
   for (int r = 0; r < MAXP; r++) node_of[r] = r;
   pat_model_params_init(&model, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
-  if (test_agreement() || check_log("agreement", 0xbf2e7edbbea4bb70ull)) return 1;
-  if (test_purpose() || check_log("purpose", 0xe074a94af1f8a1f2ull)) return 1;
-  if (test_unpredictable() || check_log("unpredictable", 0xc377054292d9e990ull)) return 1;
-  if (test_settle() || check_log("settle", 0x126b836fd835f1b3ull)) return 1;
+  if (test_agreement() || check_log("agreement", 0x599445f4b3d5c488ull)) return 1;
+  if (test_purpose() || check_log("purpose", 0x8abdc0ce093c48eaull)) return 1;
+  if (test_unpredictable() || check_log("unpredictable", 0x0e2d3e126ff1f7caull)) return 1;
+  if (test_settle() || check_log("settle", 0x5bf506a2148fa2c9ull)) return 1;
   if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node() ||
       test_unequal_relay_site())
     return 1;
-  if (test_measured() || check_log("measured", 0x0ce63edb79a6d5fdull)) return 1;
+  if (test_measured() || check_log("measured", 0xcb076f9b67241177ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0xdb181c4286cae0aaull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0xed2c0989b3067d71ull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0xbb0dd7b2a62a2c0bull)) return 1;
+  if (test_measured() || check_log("always", 0xb28ec9a53d9fea3dull)) return 1;
   return TEST_RESULT();
 }

@@ -160,21 +160,24 @@ int main(void) {
   CHECK(run(&s, z3, 0, w1, &t), "lockstep, two steps");
   pat_sched_free(&s);
 
-  /* ---- 6. pacing: rank 0, late (a_0 = 2.5, background from 0), takes b1
-   * in from rank 1 (0..2) and forwards it to ranks 2 and 3 (step 1), then
-   * sends its own block to both (step 2); window 4.
-   * Unpaced: both forwards at 2, active at 3, half the port each; the own
-   * sends posted at 2.5 join at 3.5, a quarter each: the forwards end at
-   * 6.5, the own block at 7.
+  /* ---- 6. pacing and pairs: rank 0, late (a_0 = 2.5, background from
+   * 0), takes b1 in from rank 1 (0..2) and forwards it to ranks 2 and 3
+   * (step 1), then sends its own block to both (step 2); window 4.  Each
+   * own send goes to a rank that a forward goes to: one connection per
+   * pair, so it moves only once that forward is through.
+   * Unpaced: both forwards at 2, active at 3, half the port each, end at
+   * 5; the own sends, posted at 2.5 and active at 3.5, wait behind them and
+   * share the port from 5: the own block ends at 7.
    * Paced at 0.5 s/B (a block: 1 s of link): the first forward is posted
-   * at 2 (the link busy until 3), the second waits until the link is
-   * within the lead (2 ms) of free; the own sends are never held and go
-   * at 2.5 (link busy until 5), so the second forward waits until 4.998.
-   * From 3.5 the first forward and the own block share a third each: the
-   * forward ends at 5, the own block's sends at 6 + 0.001 (the second
-   * forward, active at 5.998, takes a third of the port for 3 ms), and the
-   * second forward at 7.  The late owner's block reaches ranks 2 and 3 at
-   * 6 instead of 7. ---- */
+   * at 2 (the link busy until 3); the own sends are never held and go at
+   * 2.5 (the link busy until 5), so the second forward waits until 4.998.
+   * The first forward moves alone from 3 and shares the port with the own
+   * block's send to rank 3 (its pair free) from 3.5: it ends at 4.5, and
+   * the own send to rank 2 moves behind it; the one to rank 3 ends at 5.5,
+   * the one to rank 2 at 6.002 (alone from 5.5 but for the second forward,
+   * which moves from 5.998 behind the own send to rank 3 and ends at 7).
+   * The late owner's block reaches ranks 3 and 2 at 5.5 and 6.002 instead
+   * of 7. ---- */
   pat_sched_init(&s, 4, PAT_ALL_RANKS);
   s.flags |= PAT_SCHED_MULTI_SEND;
   xfer(&s, 0, 1, 0, 1, 1);
@@ -186,15 +189,17 @@ int main(void) {
   s.send_window = 4;
   double a6[4] = {2.5, 0, 0, 0}, unpaced[4] = {7, 2, 7, 7};
   CHECK(run(&s, a6, 0, unpaced, &t), "unpaced forwards");
-  CHECK((x = find(&t, 1, 0, 3)) && x->end == 6.5, "unpaced: the forwards end at 6.5");
-  CHECK((x = find(&t, 2, 0, 2)) && x->end == 7, "unpaced: the own block ends at 7");
+  CHECK((x = find(&t, 1, 0, 3)) && x->end == 5, "unpaced: the forwards end at 5");
+  CHECK((x = find(&t, 2, 0, 2)) && x->ready == 2.5 && x->end == 7, "unpaced: the own block waits for its pairs, ends at 7");
   pace_beta = 0.5;
   CHECK(run(&s, a6, 0, NULL, &t), "paced forwards"); /* times not exact in binary: to 1e-9 */
-  CHECK((x = find(&t, 1, 0, 2)) && x->ready == 2 && fabs(x->end - 5) < 1e-9, "paced: the first forward at 2, ends 5");
+  CHECK((x = find(&t, 1, 0, 2)) && x->ready == 2 && fabs(x->end - 4.5) < 1e-9, "paced: the first forward at 2, ends 4.5");
   CHECK((x = find(&t, 1, 0, 3)) && fabs(x->ready - 4.998) < 1e-9 && fabs(x->end - 7) < 1e-9,
         "paced: the second forward held until 4.998, ends 7");
-  CHECK((x = find(&t, 2, 0, 2)) && x->ready == 2.5 && fabs(x->end - 6.001) < 1e-9, "paced: the own block never held, ends 6.001");
-  CHECK((x = find(&t, 2, 0, 3)) && fabs(x->end - 6.001) < 1e-9, "paced: the own block to rank 3 ends 6.001");
+  CHECK((x = find(&t, 2, 0, 3)) && x->ready == 2.5 && fabs(x->end - 5.5) < 1e-9,
+        "paced: the own block never held, to rank 3 (its pair free) ends 5.5");
+  CHECK((x = find(&t, 2, 0, 2)) && fabs(x->end - 6.002) < 1e-9,
+        "paced: the own block to rank 2, behind its pair's forward, ends 6.002");
   pace_beta = 0;
   pat_sched_free(&s);
 
