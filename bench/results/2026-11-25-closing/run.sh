@@ -5,8 +5,10 @@
 # NATIVE (MPI's own all-gatherv), auto, RELAY and DIRECT in each launch. N in {1M, 4M} floats x
 # blocks in {equal through MPI_Allgatherv, one rank 4x, ramp} x maxDelay in {0, 50, 100} ms, and
 # "compute proportional to data" (--compute-by-size) for the unequal layouts at 50 and 100 ms.
-#   bash bench/results/2026-11-25-closing/run.sh sweep   # sweep.csv, sweep.md, figures/ (about 25 min)
-#   bash bench/results/2026-11-25-closing/run.sh table   # sweep.md and figures/ again from sweep.csv
+#   bash bench/results/2026-11-25-closing/run.sh sweep [NAME]  # NAME.csv, NAME.md, figures/NAME*.png (about 25 min;
+#                                                              # NAME: sweep, the default, at e0579a0; sweep-pairs at the
+#                                                              # replay with one connection per pair)
+#   bash bench/results/2026-11-25-closing/run.sh table [NAME]  # NAME.md and its figure again from NAME.csv
 #   bash bench/results/2026-11-25-closing/run.sh osu     # osu-allgatherv/, osu-allgather/: OSU 5.3 unmodified under
 #                                                         # LD_PRELOAD at P = 2 on one node (OSU binaries at /tmp/osu:
 #                                                         # bench/balanced/osu.sh says how)
@@ -17,6 +19,7 @@ R=bench/results/2026-11-25-closing
 CL=bench/cluster/pat-cluster
 MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
+NAME=${2:-sweep}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
 cell() { # round N counts delay
@@ -24,16 +27,16 @@ cell() { # round N counts delay
   case $4 in *+size) extra=(--compute-by-size) ;; esac
   $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL $MB -N $2 --iters 12 --warmup 3 --base-ms 20 --quiet \
     --max-delay ${4%+size} --order blocked --counts $3 "${extra[@]}" --alg native,auto,relay,direct \
-    --csv $R/sweep.csv --label "$1/$3/$4" 2>&1 | quiet
+    --csv $R/$NAME.csv --label "$1/$3/$4" 2>&1 | quiet
 }
 table() {
   mkdir -p $R/figures
-  python3 $R/table.py $R/sweep.csv $R/figures > $R/sweep.md
-  gnuplot $R/plot.gp
+  python3 $R/table.py $R/$NAME.csv $R/figures/$NAME > $R/$NAME.md
+  gnuplot -e "name='$NAME'" $R/plot.gp
 }
 case ${1:-} in
   sweep)
-    rm -f $R/sweep.csv
+    rm -f $R/$NAME.csv
     $CL down >/dev/null 2>&1
     $CL up -n 8 --rate 500mbit
     for round in 1 2; do
@@ -47,7 +50,7 @@ case ${1:-} in
           done
         done
       done
-    done > /tmp/closing-sweep.log
+    done > /tmp/closing-$NAME.log
     $CL down
     table ;;
   table) table ;;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""sweep.csv [figdir] -> markdown on stdout: per cell (N, blocks, maxDelay), round 1 / round 2 of
+"""NAME.csv [PREFIX] -> markdown on stdout: per cell (N, blocks, maxDelay), round 1 / round 2 of
 e-bar ms (e-bar/e_lb) for NATIVE, auto (what it ran), RELAY and DIRECT, NATIVE/auto per round, and
-issue 23's targets per cell; with figdir, cells-1M.dat and cells-4M.dat (mean e-bar/e_lb of the rounds)."""
+issue 23's targets per cell; with PREFIX, PREFIX-cells-1M.dat and PREFIX-cells-4M.dat (mean e-bar/e_lb of the rounds)."""
 import csv
 import sys
 from collections import defaultdict
@@ -49,7 +49,7 @@ for key in sorted(cells, key=order):
           f"{both(c, 'direct', lambda x: f'{e(x):.1f} ({q(x):.2f})')} | {ratio} | {best} |")
 if len(sys.argv) > 2:
     for n, name in ((1048576, "1M"), (4194304, "4M")):
-        with open(f"{sys.argv[2]}/cells-{name}.dat", "w") as out:
+        with open(f"{sys.argv[2]}-cells-{name}.dat", "w") as out:
             out.write("# cell " + " ".join(ALGS) + " (e-bar/e_lb, mean of the rounds)\n")
             for key in sorted((k for k in cells if k[0] == n), key=order):
                 c = cells[key]
