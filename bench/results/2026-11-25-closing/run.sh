@@ -9,6 +9,11 @@
 #                                                              # NAME: sweep, the default, at e0579a0; sweep-pairs at the
 #                                                              # replay with one connection per pair)
 #   bash bench/results/2026-11-25-closing/run.sh table [NAME]  # NAME.md and its figure again from NAME.csv
+#   python3 bench/results/2026-11-25-closing/compare.py bench/results/2026-11-25-closing/sweep.csv \
+#     bench/results/2026-11-25-closing/sweep-pairs.csv > bench/results/2026-11-25-closing/compare.md
+#   bash bench/results/2026-11-25-closing/run.sh pairs       # pairs.md: the replay against measured calls (equal blocks,
+#                                                              # 1M/4M x 0/50/100 ms, RELAY, DIRECT, RING, BDR), pat-model of
+#                                                              # e0579a0 (OLD, default /tmp/head/build) against build/'s
 #   bash bench/results/2026-11-25-closing/run.sh osu     # osu-allgatherv/, osu-allgather/: OSU 5.3 unmodified under
 #                                                         # LD_PRELOAD at P = 2 on one node (OSU binaries at /tmp/osu:
 #                                                         # bench/balanced/osu.sh says how)
@@ -54,6 +59,20 @@ case ${1:-} in
     $CL down
     table ;;
   table) table ;;
+  pairs)
+    rm -rf /tmp/closing-traces && mkdir -p /tmp/closing-traces
+    $CL down >/dev/null 2>&1
+    $CL up -n 8 --rate 500mbit
+    for N in 1M 4M; do
+      for d in 0 50 100; do
+        $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL $MB -N $N --iters 12 --warmup 3 --base-ms 20 --quiet \
+          --max-delay $d --order blocked --counts equalv --alg relay,direct,ring,bdr \
+          --trace /tmp/closing-traces/$N-$d.csv 2>&1 | quiet
+      done
+    done > /tmp/closing-pairs.log
+    $CL down
+    python3 $R/pairs.py --model $MODEL --old ${OLD:-/tmp/head/build}/pat-model --new build/pat-model \
+      /tmp/closing-traces/1M-{0,50,100}.csv:1M /tmp/closing-traces/4M-{0,50,100}.csv:4M > $R/pairs.md ;;
   osu)
     for b in allgatherv allgather; do
       rm -rf /tmp/closing-osu-$b
