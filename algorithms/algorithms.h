@@ -109,6 +109,23 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
  * per-message cost small against the piece's. */
 #define PAT_RELAY_MAX_PIECE 49152
 #define PAT_RELAY_MIN_PIECE 8192
+/* ... but blocks of PAT_RELAY_FINE_BLOCK bytes or more are cut into pieces of
+ * at most PAT_RELAY_FINE_PIECE.  After the last owner's scatter each relay
+ * still sends its last piece to P - 2 ranks, (P - 2) / k of a block time
+ * that every rank waits for; a finer cut also lets the relays start sooner.
+ * On the emulated cluster (P = 8, 500 Mbit/s, equal blocks, 6 interleaved
+ * rounds, geometric means of the ratios paired by round, against 37 KiB
+ * pieces): 512 KiB blocks in 35 pieces of 15 KiB 0.87x at maxDelay 0 and
+ * 0.84x at 50 ms, in 42 of 12 KiB 0.89x, in 21 of 25 KiB 0.91-0.93x (in 28
+ * of 19 KiB 0.98-1.03x, not understood); 1 MiB blocks in 42 pieces of 25
+ * KiB 0.92-0.94x against 28 of 37 KiB.  256 KiB blocks measured 0.99-1.07x
+ * in 28 pieces of 9 KiB and 0.99-1.02x in 14 of 19 KiB (a message's cost
+ * weighs more there), so they keep the coarser cut
+ * (bench/results/2026-11-25-pieces). */
+#define PAT_RELAY_FINE_BLOCK (512 << 10)
+#define PAT_RELAY_FINE_PIECE 16384
+/* The largest piece (above P - 1 of them) for a block of block_bytes. */
+int64_t pat_relay_piece_max(int64_t block_bytes);
 /* RELAY's sends per rank and call, at most pat_relay_max_sends(P): each
  * message costs CPU, and on the emulated cluster (every rank on the same two
  * cores) the number that pays shrinks with P.  At P = 16 (200 Mbit/s) 15
@@ -131,7 +148,7 @@ int pat_relay_max_sends(int P);
  * block_sizes, each block's own): P - 1 when block_bytes is 0
  * (unknown); 1 (whole blocks) when the block is too small for two pieces of
  * PAT_RELAY_MIN_PIECE; up to P - 1 pieces of at least that; above, a
- * multiple of P - 1 whose pieces are at most PAT_RELAY_MAX_PIECE; in every
+ * multiple of P - 1 whose pieces are at most pat_relay_piece_max; in every
  * case no more than pat_relay_max_sends(P) / (P - 1) (a multiple of P - 1 when
  * above it). */
 int pat_relay_pieces(int P, int64_t block_bytes);
@@ -139,7 +156,7 @@ int pat_relay_pieces(int P, int64_t block_bytes);
 /* RELAY's pieces of blocks of different sizes (size[b] bytes, P entries)
  * into pieces[b]: each block at least pat_relay_pieces of its size, and the
  * big ones cut further, into pieces of at most the smallest size from
- * PAT_RELAY_MAX_PIECE up whose messages stay within pat_relay_max_sends(P) per
+ * pat_relay_piece_max up whose messages stay within pat_relay_max_sends(P) per
  * rank, so that a big block has more pieces, not bigger ones (empty blocks
  * whole).  Equal sizes give pat_relay_pieces's count.  Returns PAT_OK or
  * PAT_ENOMEM. */

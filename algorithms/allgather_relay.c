@@ -23,8 +23,11 @@
  *
  * Pieces (below): at least PAT_RELAY_MIN_PIECE bytes, and at most
  * PAT_RELAY_MAX_PIECE, so that each one goes out as one eager message into a
- * receive posted ahead: k = block_bytes / PAT_RELAY_MIN_PIECE up to P - 1,
- * then the smallest multiple of P - 1 whose pieces fit PAT_RELAY_MAX_PIECE
+ * receive posted ahead (at most PAT_RELAY_FINE_PIECE for blocks of
+ * PAT_RELAY_FINE_BLOCK or more: the relays' tail after the last scatter is
+ * (P - 2) / k of a block time, algorithms.h has the measurements):
+ * k = block_bytes / PAT_RELAY_MIN_PIECE up to P - 1, then the smallest
+ * multiple of P - 1 whose pieces fit pat_relay_piece_max(block_bytes)
  * (P - 1 when the block size is unknown); every relay then takes k / (P - 1)
  * pieces of each block.  But a rank sends k (P - 1) messages per call, and
  * at most pat_relay_max_sends(P): beyond, k is cut (to a multiple of P - 1 if
@@ -93,21 +96,8 @@ int pat_relay_max_sends(int P) {
   return most > PAT_RELAY_MAX_SENDS_SMALL_P ? PAT_RELAY_MAX_SENDS_SMALL_P : most;
 }
 
-int pat_relay_pieces(int P, int64_t block_bytes) {
-  if (P < 3) return 1;
-  const int most = pat_relay_max_sends(P) / (P - 1); /* k (P - 1) sends per rank */
-  if (most < 2) return 1;
-  int64_t k;
-  if (block_bytes <= 0)
-    k = P - 1;
-  else if ((k = block_bytes / PAT_RELAY_MIN_PIECE) < 2)
-    return 1;
-  else if (k > P - 1) {
-    int64_t per_relay_bytes = (int64_t)(P - 1) * PAT_RELAY_MAX_PIECE;
-    k = (int64_t)(P - 1) * ((block_bytes + per_relay_bytes - 1) / per_relay_bytes);
-  }
-  if (k <= most) return (int)k;
-  return most >= P - 1 ? (P - 1) * (most / (P - 1)) : most;
+int64_t pat_relay_piece_max(int64_t block_bytes) {
+  return block_bytes >= PAT_RELAY_FINE_BLOCK ? PAT_RELAY_FINE_PIECE : PAT_RELAY_MAX_PIECE;
 }
 
 /* Pieces of a block of `bytes` whose pieces, above P - 1 of them, are at
@@ -118,6 +108,20 @@ static int64_t pieces_at(int P, int64_t bytes, int64_t piece_max) {
   if (k <= P - 1) return k;
   const int64_t per_relay = (int64_t)(P - 1) * piece_max;
   return (int64_t)(P - 1) * (bytes / per_relay + (bytes % per_relay != 0));
+}
+
+/* Pieces of a block alone with pieces of at most piece_max, within the budget. */
+static int pieces_alone(int P, int64_t block_bytes, int64_t piece_max) {
+  if (P < 3) return 1;
+  const int most = pat_relay_max_sends(P) / (P - 1); /* k (P - 1) sends per rank */
+  if (most < 2) return 1;
+  const int64_t k = block_bytes <= 0 ? P - 1 : pieces_at(P, block_bytes, piece_max);
+  if (k <= most) return (int)k;
+  return most >= P - 1 ? (P - 1) * (most / (P - 1)) : most;
+}
+
+int pat_relay_pieces(int P, int64_t block_bytes) {
+  return pieces_alone(P, block_bytes, pat_relay_piece_max(block_bytes));
 }
 
 /* The most messages one rank sends with k[b] pieces of each block b: its
@@ -135,10 +139,12 @@ static int64_t most_sends(int P, const int64_t *k) {
 }
 
 /* Each block at least as finely cut as alone (alone[b]), and into pieces
- * of at most piece_max above P - 1 of them. */
+ * of at most its own piece size (pat_relay_piece_max) or, where that is
+ * smaller, piece_max, above P - 1 of them. */
 static void fill_pieces(int P, const int64_t *size, const int *alone, int64_t piece_max, int64_t *k) {
   for (int b = 0; b < P; b++) {
-    const int64_t fine = size[b] <= 0 ? 1 : pieces_at(P, size[b], piece_max);
+    const int64_t own = pat_relay_piece_max(size[b]);
+    const int64_t fine = size[b] <= 0 ? 1 : pieces_at(P, size[b], own > piece_max ? own : piece_max);
     k[b] = fine > alone[b] ? fine : alone[b];
   }
 }
@@ -152,12 +158,15 @@ int pat_relay_pieces_v(int P, const int64_t *size, int *pieces) {
   if (!k) return PAT_ENOMEM;
   for (int b = 0; b < P; b++) {
     largest = size[b] > largest ? size[b] : largest;
-    pieces[b] = size[b] <= 0 ? 1 : pat_relay_pieces(P, size[b]); /* alone: the floor of every search step */
+    /* alone in eager pieces: the floor of every search step (not the fine cut, which would leave
+     * the budget's rest to a big block in pieces above the eager size) */
+    pieces[b] = size[b] <= 0 ? 1 : pieces_alone(P, size[b], PAT_RELAY_MAX_PIECE);
   }
-  /* the smallest piece size, from the eager size up, whose pieces fit the budget: the big blocks
-   * cut into more pieces.  At hi every block has its pieces alone: if even those are over the
-   * budget (they are within it for equal blocks), they stay. */
-  int64_t lo = PAT_RELAY_MAX_PIECE, hi = largest > lo ? largest : lo;
+  /* the smallest piece size, from the finest up, whose pieces fit the budget: the big blocks
+   * cut into more pieces, and the fine cut where the budget allows.  At hi every block has its
+   * pieces alone: if even those are over the budget (they are within it for equal blocks), they
+   * stay. */
+  int64_t lo = PAT_RELAY_FINE_PIECE, hi = largest > lo ? largest : lo;
   const int budget = pat_relay_max_sends(P);
   fill_pieces(P, size, pieces, lo, k);
   if (most_sends(P, k) <= budget)

@@ -252,21 +252,23 @@ int main(void) {
     CHECK(!unequal_case(P, n % 3 ? arrival : NULL, tau, size, err, sizeof err), "unequal %d (%s, P=%d): %s", n, shape,
           P, err);
   }
-  /* P = 8, 1M floats, one rank 4x: the big block in 35 eager pieces (44 KiB) besides 14 of the small ones
-   * (27 KiB), not 21 of 73 KiB; 4M: the small blocks in 21 (71 KiB, as alone), the big one in 28 (213 KiB, not
-   * 21 of 284), as many as the budget allows */
+  /* P = 8, 1M floats, one rank 4x: the big block (1.5 MB) in 98 fine pieces (15 KiB: pat_relay_piece_max)
+   * besides 14 of the small ones (27 KiB), not 21 of 73 KiB; 4M: the small blocks in 35 (43 KiB), the big one
+   * in 105 (57 KiB): the budget binds, and every piece stays eager (the small blocks' fine cut, 42 each, would
+   * leave the big one 63 of 95 KiB) */
   {
     int k[8];
     int64_t one_big[8];
     for (int r = 0; r < 8; r++) one_big[r] = r == 7 ? (4LL << 22) / 11 : (1LL << 22) / 11;
-    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 14 && k[6] == 14 && k[7] == 35, "1M one big: %d, %d",
+    CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 14 && k[6] == 14 && k[7] == 98, "1M one big: %d, %d",
           k[0], k[7]);
     for (int r = 0; r < 8; r++) one_big[r] *= 4;
     CHECK(pat_relay_pieces_v(8, one_big, k) == PAT_OK && k[0] == 35 && k[7] == 105, "4M one big: %d, %d", k[0], k[7]);
   }
   /* the smallest block of two pieces; P - 1 pieces up to P - 1 relays' worth
-   * of the largest piece, then multiples of P - 1 (at P = 8: 512 KiB in 14
-   * pieces of 37 KiB), within pat_relay_max_sends(P) sends per rank: 320 up
+   * of the largest piece, then multiples of P - 1 (at P = 8: 511 KiB in 14
+   * pieces of 37 KiB, 512 KiB in 35 fine pieces of 15 KiB), within
+   * pat_relay_max_sends(P) sends per rank: 320 up
    * to P = 8 (42 pieces at most there), 2560 / P above, 160 from P = 16 on
    * (10 pieces at P = 16; beyond P = 81 whole blocks) */
   CHECK(pat_relay_max_sends(3) == 320 && pat_relay_max_sends(8) == 320 && pat_relay_max_sends(10) == 256 &&
@@ -274,8 +276,8 @@ int main(void) {
         "send budgets");
   CHECK(pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE - 1) == 1 && pat_relay_pieces(8, 2 * PAT_RELAY_MIN_PIECE) == 2 &&
             pat_relay_pieces(8, 0) == 7 && pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE) == 7 &&
-            pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE + 1) == 14 && pat_relay_pieces(8, 512 << 10) == 14 &&
-            pat_relay_pieces(8, 1 << 20) == 28 && pat_relay_pieces(8, 100LL << 30) == 42 &&
+            pat_relay_pieces(8, 7 * PAT_RELAY_MAX_PIECE + 1) == 14 && pat_relay_pieces(8, (512 << 10) - 1) == 14 &&
+            pat_relay_pieces(8, 512 << 10) == 35 && pat_relay_pieces(8, 1 << 20) == 42 && pat_relay_pieces(8, 100LL << 30) == 42 &&
             pat_relay_pieces(16, 256 << 10) == 10 && pat_relay_pieces(16, 1 << 20) == 10 &&
             pat_relay_pieces(16, 0) == 10 && pat_relay_pieces(81, 1 << 20) == 2 && pat_relay_pieces(82, 1 << 20) == 1 &&
             pat_relay_pieces(2, 0) == 1 && pat_relay_pieces(2, 1 << 20) == 1,

@@ -24,10 +24,10 @@ int main(void) {
   /* DIRECT: whole blocks */
   double direct = smallest(PAT_ALG_DIRECT, 4, 1, NULL, 32000);
   CHECK(direct == 1.0, "direct's smallest message is one block, got %g", direct);
-  /* RELAY under imbalance at P = 8 with 512 KiB blocks: pieces of 1/14 block */
+  /* RELAY under imbalance at P = 8 with 512 KiB blocks: pieces of 1/35 block */
   int64_t arrival[8] = {0, 90000000, 10000000, 80000000, 20000000, 70000000, 30000000, 60000000};
   double relay = smallest(PAT_ALG_RELAY, 8, 2, arrival, 1 << 19);
-  CHECK(relay > 0.0714 && relay < 0.0715, "relay's smallest message is 1/14 block, got %g", relay);
+  CHECK(relay > 0.02856 && relay < 0.02858, "relay's smallest message is 1/35 block, got %g", relay);
 
   pat_model_params mp;
   /* 32000 B at 1e-8 s/B, no latency: 320 us, a nap of 20 us */
@@ -38,8 +38,8 @@ int main(void) {
   /* the emulated cluster: 1/7 of 512 KiB at 500 Mbit/s plus 130 us is about 1.33 ms: capped at 50 us */
   pat_model_params_init(&mp, 130e-6, 1.6e-8);
   CHECK(pat_wait_nap_model_ns(1.0 / 7, PAT_ALG_RELAY, 1 << 19, &mp) == 50000, "capped at 50 us");
-  /* 1/14 of it: 37449 B, 729 us, a nap of 45.6 us */
-  CHECK(pat_wait_nap_model_ns(relay, PAT_ALG_RELAY, 1 << 19, &mp) / 100 == 455, "1/16 of 729 us, got %lld ns",
+  /* 1/35 of it: 14980 B, 370 us, a nap of 23.1 us */
+  CHECK(pat_wait_nap_model_ns(relay, PAT_ALG_RELAY, 1 << 19, &mp) / 100 == 231, "1/16 of 370 us, got %lld ns",
         (long long)pat_wait_nap_model_ns(relay, PAT_ALG_RELAY, 1 << 19, &mp));
   /* shared memory: 75 KB at 0.1 ns/B plus 1 us is about 8.5 us: 0.5 us, under 10 us: none */
   pat_model_params_init(&mp, 1e-6, 1e-10);
