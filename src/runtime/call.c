@@ -17,11 +17,13 @@
 #include "runtime/call.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
+#include "runtime/netparams.h"
 #include "runtime/report.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
 #include "runtime/through.h"
 #include "runtime/timeline.h"
+#include "runtime/wait_nap.h"
 
 /* The arguments of an intra-communicator all-gather (the communicator is
  * checked before). */
@@ -131,10 +133,17 @@ static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   b.stage = stage;
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s.nops > 0) {
+    int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
     pat_exec e;
     rc = pat_exec_init(&e, &s, cs->base.rank, &b);
     e.tag_gen = PAT_TAG_GEN_CLASSIC;
+    /* it waits as planned and classic calls do (runtime/wait_nap.h); it spun in MPI before */
+    e.nap_ns = pat_wait_nap_ns(pat_wait_smallest_blocks(&s, cs->base.rank), alg, (double)c->bytes, pat_netparams());
+    if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
     if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+    if (rc == MPI_SUCCESS && pat_timeline_on())
+      pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, &s, &e, NULL, c->arrival, handover,
+                         pat_clock_global_ns());
     pat_exec_free(&e); /* waits for anything still pending: nothing uses the stage after it */
   }
   if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, c->sendbuf == MPI_IN_PLACE);
