@@ -12,8 +12,19 @@
 #   bash bench/results/2026-11-25-pieces/run.sh ab         # ab.csv: 5177e31 (/tmp/pieces-48k) against build/,
 #                                                          # RELAY and auto, equal/one-big/ramp cells, 4 rounds
 #   python3 bench/results/2026-11-25-pieces/table.py bench/results/2026-11-25-pieces/X.csv BASE > X.md
+#   bash bench/results/2026-11-25-pieces/run.sh osu        # osu-allgatherv-cluster8/: OSU 5.3's osu_allgatherv unmodified
+#                                                          # (/tmp/osu, bench/balanced/osu.sh says how) on the cluster,
+#                                                          # the head against 5177e31 (--old-lib), with and without the
+#                                                          # model file, 3 rounds at -i 100
+#   bash bench/results/2026-11-25-pieces/run.sh nap        # nap.csv: 86b9af0 against build/ (the static arrival-aware
+#                                                          # path naps, as the planned and classic ones do), RELAY and
+#                                                          # auto, one-big/ramp cells, 4 rounds
+#   bash bench/results/2026-11-25-pieces/run.sh sweep      # sweep.csv, sweep.md, figures/sweep.png: issue 23's sweep
+#                                                          # at the head as 2026-11-25-closing/run.sh sweep runs it
+#                                                          # (NATIVE, auto, RELAY, DIRECT; two rounds; about 35 min)
 # Needs root, build/ built, a quiet machine. Tears the emulated cluster down at the end.
 set -uo pipefail
+SELF=$(readlink -f "$0")
 cd "$(dirname "$0")/../../.."
 R=bench/results/2026-11-25-pieces
 CL=bench/cluster/pat-cluster
@@ -49,7 +60,7 @@ case ${1:-} in
       rm -rf "$d" && git clone -q . "$d" && git -C "$d" checkout -q $BASE_COMMIT
       sed -i "s/#define PAT_RELAY_MAX_PIECE 49152/#define PAT_RELAY_MAX_PIECE ${p#*:}/" "$d/algorithms/algorithms.h"
       cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-      cmake --build "$d/build" -j "$(nproc)" --target pat-minibench >/dev/null
+      cmake --build "$d/build" -j "$(nproc)" --target pat-minibench pat_mpi >/dev/null
     done ;;
   sizes) run $R/sizes.csv 6 "512K/equalv/0 512K/equalv/50 512K/equalv/100 2M/equalv/0 2M/equalv/50 2M/equalv/100" \
            "main:$V-48k/build 24k:$V-24k/build 12k:$V-12k/build" relay ;;
@@ -58,5 +69,41 @@ case ${1:-} in
            "main:$V-48k/build 28k:$V-28k/build 24k:$V-24k/build 16k:$V-16k/build 12k:$V-12k/build" relay ;;
   ab) run $R/ab.csv 4 "1M/equalv/0 1M/equalv/50 1M/equalv/100 2M/equalv/50 1M/onebig/50 1M/onebig/100+size 1M/ramp/50 \
          4M/ramp/50 4M/onebig/50+size" "old:$V-48k/build new:build" relay,auto ;;
-  *) sed -n '2,17p' "$0"; exit 2 ;;
+  nap)
+    d=$V-86b9af0
+    rm -rf "$d" && git clone -q . "$d" && git -C "$d" checkout -q 86b9af0
+    cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$d/build" -j "$(nproc)" --target pat-minibench >/dev/null
+    run $R/nap.csv 4 "4M/onebig/50 4M/ramp/50 4M/onebig/100+size 4M/ramp/0 1M/onebig/50 1M/ramp/50" \
+      "old:$d/build new:build" relay,auto ;;
+  osu)
+    rm -rf /tmp/pieces-osu
+    bash bench/balanced/osu.sh --osu /tmp/osu/osu_allgatherv --out /tmp/pieces-osu --configs cluster8 --rounds 3 \
+      --osu-args "-m 1:1048576 -i 100" --old-lib $V-48k/build/libpat_mpi.so --model-cluster $MODEL >/dev/null
+    mkdir -p $R/osu-allgatherv-cluster8 && cp /tmp/pieces-osu/osu.csv /tmp/pieces-osu/table.md $R/osu-allgatherv-cluster8/ ;;
+  sweep)
+    rm -f $R/sweep.csv
+    $CL down >/dev/null 2>&1
+    $CL up -n 8 --rate 500mbit
+    for round in 1 2; do
+      for N in 1M 4M; do
+        for counts in equalv onebig ramp; do
+          delays="0 50 100"
+          [ $counts != equalv ] && delays="$delays 50+size 100+size"
+          for d in $delays; do
+            extra=()
+            case $d in *+size) extra=(--compute-by-size) ;; esac
+            echo "== round $round N=$N counts=$counts delay=$d $(date +%T)"
+            $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL build/bench/minibench/pat-minibench -N $N --iters 12 \
+              --warmup 3 --base-ms 20 --quiet --max-delay ${d%+size} --order blocked --counts $counts "${extra[@]}" \
+              --alg native,auto,relay,direct --csv $R/sweep.csv --label "$round/$counts/$d" 2>&1 | grep -E "^[a-z]+ +ok|FAIL|rror"
+          done
+        done
+      done
+    done > /tmp/pieces-sweep.log
+    $CL down
+    mkdir -p $R/figures
+    python3 bench/results/2026-11-25-closing/table.py $R/sweep.csv $R/figures/sweep > $R/sweep.md
+    gnuplot $R/plot.gp ;;
+  *) sed -n "2,/^# Needs root/p" "$SELF"; exit 2 ;;
 esac
