@@ -19,6 +19,8 @@
 #   bash bench/results/2026-11-25-pieces/run.sh nap        # nap.csv: 86b9af0 against build/ (the static arrival-aware
 #                                                          # path naps, as the planned and classic ones do), RELAY and
 #                                                          # auto, one-big/ramp cells, 4 rounds
+#   bash bench/results/2026-11-25-pieces/run.sh osushm     # osu-allgatherv-shm2/, osu-allgather-shm2/: the same at P = 2
+#                                                          # on one node (no oversubscription), 31 rounds at -i 2000
 #   bash bench/results/2026-11-25-pieces/run.sh sweep      # sweep.csv, sweep.md, figures/sweep.png: issue 23's sweep
 #                                                          # at the head as 2026-11-25-closing/run.sh sweep runs it
 #                                                          # (NATIVE, auto, RELAY, DIRECT; two rounds; about 35 min)
@@ -81,6 +83,13 @@ case ${1:-} in
     bash bench/balanced/osu.sh --osu /tmp/osu/osu_allgatherv --out /tmp/pieces-osu --configs cluster8 --rounds 3 \
       --osu-args "-m 1:1048576 -i 100" --old-lib $V-48k/build/libpat_mpi.so --model-cluster $MODEL >/dev/null
     mkdir -p $R/osu-allgatherv-cluster8 && cp /tmp/pieces-osu/osu.csv /tmp/pieces-osu/table.md $R/osu-allgatherv-cluster8/ ;;
+  osushm)
+    for b in allgatherv allgather; do
+      rm -rf /tmp/pieces-osu-$b
+      bash bench/balanced/osu.sh --osu /tmp/osu/osu_$b --out /tmp/pieces-osu-$b --configs shm2 --rounds 31 \
+        --osu-args "-m 1:1048576 -i 2000" --old-lib $V-48k/build/libpat_mpi.so >/dev/null
+      mkdir -p $R/osu-$b-shm2 && cp /tmp/pieces-osu-$b/osu.csv /tmp/pieces-osu-$b/table.md $R/osu-$b-shm2/
+    done ;;
   sweep)
     rm -f $R/sweep.csv
     $CL down >/dev/null 2>&1
