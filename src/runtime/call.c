@@ -115,8 +115,7 @@ static int run_planned(pat_comm_state *cs, const pat_gather_args *c, long long *
 /* An arrival-aware algorithm that runs without an exchange: an
  * all-gatherv's static choice (RELAY, decide/vchoice.h), on its schedule
  * for balanced arrivals (each block's pieces by its size, as vchoice
- * predicted it) and a stage of packed bytes of its own (the plan's belongs
- * to exchanged calls). */
+ * predicted it), packed on a stage the planner lends (pat_planner_stage). */
 static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   pat_sched s;
   int rc = pat_plan_balanced(&cs->base, alg, (double)c->bytes, c->shape, &s);
@@ -127,7 +126,7 @@ static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   rc = pat_buffers_packed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->counts, c->displs,
                             c->recvtype, &stage_bytes);
   if (rc == MPI_SUCCESS) {
-    stage = malloc(stage_bytes + 1);
+    stage = pat_planner_stage(&cs->planner, stage_bytes + 1);
     if (!stage) rc = pat_fail(MPI_ERR_NO_MEM, "%s: cannot allocate %zu bytes", c->name, stage_bytes);
   }
   b.stage = stage;
@@ -147,7 +146,7 @@ static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
     pat_exec_free(&e); /* waits for anything still pending: nothing uses the stage after it */
   }
   if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, c->sendbuf == MPI_IN_PLACE);
-  free(stage);
+  pat_planner_stage_done(&cs->planner);
   pat_buffers_release(&b);
   pat_sched_free(&s);
   return rc;

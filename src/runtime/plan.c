@@ -20,18 +20,26 @@ int pat_planner_init(pat_planner *pl, int P) {
   return pl->plan.arrival && pl->plan.shape ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-/* A plan's stage is kept for the next one: a fresh one of several MiB per
- * call came from mmap, and the transfers into its untouched pages paid a
- * page fault each (on the emulated cluster, where the CPU carries the
- * network, RELAY at maxDelay 0 measured 88.8 -> 85.4 ms, two runs each,
- * with glibc told to keep the memory; this code's own effect was within
- * the noise).  Beyond this size it is returned after each call. */
+/* The size beyond which a stage is returned after each call. */
 #define PAT_STAGE_KEEP ((size_t)64 << 20)
 
-static void release_stage(pat_plan *p) {
-  free(p->stage_mem);
-  p->stage_mem = NULL;
-  p->stage_cap = 0;
+void *pat_kept_stage_get(pat_kept_stage *k, size_t need) {
+  if (k->cap < need) {
+    pat_kept_stage_free(k);
+    k->mem = malloc(need);
+    k->cap = k->mem ? need : 0;
+  }
+  return k->mem;
+}
+
+void pat_kept_stage_done(pat_kept_stage *k) {
+  if (k->cap > PAT_STAGE_KEEP) pat_kept_stage_free(k);
+}
+
+void pat_kept_stage_free(pat_kept_stage *k) {
+  free(k->mem);
+  k->mem = NULL;
+  k->cap = 0;
 }
 
 static void drop(pat_plan *p) {
@@ -40,16 +48,26 @@ static void drop(pat_plan *p) {
     pat_exec_free(&p->exec); /* waits for what is still pending: nothing uses the stage after it */
     pat_buffers_release(&p->buf);
     p->buf.stage = NULL;
-    if (p->stage_cap > PAT_STAGE_KEEP) release_stage(p);
+    pat_kept_stage_done(&p->stage);
     pat_sched_free(&p->sched);
     p->has_exec = 0;
   }
   p->decided = 0;
 }
 
+void *pat_planner_stage(pat_planner *pl, size_t need) {
+  return pat_kept_stage_get(pl->plan.has_exec ? &pl->balanced_stage : &pl->plan.stage, need);
+}
+
+void pat_planner_stage_done(pat_planner *pl) {
+  pat_kept_stage_done(&pl->plan.stage);
+  pat_kept_stage_done(&pl->balanced_stage);
+}
+
 void pat_planner_free(pat_planner *pl) {
   drop(&pl->plan);
-  release_stage(&pl->plan);
+  pat_kept_stage_free(&pl->plan.stage);
+  pat_kept_stage_free(&pl->balanced_stage);
   free(pl->plan.arrival);
   free(pl->plan.shape);
   for (int a = 0; a < PAT_ALG_COUNT; a++)
@@ -181,12 +199,7 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
     for (int r = 0; r < b->P; r++) p->buf.offsets[r + 1] = p->buf.offsets[r] + (size_t)p->shape[r];
     need = p->buf.offsets[b->P] + 1;
   }
-  if (p->stage_cap < need) {
-    release_stage(p);
-    p->stage_mem = malloc(need);
-    p->stage_cap = p->stage_mem ? need : 0;
-  }
-  p->buf.stage = p->stage_mem;
+  p->buf.stage = pat_kept_stage_get(&p->stage, need);
   if (!p->buf.stage) {
     pat_buffers_release(&p->buf);
     pat_sched_free(&p->sched);

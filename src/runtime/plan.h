@@ -24,6 +24,23 @@
 #include "sched/schedule.h"
 
 /* The arrival-aware plan of the next call. */
+/* Packed bytes kept from call to call, up to PAT_STAGE_KEEP: a fresh stage
+ * of several MiB per call came from mmap (or from a heap glibc had just
+ * trimmed), and the transfers into its untouched pages paid a page fault
+ * each (on the emulated cluster, where the CPU carries the network, RELAY
+ * at maxDelay 0 measured 88.8 -> 85.4 ms with glibc told to keep the
+ * memory; an all-gatherv's static RELAY of 16 MiB after a trial of the
+ * exchange mode: bench/results/2026-11-25-pieces/stage.md). */
+typedef struct pat_kept_stage {
+  void *mem;
+  size_t cap;
+} pat_kept_stage;
+/* At least `need` bytes (NULL when out of memory). */
+void *pat_kept_stage_get(pat_kept_stage *k, size_t need);
+/* After the call that used it: returned to the system beyond PAT_STAGE_KEEP. */
+void pat_kept_stage_done(pat_kept_stage *k);
+void pat_kept_stage_free(pat_kept_stage *k);
+
 typedef struct pat_plan {
   int decided;
   int setting;      /* the setting it was decided under */
@@ -42,12 +59,12 @@ typedef struct pat_plan {
   pat_sched sched;
   pat_buffers buf;
   pat_exec exec;
-  void *stage_mem;  /* buf.stage's memory, kept from plan to plan (up to PAT_STAGE_KEEP bytes) */
-  size_t stage_cap;
+  pat_kept_stage stage; /* buf.stage's memory, kept from plan to plan */
 } pat_plan;
 
 typedef struct pat_planner {
   pat_plan plan;
+  pat_kept_stage balanced_stage; /* pat_planner_stage's when the plan's is in use */
   pat_sched *classic[PAT_ALG_COUNT]; /* this rank's classic schedules, built on first use */
   double classic_smallest[PAT_ALG_COUNT]; /* their smallest message (pat_wait_smallest_blocks) */
   int last_alg;                      /* what the last call ran (-1 before the first) */
@@ -95,6 +112,16 @@ void pat_plan_drop(pat_planner *pl);
 /* Digest of a plan's inputs and outputs: equal on every rank when they
  * decided alike (the tests compare it). */
 uint64_t pat_plan_digest(int P, const pat_plan *p);
+
+/* A stage of at least `need` bytes for a call that runs without a plan
+ * (pat_plan_balanced's schedules): the plan's, whose pages the exchanged
+ * calls have touched, unless a plan holds it (the background thread may run
+ * a plan for a later call); then one of its own.  The caller holds the
+ * communicator's lock for the call, so no plan can take it meanwhile.
+ * Return it with pat_planner_stage_done after the call.  NULL when out of
+ * memory. */
+void *pat_planner_stage(pat_planner *pl, size_t need);
+void pat_planner_stage_done(pat_planner *pl);
 
 /* This rank's schedule of classic algorithm alg (built on first use). */
 int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_sched **out);

@@ -21,6 +21,10 @@
 #                                                          # auto, one-big/ramp cells, 4 rounds
 #   bash bench/results/2026-11-25-pieces/run.sh osushm     # osu-allgatherv-shm2/, osu-allgather-shm2/: the same at P = 2
 #                                                          # on one node (no oversubscription), 31 rounds at -i 2000
+#   bash bench/results/2026-11-25-pieces/run.sh stage      # stage.csv: 37a5db8 against build/ (the static arrival-
+#                                                          # aware path packs on the planner's kept stage instead of a
+#                                                          # fresh malloc per call), NATIVE, auto, RELAY, 4M unequal and
+#                                                          # 1M cells, 3 rounds (about 25 min)
 #   bash bench/results/2026-11-25-pieces/run.sh sweep      # sweep.csv, sweep.md, figures/sweep.png: issue 23's sweep
 #                                                          # at the head as 2026-11-25-closing/run.sh sweep runs it
 #                                                          # (NATIVE, auto, RELAY, DIRECT; two rounds; about 35 min)
@@ -71,6 +75,13 @@ case ${1:-} in
            "main:$V-48k/build 28k:$V-28k/build 24k:$V-24k/build 16k:$V-16k/build 12k:$V-12k/build" relay ;;
   ab) run $R/ab.csv 4 "1M/equalv/0 1M/equalv/50 1M/equalv/100 2M/equalv/50 1M/onebig/50 1M/onebig/100+size 1M/ramp/50 \
          4M/ramp/50 4M/onebig/50+size" "old:$V-48k/build new:build" relay,auto ;;
+  stage)
+    d=$V-37a5db8
+    rm -rf "$d" && git clone -q . "$d" && git -C "$d" checkout -q 37a5db8
+    cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$d/build" -j "$(nproc)" --target pat-minibench >/dev/null
+    run $R/stage.csv 3 "4M/onebig/50 4M/onebig/100 4M/ramp/50 4M/ramp/100 4M/onebig/100+size 1M/onebig/50 1M/equalv/0" \
+      "old:$d/build new:build" native,auto,relay ;;
   nap)
     d=$V-86b9af0
     rm -rf "$d" && git clone -q . "$d" && git -C "$d" checkout -q 86b9af0
