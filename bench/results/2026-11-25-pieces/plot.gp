@@ -2,8 +2,8 @@
 # e-bar/e_lb per cell, mean of two launches, of MPI's own all-gatherv,
 # auto, RELAY and DIRECT.
 set terminal pngcairo size 1200,780 font ",10"
-name = "sweep"
-set output "bench/results/2026-11-25-pieces/figures/sweep.png"
+if (!exists("name")) name = "sweep"   # gnuplot -e "name='sweep-stage'" plot.gp for another sweep
+set output "bench/results/2026-11-25-pieces/figures/".name.".png"
 set multiplot layout 2,1 title "MPI\\_Allgatherv on the emulated cluster, P = 8, 500 Mbit/s, blocked order: ē / ē_{lb} (lower is better; 1 = the lower bound)"
 set style data histograms
 set style histogram clustered gap 1

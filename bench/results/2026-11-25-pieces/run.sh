@@ -25,9 +25,10 @@
 #                                                          # aware path packs on the planner's kept stage instead of a
 #                                                          # fresh malloc per call), NATIVE, auto, RELAY, 4M unequal and
 #                                                          # 1M cells, 3 rounds (about 25 min)
-#   bash bench/results/2026-11-25-pieces/run.sh sweep      # sweep.csv, sweep.md, figures/sweep.png: issue 23's sweep
-#                                                          # at the head as 2026-11-25-closing/run.sh sweep runs it
-#                                                          # (NATIVE, auto, RELAY, DIRECT; two rounds; about 35 min)
+#   bash bench/results/2026-11-25-pieces/run.sh sweep [NAME] # NAME.csv, NAME.md, figures/NAME.png (NAME: sweep):
+#                                                          # issue 23's sweep at the head as 2026-11-25-closing/run.sh
+#                                                          # sweep runs it (NATIVE, auto, RELAY, DIRECT; two rounds;
+#                                                          # about 35 min); sweep: 86b9af0, sweep-stage: c9f6baa
 # Needs root, build/ built, a quiet machine. Tears the emulated cluster down at the end.
 set -uo pipefail
 SELF=$(readlink -f "$0")
@@ -102,7 +103,8 @@ case ${1:-} in
       mkdir -p $R/osu-$b-shm2 && cp /tmp/pieces-osu-$b/osu.csv /tmp/pieces-osu-$b/table.md $R/osu-$b-shm2/
     done ;;
   sweep)
-    rm -f $R/sweep.csv
+    S=${2:-sweep}
+    rm -f $R/$S.csv
     $CL down >/dev/null 2>&1
     $CL up -n 8 --rate 500mbit
     for round in 1 2; do
@@ -116,14 +118,14 @@ case ${1:-} in
             echo "== round $round N=$N counts=$counts delay=$d $(date +%T)"
             $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL build/bench/minibench/pat-minibench -N $N --iters 12 \
               --warmup 3 --base-ms 20 --quiet --max-delay ${d%+size} --order blocked --counts $counts "${extra[@]}" \
-              --alg native,auto,relay,direct --csv $R/sweep.csv --label "$round/$counts/$d" 2>&1 | grep -E "^[a-z]+ +ok|FAIL|rror"
+              --alg native,auto,relay,direct --csv $R/$S.csv --label "$round/$counts/$d" 2>&1 | grep -E "^[a-z]+ +ok|FAIL|rror"
           done
         done
       done
-    done > /tmp/pieces-sweep.log
+    done > /tmp/pieces-$S.log
     $CL down
     mkdir -p $R/figures
-    python3 bench/results/2026-11-25-closing/table.py $R/sweep.csv $R/figures/sweep > $R/sweep.md
-    gnuplot $R/plot.gp ;;
+    python3 bench/results/2026-11-25-closing/table.py $R/$S.csv $R/figures/$S > $R/$S.md
+    gnuplot -e "name='$S'" $R/plot.gp ;;
   *) sed -n "2,/^# Needs root/p" "$SELF"; exit 2 ;;
 esac
