@@ -42,28 +42,37 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes);
 }
 
+/* This rank's part of schedule s on buffers b, in the foreground, for a
+ * call without an exchange (a classic schedule, or an all-gatherv's static
+ * RELAY): the classic tags, a nap of nap_ns while it waits
+ * (runtime/wait_nap.h), and PAT_TIMELINE's record of the call. */
+static int run_unplanned(pat_comm_state *cs, int alg, const pat_sched *s, pat_buffers *b, int64_t nap_ns,
+                         const pat_gather_args *c) {
+  int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
+  pat_exec e;
+  int rc = pat_exec_init(&e, s, cs->base.rank, b);
+  e.tag_gen = PAT_TAG_GEN_CLASSIC;
+  e.nap_ns = nap_ns;
+  if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
+  if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
+  if (rc == MPI_SUCCESS && pat_timeline_on())
+    pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, s, &e, NULL, c->arrival, handover,
+                       pat_clock_global_ns());
+  pat_exec_free(&e); /* waits for anything still pending: nothing uses the buffers after it */
+  return rc;
+}
+
 int pat_gather_run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   const pat_sched *s;
   int rc = pat_plan_classic(&cs->planner, &cs->base, alg, &s);
   if (rc != MPI_SUCCESS) return rc;
   pat_buffers b;
-  pat_exec e;
   const pat_comm_base *cb = &cs->base;
   rc = c->displs ? pat_buffers_typed_v(&b, cb->priv, cb->P, cb->rank, c->recvbuf, c->counts, c->displs, c->recvtype)
                  : pat_buffers_typed(&b, cb->priv, cb->P, cb->rank, c->recvbuf, c->recvcount, c->recvtype);
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
-  if (rc == MPI_SUCCESS && s->nops > 0) {
-    int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
-    rc = pat_exec_init(&e, s, cs->base.rank, &b);
-    e.tag_gen = PAT_TAG_GEN_CLASSIC;
-    e.nap_ns = pat_plan_classic_nap_ns(&cs->planner, alg, c->bytes);
-    if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
-    if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
-    if (rc == MPI_SUCCESS && pat_timeline_on())
-      pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, s, &e, NULL, c->arrival, handover,
-                         pat_clock_global_ns());
-    pat_exec_free(&e);
-  }
+  if (rc == MPI_SUCCESS && s->nops > 0)
+    rc = run_unplanned(cs, alg, s, &b, pat_plan_classic_nap_ns(&cs->planner, alg, c->bytes), c);
   pat_buffers_release(&b);
   return rc;
 }
@@ -131,20 +140,11 @@ static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   }
   b.stage = stage;
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
-  if (rc == MPI_SUCCESS && s.nops > 0) {
-    int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
-    pat_exec e;
-    rc = pat_exec_init(&e, &s, cs->base.rank, &b);
-    e.tag_gen = PAT_TAG_GEN_CLASSIC;
-    /* it waits as planned and classic calls do (runtime/wait_nap.h); it spun in MPI before */
-    e.nap_ns = pat_wait_nap_ns(pat_wait_smallest_blocks(&s, cs->base.rank), alg, (double)c->bytes, pat_netparams());
-    if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
-    if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
-    if (rc == MPI_SUCCESS && pat_timeline_on())
-      pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, &s, &e, NULL, c->arrival, handover,
-                         pat_clock_global_ns());
-    pat_exec_free(&e); /* waits for anything still pending: nothing uses the stage after it */
-  }
+  if (rc == MPI_SUCCESS && s.nops > 0)
+    rc = run_unplanned(cs, alg, &s, &b,
+                       pat_wait_nap_ns(pat_wait_smallest_blocks(&s, cs->base.rank), alg, (double)c->bytes,
+                                       pat_netparams()),
+                       c);
   if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, c->sendbuf == MPI_IN_PLACE);
   pat_planner_stage_done(&cs->planner);
   pat_buffers_release(&b);

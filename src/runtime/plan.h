@@ -23,7 +23,6 @@
 #include "runtime/comm_base.h"
 #include "sched/schedule.h"
 
-/* The arrival-aware plan of the next call. */
 /* Packed bytes kept from call to call, up to PAT_STAGE_KEEP: a fresh stage
  * of several MiB per call came from mmap (or from a heap glibc had just
  * trimmed), and the transfers into its untouched pages paid a page fault
@@ -41,6 +40,7 @@ void *pat_kept_stage_get(pat_kept_stage *k, size_t need);
 void pat_kept_stage_done(pat_kept_stage *k);
 void pat_kept_stage_free(pat_kept_stage *k);
 
+/* The arrival-aware plan of the next call. */
 typedef struct pat_plan {
   int decided;
   int setting;      /* the setting it was decided under */
