@@ -17,10 +17,13 @@
 #   bash bench/results/2026-11-25-closing/run.sh osu     # osu-allgatherv/, osu-allgather/: OSU 5.3 unmodified under
 #                                                         # LD_PRELOAD at P = 2 on one node (OSU binaries at /tmp/osu:
 #                                                         # bench/balanced/osu.sh says how)
+#   SWEEP_DIR=FOLDER bash bench/results/2026-11-25-closing/run.sh sweep|table NAME  # the same into another folder
+#                                                              # (2026-11-25-pieces/run.sh sweep)
 # Needs root, build/ (cmake --build build) and a quiet machine. Tears the emulated cluster down at the end.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-R=bench/results/2026-11-25-closing
+HERE=bench/results/2026-11-25-closing
+R=${SWEEP_DIR:-$HERE} # where NAME.csv, NAME.md and figures/NAME* go
 CL=bench/cluster/pat-cluster
 MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
@@ -36,8 +39,8 @@ cell() { # round N counts delay
 }
 table() {
   mkdir -p $R/figures
-  python3 $R/table.py $R/$NAME.csv $R/figures/$NAME > $R/$NAME.md
-  gnuplot -e "name='$NAME'" $R/plot.gp
+  python3 $HERE/table.py $R/$NAME.csv $R/figures/$NAME > $R/$NAME.md
+  gnuplot -e "name='$NAME'; dir='$R/figures/'" $HERE/plot.gp
 }
 case ${1:-} in
   sweep)
@@ -71,7 +74,7 @@ case ${1:-} in
       done
     done > /tmp/closing-pairs.log
     $CL down
-    python3 $R/pairs.py --model $MODEL --old ${OLD:-/tmp/head/build}/pat-model --new build/pat-model \
+    python3 $HERE/pairs.py --model $MODEL --old ${OLD:-/tmp/head/build}/pat-model --new build/pat-model \
       /tmp/closing-traces/1M-{0,50,100}.csv:1M /tmp/closing-traces/4M-{0,50,100}.csv:4M > $R/pairs.md ;;
   osu)
     for b in allgatherv allgather; do

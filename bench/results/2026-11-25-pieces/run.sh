@@ -26,9 +26,9 @@
 #                                                          # fresh malloc per call), NATIVE, auto, RELAY, 4M unequal and
 #                                                          # 1M cells, 3 rounds (about 25 min)
 #   bash bench/results/2026-11-25-pieces/run.sh sweep [NAME] # NAME.csv, NAME.md, figures/NAME.png (NAME: sweep):
-#                                                          # issue 23's sweep at the head as 2026-11-25-closing/run.sh
-#                                                          # sweep runs it (NATIVE, auto, RELAY, DIRECT; two rounds;
-#                                                          # about 35 min); sweep: 86b9af0, sweep-stage: c9f6baa
+#                                                          # issue 23's sweep at the head, 2026-11-25-closing/run.sh
+#                                                          # sweep into this folder (NATIVE, auto, RELAY, DIRECT; two
+#                                                          # rounds; about 30 min); sweep: 86b9af0, sweep-stage: c9f6baa
 # Needs root, build/ built, a quiet machine. Tears the emulated cluster down at the end.
 set -uo pipefail
 SELF=$(readlink -f "$0")
@@ -60,6 +60,14 @@ run() {
   $CL down
 }
 V=/tmp/pieces
+# build_at COMMIT: the minibench of COMMIT built in $V-COMMIT; prints that folder
+build_at() {
+  local d=$V-$1
+  rm -rf "$d" && git clone -q . "$d" && git -C "$d" checkout -q "$1"
+  cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$d/build" -j "$(nproc)" --target pat-minibench >/dev/null
+  echo "$d"
+}
 case ${1:-} in
   variants)
     for p in 48:49152 28:28672 24:24576 16:16384 12:12288; do
@@ -77,17 +85,11 @@ case ${1:-} in
   ab) run $R/ab.csv 4 "1M/equalv/0 1M/equalv/50 1M/equalv/100 2M/equalv/50 1M/onebig/50 1M/onebig/100+size 1M/ramp/50 \
          4M/ramp/50 4M/onebig/50+size" "old:$V-48k/build new:build" relay,auto ;;
   stage)
-    d=$V-37a5db8
-    rm -rf "$d" && git clone -q . "$d" && git -C "$d" checkout -q 37a5db8
-    cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-    cmake --build "$d/build" -j "$(nproc)" --target pat-minibench >/dev/null
+    d=$(build_at 37a5db8)
     run $R/stage.csv 3 "4M/onebig/50 4M/onebig/100 4M/ramp/50 4M/ramp/100 4M/onebig/100+size 1M/onebig/50 1M/equalv/0" \
       "old:$d/build new:build" native,auto,relay ;;
   nap)
-    d=$V-86b9af0
-    rm -rf "$d" && git clone -q . "$d" && git -C "$d" checkout -q 86b9af0
-    cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-    cmake --build "$d/build" -j "$(nproc)" --target pat-minibench >/dev/null
+    d=$(build_at 86b9af0)
     run $R/nap.csv 4 "4M/onebig/50 4M/ramp/50 4M/onebig/100+size 4M/ramp/0 1M/onebig/50 1M/ramp/50" \
       "old:$d/build new:build" relay,auto ;;
   osu)
@@ -102,30 +104,6 @@ case ${1:-} in
         --osu-args "-m 1:1048576 -i 2000" --old-lib $V-48k/build/libpat_mpi.so >/dev/null
       mkdir -p $R/osu-$b-shm2 && cp /tmp/pieces-osu-$b/osu.csv /tmp/pieces-osu-$b/table.md $R/osu-$b-shm2/
     done ;;
-  sweep)
-    S=${2:-sweep}
-    rm -f $R/$S.csv
-    $CL down >/dev/null 2>&1
-    $CL up -n 8 --rate 500mbit
-    for round in 1 2; do
-      for N in 1M 4M; do
-        for counts in equalv onebig ramp; do
-          delays="0 50 100"
-          [ $counts != equalv ] && delays="$delays 50+size 100+size"
-          for d in $delays; do
-            extra=()
-            case $d in *+size) extra=(--compute-by-size) ;; esac
-            echo "== round $round N=$N counts=$counts delay=$d $(date +%T)"
-            $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL build/bench/minibench/pat-minibench -N $N --iters 12 \
-              --warmup 3 --base-ms 20 --quiet --max-delay ${d%+size} --order blocked --counts $counts "${extra[@]}" \
-              --alg native,auto,relay,direct --csv $R/$S.csv --label "$round/$counts/$d" 2>&1 | grep -E "^[a-z]+ +ok|FAIL|rror"
-          done
-        done
-      done
-    done > /tmp/pieces-$S.log
-    $CL down
-    mkdir -p $R/figures
-    python3 bench/results/2026-11-25-closing/table.py $R/$S.csv $R/figures/$S > $R/$S.md
-    gnuplot -e "name='$S'" $R/plot.gp ;;
+  sweep) SWEEP_DIR=$R bash bench/results/2026-11-25-closing/run.sh sweep "${2:-sweep}" ;;
   *) sed -n "2,/^# Needs root/p" "$SELF"; exit 2 ;;
 esac
