@@ -4,7 +4,7 @@
 launches of one round ran one after the other): geometric mean with a 95% confidence interval (t on the
 log ratios), and every round's ratio. Labels are round/N/counts/delay/build (run.sh). With a third
 argument DAT (and one other build), DAT gets a line per cell: label, then the ratio and its interval per
-algorithm in the order relay, auto (plot.gp's figure)."""
+algorithm in the order relay, auto (ab.gp's figure)."""
 import collections
 import csv
 import math
