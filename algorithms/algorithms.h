@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 enum pat_alg_id {
   PAT_ALG_NATIVE = 0, /* the MPI library's own MPI_Allgather (no schedule) */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/measured.h"
-#include "sched/status.h"
+#include "algorithms/sched/status.h"
 
 int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
   memset(e, 0, sizeof *e);

@@ -1,7 +1,7 @@
 /* Online refinement and exploration of a call site (see refine.h). */
 #include "decide/refine.h"
 
-#include "sched/status.h"
+#include "algorithms/sched/status.h"
 
 void pat_refine_sample(pat_refine *rf, int alg, double predicted, double measured, double wait) {
   if (!(predicted - wait > 0) || !(measured - wait > 0)) return;

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "exec/buffers.h"
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 
 typedef struct pat_exec {

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 typedef struct pat_range {
   size_t displ; /* bytes from the start of the buffer */

@@ -67,7 +67,7 @@
 #include <stddef.h>
 
 #include "algorithms/algorithms.h"
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 /* One Hockney pair: a transfer of m bytes costs alpha + beta * m seconds. */
 typedef struct pat_hockney {

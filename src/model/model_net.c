@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/status.h"
+#include "algorithms/sched/status.h"
 
 int pat_net_init(pat_net *N, int P, size_t nflows) {
   memset(N, 0, sizeof *N);

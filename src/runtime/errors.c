@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pat.h"
-#include "sched/status.h"
+#include "algorithms/sched/status.h"
 
 static _Thread_local char last_message[512];
 static _Thread_local int last_code = MPI_SUCCESS;

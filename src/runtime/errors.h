@@ -2,7 +2,7 @@
  * Errors.  Every PAT function returns an MPI error code; pat_fail records
  * the message of the last failure in this thread for PAT_Error_string.  The
  * pure layers (schedule, algorithms, model) return their own small status
- * codes (sched/status.h); pat_mpi_error is the one mapping from those to MPI
+ * codes (algorithms/sched/status.h); pat_mpi_error is the one mapping from those to MPI
  * error classes.
  */
 #ifndef PAT_ERRORS_H

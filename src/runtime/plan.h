@@ -21,7 +21,7 @@
 #include "pat/exchange.h"
 #include "pat/sites.h"
 #include "runtime/comm_base.h"
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 /* Packed bytes kept from call to call, up to PAT_STAGE_KEEP: a fresh stage
  * of several MiB per call came from mmap (or from a heap glibc had just

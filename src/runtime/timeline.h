@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "exec/executor.h"
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 /* Is recording on?  Then pat_exec_record every executor before it posts. */
 int pat_timeline_on(void);

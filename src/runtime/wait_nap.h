@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 /* Rank self's smallest message in schedule s, in blocks; 0 when self has
  * no data message.  Depends on the schedule only: classic schedules keep it

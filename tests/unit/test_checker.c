@@ -2,7 +2,7 @@
  * test means something). */
 #include <string.h>
 
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 #include "testutil.h"
 
 static int check(pat_sched *s, unsigned rules, const char *expect) {

@@ -1,5 +1,5 @@
 /* Schedule storage: building, sorting, indexing.  See schedule.h. */
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 #include <stdlib.h>
 #include <string.h>

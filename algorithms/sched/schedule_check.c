@@ -3,7 +3,7 @@
  * (see pat_sched_check in schedule.h).  Used by the unit tests on every
  * algorithm and by debug builds; it never touches MPI.
  */
-#include "sched/schedule.h"
+#include "algorithms/sched/schedule.h"
 
 #include <stdarg.h>
 #include <stdio.h>

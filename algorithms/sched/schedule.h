@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sched/status.h"
+#include "algorithms/sched/status.h"
 
 #define PAT_ALL_RANKS (-1)
 #define PAT_FRAC_ONE 65536u /* a whole block, in piece units */

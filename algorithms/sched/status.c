@@ -1,5 +1,5 @@
 /* Text of the pure layers' status codes (see status.h). */
-#include "sched/status.h"
+#include "algorithms/sched/status.h"
 
 #include <stdio.h>
 
