@@ -18,11 +18,16 @@ int pat_type_size(MPI_Datatype type, MPI_Count *size);
 
 /* The send side of an all-gather whose sendbuf is not MPI_IN_PLACE: a
  * count and type with data, whose bytes must be own_bytes (this rank's
- * receive block), and a buffer that is neither NULL nor recvbuf.  rsize is
- * recvtype's size: the usual call passes the same handle for both, which is
- * then not asked again.  call names the function in messages. */
+ * receive block), and a buffer that is not NULL and whose data do not
+ * start where the receive buffer's do (args.c: MPI_BOTTOM as both buffers
+ * is legal).  rsize is recvtype's size: the usual call passes the same
+ * handle for both, which is then not asked again.  counts and displs are
+ * an all-gatherv's (P of each), NULL for an all-gather.  call names the
+ * function in messages.  A call that every rank makes alike is refused by
+ * every rank or by none, whatever its own count. */
 int pat_check_send(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
-                   MPI_Datatype recvtype, MPI_Count rsize, long long own_bytes);
+                   MPI_Datatype recvtype, MPI_Count rsize, long long own_bytes, int P, const int counts[],
+                   const int displs[]);
 
 /* The pass-through's screen (call.h): arguments the checks above and each
  * call's own plainly accept, told without asking MPI anything.  The checks

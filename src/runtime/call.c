@@ -39,7 +39,8 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (*bytes > 0 && pat_null_buffer(recvbuf, recvtype))
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is NULL");
   if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes);
+  return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes, 0, NULL,
+                        NULL);
 }
 
 /* This rank's part of schedule s on buffers b, in the foreground, for a

@@ -90,7 +90,7 @@ static int check_args(vcall *v, int P, int rank) {
     return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf is NULL");
   if (g->sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   return pat_check_send("PAT_Allgatherv", g->sendbuf, g->sendcount, g->sendtype, g->recvbuf, g->recvtype, rsize,
-                        (long long)rsize * g->counts[rank]);
+                        (long long)rsize * g->counts[rank], P, g->counts, g->displs);
 }
 
 /* Blocks that are not all equal get a shape (pat/shape.h): the bytes of
