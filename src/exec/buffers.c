@@ -182,6 +182,28 @@ static int self_copy(const pat_buffers *b, const void *src, int scount, MPI_Data
  * to go eagerly, on a communicator of several processes; packing sends
  * nothing.  The packed bytes are the data bytes (homogeneous MPI), as
  * everywhere in the stage. */
+static int pack_one(int pack, void *t, int k, MPI_Datatype type, char *p, int bytes, MPI_Comm comm) {
+  int pos = 0;
+  return pack ? MPI_Pack(t, k, type, p, bytes, &pos, comm) : MPI_Unpack(p, bytes, &pos, t, k, type, comm);
+}
+
+/* A piece at MPI_BOTTOM: k elements at address `at`, the type's addresses
+ * absolute.  MPICH 4.0's MPI_Pack and MPI_Unpack refuse a NULL buffer
+ * whatever the type ("Null pointer in parameter inbuf"), MPI_BOTTOM
+ * included, so the piece goes from its first byte (not NULL: the type
+ * places data there) in a type of one entry displaced back by as much. */
+static int pack_at_bottom(int pack, MPI_Aint at, int k, MPI_Datatype type, char *p, int bytes, MPI_Comm comm) {
+  MPI_Aint tlb, textent;
+  int rc = MPI_Type_get_true_extent(type, &tlb, &textent);
+  MPI_Aint from = MPI_Aint_add(at, tlb), displ = MPI_Aint_diff(at, from);
+  MPI_Datatype shifted = MPI_DATATYPE_NULL;
+  if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(1, &k, &displ, type, &shifted);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&shifted);
+  if (rc == MPI_SUCCESS) rc = pack_one(pack, (void *)(intptr_t)from, 1, shifted, p, bytes, comm);
+  if (shifted != MPI_DATATYPE_NULL) MPI_Type_free(&shifted);
+  return rc;
+}
+
 static int pack_pieces(int pack, void *typed, MPI_Count count, MPI_Datatype type, char *packed, MPI_Comm comm) {
   MPI_Count size = 0;
   MPI_Aint lb, extent;
@@ -191,10 +213,11 @@ static int pack_pieces(int pack, void *typed, MPI_Count count, MPI_Datatype type
   MPI_Count per = (MPI_Count)count_limit / size; /* elements per piece */
   if (per < 1) per = 1;
   for (MPI_Count done = 0; done < count && rc == MPI_SUCCESS; done += per) {
-    int k = (int)(count - done < per ? count - done : per), pos = 0, bytes = (int)(k * size);
-    char *t = (char *)typed + done * extent;
+    int k = (int)(count - done < per ? count - done : per), bytes = (int)(k * size);
+    MPI_Aint at = MPI_Aint_add((MPI_Aint)(intptr_t)typed, (MPI_Aint)done * extent); /* typed may be MPI_BOTTOM */
     char *p = packed + done * size;
-    rc = pack ? MPI_Pack(t, k, type, p, bytes, &pos, comm) : MPI_Unpack(p, bytes, &pos, t, k, type, comm);
+    rc = typed == MPI_BOTTOM ? pack_at_bottom(pack, at, k, type, p, bytes, comm)
+                             : pack_one(pack, (void *)(intptr_t)at, k, type, p, bytes, comm);
   }
   return rc;
 }
