@@ -49,7 +49,7 @@ typedef struct pat_build_args {
  * MPI's TCP eager limit is 64 KiB), and eager pieces of ~16 KiB at P = 8 made
  * ARD stall on the emulated cluster: 66-158 ms instead of ~30 ms, without TCP
  * losses, gone when the eager limit was lowered below the piece (BENCHMARKS.md,
- * History, 2026-11-22: ARD's piece size).  No model can make pieces smaller than this. */
+ * History: ARD's piece size).  No model can make pieces smaller than this. */
 #define PAT_ARD_MIN_PIECE 65536
 
 typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
@@ -121,7 +121,7 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
  * KiB 0.92-0.94x against 28 of 37 KiB.  256 KiB blocks measured 0.99-1.07x
  * in 28 pieces of 9 KiB and 0.99-1.02x in 14 of 19 KiB (a message's cost
  * weighs more there), so they keep the coarser cut
- * (bench/results/2026-11-25-pieces). */
+ * (BENCHMARKS.md, RELAY's piece size). */
 #define PAT_RELAY_FINE_BLOCK (512 << 10)
 #define PAT_RELAY_FINE_PIECE 16384
 /* The largest piece (above P - 1 of them) for a block of block_bytes. */
@@ -136,7 +136,7 @@ int64_t pat_relay_piece_max(int64_t block_bytes);
  * cut 2 MiB blocks into 21 rendezvous-sized pieces of 100 KiB, 1.24-1.29x
  * the lower bound balanced and 1.46-1.54x at maxDelay 100 ms; 320 (42
  * eager pieces of 50 KiB) measured 1.14-1.16x and 1.20-1.21x, and 420 the
- * same (bench/results/2026-11-25-budget).  So PAT_RELAY_CALL_SENDS / P per
+ * same (BENCHMARKS.md, RELAY's send budget).  So PAT_RELAY_CALL_SENDS / P per
  * rank, between the two measured points: PAT_RELAY_MAX_SENDS at P >= 16,
  * PAT_RELAY_MAX_SENDS_SMALL_P at P <= 8. */
 #define PAT_RELAY_MAX_SENDS 160

@@ -462,7 +462,7 @@ static int64_t static_prediction(pat_engine *e, const pat_select_in *in, const p
  * too, auto ran it on 2-3 of 12 calls (predicted at the mean block, it
  * took 2x RELAY's time at 1M, one rank 4x).  Adding the modelled response
  * to the sizes instead made auto pick RING and BRUCK at 1M
- * (bench/results/2026-11-25-budget/response.md). */
+ * (BENCHMARKS.md, all-gatherv of unequal blocks). */
 static unsigned unequal_candidates(int static_alg) {
   unsigned m = 1u << PAT_ALG_RELAY;
   if (static_alg >= 0 && static_alg < PAT_ALG_COUNT) m |= 1u << static_alg;
@@ -502,7 +502,7 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * prediction only orders its sends); the guard judges it by what it costs,
    * so nothing below is needed.  A RELAY replay is 5-10 ms at P = 8, 4M
    * floats, and these decisions run on every rank at once while it computes
-   * (bench/results/2026-11-25-pacedmodel). */
+   * (measured: BENCHMARKS.md, the cost of decisions). */
   const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY;
   if (keep && !held) {
     out->alg = e->site[site].last.alg;

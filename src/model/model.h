@@ -48,7 +48,7 @@
  *    A lockstep schedule never has two at once on a pair.  Without it a
  *    data flow's pieces to one relay all ended together at the end of the
  *    owner's block time, where the executor's first piece arrives after a
- *    fraction of it (bench/results/2026-11-25-closing/pairs.md).
+ *    fraction of it (measured against the replay: BENCHMARKS.md).
  *  - Parameters: the (alpha, beta) fitted for the algorithm that built the
  *    schedule (s->alg), or the default ones; with a node map, transfers
  *    between ranks of the same node use the intra-node pair when there is

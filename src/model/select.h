@@ -147,8 +147,8 @@ double pat_select_wait(int P, const int64_t *arrival_ns);
  *    (on the emulated cluster DIRECT measures 1.25 R(0) balanced, and runs
  *    at R(p) once arrivals spread over a call's length: 94.0 ms against
  *    R(p) 95.7 at N = 1M, maxDelay 100 ms); the share of it left falls as
- *    the arrivals spread.  Checked against the 2026-11-23 P = 8 sweep
- *    (bench/results/2026-11-24-link): worst error 10-14% for RING, DIRECT
+ *    the arrivals spread.  Checked against the earlier P = 8 sweep
+ *    (BENCHMARKS.md, the cost model against measurement): worst error 10-14% for RING, DIRECT
  *    and RELAY, against 12-27% for the rule without a link.
  * At least 0.  Returns PAT_OK or the builder's / replay's error. */
 int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, int root, double *ebar_s);
