@@ -25,6 +25,8 @@ enum pat_alg_id {
   PAT_ALG_ARD,
   PAT_ALG_DIRECT,
   PAT_ALG_RELAY,
+  PAT_ALG_HRING,
+  PAT_ALG_HRELAY,
   PAT_ALG_COUNT
 };
 #define PAT_ALG_AUTO (-2)    /* let the cost model choose per call */
@@ -43,6 +45,8 @@ typedef struct pat_build_args {
   const int64_t *block_sizes; /* bytes of each block (P entries) when they differ (an all-gatherv's);
                                  NULL: every block has block_bytes.  Who sends what to whom never
                                  depends on it; RELAY cuts each block by its own size. */
+  const int *node;            /* node id of each rank (P entries; equal ids share a node), or NULL: every
+                                 rank on a node of its own.  Only the hierarchical builders read it. */
 } pat_build_args;
 
 /* ARD's smallest piece (bytes).  Smaller pieces go out as eager messages (Open
@@ -65,6 +69,9 @@ typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
  * an instrumented process, so that receives are posted and early blocks
  * spread before the last rank's PAT_Edge. */
 #define PAT_ALGF_PLAN_AHEAD 0x10u
+/* Built for a node map (pat_build_args.node): worth trying where ranks share
+ * nodes and there are several nodes (pat_nodes_hierarchical). */
+#define PAT_ALGF_NODES 0x20u
 
 typedef struct pat_alg_info {
   const char *name;
@@ -97,6 +104,27 @@ int pat_allgather_bslb(pat_sched *s, const pat_build_args *a);
 int pat_allgather_ard(pat_sched *s, const pat_build_args *a);
 int pat_allgather_direct(pat_sched *s, const pat_build_args *a);
 int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
+int pat_allgather_hring(pat_sched *s, const pat_build_args *a);
+int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a);
+
+/* The node map as the hierarchical builders see it (nodes.c): nodes
+ * numbered 0..H-1 by their lowest rank, members of node h in rank order at
+ * member[start[h] .. start[h + 1]). */
+typedef struct pat_nodes {
+  int P, H;
+  int *of;     /* node number of each rank (P) */
+  int *start;  /* H + 1 */
+  int *member; /* P */
+  int *pos;    /* P: where each rank is in member[] */
+} pat_nodes;
+/* From node ids (P entries, NULL: every rank alone).  Returns PAT_OK or PAT_ENOMEM. */
+int pat_nodes_make(int P, const int *node, pat_nodes *n);
+void pat_nodes_free(pat_nodes *n);
+static inline int pat_nodes_size(const pat_nodes *n, int h) { return n->start[h + 1] - n->start[h]; }
+/* Several nodes and at least one with several ranks: a two-level shape. */
+static inline int pat_nodes_hierarchical(const pat_nodes *n) { return n->H >= 2 && n->H < n->P; }
+/* The member of node h that takes piece `piece` of block `block` into its node. */
+int pat_nodes_port(const pat_nodes *n, int h, int block, int piece);
 
 /* RELAY's pieces.  Its receives are posted ahead (a data flow, planned
  * ahead), so unlike ARD's its pieces are made to go eager: at most

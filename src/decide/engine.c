@@ -12,6 +12,10 @@ int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
   memset(e, 0, sizeof *e);
   e->cfg = *cfg;
   e->one_node_native = pat_engine_one_node_native(cfg->P, cfg->node, cfg->one_node_auto);
+  pat_nodes nodes;
+  if (pat_nodes_make(cfg->P, cfg->node, &nodes) != PAT_OK) return -1;
+  e->hierarchical = pat_nodes_hierarchical(&nodes);
+  pat_nodes_free(&nodes);
   pat_select_cache_init(&e->select);
   pat_vsites_init(&e->vsites);
   e->unsettled.arrival = malloc((size_t)cfg->P * sizeof *e->unsettled.arrival);
@@ -381,13 +385,6 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
 
 /* ---- the choice ---- */
 
-static int uses_intra(const pat_model_params *mp) {
-  if (mp->dflt.has_intra) return 1;
-  for (int a = 0; a < PAT_ALG_COUNT; a++)
-    if (mp->alg[a].set && mp->alg[a].has_intra) return 1;
-  return 0;
-}
-
 /* The selection's inputs for this communicator and call. */
 typedef struct inputs {
   pat_model_params mp;
@@ -398,7 +395,7 @@ typedef struct inputs {
 static void make_inputs(const pat_engine *e, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns,
                         inputs *x) {
   x->mp = *e->cfg.mp;
-  x->mp.node = uses_intra(&x->mp) ? e->cfg.node : NULL;
+  x->mp.node = e->cfg.node; /* the builders' node map, and the replay's shared links */
   pat_model_measured_levels(&x->mp, e->cfg.P, (double)bytes, x->flat);
   memset(&x->in, 0, sizeof x->in);
   x->in.P = e->cfg.P;
@@ -411,6 +408,7 @@ static void make_inputs(const pat_engine *e, const int64_t *arrival, int64_t byt
   x->in.bslb_roots = 1;      /* BSLB rooted at the earliest predicted arrival */
   x->in.flat_s = x->flat;
   x->in.native_from_classic = 1;
+  x->in.hierarchical = e->hierarchical;
 }
 
 /* The algorithms that do not bet on an arrival prediction: the classic

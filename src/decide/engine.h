@@ -199,6 +199,7 @@ typedef struct pat_engine_end {
 typedef struct pat_engine {
   pat_engine_config cfg;
   int one_node_native;     /* auto runs NATIVE without exchanges here (pat_engine_one_node_native) */
+  int hierarchical;        /* several nodes, one of several ranks: the node algorithms are candidates */
   int next_exchanges;      /* the next call exchanges: ranks may contribute ahead of it */
   pat_engine_site site[PAT_ENGINE_SITES];
   /* the call under way, once committed: */

@@ -102,6 +102,9 @@ typedef struct pat_select_in {
                                  from its own arrival, nothing before); 0: built for arrival_ns, as an exchanged plan */
   int native_from_classic;    /* no measured time for NATIVE: take the best classic algorithm's balanced
                                  prediction as its level (MPI's own is assumed as good as our best) */
+  int hierarchical;           /* mp's node map has several nodes and one of several ranks
+                                 (pat_nodes_hierarchical): only then are the algorithms built for nodes
+                                 (PAT_ALGF_NODES) candidates */
   const double *ratio;        /* per algorithm: the measured/predicted cost of earlier calls (online
                                  refinement); NULL or entries <= 0: 1.  It scales the cost above the
                                  wait for the last arrival, W = mean_i(max a - a_i), which no

@@ -29,6 +29,7 @@ typedef struct pat_settings {
   int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
   int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node too */
+  int node_size;     /* PAT_NODE_SIZE: ranks of a shared-memory node taken as nodes of this many; 0: the MPI's nodes */
   int plan_ahead_auto; /* PAT_PLAN_AHEAD_AUTO: auto keeps a plan-ahead algorithm (experimental) */
   int clock_samples; /* PAT_CLOCK_SAMPLES: ping-pongs per rank for the clock offsets */
   char model[PAT_SETTING_TEXT]; /* PAT_MODEL: model file path, "" if unset */

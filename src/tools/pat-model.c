@@ -342,7 +342,7 @@ static void time_classic(int P, int alg, const int64_t *a, const double *ad, con
  * one rank's schedule, every rank's, and its replay. */
 static void time_arrival(int P, int alg, const int64_t *a, const double *ad, const pat_model_params *mp,
                          double block) {
-  pat_build_args one = pat_call_build_args(mp, alg, P, 0, a, block, 0);
+  pat_build_args one = pat_call_build_args(mp, alg, P, mp->node, 0, a, block, 0);
   pat_sched s1;
   double t0 = now();
   int rc = pat_build(alg, &s1, &one);
@@ -352,7 +352,7 @@ static void time_arrival(int P, int alg, const int64_t *a, const double *ad, con
     return;
   }
   pat_sched_free(&s1);
-  pat_build_args all = pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, a, block, 0);
+  pat_build_args all = pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, a, block, 0);
   pat_sched sa;
   t0 = now();
   rc = pat_build(alg, &sa, &all);
