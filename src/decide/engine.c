@@ -395,7 +395,8 @@ typedef struct inputs {
 static void make_inputs(const pat_engine *e, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns,
                         inputs *x) {
   x->mp = *e->cfg.mp;
-  x->mp.node = e->cfg.node; /* the builders' node map, and the replay's shared links */
+  x->mp.node = e->cfg.node;             /* the builders' node map */
+  x->mp.shared_links = e->hierarchical; /* ranks that share a node share its link */
   pat_model_measured_levels(&x->mp, e->cfg.P, (double)bytes, x->flat);
   memset(&x->in, 0, sizeof x->in);
   x->in.P = e->cfg.P;

@@ -139,7 +139,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   if (link) at_link_rate(&m);
   int rc = PAT_MODEL_FALLBACK;
   const int classic = (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) != 0;
-  if (classic && m.engine != PAT_ENGINE_EVENT) {
+  if (classic && m.engine != PAT_ENGINE_EVENT && !(m.node && m.shared_links)) {
     int general = m.node && pat_model_link(&m, alg)->has_intra;
     pat_select_cache local;
     pat_select_cache *cc = c;
