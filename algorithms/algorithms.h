@@ -25,6 +25,8 @@ enum pat_alg_id {
   PAT_ALG_ARD,
   PAT_ALG_DIRECT,
   PAT_ALG_RELAY,
+  PAT_ALG_HRING,
+  PAT_ALG_HRELAY,
   PAT_ALG_COUNT
 };
 #define PAT_ALG_AUTO (-2)    /* let the cost model choose per call */
@@ -43,13 +45,15 @@ typedef struct pat_build_args {
   const int64_t *block_sizes; /* bytes of each block (P entries) when they differ (an all-gatherv's);
                                  NULL: every block has block_bytes.  Who sends what to whom never
                                  depends on it; RELAY cuts each block by its own size. */
+  const int *node;            /* node id of each rank (P entries; equal ids share a node), or NULL: every
+                                 rank on a node of its own.  Only the hierarchical builders read it. */
 } pat_build_args;
 
 /* ARD's smallest piece (bytes).  Smaller pieces go out as eager messages (Open
  * MPI's TCP eager limit is 64 KiB), and eager pieces of ~16 KiB at P = 8 made
  * ARD stall on the emulated cluster: 66-158 ms instead of ~30 ms, without TCP
  * losses, gone when the eager limit was lowered below the piece (BENCHMARKS.md,
- * History, 2026-11-22: ARD's piece size).  No model can make pieces smaller than this. */
+ * History: ARD's piece size).  No model can make pieces smaller than this. */
 #define PAT_ARD_MIN_PIECE 65536
 
 typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
@@ -65,6 +69,9 @@ typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
  * an instrumented process, so that receives are posted and early blocks
  * spread before the last rank's PAT_Edge. */
 #define PAT_ALGF_PLAN_AHEAD 0x10u
+/* Built for a node map (pat_build_args.node): worth trying where ranks share
+ * nodes and there are several nodes (pat_nodes_hierarchical). */
+#define PAT_ALGF_NODES 0x20u
 
 typedef struct pat_alg_info {
   const char *name;
@@ -97,6 +104,27 @@ int pat_allgather_bslb(pat_sched *s, const pat_build_args *a);
 int pat_allgather_ard(pat_sched *s, const pat_build_args *a);
 int pat_allgather_direct(pat_sched *s, const pat_build_args *a);
 int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
+int pat_allgather_hring(pat_sched *s, const pat_build_args *a);
+int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a);
+
+/* The node map as the hierarchical builders see it (nodes.c): nodes
+ * numbered 0..H-1 by their lowest rank, members of node h in rank order at
+ * member[start[h] .. start[h + 1]). */
+typedef struct pat_nodes {
+  int P, H;
+  int *of;     /* node number of each rank (P) */
+  int *start;  /* H + 1 */
+  int *member; /* P */
+  int *pos;    /* P: where each rank is in member[] */
+} pat_nodes;
+/* From node ids (P entries, NULL: every rank alone).  Returns PAT_OK or PAT_ENOMEM. */
+int pat_nodes_make(int P, const int *node, pat_nodes *n);
+void pat_nodes_free(pat_nodes *n);
+static inline int pat_nodes_size(const pat_nodes *n, int h) { return n->start[h + 1] - n->start[h]; }
+/* Several nodes and at least one with several ranks: a two-level shape. */
+static inline int pat_nodes_hierarchical(const pat_nodes *n) { return n->H >= 2 && n->H < n->P; }
+/* The member of node h that takes piece `piece` of block `block` into its node. */
+int pat_nodes_port(const pat_nodes *n, int h, int block, int piece);
 
 /* RELAY's pieces.  Its receives are posted ahead (a data flow, planned
  * ahead), so unlike ARD's its pieces are made to go eager: at most
@@ -121,7 +149,7 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a);
  * KiB 0.92-0.94x against 28 of 37 KiB.  256 KiB blocks measured 0.99-1.07x
  * in 28 pieces of 9 KiB and 0.99-1.02x in 14 of 19 KiB (a message's cost
  * weighs more there), so they keep the coarser cut
- * (bench/results/2026-11-25-pieces). */
+ * (BENCHMARKS.md, RELAY's piece size). */
 #define PAT_RELAY_FINE_BLOCK (512 << 10)
 #define PAT_RELAY_FINE_PIECE 16384
 /* The largest piece (above P - 1 of them) for a block of block_bytes. */
@@ -136,7 +164,7 @@ int64_t pat_relay_piece_max(int64_t block_bytes);
  * cut 2 MiB blocks into 21 rendezvous-sized pieces of 100 KiB, 1.24-1.29x
  * the lower bound balanced and 1.46-1.54x at maxDelay 100 ms; 320 (42
  * eager pieces of 50 KiB) measured 1.14-1.16x and 1.20-1.21x, and 420 the
- * same (bench/results/2026-11-25-budget).  So PAT_RELAY_CALL_SENDS / P per
+ * same (BENCHMARKS.md, RELAY's send budget).  So PAT_RELAY_CALL_SENDS / P per
  * rank, between the two measured points: PAT_RELAY_MAX_SENDS at P >= 16,
  * PAT_RELAY_MAX_SENDS_SMALL_P at P <= 8. */
 #define PAT_RELAY_MAX_SENDS 160

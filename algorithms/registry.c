@@ -17,6 +17,12 @@ const pat_alg_info pat_algorithms[PAT_ALG_COUNT] = {
     [PAT_ALG_ARD] = {"ard", pat_allgather_ard, PAT_ALGF_ARRIVAL, "arrival-driven dissemination (libpat)"},
     [PAT_ALG_DIRECT] = {"direct", pat_allgather_direct, PAT_ALGF_CLASSIC, "direct exchange with every rank, a window of W messages per step"},
     [PAT_ALG_RELAY] = {"relay", pat_allgather_relay, PAT_ALGF_ARRIVAL | PAT_ALGF_PLAN_AHEAD, "arrival-ordered scatter and relay, run as a data flow (libpat)"},
+    [PAT_ALG_HRING] = {"hring", pat_allgather_hring, PAT_ALGF_NODES,
+                       "two-level: blocks shared in the node, a pipelined ring between nodes, ports rotating over "
+                       "each node's ranks (libpat)"},
+    [PAT_ALG_HRELAY] = {"hrelay", pat_allgather_hrelay, PAT_ALGF_ARRIVAL | PAT_ALGF_PLAN_AHEAD | PAT_ALGF_NODES,
+                        "two-level RELAY: a block shared in its node at once, scattered over the other nodes and "
+                        "relayed between them, each piece handed on inside the node (libpat)"},
 };
 
 int pat_alg_by_name(const char *name) {

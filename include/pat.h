@@ -34,7 +34,7 @@ extern "C" {
 #define PAT_VERSION_PATCH 0
 
 /* Start the runtime (after MPI_Init/MPI_Init_thread) and stop it (before
- * MPI_Finalize).  Settings come from the environment (see README). */
+ * MPI_Finalize).  Settings come from the environment (see docs/settings.md). */
 int PAT_Init(void);
 int PAT_Finalize(void);
 int PAT_Initialized(int *flag);
@@ -68,7 +68,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
  * (exchanges and plans ahead included, MPI's own being MPI_Allgatherv) and
  * chooses for unequal ones among MPI's own, the classic ones and relay from
  * the counts and the model file, without an exchange (MPI's own without a
- * model file; README.md). */
+ * model file; docs/settings.md). */
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 

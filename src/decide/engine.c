@@ -12,6 +12,10 @@ int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
   memset(e, 0, sizeof *e);
   e->cfg = *cfg;
   e->one_node_native = pat_engine_one_node_native(cfg->P, cfg->node, cfg->one_node_auto);
+  pat_nodes nodes;
+  if (pat_nodes_make(cfg->P, cfg->node, &nodes) != PAT_OK) return -1;
+  e->hierarchical = pat_nodes_hierarchical(&nodes);
+  pat_nodes_free(&nodes);
   pat_select_cache_init(&e->select);
   pat_vsites_init(&e->vsites);
   e->unsettled.arrival = malloc((size_t)cfg->P * sizeof *e->unsettled.arrival);
@@ -381,13 +385,6 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
 
 /* ---- the choice ---- */
 
-static int uses_intra(const pat_model_params *mp) {
-  if (mp->dflt.has_intra) return 1;
-  for (int a = 0; a < PAT_ALG_COUNT; a++)
-    if (mp->alg[a].set && mp->alg[a].has_intra) return 1;
-  return 0;
-}
-
 /* The selection's inputs for this communicator and call. */
 typedef struct inputs {
   pat_model_params mp;
@@ -398,7 +395,8 @@ typedef struct inputs {
 static void make_inputs(const pat_engine *e, const int64_t *arrival, int64_t bytes, int64_t bg_start_ns,
                         inputs *x) {
   x->mp = *e->cfg.mp;
-  x->mp.node = uses_intra(&x->mp) ? e->cfg.node : NULL;
+  x->mp.node = e->cfg.node;             /* the builders' node map */
+  x->mp.shared_links = e->hierarchical; /* ranks that share a node share its link */
   pat_model_measured_levels(&x->mp, e->cfg.P, (double)bytes, x->flat);
   memset(&x->in, 0, sizeof x->in);
   x->in.P = e->cfg.P;
@@ -411,6 +409,7 @@ static void make_inputs(const pat_engine *e, const int64_t *arrival, int64_t byt
   x->in.bslb_roots = 1;      /* BSLB rooted at the earliest predicted arrival */
   x->in.flat_s = x->flat;
   x->in.native_from_classic = 1;
+  x->in.hierarchical = e->hierarchical;
 }
 
 /* The algorithms that do not bet on an arrival prediction: the classic
@@ -462,7 +461,7 @@ static int64_t static_prediction(pat_engine *e, const pat_select_in *in, const p
  * too, auto ran it on 2-3 of 12 calls (predicted at the mean block, it
  * took 2x RELAY's time at 1M, one rank 4x).  Adding the modelled response
  * to the sizes instead made auto pick RING and BRUCK at 1M
- * (bench/results/2026-11-25-budget/response.md). */
+ * (BENCHMARKS.md, all-gatherv of unequal blocks). */
 static unsigned unequal_candidates(int static_alg) {
   unsigned m = 1u << PAT_ALG_RELAY;
   if (static_alg >= 0 && static_alg < PAT_ALG_COUNT) m |= 1u << static_alg;
@@ -502,7 +501,7 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * prediction only orders its sends); the guard judges it by what it costs,
    * so nothing below is needed.  A RELAY replay is 5-10 ms at P = 8, 4M
    * floats, and these decisions run on every rank at once while it computes
-   * (bench/results/2026-11-25-pacedmodel). */
+   * (measured: BENCHMARKS.md, the cost of decisions). */
   const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY;
   if (keep && !held) {
     out->alg = e->site[site].last.alg;

@@ -68,7 +68,7 @@
  * NATIVE, and only the exchange mode could run another algorithm: on the
  * emulated cluster (P = 8, 16 KiB blocks, balanced, back to back) RING took
  * 1.78 ms where Open MPI's own took 2.2-2.3 and auto 2.35-2.58, paying an
- * exchange on 40-52% of its calls (bench/results/2026-11-25-promote).  The
+ * exchange on 40-52% of its calls (BENCHMARKS.md, promotion).  The
  * costs are the guard's (agreed), so every rank promotes alike.
  *
  * The guardrail (guardrail.h, docs/guardrail.md) has the last word: a site
@@ -199,6 +199,7 @@ typedef struct pat_engine_end {
 typedef struct pat_engine {
   pat_engine_config cfg;
   int one_node_native;     /* auto runs NATIVE without exchanges here (pat_engine_one_node_native) */
+  int hierarchical;        /* several nodes, one of several ranks: the node algorithms are candidates */
   int next_exchanges;      /* the next call exchanges: ranks may contribute ahead of it */
   pat_engine_site site[PAT_ENGINE_SITES];
   /* the call under way, once committed: */

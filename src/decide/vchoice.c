@@ -69,7 +69,7 @@ static const int candidates[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG
  * `size` (P entries) or, size NULL, all of equal_bytes: its mean time (s). */
 static int replay_once(const pat_model_params *mp, int alg, int P, double build_bytes, const int64_t *build_sizes,
                        const double *size, double equal_bytes, double *ebar) {
-  pat_build_args args = pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, NULL, build_bytes, 0);
+  pat_build_args args = pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, NULL, build_bytes, 0);
   args.block_sizes = build_sizes;
   pat_sched s;
   int rc = pat_build(alg, &s, &args);
@@ -85,7 +85,7 @@ static int replay_once(const pat_model_params *mp, int alg, int P, double build_
 /* Is alg's schedule estimated (from rank 0's ops) over the selection's
  * per-call budget of ops? */
 static int over_budget(const pat_model_params *mp, int alg, int P, double build_bytes) {
-  pat_build_args args = pat_call_build_args(mp, alg, P, 0, NULL, build_bytes, 0);
+  pat_build_args args = pat_call_build_args(mp, alg, P, mp->node, 0, NULL, build_bytes, 0);
   pat_sched s;
   if (pat_build(alg, &s, &args) != PAT_OK) return 1;
   size_t ops = s.nops * (size_t)P;

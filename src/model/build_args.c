@@ -10,8 +10,8 @@ int64_t pat_quantise_ns(double seconds) {
   return (int64_t)llround(ns);
 }
 
-pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, int self, const int64_t *arrival,
-                                   double block_bytes, int root) {
+pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, const int *node, int self,
+                                   const int64_t *arrival, double block_bytes, int root) {
   int64_t tau = pat_quantise_ns(pat_model_tau(mp, alg, block_bytes));
   pat_build_args a = {
       .P = P,
@@ -21,6 +21,7 @@ pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, i
       .root = root,
       .alpha = pat_quantise_ns(pat_model_link(mp, alg)->inter.alpha),
       .block_bytes = block_bytes >= 9.2e18 ? INT64_MAX : (int64_t)block_bytes,
+      .node = node,
   };
   return a;
 }

@@ -16,11 +16,12 @@
 #include "algorithms/algorithms.h"
 #include "model/model.h"
 
-/* Algorithm alg on P ranks, built for `self` (a rank or PAT_ALL_RANKS), for
- * the predicted arrivals (ns, common clock; NULL: balanced) and blocks of
- * block_bytes bytes, rooted at root (rooted algorithms; else 0). */
-pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, int self, const int64_t *arrival,
-                                   double block_bytes, int root);
+/* Algorithm alg on P ranks with node ids node[] (NULL: every rank on a node
+ * of its own), built for `self` (a rank or PAT_ALL_RANKS), for the predicted
+ * arrivals (ns, common clock; NULL: balanced) and blocks of block_bytes
+ * bytes, rooted at root (rooted algorithms; else 0). */
+pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, const int *node, int self,
+                                   const int64_t *arrival, double block_bytes, int root);
 
 /* A predicted time (s) as integer ns, as the selection compares and the
  * builders take them (INT64_MAX for anything too large, and NaN). */

@@ -48,7 +48,7 @@
  *    A lockstep schedule never has two at once on a pair.  Without it a
  *    data flow's pieces to one relay all ended together at the end of the
  *    owner's block time, where the executor's first piece arrives after a
- *    fraction of it (bench/results/2026-11-25-closing/pairs.md).
+ *    fraction of it (measured against the replay: BENCHMARKS.md).
  *  - Parameters: the (alpha, beta) fitted for the algorithm that built the
  *    schedule (s->alg), or the default ones; with a node map, transfers
  *    between ranks of the same node use the intra-node pair when there is
@@ -132,6 +132,10 @@ typedef struct pat_model_params {
 
   /* Per-call context (pat_model_params_init sets the defaults). */
   const int *node;     /* node id of each rank (P entries), or NULL: every rank on its own node */
+  int shared_links;    /* with node: the ranks of a node share its link, so a transfer between nodes flows
+                          through one send port and one receive port per node (the fluid replay), not its
+                          ranks' own; the compiled programs know only a port per rank, so pat_predict
+                          replays every algorithm then.  0 (default): a port per rank */
   double bg_start;     /* background steps start no earlier (same origin as arrivals);
                           -INFINITY (default): as early as partners allow */
   int engine;          /* PAT_ENGINE_*, default AUTO */
@@ -207,6 +211,15 @@ static inline double pat_model_op_blocks(const pat_op *op) {
  * e_i >= max(0, f_i - a_i).  Writes e_lb_out[i] if e_lb_out is non-NULL and
  * returns the mean, ē_lb.  O(P log P). */
 double pat_lower_bound(int P, const double *arrival, double tau, double *e_lb_out);
+
+/* The two-level bound: ranks that share a node (node ids node[], NULL:
+ * every rank alone) share its link, and shared memory inside a node is
+ * taken as free.  For each rank i the blocks of the other nodes come
+ * through its node's one receive link, block j no earlier than a_j, each
+ * taking tau (the link's time for a block): f_i >= their makespan in release
+ * order, e_i >= max(0, f_i - a_i).  With one rank per node it is
+ * pat_lower_bound.  O(H P) for H nodes. */
+double pat_lower_bound_nodes(int P, const double *arrival, double tau, const int *node, double *e_lb_out);
 /* The same with a transfer time per block (an all-gatherv's unequal blocks):
  * block j takes tau[j].  Serving in release order still minimises each
  * port's makespan, whatever the times. */

@@ -55,6 +55,7 @@ typedef struct fev {
 
 typedef struct fxfer { /* indexed by the send op */
   int from, to, step, eager;
+  int sport, rport;            /* its ports in the fluid network (port numbers: pat_replay_fluid) */
   double blocks, alpha, work;  /* work: beta * bytes, port-seconds */
   double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s */
   int own;                     /* a send that carries part of its rank's own block: the first starts the
@@ -544,7 +545,7 @@ static int pair_activate(fl *F, size_t sop, double now) {
   }
   q->moving = sop;
   x->state = 2;
-  return pat_net_add(&F->net, sop, x->from, x->to, now, x->work, x->finish_solo);
+  return pat_net_add(&F->net, sop, x->sport, x->rport, now, x->work, x->finish_solo);
 }
 
 /* Transfer sop's bytes are all through at `now`: the next of its pair moves. */
@@ -557,7 +558,7 @@ static int pair_next(fl *F, size_t sop, double now) {
   if (q->head == NONE) q->tail = NONE;
   y->state = 2;
   y->finish_solo = now + y->work;
-  return pat_net_add(&F->net, (size_t)(y - F->x), y->from, y->to, now, y->work, y->finish_solo);
+  return pat_net_add(&F->net, (size_t)(y - F->x), y->sport, y->rport, now, y->work, y->finish_solo);
 }
 
 /* ---- the loop ---- */
@@ -615,8 +616,14 @@ int pat_replay_fluid(pat_replay *R) {
   F.opdone = malloc(n * sizeof *F.opdone);
   F.work = malloc((size_t)P * sizeof(int));
   int rc = PAT_OK;
-  if (!F.rk || !F.match || !F.x || !F.opdone || !F.work ||
-      pat_net_init(&F.net, P, n))
+  /* Ports: rank r sends through r and receives through P + r; where nodes share their links
+   * (shared_links), a transfer between two nodes goes through its nodes' ports instead: node h
+   * sends through 2P + h and receives through 2P + H + h. */
+  pat_nodes nodes = {0};
+  const int shared = R->mp->node && R->mp->shared_links;
+  if (shared && pat_nodes_make(P, R->mp->node, &nodes) != PAT_OK) rc = PAT_ENOMEM;
+  const int H = shared ? nodes.H : 0;
+  if (!F.rk || !F.match || !F.x || !F.opdone || !F.work || pat_net_init(&F.net, 2 * P + 2 * H, n))
     rc = PAT_ENOMEM;
   size_t want = 2 * (s->nops < (size_t)P * (size_t)P ? s->nops : (size_t)P * (size_t)P) + 2;
   for (F.npair = 16; F.npair < want; F.npair *= 2) {
@@ -631,6 +638,12 @@ int pat_replay_fluid(pat_replay *R) {
     fxfer *x = &F.x[i];
     x->from = (int)r;
     x->to = s->ops[i].peer;
+    x->sport = x->from;
+    x->rport = P + x->to;
+    if (shared && nodes.of[x->from] != nodes.of[x->to]) {
+      x->sport = 2 * P + nodes.of[x->from];
+      x->rport = 2 * P + H + nodes.of[x->to];
+    }
     x->step = s->ops[i].step;
     x->blocks = pat_model_op_blocks(&s->ops[i]);
     pat_hockney h = pat_replay_pair(R, x->from, x->to);
@@ -674,5 +687,6 @@ int pat_replay_fluid(pat_replay *R) {
   free(F.heap);
   pat_net_free(&F.net);
   free(F.work);
+  pat_nodes_free(&nodes);
   return rc;
 }

@@ -7,11 +7,11 @@
 
 #include "algorithms/sched/status.h"
 
-int pat_net_init(pat_net *N, int P, size_t nflows) {
+int pat_net_init(pat_net *N, int nports, size_t nflows) {
   memset(N, 0, sizeof *N);
-  N->P = P;
+  N->nports = nports;
   N->nflows = nflows;
-  size_t nf = nflows ? nflows : 1, np = 2 * (size_t)P;
+  size_t nf = nflows ? nflows : 1, np = (size_t)nports;
   N->fl = calloc(nf, sizeof *N->fl);
   N->heap = calloc(nf, sizeof *N->heap);
   N->port = calloc(np, sizeof *N->port);
@@ -27,7 +27,7 @@ int pat_net_init(pat_net *N, int P, size_t nflows) {
 
 void pat_net_free(pat_net *N) {
   if (N->port)
-    for (size_t i = 0; i < 2 * (size_t)N->P; i++) free(N->port[i]);
+    for (size_t i = 0; i < (size_t)N->nports; i++) free(N->port[i]);
   free(N->fl);
   free(N->port);
   free(N->pn);
@@ -123,7 +123,7 @@ static void port_remove(pat_net *N, size_t p, size_t pos) {
   if (pos < N->pn[p]) {
     N->port[p][pos] = last;
     pat_net_flow *g = &N->fl[last];
-    if ((size_t)g->from == p)
+    if ((size_t)g->sport == p)
       g->pos_s = pos;
     else
       g->pos_r = pos;
@@ -135,9 +135,8 @@ static void port_remove(pat_net *N, size_t p, size_t pos) {
 /* Flow id's rate is its share of the busier of its two ports; bring its
  * remaining work to now first, and file its new finish if that moved. */
 static int rerate(pat_net *N, size_t id, double now) {
-  const size_t P = (size_t)N->P;
   pat_net_flow *f = &N->fl[id];
-  size_t ns = N->pn[f->from], nr = N->pn[P + (size_t)f->to];
+  size_t ns = N->pn[f->sport], nr = N->pn[f->rport];
   double m = N->share[ns > nr ? ns : nr];
   if (f->rate == m) return PAT_OK; /* its heap entry still holds */
   if (f->solo)
@@ -162,27 +161,25 @@ static int rerate_ports(pat_net *N, size_t p1, size_t p2, double now) {
   return PAT_OK;
 }
 
-int pat_net_add(pat_net *N, size_t id, int from, int to, double now, double work, double finish_solo) {
-  const size_t P = (size_t)N->P;
+int pat_net_add(pat_net *N, size_t id, int sport, int rport, double now, double work, double finish_solo) {
   pat_net_flow *f = &N->fl[id];
-  f->from = from;
-  f->to = to;
+  f->sport = sport;
+  f->rport = rport;
   f->active = 1;
   f->solo = 1;
   f->rem = work;
   f->tlast = now;
   f->rate = -1;
   f->finish_solo = finish_solo;
-  if (port_add(N, (size_t)from, id, &f->pos_s) || port_add(N, P + (size_t)to, id, &f->pos_r)) return PAT_ENOMEM;
-  return rerate_ports(N, (size_t)from, P + (size_t)to, now);
+  if (port_add(N, (size_t)sport, id, &f->pos_s) || port_add(N, (size_t)rport, id, &f->pos_r)) return PAT_ENOMEM;
+  return rerate_ports(N, (size_t)sport, (size_t)rport, now);
 }
 
 int pat_net_remove(pat_net *N, size_t id, double now) {
-  const size_t P = (size_t)N->P;
   pat_net_flow *f = &N->fl[id];
   f->active = 0;
   if (f->pos_h != PAT_NET_NOWHERE) h_remove(N, id);
-  port_remove(N, (size_t)f->from, f->pos_s);
-  port_remove(N, P + (size_t)f->to, f->pos_r);
-  return rerate_ports(N, (size_t)f->from, P + (size_t)f->to, now);
+  port_remove(N, (size_t)f->sport, f->pos_s);
+  port_remove(N, (size_t)f->rport, f->pos_r);
+  return rerate_ports(N, (size_t)f->sport, (size_t)f->rport, now);
 }

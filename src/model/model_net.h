@@ -1,7 +1,7 @@
 /*
- * The fluid network of the replay (model_fluid.c): every rank has a send
- * port and a receive port of capacity 1 (one second of port time per
- * second).  A port shares itself equally among the flows through it, and a
+ * The fluid network of the replay (model_fluid.c): ports of capacity 1
+ * (one second of port time per second), a send port and a receive port per
+ * rank and, where nodes share links, per node (model_fluid.c numbers them).  A port shares itself equally among the flows through it, and a
  * flow moves at the smaller of its two shares.
  *
  * Why equal shares and not max-min fairness: max-min (water filling over
@@ -33,7 +33,7 @@
 #include <stddef.h>
 
 typedef struct pat_net_flow {
-  int from, to;
+  int sport, rport; /* the send port and the receive port it flows through */
   int active, solo;
   double rem, tlast, rate; /* remaining work at tlast; current rate */
   double finish_solo;
@@ -45,10 +45,10 @@ typedef struct pat_net_flow {
 #define PAT_NET_NOWHERE ((size_t)-1)
 
 typedef struct pat_net {
-  int P;
+  int nports;
   size_t nflows;
   pat_net_flow *fl;
-  size_t **port;      /* 2P lists of active flow ids: send port r, then receive port P + r */
+  size_t **port;      /* nports lists of active flow ids (the replay numbers them: model_fluid.c) */
   size_t *pn, *pcap;  /* their lengths and capacities */
   double *share;      /* share[n] = 1.0 / n, n = 1..nflows: a flow's rate, looked up (a division per flow and event
                          was the replay's hottest instruction) */
@@ -56,12 +56,14 @@ typedef struct pat_net {
   size_t nheap;
 } pat_net;
 
-/* For flows with ids [0, nflows) between P ranks.  Returns 0 or PAT_ENOMEM. */
-int pat_net_init(pat_net *N, int P, size_t nflows);
+/* For flows with ids [0, nflows) through ports [0, nports), each port a
+ * sender's or a receiver's, never both.  Returns 0 or PAT_ENOMEM. */
+int pat_net_init(pat_net *N, int nports, size_t nflows);
 void pat_net_free(pat_net *N);
 
-/* Flow id starts moving work seconds of port time at `now`. */
-int pat_net_add(pat_net *N, size_t id, int from, int to, double now, double work, double finish_solo);
+/* Flow id starts moving work seconds of port time through send port sport
+ * and receive port rport at `now`. */
+int pat_net_add(pat_net *N, size_t id, int sport, int rport, double now, double work, double finish_solo);
 
 /* The earliest completion: its time and flow (returns 0 if none). */
 int pat_net_next(pat_net *N, double *t, size_t *id);

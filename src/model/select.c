@@ -139,7 +139,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   if (link) at_link_rate(&m);
   int rc = PAT_MODEL_FALLBACK;
   const int classic = (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) != 0;
-  if (classic && m.engine != PAT_ENGINE_EVENT) {
+  if (classic && m.engine != PAT_ENGINE_EVENT && !(m.node && m.shared_links)) {
     int general = m.node && pat_model_link(&m, alg)->has_intra;
     pat_select_cache local;
     pat_select_cache *cc = c;
@@ -159,7 +159,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   if (rc == PAT_MODEL_FALLBACK) {
     pat_sched s;
     pat_build_args args =
-        pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, balanced_build ? NULL : arrival_ns, block_bytes, root);
+        pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, balanced_build ? NULL : arrival_ns, block_bytes, root);
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
       rc = pat_model_replay(&s, a, &m, block_bytes, out);
@@ -201,7 +201,7 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
 static size_t estimate_ops(int alg, int root, const pat_select_in *in, int *rc) {
   const int P = in->P;
   pat_build_args args =
-      pat_call_build_args(in->mp, alg, P, (root + P / 2) % P, in->arrival_ns, in->block_bytes, root);
+      pat_call_build_args(in->mp, alg, P, in->mp->node, (root + P / 2) % P, in->arrival_ns, in->block_bytes, root);
   pat_sched s;
   *rc = pat_build(alg, &s, &args);
   if (*rc) return 0;
@@ -230,14 +230,16 @@ static void select_start(const pat_select_in *in, pat_select_out *out) {
   }
 }
 
-/* Does pass `pass` consider alg?  Only allowed algorithms with a schedule;
+/* Does pass `pass` consider alg?  Only allowed algorithms with a schedule,
+ * and those built for nodes only where ranks share nodes;
  * pass 0 leaves out the arrival-aware ones on a balanced pattern, but for
  * plan-ahead ones (RELAY: the prediction only orders its sends, and its
  * balanced schedule competes with the classic ones), pass 1 takes only
  * them. */
-static int considered(int alg, int pass, unsigned allowed, int balanced) {
+static int considered(int alg, int pass, unsigned allowed, int balanced, int hierarchical) {
   const unsigned fl = pat_algorithms[alg].flags;
   if (!(allowed & (1u << alg))) return 0;
+  if ((fl & PAT_ALGF_NODES) && !hierarchical) return 0;
   if (fl & PAT_ALGF_NATIVE) return pass == 0; /* predicted only when it has a level (native_ebar) */
   if (!pat_algorithms[alg].build) return 0;
   const int arrival = (fl & PAT_ALGF_ARRIVAL) != 0;
@@ -461,7 +463,7 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
   for (int pass = 0; pass < 2 && out->alg == PAT_ALG_UNKNOWN; pass++) {
     if (pass == 1 && !out->balanced) break;
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-      if (!considered(alg, pass, allowed, out->balanced)) continue;
+      if (!considered(alg, pass, allowed, out->balanced, in->hierarchical)) continue;
       if (alg == PAT_ALG_NATIVE) {
         int rc = predict_native(c, in, out);
         if (rc) return rc;

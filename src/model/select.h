@@ -102,6 +102,9 @@ typedef struct pat_select_in {
                                  from its own arrival, nothing before); 0: built for arrival_ns, as an exchanged plan */
   int native_from_classic;    /* no measured time for NATIVE: take the best classic algorithm's balanced
                                  prediction as its level (MPI's own is assumed as good as our best) */
+  int hierarchical;           /* mp's node map has several nodes and one of several ranks
+                                 (pat_nodes_hierarchical): only then are the algorithms built for nodes
+                                 (PAT_ALGF_NODES) candidates */
   const double *ratio;        /* per algorithm: the measured/predicted cost of earlier calls (online
                                  refinement); NULL or entries <= 0: 1.  It scales the cost above the
                                  wait for the last arrival, W = mean_i(max a - a_i), which no
@@ -147,8 +150,8 @@ double pat_select_wait(int P, const int64_t *arrival_ns);
  *    (on the emulated cluster DIRECT measures 1.25 R(0) balanced, and runs
  *    at R(p) once arrivals spread over a call's length: 94.0 ms against
  *    R(p) 95.7 at N = 1M, maxDelay 100 ms); the share of it left falls as
- *    the arrivals spread.  Checked against the 2026-11-23 P = 8 sweep
- *    (bench/results/2026-11-24-link): worst error 10-14% for RING, DIRECT
+ *    the arrivals spread.  Checked against the earlier P = 8 sweep
+ *    (BENCHMARKS.md, the cost model against measurement): worst error 10-14% for RING, DIRECT
  *    and RELAY, against 12-27% for the rule without a link.
  * At least 0.  Returns PAT_OK or the builder's / replay's error. */
 int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, int root, double *ebar_s);

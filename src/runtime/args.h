@@ -33,7 +33,7 @@ int pat_check_send(const char *call, const void *sendbuf, int sendcount, MPI_Dat
  * call's own plainly accept, told without asking MPI anything.  The checks
  * ask MPI for the types' sizes and extents, which made up most of a 1 B
  * pass-through's cost (about 420 instructions on top of MPI's 1700,
- * bench/results/2026-11-25-nbc); the screen asks for one send type the
+ * measured with callgrind); the screen asks for one send type the
  * same as the receive type and sendcount equal to this rank's block, and
  * passes everything else (another send type, NULL buffers, a negative
  * count, a wrong size) to the full checks, which say what is wrong. */

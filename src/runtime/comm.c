@@ -97,6 +97,14 @@ int pat_comms_init(MPI_Comm world) {
   rc = pat_comm_private_dup(world, &scratch);
   if (rc != MPI_SUCCESS) return rc;
   rc = MPI_Comm_split_type(scratch, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+  if (rc == MPI_SUCCESS && pat_proc.settings.node_size > 0) { /* PAT_NODE_SIZE: nodes of k consecutive ranks */
+    MPI_Comm cut;
+    int local;
+    MPI_Comm_rank(shared, &local);
+    rc = MPI_Comm_split(shared, local / pat_proc.settings.node_size, rank, &cut);
+    MPI_Comm_free(&shared);
+    if (rc == MPI_SUCCESS) shared = cut;
+  }
   if (rc == MPI_SUCCESS) {
     rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shared); /* key = rank: its rank 0 is the lowest world rank */
     MPI_Comm_free(&shared);
@@ -177,6 +185,7 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   int rc = pat_planner_init(&cs->planner, cs->base.P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->base.P);
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->base.P, &cs->node);
+  cs->base.node = cs->node;
   if (rc == MPI_SUCCESS) {
     pat_engine_config cfg = {.P = cs->base.P,
                              .mp = pat_netparams(),

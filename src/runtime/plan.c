@@ -148,7 +148,7 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
   pat_engine_choose(engine, &ec, &p->choice);
   memset(&p->args, 0, sizeof p->args);
   if (pat_algorithms[p->choice.alg].build)
-    p->args = pat_call_build_args(pat_netparams(), p->choice.alg, b->P, b->rank, p->arrival, (double)call->bytes,
+    p->args = pat_call_build_args(pat_netparams(), p->choice.alg, b->P, b->node, b->rank, p->arrival, (double)call->bytes,
                                   p->choice.root);
   p->args.block_sizes = p->has_shape ? p->shape : NULL;
   p->decided = 1;
@@ -163,7 +163,7 @@ static void apply_window(pat_sched *s) {
 
 int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, const int64_t *block_sizes,
                       pat_sched *out) {
-  pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->rank, NULL, block_bytes, 0);
+  pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, block_bytes, 0);
   args.block_sizes = block_sizes;
   int rc = pat_build(alg, out, &args);
   if (rc != PAT_OK)
@@ -253,7 +253,7 @@ int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat
   if (!*slot) {
     pat_sched *s = malloc(sizeof *s);
     if (!s) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
-    pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->rank, NULL, 0, 0);
+    pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, 0, 0);
     int rc = pat_build(alg, s, &args);
     if (rc != PAT_OK) {
       free(s);

@@ -29,7 +29,7 @@
  * each (on the emulated cluster, where the CPU carries the network, RELAY
  * at maxDelay 0 measured 88.8 -> 85.4 ms with glibc told to keep the
  * memory; an all-gatherv's static RELAY of 16 MiB after a trial of the
- * exchange mode: bench/results/2026-11-25-pieces/stage.md). */
+ * exchange mode; BENCHMARKS.md, the static path's kept stage). */
 typedef struct pat_kept_stage {
   void *mem;
   size_t cap;

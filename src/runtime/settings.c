@@ -82,6 +82,14 @@ static int parse_one_node(const char *text, pat_settings *s, char *why, size_t l
 }
 static int64_t key_one_node(const pat_settings *s) { return s->one_node_auto; }
 
+static int parse_node_size(const char *text, pat_settings *s, char *why, size_t len) {
+  long long v;
+  if (parse_int(text, 0, 1 << 20, &v)) return reason(why, len, "not an integer from 0 to 1048576");
+  s->node_size = (int)v;
+  return 0;
+}
+static int64_t key_node_size(const pat_settings *s) { return s->node_size; }
+
 static int parse_model(const char *text, pat_settings *s, char *why, size_t len) {
   if (strlen(text) >= sizeof s->model) return reason(why, len, "path too long");
   snprintf(s->model, sizeof s->model, "%s", text);
@@ -181,7 +189,7 @@ static int parse_timeline(const char *text, pat_settings *s, char *why, size_t l
 }
 
 const pat_setting pat_setting_table[] = {
-    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay", "auto", PAT_SCOPE_JOB,
+    {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay, hring, hrelay", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
@@ -200,6 +208,12 @@ const pat_setting pat_setting_table[] = {
      "for arrival-awareness to hide, while deciding costs more than a small block's whole call "
      "(BENCHMARKS.md); `auto` bets there as on a network.",
      parse_one_node, key_one_node},
+    {"PAT_NODE_SIZE", "0 to 1048576", "0", PAT_SCOPE_JOB,
+     "the nodes libpat sees: `0` those of the MPI library (ranks that share memory, MPI_COMM_TYPE_SHARED); `k` "
+     "cuts each of them into nodes of k consecutive ranks (by their rank in it; the last may be smaller), so that "
+     "the hierarchical algorithms (`hring`, `hrelay`), auto's node rules and the cost model's shared links can be "
+     "exercised and tested on one machine. A communicator's node map is its ranks' world nodes.",
+     parse_node_size, key_node_size},
     {"PAT_PLAN_AHEAD_AUTO", "0, 1", "1", PAT_SCOPE_JOB,
      "`1` lets `auto` keep RELAY at a site that ran it, planned from history as each call ends, so that its "
      "receives are posted before the last rank's edge (docs/guardrail.md); `0` plans every call at the edges "

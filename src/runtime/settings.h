@@ -1,8 +1,8 @@
 /*
  * Settings: every PAT_* environment variable, read once (at PAT_Init, or by
  * the drop-in before MPI_Init), parsed strictly and range-checked, from one
- * table.  The README's settings table and pat_info print the same table
- * (pat_settings_markdown), and a unit test checks the README against it.
+ * table.  The settings table of docs/settings.md and pat_info print the same table
+ * (pat_settings_markdown), and a unit test checks docs/settings.md against it.
  *
  * Scope says who decides a setting's value in a job:
  *  - JOB:   every rank must have the same value; PAT_Init compares them and
@@ -29,6 +29,7 @@ typedef struct pat_settings {
   int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
   int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node too */
+  int node_size;     /* PAT_NODE_SIZE: ranks of a shared-memory node taken as nodes of this many; 0: the MPI's nodes */
   int plan_ahead_auto; /* PAT_PLAN_AHEAD_AUTO: auto keeps a plan-ahead algorithm (experimental) */
   int clock_samples; /* PAT_CLOCK_SAMPLES: ping-pongs per rank for the clock offsets */
   char model[PAT_SETTING_TEXT]; /* PAT_MODEL: model file path, "" if unset */
@@ -46,10 +47,10 @@ typedef struct pat_settings {
 
 typedef struct pat_setting {
   const char *name;    /* the environment variable */
-  const char *values;  /* what it accepts (for messages, README, pat_info) */
+  const char *values;  /* what it accepts (for messages, docs/settings.md, pat_info) */
   const char *dflt;    /* its default, as text */
   int scope;           /* enum pat_setting_scope */
-  const char *meaning; /* one line for the README table */
+  const char *meaning; /* one line for the table of docs/settings.md */
   /* Parse text into s; 0, or -1 with the reason in why. */
   int (*parse)(const char *text, pat_settings *s, char *why, size_t len);
   /* The parsed value as a number, to compare JOB settings across ranks (NULL if not JOB). */
@@ -85,7 +86,7 @@ int pat_settings_defer_one_node(const pat_settings *s);
  * runtime and the drop-in; "an unknown thread level" for any other value. */
 const char *pat_thread_level_name(int level);
 
-/* The README's table of settings (a markdown table, header included). */
+/* The table of settings of docs/settings.md (a markdown table, header included). */
 void pat_settings_markdown(FILE *out);
 
 /* name=value (or "(unset: default)") for every setting, one per line, each

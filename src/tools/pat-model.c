@@ -36,8 +36,12 @@ static void usage(FILE *f) {
           "  --model FILE          model file (per-algorithm parameters, see fit.h)\n"
           "  --alpha T --beta T    Hockney latency (s) and time per byte (s/B) for every algorithm\n"
           "  --rate R --latency T  the same from a link rate (1gbit, 10Gbit, 125MB: per second) and latency\n"
+          "  --intra-rate R [--intra-latency T]  the intra-node pair (shared memory) of every algorithm,\n"
+          "                        with --ppn (default: none, transfers inside a node cost as between nodes)\n"
           "  --eager BYTES         eager threshold (messages below it are eager; default: the file's, else 0)\n"
-          "  --ppn K               K consecutive ranks per node (intra-node parameters apply if the model has them)\n"
+          "  --ppn K               K consecutive ranks per node: they share their node's link (one send and one\n"
+          "                        receive port per node for transfers between nodes), intra-node parameters apply\n"
+          "                        if the model has them, and the hierarchical algorithms are built for the nodes\n"
           "  --pace R|link         data-flow forwards paced as PAT_PACE does at rate R (500mbit), or at the\n"
           "                        model file's link line (default: no pacing)\n"
           "pattern:\n"
@@ -104,6 +108,7 @@ static const char *const pap_kinds[] = {"uniform", "late", "csv"};
 typedef struct model_args {
   const char *file;
   double alpha, beta, latency, rate, eager; /* s, s/B, s, s/B, bytes */
+  double intra_latency, intra_rate;         /* s, s/B: the intra-node pair of every algorithm */
   double pace;                              /* s/B; 0: none; -1: the link line */
 } model_args;
 
@@ -202,7 +207,8 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
     int root = 0;
     if (alg == PAT_ALG_BSLB) { /* as the selection does: the earliest (of K) */
       pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = bg, .block_bytes = block, .mp = mp,
-                          .allowed = 1u << PAT_ALG_BSLB, .bslb_roots = o->bslb_roots};
+                          .allowed = 1u << PAT_ALG_BSLB, .bslb_roots = o->bslb_roots,
+                          .hierarchical = mp->shared_links};
       pat_select_out so;
       if (pat_select(cache, &in, &so) == PAT_OK && so.status[PAT_ALG_BSLB] == PAT_OK) root = so.root_of[PAT_ALG_BSLB];
     }
@@ -213,7 +219,8 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
       p.rc = rc;
       break;
     }
-    pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = bg, .block_bytes = block, .mp = mp, .flat_s = flat};
+    pat_select_in in = {.P = P, .arrival_ns = a, .bg_start_ns = bg, .block_bytes = block, .mp = mp, .flat_s = flat,
+                        .hierarchical = mp->shared_links};
     double as_auto;
     if (isfinite(p.as_auto))
       p.as_auto = pat_select_predict(cache, &in, alg, root, &as_auto) == PAT_OK ? p.as_auto + as_auto / reps : NAN;
@@ -221,7 +228,7 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
     p.ebar += res.ebar / reps;
     p.r += res.r / reps;
     for (int i = 0; i < P; i++) ad[i] = (double)a[i] * 1e-9;
-    p.lb += pat_lower_bound(P, ad, tau, NULL) / reps;
+    p.lb += pat_lower_bound_nodes(P, ad, tau, mp->node, NULL) / reps;
   }
   free(a);
   free(ad);
@@ -342,7 +349,7 @@ static void time_classic(int P, int alg, const int64_t *a, const double *ad, con
  * one rank's schedule, every rank's, and its replay. */
 static void time_arrival(int P, int alg, const int64_t *a, const double *ad, const pat_model_params *mp,
                          double block) {
-  pat_build_args one = pat_call_build_args(mp, alg, P, 0, a, block, 0);
+  pat_build_args one = pat_call_build_args(mp, alg, P, mp->node, 0, a, block, 0);
   pat_sched s1;
   double t0 = now();
   int rc = pat_build(alg, &s1, &one);
@@ -352,7 +359,7 @@ static void time_arrival(int P, int alg, const int64_t *a, const double *ad, con
     return;
   }
   pat_sched_free(&s1);
-  pat_build_args all = pat_call_build_args(mp, alg, P, PAT_ALL_RANKS, a, block, 0);
+  pat_build_args all = pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, a, block, 0);
   pat_sched sa;
   t0 = now();
   rc = pat_build(alg, &sa, &all);
@@ -448,6 +455,12 @@ static int model_option(cli_args *a, model_args *m, cli_error *err) {
   if (cli_args_is(a, "--alpha")) return cli_args_time(a, CLI_S, &m->alpha, NULL, err);
   if (cli_args_is(a, "--beta")) return cli_args_time(a, CLI_S, &m->beta, NULL, err);
   if (cli_args_is(a, "--latency")) return cli_args_time(a, CLI_S, &m->latency, NULL, err);
+  if (cli_args_is(a, "--intra-latency")) return cli_args_time(a, CLI_S, &m->intra_latency, NULL, err);
+  if (cli_args_is(a, "--intra-rate")) {
+    if (cli_args_text(a, &v, err) || cli_rate(a->opt, v, &bits, err)) return OPT_BAD;
+    m->intra_rate = 1.0 / (bits / 8);
+    return OPT_TAKEN;
+  }
   if (cli_args_is(a, "--eager")) return count_as_double(a, 1, 0, &m->eager, err);
   if (cli_args_is(a, "--pace")) {
     if (cli_args_text(a, &v, err)) return OPT_BAD;
@@ -537,6 +550,7 @@ static void set_defaults(tool_args *g) {
   g->o.N = 1048576;
   g->o.bslb_roots = 1;
   g->model.alpha = g->model.beta = g->model.latency = g->model.rate = g->model.eager = NAN;
+  g->model.intra_latency = g->model.intra_rate = NAN;
 }
 
 /* The options that only make sense together. */
@@ -584,6 +598,13 @@ static void load_model(const model_args *m, pat_model_params *mp) {
     snprintf(mp->made, sizeof mp->made, "command line");
   }
   if (!isnan(m->eager)) mp->eager_bytes = m->eager;
+  if (!isnan(m->intra_rate)) { /* every algorithm's intra-node pair */
+    const pat_hockney intra = {isnan(m->intra_latency) ? 0 : m->intra_latency, m->intra_rate};
+    mp->dflt.has_intra = 1;
+    mp->dflt.intra = intra;
+    for (int i = 0; i < PAT_ALG_COUNT; i++)
+      if (mp->alg[i].set) mp->alg[i].has_intra = 1, mp->alg[i].intra = intra;
+  }
   if (m->pace < 0 && !(mp->link_set && mp->link.beta > 0)) die("%s", "--pace link: the model has no link line");
   mp->pace_beta = m->pace < 0 ? mp->link.beta : m->pace;
 }
@@ -600,12 +621,13 @@ static double *load_pattern(opts *o) {
   return csv;
 }
 
-/* --ppn K: K consecutive ranks per node, so that intra-node parameters apply. */
+/* --ppn K: K consecutive ranks per node, sharing its link. */
 static int *place_ranks(const opts *o, pat_model_params *mp) {
   if (o->ppn <= 1) return NULL;
   int *node = malloc((size_t)o->P * sizeof *node);
   for (int i = 0; i < o->P; i++) node[i] = i / o->ppn;
   mp->node = node;
+  mp->shared_links = o->ppn < o->P; /* several nodes: auto weighs the hierarchical algorithms too */
   return node;
 }
 
@@ -720,7 +742,8 @@ static void print_auto_choice(pat_select_cache *cache, const opts *o, const pat_
                       .block_bytes = block,
                       .mp = mp,
                       .allowed = o->algs,
-                      .bslb_roots = o->bslb_roots};
+                      .bslb_roots = o->bslb_roots,
+                      .hierarchical = mp->shared_links};
   pat_select_out so;
   if (pat_select(cache, &in, &so) == PAT_OK)
     printf("# auto would choose: %s%s\n", so.alg >= 0 ? pat_algorithms[so.alg].name : "none",

@@ -4,7 +4,7 @@
  * Prints the version, the algorithms, the settings in effect, the network
  * parameters and where they came from, each rank's clock offset, the hwloc
  * topology, where each rank is bound, and ranks per node.
- *   pat_info --settings-table   the README's table of settings (markdown)
+ *   pat_info --settings-table   the table of settings of docs/settings.md (markdown)
  */
 #include <hwloc.h>
 #include <stdio.h>
@@ -101,7 +101,7 @@ static void print_measured(const pat_model_params *mp) {
   }
 }
 
-/* What PAT_ALG=auto does with this model (README "What auto does"). */
+/* What PAT_ALG=auto does with this model (docs/settings.md, "What auto does"). */
 static void print_auto(const pat_model_params *mp) {
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -132,7 +132,7 @@ static void print_cost_model(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--settings-table") == 0) { /* the README's table; no MPI needed */
+  if (argc > 1 && strcmp(argv[1], "--settings-table") == 0) { /* docs/settings.md's table; no MPI needed */
     pat_settings_markdown(stdout);
     return 0;
   }

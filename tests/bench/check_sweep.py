@@ -3,13 +3,13 @@
 classic algorithms and one that may not exist yet) must produce the table,
 the CSV with a row per (N, delay, algorithm), the results README and at
 least one PNG (skipped, with the reason printed, when gnuplot is missing);
-bench/results/regenerate.sh (--regenerate) must redraw the same plots, byte
+bench/regenerate.sh (--regenerate) must redraw the same plots, byte
 for byte, from results.csv alone, and print the sweep's command.
 Then a sweep whose launcher always fails must still finish and mark its
 rows 'crashed'.  No timing assertions.
 
   check_sweep.py --sweep bench/sweep/sweep.py --bench build/.../pat-minibench --workdir DIR
-                 [--regenerate bench/results/regenerate.sh]
+                 [--regenerate bench/regenerate.sh]
 """
 import argparse
 import csv
@@ -71,7 +71,7 @@ def main():
     ap.add_argument("--sweep", required=True)
     ap.add_argument("--bench", required=True)
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("--regenerate", help="bench/results/regenerate.sh: also check that it redraws the plots")
+    ap.add_argument("--regenerate", help="bench/regenerate.sh: also check that it redraws the plots")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
 

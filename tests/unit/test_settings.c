@@ -1,5 +1,5 @@
 /* Settings: every variable parses strictly (bad values name the valid ones),
- * defaults hold, and the README's settings table is exactly the table the
+ * defaults hold, and the settings table of docs/settings.md is exactly the table the
  * library prints (pat_settings_markdown). */
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +68,10 @@ static int test_parsing(void) {
   return 0;
 }
 
-/* Every row of the README's settings table is a row of the library's table, and the other way round. */
+/* Every row of the settings table of docs/settings.md is a row of the library's table, and the other way round. */
 static int test_readme_table(void) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/README.md", PAT_SOURCE_DIR);
+  snprintf(path, sizeof path, "%s/docs/settings.md", PAT_SOURCE_DIR);
   FILE *f = fopen(path, "r");
   CHECK(f != NULL, "cannot open %s", path);
   if (!f) return 0;
@@ -84,11 +84,11 @@ static int test_readme_table(void) {
   FILE *m = open_memstream(&table, &len);
   pat_settings_markdown(m);
   fclose(m);
-  CHECK(strstr(readme, table) != NULL, "README.md does not hold the settings table (print it with pat_info --settings-table):\n%s",
+  CHECK(strstr(readme, table) != NULL, "docs/settings.md does not hold the settings table (print it with pat_info --settings-table):\n%s",
         table);
   int rows_in_readme = 0;
   for (char *p = strstr(readme, "\n| `PAT_"); p; p = strstr(p + 1, "\n| `PAT_")) rows_in_readme++;
-  CHECK(rows_in_readme == pat_setting_count, "README.md has %d setting rows, the library %d", rows_in_readme,
+  CHECK(rows_in_readme == pat_setting_count, "docs/settings.md has %d setting rows, the library %d", rows_in_readme,
         pat_setting_count);
   free(table);
   free(readme);

@@ -1,0 +1,145 @@
+/*
+ * HRELAY: RELAY between nodes, for ranks that share nodes (libpat), run as
+ * a data flow (schedule.h, send_window > 0).
+ *
+ * A block is handed to the other ranks of its node as soon as its owner
+ * arrives (shared memory), and leaves the node once: the owner cuts it into
+ * k pieces and sends piece p to its relay node R(n, p) (the nodes after the
+ * owner's node n, spread evenly, as RELAY spreads relays over ranks), into
+ * that node's port for the piece (pat_nodes_port: ports rotate with block
+ * and piece, so every rank of a node carries a share of its node's
+ * traffic).  The relay port sends the piece to the port of every other node
+ * but the owner's, and each port hands what it took in to the other ranks
+ * of its node.  So a node's blocks leave as soon as each is there, not when
+ * its last rank arrives, and a late node's block is scattered over the
+ * other nodes and relayed, as RELAY does at rank level: through each node's
+ * link go about (P - k_n) blocks in and, with equal nodes, as many out.
+ *
+ * Arrival-awareness is in the order only (blocks taken in predicted arrival
+ * order), as RELAY's: planned ahead from the call site's history.
+ *
+ * Pieces: RELAY's cut of the block for H - 1 relays (pat_relay_pieces(H,
+ * m)), within RELAY's send budget per rank (pat_relay_max_sends(P)): a rank
+ * sends about k (H - 1) kp + (k - 1) messages for kp pieces a block and k
+ * ranks a node, its hand-outs included.  Fewer than two pieces, or
+ * arrivals within two block times with fewer pieces than relay nodes: the
+ * owner sends the whole block to every other node's port (DIRECT at node
+ * level).
+ *
+ * Cost (Hockney, block of m bytes, k ranks per node, inter-node (alpha,
+ * beta), intra-node (alpha_s, beta_s)): after the last arrival L, if the
+ * other blocks are everywhere by then, 2 alpha + beta m (1 + (H - 2)/kp)
+ * (L's scatter, then the relays) plus a piece's hand-out, (k - 1)(alpha_s +
+ * beta_s m / kp); balanced, each node's link carries (H - 1) k blocks' worth.
+ *
+ * Steps (tags and order only): the block at arrival position t starts at
+ * S_t (S_0 = 0); S_t holds its node-local sends; with q the round-major
+ * position of piece p (every relay node gets its first piece before any
+ * its second), the scatter of p is step S_t + 1 + q, its relays S_t + 1 +
+ * kp + q and its hand-outs S_t + 1 + 2 kp + q; S_{t+1} = S_t + 1 + 3 kp.
+ */
+#include <stdlib.h>
+
+#include "algorithms/algorithms.h"
+
+#define HRELAY_WINDOW 64
+
+/* The whole block b, or piece p of kp. */
+static pat_span piece(int P, int b, int p, int kp) {
+  if (kp == 1) return pat_blocks(P, b, 1);
+  return pat_piece(b, (uint32_t)((uint64_t)p * PAT_FRAC_ONE / (uint64_t)kp),
+                   (uint32_t)((uint64_t)(p + 1) * PAT_FRAC_ONE / (uint64_t)kp));
+}
+
+/* `from` hands span sp to every rank of node h but itself. */
+static int hand_out(pat_sched *s, const pat_nodes *n, int h, int from, pat_span sp, int step) {
+  for (int i = n->start[h]; i < n->start[h + 1]; i++) {
+    const int to = n->member[i];
+    if (to != from && pat_sched_transfer(s, step, from, to, 1, &sp, 0)) return PAT_ENOMEM;
+  }
+  return PAT_OK;
+}
+
+/* Pieces of a block of `bytes` over H nodes, within the per-rank send budget (see above). */
+static int pieces_of(const pat_nodes *n, int64_t bytes) {
+  const int H = n->H;
+  if (H < 3) return 1;
+  int kp = pat_relay_pieces(H, bytes), k = 1;
+  for (int h = 0; h < H; h++) k = pat_nodes_size(n, h) > k ? pat_nodes_size(n, h) : k;
+  const int64_t room = (int64_t)pat_relay_max_sends(n->P) - (k - 1), per_piece = (int64_t)k * (H - 1);
+  const int64_t most = room > per_piece ? room / per_piece : 1;
+  if (kp > most) kp = most >= H - 1 ? (H - 1) * (int)(most / (H - 1)) : (int)most;
+  return kp < 2 ? 1 : kp;
+}
+
+static int near_balanced(const pat_build_args *a) {
+  if (!a->arrival || a->tau <= 0) return 1;
+  int64_t lo = a->arrival[0], hi = a->arrival[0];
+  for (int r = 1; r < a->P; r++) {
+    if (a->arrival[r] < lo) lo = a->arrival[r];
+    if (a->arrival[r] > hi) hi = a->arrival[r];
+  }
+  return hi - lo < 2 * a->tau;
+}
+
+/* Block b of node g in kp pieces from step S (see Steps above). */
+static int spread_block(pat_sched *s, const pat_nodes *n, int b, int S, int kp) {
+  const int P = n->P, H = n->H, g = n->of[b];
+  int rc = hand_out(s, n, g, b, pat_blocks(P, b, 1), S);
+  if (rc || H < 2) return rc;
+  if (kp == 1) { /* the whole block to every other node, nearest first */
+    for (int d = 1; d < H && rc == PAT_OK; d++) {
+      const int h = (g + d) % H, port = pat_nodes_port(n, h, b, 0);
+      pat_span sp = pat_blocks(P, b, 1);
+      rc = pat_sched_transfer(s, S + 1, b, port, 1, &sp, 0);
+      if (rc == PAT_OK) rc = hand_out(s, n, h, port, sp, S + 2);
+    }
+    return rc;
+  }
+  const int m = kp > H - 1 ? kp / (H - 1) : 1, relays = kp / m;
+  for (int j = 0, q = 0; j < m; j++)
+    for (int i = 0; i < relays && rc == PAT_OK; i++, q++) {
+      const int p = i * m + j, R = (g + 1 + (int)((int64_t)p * (H - 1) / kp)) % H;
+      const int port = pat_nodes_port(n, R, b, p);
+      const pat_span sp = piece(P, b, p, kp);
+      rc = pat_sched_transfer(s, S + 1 + q, b, port, 1, &sp, 0);
+      for (int d = 1; d < H && rc == PAT_OK; d++) {
+        const int h = (R + d) % H;
+        if (h == g) continue;
+        const int to = pat_nodes_port(n, h, b, p);
+        rc = pat_sched_transfer(s, S + 1 + kp + q, port, to, 1, &sp, 0);
+        if (rc == PAT_OK) rc = hand_out(s, n, h, to, sp, S + 1 + 2 * kp + q);
+      }
+      if (rc == PAT_OK) rc = hand_out(s, n, R, port, sp, S + 1 + 2 * kp + q);
+    }
+  return rc;
+}
+
+int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a) {
+  const int P = a->P;
+  s->send_window = HRELAY_WINDOW;
+  if (P < 2) return PAT_OK;
+  pat_nodes n;
+  int *order = malloc((size_t)P * sizeof *order);
+  int rc = order ? pat_nodes_make(P, a->node, &n) : PAT_ENOMEM;
+  if (rc != PAT_OK) {
+    free(order);
+    return rc;
+  }
+  rc = pat_arrival_order(P, a->arrival, 0, order);
+  const int near = near_balanced(a);
+  int S = 0, pieces = 0;
+  for (int t = 0; t < P && rc == PAT_OK; t++) {
+    const int b = order[t];
+    const int64_t bytes = a->block_sizes ? a->block_sizes[b] : a->block_bytes;
+    int kp = pieces_of(&n, bytes);
+    if (kp < n.H - 1 && near) kp = 1;
+    rc = spread_block(s, &n, b, S, kp);
+    S += 1 + 3 * kp;
+    pieces |= kp > 1;
+  }
+  s->flags |= PAT_SCHED_MULTI_SEND | PAT_SCHED_MULTI_RECV | (pieces ? PAT_SCHED_PIECES : 0u);
+  pat_nodes_free(&n);
+  free(order);
+  return rc;
+}

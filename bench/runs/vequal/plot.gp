@@ -1,0 +1,18 @@
+# gnuplot bench/runs/vequal/plot.gp (from the repository root, after summarise.py):
+# ē/ē_lb per cell for MPI's own all-gatherv, auto, RELAY and DIRECT, equal blocks through MPI_Allgatherv.
+set terminal pngcairo size 1100,420 font ",10"
+if (!exists("dir")) dir = "bench/results/2026-11-24-vequal/figures/"  # -e "dir='FOLDER/figures/'": another folder
+set output dir."vequal.png"
+set title "MPI\\_Allgatherv of equal blocks on the emulated cluster, P = 8, 500 Mbit/s: ē / ē_{lb} (lower is better)\nauto takes the all-gather's path (exchange, plans ahead); cell = N floats, maxDelay (ms)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set yrange [0:*]
+set grid ytics
+set key outside top center horizontal
+set ylabel "ē / ē_{lb}"
+set xtics rotate by -20 scale 0
+d = dir
+plot d."cells.dat" using 2:xtic(1) title "NATIVE (Open MPI)" lc rgb "#888888", '' using 3 title "auto" lc rgb "#1f77b4", \
+     '' using 4 title "relay (balanced plan)" lc rgb "#2ca02c", '' using 5 title "direct" lc rgb "#ff7f0e"
