@@ -65,23 +65,23 @@ void mb_clock_sync(mb_clock *c, MPI_Comm comm, int samples) {
   MPI_Barrier(comm);
 }
 
-double mb_measure_tau(MPI_Comm comm, long long bytes, int reps) {
+double mb_measure_tau(MPI_Comm comm, long long bytes, int reps, int peer) {
   int P, rank;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &rank);
   double tau = 0;
-  if (P > 1 && rank < 2) {
+  if (P > 1 && (rank == 0 || rank == peer)) {
     char *buf = calloc((size_t)(bytes > 0 ? bytes : 1), 1);
-    int n = (int)bytes, peer = 1 - rank;
+    int n = (int)bytes, other = rank == 0 ? peer : 0;
     double best = INFINITY;
     for (int i = 0; i < reps + 2; i++) {
       double t0 = monotonic_s();
       if (rank == 0) {
-        MPI_Send(buf, n, MPI_BYTE, peer, TAG_TAU, comm);
-        MPI_Recv(buf, n, MPI_BYTE, peer, TAG_TAU, comm, MPI_STATUS_IGNORE);
+        MPI_Send(buf, n, MPI_BYTE, other, TAG_TAU, comm);
+        MPI_Recv(buf, n, MPI_BYTE, other, TAG_TAU, comm, MPI_STATUS_IGNORE);
       } else {
-        MPI_Recv(buf, n, MPI_BYTE, peer, TAG_TAU, comm, MPI_STATUS_IGNORE);
-        MPI_Send(buf, n, MPI_BYTE, peer, TAG_TAU, comm);
+        MPI_Recv(buf, n, MPI_BYTE, other, TAG_TAU, comm, MPI_STATUS_IGNORE);
+        MPI_Send(buf, n, MPI_BYTE, other, TAG_TAU, comm);
       }
       double one_way = 0.5 * (monotonic_s() - t0);
       if (i >= 2 && one_way < best) best = one_way; /* the first two warm the path up */
@@ -91,6 +91,21 @@ double mb_measure_tau(MPI_Comm comm, long long bytes, int reps) {
   }
   MPI_Bcast(&tau, 1, MPI_DOUBLE, 0, comm);
   return tau;
+}
+
+int mb_node_map(MPI_Comm comm, int *node) {
+  int P, rank, lowest;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm shared;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+  lowest = rank;
+  MPI_Bcast(&lowest, 1, MPI_INT, 0, shared); /* key = rank: its rank 0 is the lowest */
+  MPI_Comm_free(&shared);
+  MPI_Allgather(&lowest, 1, MPI_INT, node, 1, MPI_INT, comm);
+  int nodes = 0;
+  for (int r = 0; r < P; r++) nodes += node[r] == r;
+  return nodes;
 }
 
 void mb_compute_until(const mb_clock *c, double until, int busy) {

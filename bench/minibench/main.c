@@ -96,7 +96,14 @@ static int make_setup(const mb_opts *o, int rank, int P, int provided, mb_setup 
 
   s->clock.skew = 1e-6 * o->skew_us * rank;
   mb_clock_sync(&s->clock, MPI_COMM_WORLD, 32);
-  s->tau = o->tau_us > 0 ? 1e-6 * o->tau_us : mb_measure_tau(MPI_COMM_WORLD, s->block_bytes, o->tau_reps);
+  /* with nodes, tau is a block's time between two of them: the link every two-level bound is about */
+  s->node = malloc(sizeof(int) * (size_t)P);
+  if (!s->node) return 3;
+  s->nodes = mb_node_map(MPI_COMM_WORLD, s->node);
+  int peer = 1;
+  while (peer < P && s->node[peer] == s->node[0]) peer++;
+  if (peer == P) peer = 1;
+  s->tau = o->tau_us > 0 ? 1e-6 * o->tau_us : mb_measure_tau(MPI_COMM_WORLD, s->block_bytes, o->tau_reps, peer);
   s->max_delay_s = o->delay_in_tau ? o->max_delay * s->tau : 1e-3 * o->max_delay;
   for (int r = 0; s->tau_v && r < P; r++) s->tau_v[r] = s->tau * (double)s->counts[r] / (double)s->count;
   return 0;

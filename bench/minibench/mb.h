@@ -68,9 +68,12 @@ double mb_local_now(const mb_clock *c);  /* this rank's clock (s), skew included
 double mb_global_now(const mb_clock *c); /* on rank 0's clock (s) */
 /* Estimate every rank's offset to rank 0 (min-RTT ping-pong, `samples` per rank). */
 void mb_clock_sync(mb_clock *c, MPI_Comm comm, int samples);
-/* One-way time (s) to move `bytes` between ranks 0 and 1: minimum over `reps`
- * ping-pongs after two warm-ups; the same value on every rank. */
-double mb_measure_tau(MPI_Comm comm, long long bytes, int reps);
+/* One-way time (s) to move `bytes` between ranks 0 and peer: minimum over
+ * `reps` ping-pongs after two warm-ups; the same value on every rank. */
+double mb_measure_tau(MPI_Comm comm, long long bytes, int reps, int peer);
+/* node[r] of every rank of comm: the lowest rank that shares memory with it
+ * (MPI_COMM_TYPE_SHARED); returns the number of nodes. */
+int mb_node_map(MPI_Comm comm, int *node);
 /* Sleep or spin until local monotonic time `until` (s). */
 void mb_compute_until(const mb_clock *c, double until, int busy);
 
@@ -108,6 +111,12 @@ double mb_lower_bound(const double *a, int P, double tau);
  * tau[j]; served in release order, which still minimises each port's
  * makespan (libpat's pat_lower_bound_v, src/model, which the minibench does not link). */
 double mb_lower_bound_v(const double *a, int P, const double *tau);
+/* The two-level bound where ranks share nodes (node[r]: rank r's node id):
+ * a node's one link takes in the blocks of every other node, block j no
+ * earlier than a[j], each taking tau (measured between two nodes); shared
+ * memory inside a node is taken as free.  With one rank a node it is
+ * mb_lower_bound's. */
+double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node);
 
 /* ---- one algorithm's run (rank 0 holds the results) -------------------- */
 typedef struct mb_result {
@@ -133,7 +142,9 @@ typedef struct mb_result {
 typedef struct mb_setup {
   int P, thread_level;
   long long n, count, block_bytes; /* count: floats per rank (the mean with --counts) */
-  double tau, max_delay_s;           /* tau: one block of count floats */
+  double tau, max_delay_s;           /* tau: one block of count floats, between two nodes where there are several */
+  int *node;                         /* node of every rank: its lowest rank sharing memory with it (P) */
+  int nodes;                         /* how many nodes */
   /* --counts other than equal (else all NULL): rank r's block is counts[r]
    * floats at displs[r] (packed in rank order), takes tau_v[r] = tau *
    * counts[r] / count; delay_scale[r] multiplies its delay (--compute-by-size, else 1) */

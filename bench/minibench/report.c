@@ -109,6 +109,9 @@ void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res,
   }
   printf("(ebar: mean elapsed time f_i - a_i; r: max f - min a; omega: max a - min a; A = r' - r + omega,\n"
          " r' from a flat run; elb: lower bound of docs/design.md section 1 from the measured arrivals and tau)\n");
+  if (s->nodes > 1 && s->nodes < s->P && !s->counts)
+    printf("(%d nodes: tau between two of them, elb the two-level bound: a node's link takes in every other"
+           " node's block, shared memory free)\n", s->nodes);
   if (s->counts)
     printf("(counts %s: PAT_Allgatherv on blocks of %lld .. %lld floats; elb with block j taking"
            " tau * count_j / %lld)\n", s->counts_name, s->count_min, s->count_max, s->count);

@@ -193,7 +193,9 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     out->ebar[k] = sum_e / c->P;
     out->r[k] = max_f - min_a;
     out->omega[k] = max_a - min_a;
-    out->elb[k] = s->tau_v ? mb_lower_bound_v(c->a, c->P, s->tau_v) : mb_lower_bound(c->a, c->P, s->tau);
+    out->elb[k] = s->tau_v                           ? mb_lower_bound_v(c->a, c->P, s->tau_v)
+                  : s->nodes > 1 && s->nodes < c->P ? mb_lower_bound_nodes(c->a, c->P, s->tau, s->node)
+                                                    : mb_lower_bound(c->a, c->P, s->tau);
     out->late[k] = sum_late / c->P;
     if (max_late > out->late_max) out->late_max = max_late;
   }

@@ -106,3 +106,24 @@ double mb_lower_bound_v(const double *a, int P, const double *tau) {
   free(order);
   return sum / P;
 }
+
+double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node) {
+  if (P < 2) return 0;
+  release *order = malloc(sizeof *order * (size_t)P);
+  if (!order) return NAN;
+  for (int i = 0; i < P; i++) order[i] = (release){a[i], i};
+  qsort(order, (size_t)P, sizeof *order, cmp_release);
+  double sum = 0;
+  for (int i = 0; i < P; i++) {
+    /* rank i's node link: every block of another node, in release order (O(P^2): a benchmark's P) */
+    double t = -INFINITY;
+    for (int k = 0; k < P; k++) {
+      const int j = order[k].rank;
+      if (node[j] != node[i]) t = (t > a[j] ? t : a[j]) + tau;
+    }
+    double e = t - a[i];
+    sum += e > 0 ? e : 0;
+  }
+  free(order);
+  return sum / P;
+}
