@@ -123,8 +123,9 @@ void pat_nodes_free(pat_nodes *n);
 static inline int pat_nodes_size(const pat_nodes *n, int h) { return n->start[h + 1] - n->start[h]; }
 /* Several nodes and at least one with several ranks: a two-level shape. */
 static inline int pat_nodes_hierarchical(const pat_nodes *n) { return n->H >= 2 && n->H < n->P; }
-/* The member of node h that takes piece `piece` of block `block` into its node. */
-int pat_nodes_port(const pat_nodes *n, int h, int block, int piece);
+/* The member of node h that takes piece `piece` (of `pieces`) of block `block` into its node: the
+ * pieces of the other nodes' blocks, taken block by block, rotate over node h's ranks. */
+int pat_nodes_port(const pat_nodes *n, int h, int block, int piece, int pieces);
 
 /* RELAY's pieces.  Its receives are posted ahead (a data flow, planned
  * ahead), so unlike ARD's its pieces are made to go eager: at most

@@ -89,7 +89,7 @@ static int spread_block(pat_sched *s, const pat_nodes *n, int b, int S, int kp) 
   if (rc || H < 2) return rc;
   if (kp == 1) { /* the whole block to every other node, nearest first */
     for (int d = 1; d < H && rc == PAT_OK; d++) {
-      const int h = (g + d) % H, port = pat_nodes_port(n, h, b, 0);
+      const int h = (g + d) % H, port = pat_nodes_port(n, h, b, 0, 1);
       pat_span sp = pat_blocks(P, b, 1);
       rc = pat_sched_transfer(s, S + 1, b, port, 1, &sp, 0);
       if (rc == PAT_OK) rc = hand_out(s, n, h, port, sp, S + 2);
@@ -100,13 +100,13 @@ static int spread_block(pat_sched *s, const pat_nodes *n, int b, int S, int kp) 
   for (int j = 0, q = 0; j < m; j++)
     for (int i = 0; i < relays && rc == PAT_OK; i++, q++) {
       const int p = i * m + j, R = (g + 1 + (int)((int64_t)p * (H - 1) / kp)) % H;
-      const int port = pat_nodes_port(n, R, b, p);
+      const int port = pat_nodes_port(n, R, b, p, kp);
       const pat_span sp = piece(P, b, p, kp);
       rc = pat_sched_transfer(s, S + 1 + q, b, port, 1, &sp, 0);
       for (int d = 1; d < H && rc == PAT_OK; d++) {
         const int h = (R + d) % H;
         if (h == g) continue;
-        const int to = pat_nodes_port(n, h, b, p);
+        const int to = pat_nodes_port(n, h, b, p, kp);
         rc = pat_sched_transfer(s, S + 1 + kp + q, port, to, 1, &sp, 0);
         if (rc == PAT_OK) rc = hand_out(s, n, h, to, sp, S + 1 + 2 * kp + q);
       }

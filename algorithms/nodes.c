@@ -66,8 +66,11 @@ void pat_nodes_free(pat_nodes *n) {
   n->of = n->start = n->member = n->pos = NULL;
 }
 
-int pat_nodes_port(const pat_nodes *n, int h, int block, int piece) {
-  /* by the block's place in the node order, not its rank: ranks dealt round-robin over the nodes
-   * would otherwise bring every block of one node in through one port */
-  return n->member[n->start[h] + (int)(((int64_t)n->pos[block] + piece) % pat_nodes_size(n, h))];
+int pat_nodes_port(const pat_nodes *n, int h, int block, int piece, int pieces) {
+  /* by the block's place among the blocks of the other nodes (its place in the node order, less node
+   * h's own ranks before it), not its rank: ranks dealt round-robin over the nodes would otherwise
+   * bring every block of one node in through one port, and so would uneven nodes */
+  const int size = pat_nodes_size(n, h), at = n->pos[block];
+  const int place = at < n->start[h] ? at : at >= n->start[h + 1] ? at - size : at - n->start[h];
+  return n->member[n->start[h] + (int)(((int64_t)place * pieces + piece) % size)];
 }

@@ -291,10 +291,11 @@ static int check_budget(int alg, int root, const pat_select_in *in, pat_select_o
   *skip = 0;
   if (budget == SIZE_MAX) return PAT_OK;
   /* Without a root every rank receives P-1 blocks, at most two per op,
-   * and every receive has its send: at least P(P-1) ops in all.  Over
+   * and every receive has its send: at least P(P-1) ops in all (not so
+   * for the node algorithms, whose messages carry a node's run).  Over
    * budget on that alone, skip the one-rank build (8 ms for ARD at
    * P = 1024, on every call). */
-  if (!(pat_algorithms[alg].flags & PAT_ALGF_ROOTED) && (size_t)P * (size_t)(P - 1) > budget) {
+  if (!(pat_algorithms[alg].flags & (PAT_ALGF_ROOTED | PAT_ALGF_NODES)) && (size_t)P * (size_t)(P - 1) > budget) {
     out->status[alg] = PAT_SELECT_OVER_BUDGET;
     *skip = 1;
     return PAT_OK;
@@ -476,8 +477,10 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
       }
       int roots[64];
       const int n = candidate_roots(alg, in, roots);
-      int skip, rc = pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL ? check_budget(alg, roots[0], in, out, &skip)
-                                                                      : check_classic_budget(c, alg, in, out, &skip);
+      /* where nodes share links every schedule is replayed (pat_predict): the classic ones too are held
+       * to the replay's budget */
+      const int replayed = (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || (in->mp->node && in->mp->shared_links);
+      int skip, rc = replayed ? check_budget(alg, roots[0], in, out, &skip) : check_classic_budget(c, alg, in, out, &skip);
       if (rc) return rc;
       if (skip) continue;
       rc = predict_roots(c, in, alg, roots, n, out);

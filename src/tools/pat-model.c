@@ -391,7 +391,7 @@ static void time_selection(const opts *o, const pat_model_params *mp, double blo
   pat_select_prepare(&c, o->P, o->algs, 0, 0);
   double tprep = now() - t0;
   pat_select_in in = {.P = o->P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = block, .mp = mp,
-                      .allowed = o->algs, .bslb_roots = o->bslb_roots};
+                      .allowed = o->algs, .bslb_roots = o->bslb_roots, .hierarchical = mp->shared_links};
   pat_select_out so;
   double best = 1e9, worst = 0, sum = 0;
   for (int k = 0; k < 200; k++) {

@@ -30,6 +30,8 @@ enum { LAYOUT_AUTO, LAYOUT_TABLE, LAYOUT_LIST };
 typedef struct schedule_opts {
   const char *alg_name, *arrivals, *sizes; /* --alg; --arrivals, --sizes LIST (parsed once P is known) */
   int alg, P, root, layout, times_only;
+  int ppn;   /* --ppn: ranks per node (0: one each) */
+  int *node; /* the node map --ppn gives, or NULL */
   double random_w; /* --random W; < 0: not given */
   uint64_t seed;
 } schedule_opts;
@@ -65,6 +67,9 @@ static void usage(FILE *f) {
           "                    then use them (the schedule is the same: it names blocks)\n"
           "  --seed S          seed of --random (default 1)\n"
           "  --root R          root of rooted algorithms (lnbc, bslb); default 0\n"
+          "  --ppn K           K consecutive ranks per node: the hierarchical algorithms\n"
+          "                    (hring, hrelay) build for these nodes, a node's ranks share\n"
+          "                    its link in the replay, and the bound is the two-level one\n"
           "  --table | --list  force the step x rank table, or one line per step\n"
           "                    (default: the table up to 12 ranks if every cell fits in\n"
           "                    40 characters)\n"
@@ -81,7 +86,8 @@ static void usage(FILE *f) {
           "examples:\n"
           "  pat-schedule --alg ring -P 6\n"
           "  pat-schedule --alg bdr -P 4 --arrivals 2,0,0,0\n"
-          "  pat-schedule --alg ard -P 8 --random 12\n");
+          "  pat-schedule --alg ard -P 8 --random 12\n"
+          "  pat-schedule --alg hrelay -P 8 --ppn 2 --random 6\n");
 }
 
 /* Text of one span: "b" for a block, "b..c" for a run, "b[x-y%]" for a piece. */
@@ -126,6 +132,7 @@ static int parse_option(cli_args *a, schedule_opts *o, cli_error *err) {
   if (cli_args_is(a, "--sizes")) return cli_args_text(a, &o->sizes, err);
   if (cli_args_is(a, "-P")) return cli_args_int(a, 1, MAXP, &o->P, err);
   if (cli_args_is(a, "--root")) return cli_args_int(a, 0, MAXP - 1, &o->root, err);
+  if (cli_args_is(a, "--ppn")) return cli_args_int(a, 1, MAXP, &o->ppn, err);
   if (cli_args_is(a, "--random")) return cli_args_real(a, 0, 1e9, &o->random_w, err);
   if (cli_args_is(a, "--seed")) return cli_args_count(a, 0, UINT64_MAX, &o->seed, err);
   return cli_args_unknown(a, err);
@@ -219,10 +226,12 @@ static void rank_times_free(rank_times *t) {
   free(t->size);
 }
 
-static int replay(const pat_sched *s, const double *arr, const double *size, double *e, double *f, int *fg,
-                  double *ebar) {
+static int replay(const pat_sched *s, const int *node, const double *arr, const double *size, double *e, double *f,
+                  int *fg, double *ebar) {
   pat_model_params mp;
   pat_model_params_init(&mp, 0.0, 1.0); /* alpha = 0, beta * block = 1 tau */
+  mp.node = node;                       /* a node's ranks share its link; shared memory costs as the link */
+  mp.shared_links = node != NULL;
   pat_model_result r;
   memset(&r, 0, sizeof r);
   r.e = e;
@@ -239,7 +248,8 @@ static int build_schedules(const schedule_opts *o, const rank_times *t, pat_sche
   if (!arr_ns) return -1;
   for (int r = 0; r < o->P; r++) arr_ns[r] = (int64_t)llround(t->arr[r] * TAU_NS);
   int predicted = o->arrivals || o->random_w >= 0;
-  pat_build_args ba = {.P = o->P, .self = PAT_ALL_RANKS, .arrival = predicted ? arr_ns : NULL, .tau = TAU_NS, .root = o->root};
+  pat_build_args ba = {.P = o->P, .self = PAT_ALL_RANKS, .arrival = predicted ? arr_ns : NULL, .tau = TAU_NS,
+                       .root = o->root, .node = o->node};
   int rc = pat_build(o->alg, s, &ba);
   if (rc)
     fprintf(stderr, "pat-schedule: building %s failed (%s)\n", o->alg_name, pat_status_string(rc));
@@ -398,15 +408,23 @@ int main(int argc, char **argv) {
   if (parsed != PARSED) return parsed == PARSED_HELP ? 0 : 2;
   rank_times t;
   if (rank_times_alloc(&t, o.P)) return 1;
+  if (o.ppn > 1) { /* --ppn: nodes of ppn consecutive ranks */
+    o.node = malloc((size_t)o.P * sizeof *o.node);
+    if (!o.node) return 1;
+    for (int r = 0; r < o.P; r++) o.node[r] = r / o.ppn;
+  }
   if (make_arrivals(&o, t.arr) || make_sizes(&o, &t)) return 2;
   pat_sched s, ring;
   if (build_schedules(&o, &t, &s, &ring)) return 1;
   double ebar, ebar_ring;
-  if (replay(&s, t.arr, t.size, t.e, t.f, t.fg, &ebar) || replay(&ring, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
+  if (replay(&s, o.node, t.arr, t.size, t.e, t.f, t.fg, &ebar) ||
+      replay(&ring, o.node, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
     fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
     return 1;
   }
-  double elb_bar = t.size ? pat_lower_bound_v(o.P, t.arr, t.size, t.elb) : pat_lower_bound(o.P, t.arr, 1.0, t.elb);
+  double elb_bar = t.size   ? pat_lower_bound_v(o.P, t.arr, t.size, t.elb)
+                   : o.node ? pat_lower_bound_nodes(o.P, t.arr, 1.0, o.node, t.elb)
+                            : pat_lower_bound(o.P, t.arr, 1.0, t.elb);
   char err[256];
   int bad = pat_sched_check(&s, 0, err, sizeof err);
 

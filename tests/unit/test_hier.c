@@ -8,8 +8,8 @@
  *    into its own node: the inter-node traffic of a two-level algorithm;
  *  - a block leaves its own node once (HRING always; HRELAY when it cuts
  *    pieces: the scatter), so a late node's block is relayed by others;
- *  - the ports rotate: where a node has several ranks and takes in several
- *    blocks, more than one of its ranks takes them in;
+ *  - the ports rotate: a node takes its messages from other nodes in
+ *    through as many of its ranks as it can (one each, up to its size);
  *  - nodes are numbered by their lowest rank, members in rank order. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,12 +39,13 @@ static void make_map(int P, int k, int how, int *node) {
 static int check_traffic(const pat_sched *s, const pat_nodes *n, int alg, char *err, size_t errlen) {
   const int P = s->P;
   uint64_t *in = calloc((size_t)P * (size_t)n->H, sizeof *in), *out = calloc((size_t)P, sizeof *out);
-  int *takers = calloc((size_t)n->P, sizeof *takers), bad = 0;
+  int *takers = calloc((size_t)n->P, sizeof *takers), *entries = calloc((size_t)n->H, sizeof *entries), bad = 0;
   for (int r = 0; r < P && !bad; r++) {
     size_t cnt;
     const pat_op *o = pat_sched_rank_ops(s, r, &cnt);
     for (size_t i = 0; i < cnt; i++) {
       if (n->of[o[i].peer] == n->of[r]) continue;
+      if (o[i].kind == PAT_OP_RECV) entries[n->of[r]]++;
       for (int j = 0; j < o[i].nspans; j++) {
         const pat_span *sp = &o[i].span[j];
         for (int c = 0; c < sp->count; c++) {
@@ -75,14 +76,17 @@ static int check_traffic(const pat_sched *s, const pat_nodes *n, int alg, char *
   for (int h = 0; h < n->H && !bad; h++) {
     int count = 0;
     for (int i = n->start[h]; i < n->start[h + 1]; i++) count += takers[n->member[i]];
-    if (pat_nodes_size(n, h) > 1 && P - pat_nodes_size(n, h) > 1 && count < 2) {
-      snprintf(err, errlen, "node %d (%d ranks) takes blocks in through %d rank(s)", h, pat_nodes_size(n, h), count);
+    const int want = pat_nodes_size(n, h) < entries[h] ? pat_nodes_size(n, h) : entries[h];
+    if (count < want) {
+      snprintf(err, errlen, "node %d (%d ranks) takes %d messages in through %d rank(s)", h, pat_nodes_size(n, h),
+               entries[h], count);
       bad = 1;
     }
   }
   free(in);
   free(out);
   free(takers);
+  free(entries);
   return bad;
 }
 
