@@ -7,6 +7,7 @@
  * only by the background thread at the end of a pass, or by PAT_Finalize
  * after the thread stopped, so the thread never sees one disappear.
  */
+#define _GNU_SOURCE /* sched_getaffinity, cpu_set_t */
 #include "runtime/comm.h"
 
 #include <sched.h>
@@ -99,6 +100,12 @@ int pat_comms_init(MPI_Comm world) {
   rc = MPI_Comm_split_type(scratch, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
   if (rc == MPI_SUCCESS) {
     rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shared); /* key = rank: its rank 0 is the lowest world rank */
+    /* the CPUs the node's ranks may run on, together: one rank bound to one
+     * core of many is not short of CPUs, 16 unbound ranks on 2 cores are */
+    cpu_set_t mine, node;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+    if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&mine, &node, (int)sizeof mine, MPI_BYTE, MPI_BOR, shared);
+    if (rc == MPI_SUCCESS) pat_proc.node_cpus = CPU_COUNT(&node);
     MPI_Comm_free(&shared);
   }
   MPI_Comm_free(&scratch);
@@ -110,6 +117,10 @@ int pat_comms_init(MPI_Comm world) {
   if (rc != MPI_SUCCESS) {
     free(world_node);
     world_node = NULL;
+  } else {
+    int n = 0;
+    for (int r = 0; r < size; r++) n += world_node[r] == world_node[rank];
+    pat_proc.node_ranks = n;
   }
   return rc;
 }
