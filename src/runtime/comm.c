@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "runtime/wait_nap.h"
 #include "runtime/wakeup.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
@@ -187,6 +188,8 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   cs->sites.skip_gaps = !cs->base.background;
   int rc = pat_planner_init(&cs->planner, cs->base.P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->base.P);
+  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
+  if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->base.P, &cs->node);
   if (rc == MPI_SUCCESS) {
     pat_engine_config cfg = {.P = cs->base.P,
