@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pat/clock.h"
 
@@ -40,7 +41,19 @@ int pat_exchange_test(pat_exchange *x, int *done) {
 
 int pat_exchange_wait(pat_exchange *x) {
   if (x->state != PAT_X_STARTED) return MPI_SUCCESS;
-  int rc = MPI_Wait(&x->req, MPI_STATUS_IGNORE);
+  int rc;
+  if (x->wait_nap_ns > 0) {
+    /* the wait lasts until the last rank arrives (ms): spinning meanwhile
+     * takes the CPU that rank may need to get here */
+    struct timespec nap = {0, (long)x->wait_nap_ns};
+    for (int done = 0;;) {
+      rc = MPI_Test(&x->req, &done, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS || done) break;
+      nanosleep(&nap, NULL);
+    }
+  } else {
+    rc = MPI_Wait(&x->req, MPI_STATUS_IGNORE);
+  }
   if (rc == MPI_SUCCESS) x->state = PAT_X_DONE;
   return rc;
 }

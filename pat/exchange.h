@@ -60,6 +60,8 @@ typedef struct pat_exchange {
   int P;
   MPI_Request req;
   int64_t started_ns; /* local clock when this rank contributed */
+  int64_t wait_nap_ns; /* > 0: pat_exchange_wait tests and sleeps this long in between, instead of
+                          spinning in MPI_Wait (a node with more ranks than CPUs); 0 after init */
 } pat_exchange;
 
 int pat_exchange_init(pat_exchange *x, int P);

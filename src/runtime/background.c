@@ -14,6 +14,7 @@
  * pat_background_stop.  A communicator it skipped because another thread
  * held its lock is rung for by that thread, when it releases the lock.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "runtime/background.h"
 
 #include <pthread.h>
@@ -27,10 +28,16 @@
 #include "runtime/errors.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
+#include "runtime/wait_nap.h"
 #include "runtime/wakeup.h"
 
 #define BACKOFF_MIN_NS 20000LL      /* 20 us */
 #define BACKOFF_MAX_NS 500000LL     /* 0.5 ms */
+/* With more ranks than CPUs on the node each pass (MPI_Test: Open MPI polls
+ * every transport, and yields) takes a CPU from a rank with data to move;
+ * arrivals and forwards still matter at the scale of a block's time (ms on a
+ * link that oversubscribed CPUs can keep up with). */
+#define BACKOFF_MAX_OVERSUBSCRIBED_NS 2000000LL /* 2 ms */
 
 static pthread_t bg_thread;
 static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER; /* guards bg_running */
@@ -94,8 +101,12 @@ int pat_background_times(double *cpu_s, double *wall_s) {
 
 static void *bg_main(void *arg) {
   (void)arg;
+  /* so that top -H, /proc/PID/task/TID/comm and gdb tell it from the
+   * application's and MPI's threads (its CPU per rank is measured that way) */
+  pthread_setname_np(pthread_self(), "pat-bg");
   pat_bind_background_thread(&pat_proc.settings, pat_proc.world_rank);
   int64_t backoff = BACKOFF_MIN_NS;
+  const int64_t backoff_max = pat_node_oversubscribed() ? BACKOFF_MAX_OVERSUBSCRIBED_NS : BACKOFF_MAX_NS;
   while (pat_wakeup_begin_pass()) {
     int busy = pat_comm_background_pass(progress_comm);
     /* nothing in flight, nothing retiring: sleep until someone gives work */
@@ -104,7 +115,7 @@ static void *bg_main(void *arg) {
     if (!busy || r == PAT_WAKEUP_RUNG)
       backoff = BACKOFF_MIN_NS;
     else
-      backoff = backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2;
+      backoff = backoff * 2 > backoff_max ? backoff_max : backoff * 2;
   }
   double cpu, wall;
   read_times(CLOCK_THREAD_CPUTIME_ID, &cpu, &wall); /* what PAT_GetStats says once the thread is gone */

@@ -7,12 +7,14 @@
  * only by the background thread at the end of a pass, or by PAT_Finalize
  * after the thread stopped, so the thread never sees one disappear.
  */
+#define _GNU_SOURCE /* sched_getaffinity, cpu_set_t */
 #include "runtime/comm.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "runtime/wait_nap.h"
 #include "runtime/wakeup.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
@@ -107,6 +109,12 @@ int pat_comms_init(MPI_Comm world) {
   }
   if (rc == MPI_SUCCESS) {
     rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shared); /* key = rank: its rank 0 is the lowest world rank */
+    /* the CPUs the node's ranks may run on, together: one rank bound to one
+     * core of many is not short of CPUs, 16 unbound ranks on 2 cores are */
+    cpu_set_t mine, node;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+    if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&mine, &node, (int)sizeof mine, MPI_BYTE, MPI_BOR, shared);
+    if (rc == MPI_SUCCESS) pat_proc.node_cpus = CPU_COUNT(&node);
     MPI_Comm_free(&shared);
   }
   MPI_Comm_free(&scratch);
@@ -118,6 +126,10 @@ int pat_comms_init(MPI_Comm world) {
   if (rc != MPI_SUCCESS) {
     free(world_node);
     world_node = NULL;
+  } else {
+    int n = 0;
+    for (int r = 0; r < size; r++) n += world_node[r] == world_node[rank];
+    pat_proc.node_ranks = n;
   }
   return rc;
 }
@@ -184,6 +196,8 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   cs->sites.skip_gaps = !cs->base.background;
   int rc = pat_planner_init(&cs->planner, cs->base.P);
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->base.P);
+  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
+  if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->base.P, &cs->node);
   cs->base.node = cs->node;
   if (rc == MPI_SUCCESS) {

@@ -21,6 +21,8 @@ typedef struct pat_process {
   pat_settings settings;
   MPI_Comm world;       /* private duplicate of MPI_COMM_WORLD (clock sync, model, report) */
   int world_rank, world_size;
+  int node_ranks;       /* world ranks on this one's node (MPI's shared-memory split); 0 until known */
+  int node_cpus;        /* CPUs in the union of their affinity masks; 0 until known */
 } pat_process;
 
 extern pat_process pat_proc;

@@ -18,6 +18,7 @@
 #include "runtime/netparams.h"
 #include "runtime/report.h"
 #include "runtime/stats.h"
+#include "runtime/wait_nap.h"
 
 static int start_thread_if_possible(void) {
   pat_proc.background = 0;
@@ -92,6 +93,9 @@ static int set_up(void) {
               pat_proc.settings.pace_mbit > 0 ? "given" : pat_netparams_have_model() ? "the model file's link line"
                                                                                  : "PAT_Init's ping-pong");
   }
+  if (rc == MPI_SUCCESS && pat_proc.settings.verbose >= 1 && pat_proc.world_rank == 0 && pat_node_oversubscribed())
+    fprintf(stderr, "libpat: %d ranks on rank 0's node, more than its CPUs: waits nap, the background thread "
+                    "polls at most every 2 ms\n", pat_proc.node_ranks);
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&pat_proc.world);
     char why[600];

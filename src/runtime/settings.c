@@ -245,7 +245,8 @@ const pat_setting pat_setting_table[] = {
      parse_send_window, key_send_window},
     {"PAT_WAIT_NAP", "model, 0 to 1000", "model", PAT_SCOPE_RANK,
      "how the foreground waits for a schedule's messages (runtime/wait_nap.h): `model` sleeps 1/16 of the "
-     "model's time of the rank's smallest message between tests (at most 50 us, none under 10 us), leaving the CPU "
+     "model's time of the rank's smallest message between tests (at most 50 us, none under 10 us; 50 us where its "
+     "node has more ranks than it has CPUs), leaving the CPU "
      "to the application's other threads and, on the emulated cluster, to the network; `0` waits in MPI "
      "(spinning); `n` sleeps n us.",
      parse_wait_nap, NULL},

@@ -1,5 +1,7 @@
 #include "runtime/wait_nap.h"
 
+#include <stdatomic.h>
+
 #include "runtime/process.h"
 
 #define NAP_MAX_NS 50000.0   /* the length measured on the emulated cluster */
@@ -28,8 +30,23 @@ int64_t pat_wait_nap_model_ns(double smallest_blocks, int alg, double block_byte
   return (int64_t)(nap > NAP_MAX_NS ? NAP_MAX_NS : nap);
 }
 
+int pat_node_oversubscribed(void) {
+  static atomic_int cached = -1; /* both threads would compute the same answer */
+  int v = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (v >= 0) return v;
+  v = pat_proc.node_cpus > 0 && pat_proc.node_ranks > pat_proc.node_cpus;
+  atomic_store_explicit(&cached, v, memory_order_relaxed);
+  return v;
+}
+
 int64_t pat_wait_nap_ns(double smallest_blocks, int alg, double block_bytes, const pat_model_params *mp) {
   int setting = pat_proc.settings.wait_nap_us;
-  if (setting < 0) return pat_wait_nap_model_ns(smallest_blocks, alg, block_bytes, mp);
-  return smallest_blocks > 0 ? 1000LL * setting : 0;
+  if (setting >= 0) return smallest_blocks > 0 ? 1000LL * setting : 0;
+  int64_t nap = pat_wait_nap_model_ns(smallest_blocks, alg, block_bytes, mp);
+  /* More ranks than CPUs: a rank spinning in MPI_Waitsome holds a CPU that a
+   * peer needs to send what it waits for, however fast the link (the model
+   * gives shared memory no nap at all).  16 ranks on 2 cores of the emulated
+   * cluster spent 10 s of CPU each there in a 100 s launch (issue 52). */
+  if (smallest_blocks > 0 && nap < (int64_t)NAP_MAX_NS && pat_node_oversubscribed()) nap = (int64_t)NAP_MAX_NS;
+  return nap;
 }

@@ -28,8 +28,17 @@ double pat_wait_smallest_blocks(const pat_sched *s, int self);
  * 1/16 of the model's time of that message (a completion is noticed at most
  * that late), at most 50 us; 0 (wait in MPI) when that is under 10 us. */
 int64_t pat_wait_nap_model_ns(double smallest_blocks, int alg, double block_bytes, const pat_model_params *mp);
-/* The same, unless PAT_WAIT_NAP sets the nap (0: none; only where
- * smallest_blocks > 0). */
+/* The same, at least 50 us where this node has more ranks than the process
+ * has CPUs (pat_node_oversubscribed), unless PAT_WAIT_NAP sets the nap (0:
+ * none; only where smallest_blocks > 0). */
 int64_t pat_wait_nap_ns(double smallest_blocks, int alg, double block_bytes, const pat_model_params *mp);
+
+/* Has this process's node more ranks (MPI's shared-memory split of world)
+ * than CPUs its ranks may run on (the union of their affinity masks)?  Then every spinning thread takes a CPU
+ * from a rank with work: waits nap instead, and the background thread polls
+ * less often.  Computed once, after pat_comms_init (pat_proc.node_ranks, node_cpus).  On the emulated cluster a
+ * host is a node, so the ranks of the other hosts on the same CPUs are not
+ * counted. */
+int pat_node_oversubscribed(void);
 
 #endif
