@@ -60,4 +60,29 @@ const char *test_init(int *argc, char ***argv, int *rank, int *P, const char *df
 /* Sleeps ms milliseconds (a compute phase, a skewed arrival). */
 void sleep_ms(double ms);
 
+/* MPI's own result of a matrix case, made once.  It does not depend on the
+ * algorithm under test, so the matrices make it (PMPI_Allgather(v) into a
+ * buffer of their own) the first time a case runs, under the first algorithm
+ * of the run, and compare the later algorithms' results with a 64-bit hash
+ * of it: every byte of the buffer, holes and margins included (a wrong
+ * result passes with a chance of about 2^-64).  A PMPI_Barrier takes the
+ * reference's place before those calls, so that every call starts with the
+ * ranks released together, as with a reference before every call.  With
+ * PAT_MATRIX_REF_EVERY=1 the reference is made before every call and the
+ * first differing byte is named (as before 2026-11-26).
+ *
+ *   ref_next_alg();                 before an algorithm's first case
+ *   if (ref_begin(comm)) PMPI_Allgather(..., ref, ...);   else a barrier ran
+ *   rc = ALLGATHER(..., ours, ...);
+ *   ok = ref_matches(ours, ref, total, &diff);
+ *
+ * Every rank runs the same sequence of cases, so every rank makes the same
+ * references (collective calls). */
+void ref_next_alg(void);
+int ref_begin(MPI_Comm comm);
+/* *diff: the first differing byte where the reference was made now, else -1 */
+int ref_matches(const void *ours, const void *ref, size_t total, long *diff);
+/* ... and the hint for a failure's message where only the hash was compared */
+const char *ref_hint(int matched, long diff);
+
 #endif
