@@ -53,6 +53,15 @@ int PAT_ProcessingStart(void);
 int PAT_Edge(double percent);
 int PAT_ProcessingEnd(void);
 
+/* The predictions of the compute phases that follow are for the next
+ * all-gather on comm, not on the communicator of this process's last
+ * PAT_Allgather or PAT_Allgatherv (the default), until the next such call
+ * makes its communicator the one again.  For a program that alternates
+ * communicators (pat-minibench runs each algorithm on its own).  Collective
+ * over comm the first time libpat sees comm; an inter-communicator is
+ * ignored (its all-gathers are MPI's). */
+int PAT_PredictOn(MPI_Comm comm);
+
 /* MPI_Allgather, with identical semantics and arguments. */
 int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm);

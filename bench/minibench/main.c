@@ -126,7 +126,7 @@ static void open_trace(const mb_opts *o, int rank, mb_setup *s) {
 static void run_blocked(const mb_opts *o, const mb_setup *s, float *send, float *recv, mb_result *res, int rank) {
   int flat_n = mb_flat_iters(o, s);
   for (int i = 0; i < o->nalgs; i++) {
-    mb_run *run = mb_run_begin(o, s, o->algs[i], send, recv, &res[i], MPI_COMM_NULL);
+    mb_run *run = mb_run_begin(o, s, o->algs[i], send, recv, &res[i]);
     for (int k = 0; k < o->warmup; k++) mb_run_step(run, MB_WARMUP, k);
     for (int k = 0; k < o->iters; k++) mb_run_step(run, MB_MEASURED, k);
     for (int k = 0; k < flat_n; k++) mb_run_step(run, MB_FLAT, k);
@@ -135,40 +135,23 @@ static void run_blocked(const mb_opts *o, const mb_setup *s, float *send, float 
   }
 }
 
-static MPI_Comm fresh_comm(void) {
-  MPI_Comm c;
-  MPI_Comm_dup(MPI_COMM_WORLD, &c);
-  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  return c;
-}
-
-/* --order interleaved: iteration k of every algorithm, then k+1.  One shared
- * communicator: PAT_Edge predicts the next call on the communicator used
- * last, so every algorithm's call must be on it. */
+/* --order interleaved: iteration k of every algorithm, then k+1, each on its
+ * own communicator as in blocked order (run.c); a run that failed is
+ * skipped from then on. */
 static void run_interleaved(const mb_opts *o, const mb_setup *s, float *send, float *recv, mb_result *res,
                             int rank) {
-  MPI_Comm shared = fresh_comm();
   mb_run **runs = calloc((size_t)o->nalgs, sizeof *runs);
   if (!runs) MPI_Abort(MPI_COMM_WORLD, 3);
-  for (int i = 0; i < o->nalgs; i++) runs[i] = mb_run_begin(o, s, o->algs[i], send, recv, &res[i], shared);
+  for (int i = 0; i < o->nalgs; i++) runs[i] = mb_run_begin(o, s, o->algs[i], send, recv, &res[i]);
   const mb_phase phases[3] = {MB_WARMUP, MB_MEASURED, MB_FLAT};
   const int counts[3] = {o->warmup, o->iters, mb_flat_iters(o, s)};
   for (int p = 0; p < 3; p++)
     for (int k = 0; k < counts[p]; k++)
-      for (int i = 0; i < o->nalgs; i++) {
-        int was = mb_run_failed(runs[i]);
-        if (mb_run_step(runs[i], phases[p], k) && !was) {
-          /* every rank knows (agreed): start over on a clean communicator */
-          MPI_Comm_free(&shared);
-          shared = fresh_comm();
-          for (int j = 0; j < o->nalgs; j++) mb_run_set_comm(runs[j], shared);
-        }
-      }
+      for (int i = 0; i < o->nalgs; i++) mb_run_step(runs[i], phases[p], k);
   for (int i = 0; i < o->nalgs; i++) {
     mb_run_end(runs[i]);
     progress(o, rank, &res[i]);
   }
-  MPI_Comm_free(&shared);
   free(runs);
 }
 

@@ -169,14 +169,11 @@ int mb_mockup_index(const char *name); /* -1: not a mock-up */
 const char *mb_mockup_name(int i);
 size_t mb_mockup_scratch_bytes(int which, long long count, int P);
 int mb_mockup_allgather(int which, const float *send, int count, float *recv, MPI_Comm comm, void *scratch);
-/* shared: the communicator to run on, or MPI_COMM_NULL for a private duplicate */
+/* Collective: the run's own duplicate of MPI_COMM_WORLD (in either order; run.c says why). */
 mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float *send, float *recv,
-                     mb_result *res, MPI_Comm shared);
+                     mb_result *res);
 /* Iteration k of a phase; returns 1 once the algorithm has failed (then a no-op). */
 int mb_run_step(mb_run *run, mb_phase phase, int k);
-int mb_run_failed(const mb_run *run);
-/* Move a run that uses a shared communicator to another one. */
-void mb_run_set_comm(mb_run *run, MPI_Comm shared);
 /* Reduce and summarise into the result (rank 0), free the run. */
 void mb_run_end(mb_run *run);
 

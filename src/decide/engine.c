@@ -91,6 +91,11 @@ static double static_time(const pat_engine *e, int64_t bytes) {
   return (e->cfg.P - 1) * pat_model_cost(mp->dflt.inter, (double)bytes, 1.0);
 }
 
+/* A block's time between two ranks (s): what tells the regimes apart (explore.h). */
+static double block_tau(const pat_engine *e, int64_t bytes) {
+  return pat_model_cost(e->cfg.mp->dflt.inter, (double)bytes, 1.0);
+}
+
 double pat_engine_exchange_cost(const pat_engine *e) {
   const pat_model_params *mp = e->cfg.mp;
   double t;
@@ -124,6 +129,8 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->never = static_time(e, bytes) < 2.0 * pat_engine_exchange_cost(e);
   sp->last.call = -1;
   sp->learned_call = -1;
+  pat_arms_init(&sp->arms);
+  sp->trial_alg = -1;
   /* a model file's measured balanced time of the static choice stands in for
    * its cost until the site measures it; without one, the site measures first */
   double prior;
@@ -237,6 +244,13 @@ static void after_choice(pat_engine *e, int site, long long calls, const pat_cho
   /* kept without a choice (planned ahead from history): the predictions are
    * history's, and the guard (learn) judges the kept algorithm by its cost */
   if (choice->kept) return;
+  /* explored to be measured: from the static choice a trial of it; in the
+   * exchange mode neither a gain nor a quiet call (the calls between decide
+   * whether the mode goes on) */
+  if (choice->explored) {
+    if (sp->mode == PAT_MODE_STATIC) found(sp, calls, 1);
+    return;
+  }
   int best = -1;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (best < 0 || ebar_ns[alg] < ebar_ns[best]) best = alg;
@@ -342,6 +356,9 @@ static void learn(pat_engine *e, int site, long long now) {
     schedule_probe(sp, now);
   }
   if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
+  /* the exchange mode's costs, per regime of the arrivals they were measured under */
+  if (flags & PAT_LAST_ALT)
+    pat_arms_add(&sp->arms, pat_regime(e->cfg.P, arrivals, block_tau(e, sp->bytes)), alg, measured - wait);
   e->unsettled.pending = 1;
   e->unsettled.site = site;
   e->unsettled.alg = alg;
@@ -379,8 +396,19 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
     if (sp->mode == PAT_MODE_STATIC && site_calls >= sp->next_probe) schedule_probe(sp, site_calls);
     return;
   }
-  if (choice->explored) pat_refine_explored(&sp->refine, choice->alg, site_calls);
+  if (choice->explored) pat_refine_explored(&sp->refine, choice->alg);
+  const int was_static = sp->mode == PAT_MODE_STATIC;
   after_choice(e, site, site_calls, choice);
+  /* a trial entered to explore a candidate measures that one (choose runs it
+   * until the guard's verdict); any other trial runs the best as chosen */
+  if (sp->guard.state != PAT_GUARD_EXPLORING)
+    sp->trial_alg = -1;
+  else if (was_static)
+    sp->trial_alg = choice->explored ? choice->alg : -1;
+  if (choice->explored) {
+    sp->arms.explored++;
+    if (!was_static) sp->arms.last_explore = site_calls;
+  }
 }
 
 /* ---- the choice ---- */
@@ -468,6 +496,76 @@ static unsigned unequal_candidates(int static_alg) {
   return m;
 }
 
+static int is_allowed(unsigned allowed, int alg) { return !allowed || (allowed >> alg & 1u); }
+
+/* Measurements win (explore.h): the exchange mode's measured cost of an
+ * algorithm in this regime replaces its prediction, and the static choice's
+ * measured S (a call without an exchange) replaces the static choice's, in
+ * ebar (ns, with the wait for the last arrival as the predictions have it).
+ * Only algorithms the call may run and the selection could predict: a
+ * measured cost does not lift the guard's distrust of predictions. */
+static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowed, const int *status, int static_alg,
+                          double wait, int64_t *ebar) {
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    double c;
+    if (status[alg] == PAT_OK && is_allowed(allowed, alg) && pat_arms_cost(&sp->arms, regime, alg, &c))
+      ebar[alg] = (int64_t)(1e9 * (wait + c));
+  }
+  /* S is the guard's, of every regime's static calls; a static choice the
+   * exchange mode measured in this regime (before a promotion made it the
+   * static choice) keeps that cost, its exchange included */
+  if (static_alg >= 0 && static_alg < PAT_ALG_COUNT && sp->guard.s_n > 0 && ebar[static_alg] != INT64_MAX &&
+      pat_arms_n(&sp->arms, regime, static_alg) == 0)
+    ebar[static_alg] = (int64_t)(1e9 * (wait + sp->guard.s_cost));
+}
+
+/* Does a site that kept its plan-ahead algorithm from history need a
+ * choice instead: its trial measures another candidate, a candidate of the
+ * regime is due for exploration, or another algorithm measured (with
+ * PAT_EXPLORE_K samples in the regime) PAT_GAIN_FRACTION cheaper?  Reads
+ * only the measurements, so the kept call stays free of the replay. */
+static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed) {
+  const int kept = sp->last.alg;
+  if (sp->guard.state == PAT_GUARD_EXPLORING && sp->trial_alg >= 0) return sp->trial_alg != kept;
+  if (sp->guard.state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= PAT_EXPLORE_EVERY) {
+    const double none[PAT_ALG_COUNT] = {0};
+    unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed) & ~(1u << kept);
+    double ref = pat_guard_knows_static(&sp->guard) ? sp->guard.s_cost : 0;
+    if (pat_explore_next(&sp->arms, regime, cand, none, ref) >= 0) return 1;
+  }
+  double ck, c;
+  if (pat_arms_n(&sp->arms, regime, kept) < PAT_EXPLORE_K || !pat_arms_cost(&sp->arms, regime, kept, &ck)) return 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (alg != kept && is_allowed(allowed, alg) && pat_arms_n(&sp->arms, regime, alg) >= PAT_EXPLORE_K &&
+        pat_arms_cost(&sp->arms, regime, alg, &c) && c < (1.0 - PAT_GAIN_FRACTION) * ck)
+      return 1;
+  return 0;
+}
+
+/* The candidate this call explores (explore.h), or -1: the trial's own
+ * candidate until the guard's verdict; from the static choice (a probe the
+ * guard lets leave) or a kept alternative (one call in PAT_EXPLORE_EVERY),
+ * the next one the regime needs measured.  model: the selection's
+ * predictions; ebar: the same after measured_wins. */
+static int exploration(const pat_engine_site *sp, long long calls, int regime, unsigned allowed,
+                       const pat_select_out *model, const int64_t *ebar, double wait) {
+  const pat_guard *g = &sp->guard;
+  if (sp->mode == PAT_MODE_EXCHANGE && g->state == PAT_GUARD_EXPLORING)
+    return sp->trial_alg >= 0 && model->status[sp->trial_alg] == PAT_OK && is_allowed(allowed, sp->trial_alg)
+               ? sp->trial_alg
+               : -1;
+  if (sp->mode == PAT_MODE_EXCHANGE && !(g->state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= PAT_EXPLORE_EVERY))
+    return -1;
+  double est[PAT_ALG_COUNT];
+  unsigned ok = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    est[alg] = ebar[alg] == INT64_MAX ? 1e300 : 1e-9 * (double)ebar[alg] - wait;
+    if (model->status[alg] == PAT_OK) ok |= 1u << alg;
+  }
+  unsigned cand = pat_explore_candidates(sp->static_alg, model->alg, allowed) & ok;
+  return pat_explore_next(&sp->arms, regime, cand, est, pat_guard_knows_static(g) ? g->s_cost : 0);
+}
+
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {
   pat_engine_settle(e); /* the refinement every choice sees */
   int site = call->site, P = e->cfg.P;
@@ -502,7 +600,10 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * so nothing below is needed.  A RELAY replay is 5-10 ms at P = 8, 4M
    * floats, and these decisions run on every rank at once while it computes
    * (measured: BENCHMARKS.md, the cost of decisions). */
-  const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY;
+  const pat_engine_site *sp = site >= 0 ? &e->site[site] : NULL;
+  const int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
+  const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY &&
+                   !keep_yields(sp, call->site_calls, regime, x.in.allowed);
   if (keep && !held) {
     out->alg = e->site[site].last.alg;
     out->root = 0;
@@ -527,20 +628,28 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
     if (pat_select(&e->select, &ahead, &oa) == PAT_OK && oa.alg >= 0)
       memcpy(out->ebar_ns, oa.ebar_ns, sizeof out->ebar_ns);
   }
+  int64_t est[PAT_ALG_COUNT];
+  memcpy(est, o.ebar_ns, sizeof est);
+  if (sp) {
+    measured_wins(sp, regime, x.in.allowed, o.status, out->static_alg, out->wait, est);
+    measured_wins(sp, regime, x.in.allowed, o.status, out->static_alg, out->wait, out->ebar_ns);
+  }
   out->static_ns = static_prediction(e, &x.in, out);
   if (held) return; /* the predictions still tell the engine whether a trial could pay */
-  if (o.alg != out->static_alg && !pat_engine_gain_pays(e, o.ebar_ns[out->static_alg], o.ebar_ns[o.alg], out->wait))
-    return; /* too little to gain: the static choice (its root: 0) */
-  out->alg = o.alg;
-  out->root = o.root;
-  if (site < 0 || e->site[site].mode != PAT_MODE_EXCHANGE) return; /* explorations only in the exchange mode */
-  int other =
-      pat_refine_exploration(&e->site[site].refine, call->site_calls, o.alg, o.ebar_ns, o.status, 1e9 * out->wait);
-  if (other >= 0) {
-    out->alg = other;
-    out->root = o.root_of[other];
+  const int target = sp ? exploration(sp, call->site_calls, regime, x.in.allowed, &o, est, out->wait) : -1;
+  if (target >= 0) {
+    out->alg = target;
+    out->root = o.root_of[target];
     out->explored = 1;
+    return;
   }
+  int best = o.alg;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (o.status[alg] == PAT_OK && is_allowed(x.in.allowed, alg) && est[alg] < est[best]) best = alg;
+  if (best != out->static_alg && !pat_engine_gain_pays(e, est[out->static_alg], est[best], out->wait))
+    return; /* too little to gain: the static choice (its root: 0) */
+  out->alg = best;
+  out->root = best == o.alg ? o.root : o.root_of[best];
 }
 
 int pat_engine_predict(pat_engine *e, int alg, const int64_t *arrival, int64_t bytes, double *ebar) {

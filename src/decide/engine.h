@@ -71,6 +71,18 @@
  * exchange on 40-52% of its calls (BENCHMARKS.md, promotion).  The
  * costs are the guard's (agreed), so every rank promotes alike.
  *
+ * Measurements win (explore.h): per regime (balanced or imbalanced
+ * arrivals, against a block's time) the exchange mode's measured cost of an
+ * algorithm replaces its prediction as soon as it has one, and the static
+ * choice's measured S replaces the static choice's; each candidate (RELAY,
+ * DIRECT, RING, the model's pick and those near it) is explored until it
+ * has PAT_EXPLORE_K samples in the regime: from the static choice as a
+ * trial of that candidate, which the guard judges like any trial, and in a
+ * kept alternative at most one call in PAT_EXPLORE_EVERY.  Before, without
+ * a model file the model's pick (RELAY) was kept for good where DIRECT
+ * measured 1.2x faster, and with one the static choice DIRECT stayed under
+ * imbalance where RELAY was 1.55x faster, never measured (issue 53).
+ *
  * The guardrail (guardrail.h, docs/guardrail.md) has the last word: a site
  * enters the exchange mode only when its guard allows a trial, returns to
  * STATIC when the guard says the alternative measured no cheaper than the
@@ -87,6 +99,7 @@
 #include <stdint.h>
 
 #include "algorithms/algorithms.h"
+#include "decide/explore.h"
 #include "decide/guardrail.h"
 #include "decide/refine.h"
 #include "decide/vchoice.h"
@@ -146,6 +159,8 @@ typedef struct pat_engine_site {
   int streak_n;          /* ...of them in a row, costing streak_sum (s) */
   double streak_sum;
   int promotions;        /* classic algorithms made the static choice (report) */
+  pat_arms arms;         /* the exchange mode's measured costs per regime and algorithm (explore.h) */
+  int trial_alg;         /* the candidate the guard's current trial measures, -1: the best, as chosen */
 } pat_engine_site;
 
 /* What the engine decides from, besides the calls: fixed for a communicator

@@ -145,3 +145,20 @@ int PAT_ProcessingEnd(void) {
   if (status == PAT_PHASE_PREDICT) contribute_current(arrival, PAT_XREC_PHASE_END);
   return MPI_SUCCESS;
 }
+
+/* The state is made here if comm has none, as a first PAT_Allgather would
+ * (collective): a prediction needs the state's exchange to go into. */
+int PAT_PredictOn(MPI_Comm comm) {
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_PredictOn: call PAT_Init first");
+  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_PredictOn: comm is MPI_COMM_NULL");
+  pat_comm_state *cs = pat_comm_find(comm);
+  if (!cs) {
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "PAT_PredictOn: invalid communicator");
+    if (inter) return MPI_SUCCESS;
+    int rc = pat_comm_get(comm, &cs);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  pat_comm_set_current(cs);
+  return MPI_SUCCESS;
+}

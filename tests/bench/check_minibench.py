@@ -6,7 +6,9 @@ that a failing algorithm is reported without stopping the run, and that the
 common clock removes an injected skew.  Unequal blocks (--counts ramp and
 onebig through PAT_Allgatherv, ring, relay and native): correct, the counts
 column names the distribution, a corrupted element is counted, the mock-ups
-refuse them.  No timing assertions.
+refuse them.  Each algorithm runs on a communicator of its own in either
+order, so PAT_REPORT's row of auto's site counts auto's calls only.  No
+timing assertions.
 
   check_minibench.py --mpiexec mpirun --np 3 --bench build/.../pat-minibench \
       --readme bench/README.md --workdir build/tests/bench/np3
@@ -56,15 +58,17 @@ def block_counts(dist, P, mean):
     return c
 
 
-def run(args, extra, csv_path):
+def run(args, extra, csv_path, env=None):
     if os.path.exists(csv_path):
         os.remove(csv_path)
-    cmd = [args.mpiexec, "-np", str(args.np), "--oversubscribe", "--bind-to", "none", args.bench,
+    xs = [a for k in sorted(env or {}) for a in ("-x", k)]
+    cmd = [args.mpiexec, "-np", str(args.np), "--oversubscribe", "--bind-to", "none"] + xs + [args.bench,
            "--csv", csv_path, "--quiet"] + extra
-    print("$ " + " ".join(cmd))
+    print("$ " + " ".join(("%s=%s " % (k, env[k]) for k in sorted(env or {}))) + " ".join(cmd))
     sys.stdout.flush()
+    full_env = dict(os.environ, **(env or {}))
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                         timeout=600)
+                         timeout=600, env=full_env)
     print(res.stdout)
     with open(csv_path, newline="") as f:
         header = next(csv.reader(f), [])
@@ -163,6 +167,32 @@ def main():
         check(r.get("status") == "ok" and r.get("iters") == "12" and r.get("errors") == "0"
               and r.get("alg_disagree") == "0", "uninstrumented: %s runs 12 iterations, correct, ranks agree" % a)
     check(code == 0, "uninstrumented: exit 0 (exit %d)" % code)
+
+    # 3c. auto's call site sees only auto's calls, in either order (issue 53): interleaved on one shared
+    #     communicator, auto learned from every other algorithm's calls and ran NATIVE where a user's program
+    #     running auto alone would not.  PAT_REPORT's rows are per communicator: one per algorithm, each with
+    #     exactly its own calls (warm-up + measured + flat); shared, one row had them all.  PAT_ONE_NODE=auto:
+    #     on one node auto would otherwise pass every call to MPI, past the sites.
+    warmup, iters, flat = 1, 3, 5
+    for order in ("interleaved", "blocked"):
+        code, header, rows, out = run(args, ["-N", "3000", "--iters", str(iters), "--warmup", str(warmup),
+                                             "--flat-iters", str(flat), "--base-ms", "1", "--max-delay", "2",
+                                             "--alg", "ring,auto,native,relay", "--order", order],
+                                      os.path.join(args.workdir, "sites-%s.csv" % order),
+                                      env={"PAT_REPORT": "1", "PAT_ONE_NODE": "auto"})
+        check(code == 0 and all(r["errors"] == "0" and r["status"] == "ok" for r in rows),
+              "%s, PAT_REPORT=1: exit 0, correct (exit %d)" % (order, code))
+        sites = {}
+        for line in out.splitlines():
+            if line.startswith("libpat report: minibench "):
+                f = line[len("libpat report: minibench "):].split()
+                # the name's tail, world ranks, P, "count", "x", type, calls, algorithms...
+                sites[f[0]] = int(f[6])
+        check(sorted(sites) == ["auto", "native", "relay", "ring"],
+              "%s: one report row per algorithm's communicator (%s)" % (order, sorted(sites)))
+        total = warmup + iters + flat
+        for a, calls in sorted(sites.items()):
+            check(calls == total, "%s: %s's site saw its own %d calls only (%d)" % (order, a, total, calls))
 
     # 4. the correctness check counts a corrupted element (fault injection)
     code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "1", "--base-ms", "1",

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Summary of bench/auto/user_protocol.sh's raw.csv (one pat-minibench row per launch, labelled
+"cond=C;iters=I;round=R"): per model condition, calls per launch, N and maxDelay, each algorithm's
+median e-bar over the rounds with a 95% bootstrap interval of that median, what auto ran, and auto's
+ratio to the fastest fixed algorithm of the cell (the one with the lowest median), paired by round:
+the median of the rounds' ratios with its 95% bootstrap interval. Markdown on stdout.
+
+  python3 bench/auto/summarize.py OUTDIR/raw.csv > OUTDIR/summary.md
+"""
+import csv
+import random
+import statistics
+import sys
+from collections import defaultdict
+
+
+def boot_ci(xs, reps=2000, seed=53):
+    """95% percentile bootstrap interval of the median (deterministic)."""
+    if len(xs) < 2:
+        return (float("nan"), float("nan"))
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choice(xs) for _ in xs) for _ in range(reps))
+    return meds[int(0.025 * reps)], meds[int(0.975 * reps) - 1]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    cells = defaultdict(lambda: defaultdict(dict))  # (cond, iters, N, delay) -> alg -> round -> row
+    with open(sys.argv[1], newline="") as f:
+        for row in csv.DictReader(f):
+            lab = dict(kv.split("=", 1) for kv in row["label"].split(";") if "=" in kv)
+            key = (lab.get("cond", "?"), int(lab.get("iters", row["iters"])), row["N_requested"],
+                   float(row["max_delay_ms"]))
+            if row["status"] != "ok" or row["ebar_us"] == "":
+                continue
+            cells[key][row["alg"]][lab.get("round", "1")] = row
+    print("# auto as a user runs it: one algorithm per launch\n")
+    print("Median e-bar (ms) over rounds [95% bootstrap interval]; auto's ratio to the fastest fixed algorithm, "
+          "paired by round. Rows without auto or a fixed algorithm are left out.\n")
+    summary = []
+    for key in sorted(cells, key=lambda k: (k[0], k[1], int(k[2]) if k[2].isdigit() else k[2], k[3])):
+        cond, iters, n, delay = key
+        algs = cells[key]
+        med = {a: statistics.median(1e-3 * float(r["ebar_us"]) for r in algs[a].values()) for a in algs}
+        fixed = [a for a in algs if a != "auto"]
+        if "auto" not in algs or not fixed:
+            continue
+        best = min(fixed, key=lambda a: med[a])
+        print("## %s, %d calls per launch, N = %s floats, maxDelay %g ms\n" % (cond, iters, n, delay))
+        print("| algorithm | rounds | median e-bar (ms) | 95% interval | ran (auto) |")
+        print("|---|---|---|---|---|")
+        for a in sorted(algs, key=lambda a: med[a]):
+            xs = [1e-3 * float(r["ebar_us"]) for r in algs[a].values()]
+            lo, hi = boot_ci(xs)
+            ran = "; ".join(sorted({r["chosen"] for r in algs[a].values()})) if a == "auto" else ""
+            print("| %s%s | %d | %.2f | %.2f-%.2f | %s |" % (a, " (fastest fixed)" if a == best else "", len(xs),
+                                                              med[a], lo, hi, ran))
+        rounds = sorted(set(algs["auto"]) & set(algs[best]))
+        ratios = [float(algs["auto"][r]["ebar_us"]) / float(algs[best][r]["ebar_us"]) for r in rounds]
+        if ratios:
+            lo, hi = boot_ci(ratios)
+            r = statistics.median(ratios)
+            print("\nauto / %s: %.3f [%.3f-%.3f] over %d paired rounds\n" % (best, r, lo, hi, len(ratios)))
+            summary.append((cond, iters, n, delay, best, r, lo, hi))
+    print("## All cells: auto / fastest fixed (median over rounds, 95% interval); target <= 1.05\n")
+    print("| condition | calls | N | maxDelay (ms) | fastest fixed | auto / it | interval | within 5% |")
+    print("|---|---|---|---|---|---|---|---|")
+    for cond, iters, n, delay, best, r, lo, hi in summary:
+        print("| %s | %d | %s | %g | %s | %.3f | %.3f-%.3f | %s |" % (cond, iters, n, delay, best, r, lo, hi,
+                                                                    "yes" if r <= 1.05 else "no"))
+
+
+if __name__ == "__main__":
+    main()

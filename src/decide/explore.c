@@ -1,0 +1,77 @@
+/* Measured costs per regime and exploration (see explore.h). */
+#include "decide/explore.h"
+
+#include <string.h>
+
+
+void pat_arms_init(pat_arms *a) {
+  memset(a, 0, sizeof *a);
+  a->last_explore = -1;
+}
+
+int pat_regime(int P, const int64_t *arrival, double tau_s) {
+  int64_t lo = arrival[0], hi = arrival[0];
+  for (int i = 1; i < P; i++) {
+    if (arrival[i] < lo) lo = arrival[i];
+    if (arrival[i] > hi) hi = arrival[i];
+  }
+  return 1e-9 * (double)(hi - lo) >= tau_s ? PAT_REGIME_IMBALANCED : PAT_REGIME_BALANCED;
+}
+
+void pat_arms_add(pat_arms *a, int regime, int alg, double cost) {
+  if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return;
+  pat_arm *m = &a->arm[regime][alg];
+  m->cost[m->n % PAT_ARM_SAMPLES] = cost;
+  m->n++;
+}
+
+int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost) {
+  const pat_arm *m = &a->arm[regime][alg];
+  int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
+  if (n == 0) return 0;
+  double s[PAT_ARM_SAMPLES];
+  memcpy(s, m->cost, sizeof s);
+  for (int i = 1; i < n; i++) /* insertion sort of at most five */
+    for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
+      double t = s[j];
+      s[j] = s[j - 1];
+      s[j - 1] = t;
+    }
+  *cost = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  return 1;
+}
+
+unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed) {
+  unsigned c = (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_DIRECT) | (1u << PAT_ALG_RING);
+  if (model_best >= 0 && model_best < PAT_ALG_COUNT) c |= 1u << model_best;
+  if (allowed) c &= allowed;
+  if (static_alg >= 0 && static_alg < PAT_ALG_COUNT) c &= ~(1u << static_alg);
+  return c;
+}
+
+/* Two samples that both measured PAT_EXPLORE_DROP times the cheapest known
+ * cost: a third cannot make it the cheapest. */
+static int dropped(const pat_arm *m, double cheapest) {
+  if (m->n < 2 || !(cheapest > 0)) return 0;
+  int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
+  for (int i = 0; i < n; i++)
+    if (m->cost[i] < PAT_EXPLORE_DROP * cheapest) return 0;
+  return 1;
+}
+
+int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref) {
+  double cheapest = ref > 0 ? ref : 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    double c;
+    if ((candidates >> alg & 1u) && a->arm[regime][alg].n >= PAT_EXPLORE_K && pat_arms_cost(a, regime, alg, &c) &&
+        (cheapest <= 0 || c < cheapest))
+      cheapest = c;
+  }
+  int pick = -1;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    const pat_arm *m = &a->arm[regime][alg];
+    if (!(candidates >> alg & 1u) || m->n >= PAT_EXPLORE_K || dropped(m, cheapest)) continue;
+    if (pick < 0 || est[alg] < est[pick]) pick = alg;
+  }
+  return pick;
+}

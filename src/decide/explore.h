@@ -1,0 +1,89 @@
+/*
+ * Measured costs per regime, and which candidate a site explores next
+ * (auto; engine.c asks).  Pure C.
+ *
+ * A site's calls fall into two regimes by the exchanged arrivals: balanced
+ * (the spread max a - min a under one block's time tau) and imbalanced.
+ * The fastest algorithm differs between them (emulated cluster, P = 8, 1M
+ * floats: DIRECT 1.2x faster than RELAY at balanced arrivals, RELAY 1.55x
+ * faster than DIRECT at maxDelay 100 ms; issue 53), so costs measured in one
+ * say nothing of the other.  Per regime and algorithm the last
+ * PAT_ARM_SAMPLES costs of the exchange mode's calls (c = mean e - wait for
+ * the last arrival, the guardrail's agreed cost, exchange included) are
+ * kept; their median is the algorithm's measured cost there, and replaces
+ * the model's prediction as soon as there is one (the median: a site's first
+ * call of an algorithm builds its schedules and touches buffers cold, and
+ * the network stalls one call in 20-40 for 10-90 ms).
+ *
+ * Exploration: the candidates are RELAY, DIRECT and RING (each the fastest
+ * somewhere on the emulated cluster) and the model's pick, minus the static
+ * choice (the guardrail measures that one without an exchange).  Every
+ * algorithm the model predicts near its pick, as refine.h explored before,
+ * made six candidates at balanced arrivals without a model file, each
+ * measured three times.  A candidate with fewer
+ * than PAT_EXPLORE_K samples in the call's regime is explored, the one
+ * predicted (or measured) cheapest first, unless two samples already put it
+ * PAT_EXPLORE_DROP times above the cheapest measured (or the static choice's
+ * cost): with samples 5% apart (the cluster's noise at 1M floats), the median
+ * of three tells apart candidates 10% apart.  Then measured costs alone rank
+ * them.  The engine explores only inside the guardrail's budget: from the
+ * static choice, each exploration is a trial (the guardrail judges it, and a
+ * lost one backs off); in a kept alternative, at most one call in
+ * PAT_EXPLORE_EVERY (the kept one's gain pays for the others).  So with C
+ * candidates in a regime, every one has its PAT_EXPLORE_K samples (or was
+ * dropped) within PAT_EXPLORE_EVERY * PAT_EXPLORE_K * C of the regime's
+ * calls in a kept alternative (tests/unit/test_explore.c).
+ */
+#ifndef PAT_EXPLORE_H
+#define PAT_EXPLORE_H
+
+#include <stdint.h>
+
+#include "algorithms/algorithms.h"
+
+#define PAT_ARM_SAMPLES 5     /* costs kept per regime and algorithm (the median of these ranks it) */
+#define PAT_EXPLORE_K 3       /* samples a candidate needs in a regime before it is no longer explored */
+#define PAT_EXPLORE_EVERY 2   /* a kept alternative explores at most one call in this many */
+#define PAT_EXPLORE_DROP 1.5  /* a candidate whose first two samples both measured this many times the
+                                 cheapest is not explored further */
+
+enum { PAT_REGIME_BALANCED = 0, PAT_REGIME_IMBALANCED = 1, PAT_REGIMES = 2 };
+
+typedef struct pat_arm {
+  double cost[PAT_ARM_SAMPLES]; /* the last samples (s), a ring */
+  int n;                        /* samples ever taken */
+} pat_arm;
+
+typedef struct pat_arms {
+  pat_arm arm[PAT_REGIMES][PAT_ALG_COUNT];
+  long long last_explore; /* site call of the last exploration in a kept alternative (-1: none) */
+  long long explored;     /* explorations (report) */
+} pat_arms;
+
+void pat_arms_init(pat_arms *a);
+
+/* The regime of arrivals arrival[0..P-1] (ns) for blocks that take tau_s to
+ * move between two ranks: imbalanced when max - min >= tau. */
+int pat_regime(int P, const int64_t *arrival, double tau_s);
+
+/* A measured cost (s) of alg in a regime. */
+void pat_arms_add(pat_arms *a, int regime, int alg, double cost);
+
+/* The median of alg's kept samples in the regime (s); 0 if it has none. */
+int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost);
+
+/* Samples alg has in the regime. */
+static inline int pat_arms_n(const pat_arms *a, int regime, int alg) { return a->arm[regime][alg].n; }
+
+/* The candidates (bit per algorithm) among `allowed` (0: all): RELAY,
+ * DIRECT, RING and the model's pick model_best (-1: none), less static_alg. */
+unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed);
+
+/* The candidate to explore next in the regime, or -1: the unexplored one
+ * (fewer than PAT_EXPLORE_K samples, not dropped) of lowest est[alg] (its
+ * measured cost where it has one, else the model's; ties to the lower
+ * index).  ref: the cost the drop rule compares with besides the measured
+ * candidates' (the static choice's S; <= 0: none). */
+int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref);
+
+#endif

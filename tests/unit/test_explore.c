@@ -1,0 +1,143 @@
+/* Exploration's rule (decide/explore.h), alone: on random sites with a
+ * planted best candidate 10% cheaper than every other, with measurements
+ * 5% noisy and a model whose ranking is random, a kept alternative that
+ * explores as the engine does (one call in PAT_EXPLORE_EVERY, the rule's
+ * pick; the others run the cheapest by measurement) has every candidate
+ * measured PAT_EXPLORE_K times or dropped within PAT_EXPLORE_EVERY *
+ * PAT_EXPLORE_K * C calls (C candidates), never leaves a candidate 10%
+ * cheaper than the one it runs unexplored longer than that, and from then
+ * on runs the planted best.  The regimes are kept apart, and the median
+ * ignores one cold sample. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decide/explore.h"
+#include "testutil.h"
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
+static double urand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* The cheapest candidate by measurement (median), else by the model's est. */
+static int cheapest(const pat_arms *a, int regime, unsigned cand, const double *model) {
+  int best = -1;
+  double best_c = INFINITY;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (!(cand >> alg & 1u)) continue;
+    double c;
+    if (!pat_arms_cost(a, regime, alg, &c)) c = model[alg];
+    if (c < best_c) {
+      best_c = c;
+      best = alg;
+    }
+  }
+  return best;
+}
+
+static int test_rule(void) {
+  int worst_found = 0;
+  for (int site = 0; site < 2000; site++) {
+    pat_arms a;
+    pat_arms_init(&a);
+    int static_alg = urand() < 0.5 ? PAT_ALG_NATIVE : PAT_ALG_DIRECT;
+    int model_best = (int)(urand() * PAT_ALG_COUNT);
+    unsigned cand = pat_explore_candidates(static_alg, model_best, 0);
+    int C = 0;
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) C += cand >> alg & 1u;
+    CHECK(C >= 2 && C <= 4 && !(cand >> static_alg & 1u) && (cand >> PAT_ALG_RELAY & 1u) &&
+              (static_alg == PAT_ALG_DIRECT || (cand >> PAT_ALG_DIRECT & 1u)),
+          "site %d: candidates 0x%x: RELAY, DIRECT and RING but the static choice, and the model's pick", site, cand);
+    int regime = site % 2;
+    double truth[PAT_ALG_COUNT], model[PAT_ALG_COUNT];
+    int planted = -1;
+    { /* a random candidate is the best, every other at least 10% dearer */
+      int pick = (int)(urand() * C), i = 0;
+      for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+        if (cand >> alg & 1u) {
+          if (i++ == pick) planted = alg;
+        }
+    }
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+      truth[alg] = alg == planted ? 1.0 : 1.1 + 1.5 * urand();
+      model[alg] = 0.5 + urand(); /* a model that ranks them at random */
+    }
+    const double S = 1.0 + 2.0 * urand(); /* the static choice's cost, the drop rule's reference */
+    const int budget = PAT_EXPLORE_EVERY * PAT_EXPLORE_K * C;
+    long long last_explore = -1;
+    int unexplored_since[PAT_ALG_COUNT];
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) unexplored_since[alg] = -1;
+    int settled = -1;
+    for (int call = 0; call < 200; call++) {
+      double est[PAT_ALG_COUNT];
+      for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+        double c;
+        est[alg] = pat_arms_cost(&a, regime, alg, &c) ? c : model[alg];
+      }
+      int run = -1;
+      if (call - last_explore >= PAT_EXPLORE_EVERY) {
+        run = pat_explore_next(&a, regime, cand, est, S);
+        if (run >= 0) last_explore = call;
+      }
+      if (run < 0) run = cheapest(&a, regime, cand, model);
+      if (run < 0) break;
+      /* a candidate 10% cheaper than what runs, not measured K times: how long has it waited? */
+      for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+        int waiting = (cand >> alg & 1u) && truth[alg] < 0.9 * truth[run] && pat_arms_n(&a, regime, alg) < PAT_EXPLORE_K;
+        if (!waiting) unexplored_since[alg] = -1;
+        else if (unexplored_since[alg] < 0) unexplored_since[alg] = call;
+        CHECK(!waiting || call - unexplored_since[alg] <= budget,
+              "site %d: %s, %.0f%% cheaper than %s, unexplored for %d calls (at most %d)", site,
+              pat_algorithms[alg].name, 100 * (1 - truth[alg] / truth[run]), pat_algorithms[run].name,
+              call - unexplored_since[alg], budget);
+      }
+      double noise = 0.95 + 0.1 * urand();
+      double cold = pat_arms_n(&a, regime, run) == 0 ? 1.8 : 1.0; /* its first call builds and touches cold */
+      pat_arms_add(&a, regime, run, truth[run] * noise * cold);
+      pat_arms_add(&a, 1 - regime, run, 10.0); /* the other regime's costs must not count here */
+      if (settled < 0 && pat_explore_next(&a, regime, cand, est, S) < 0) settled = call;
+    }
+    CHECK(settled >= 0 && settled <= budget, "site %d: exploration over at call %d (budget %d, %d candidates)", site,
+          settled, budget, C);
+    if (settled > worst_found) worst_found = settled;
+    int final = cheapest(&a, regime, cand, model);
+    CHECK(final == planted, "site %d: runs %s (%.2f) after exploring, the planted best is %s", site,
+          final >= 0 ? pat_algorithms[final].name : "-", final >= 0 ? truth[final] : 0.0, pat_algorithms[planted].name);
+  }
+  printf("exploration over within %d calls at the latest\n", worst_found);
+  return 0;
+}
+
+static int test_basics(void) {
+  pat_arms a;
+  pat_arms_init(&a);
+  double c;
+  CHECK(!pat_arms_cost(&a, 0, PAT_ALG_RING, &c), "no sample, no cost");
+  const double x[] = {5, 1, 3, 100, 2, 4, 6};
+  for (int i = 0; i < 7; i++) pat_arms_add(&a, 0, PAT_ALG_RING, x[i]);
+  /* the last five: 3, 100, 2, 4, 6 */
+  CHECK(pat_arms_cost(&a, 0, PAT_ALG_RING, &c) && c == 4, "median of the last five: %g", c);
+  CHECK(pat_arms_n(&a, 0, PAT_ALG_RING) == 7 && pat_arms_n(&a, 1, PAT_ALG_RING) == 0, "counts per regime");
+  int64_t bal[4] = {0, 1000, 2000, 999999}, imb[4] = {0, 1000, 2000, 1000000};
+  CHECK(pat_regime(4, bal, 1e-3) == PAT_REGIME_BALANCED && pat_regime(4, imb, 1e-3) == PAT_REGIME_IMBALANCED,
+        "regime: spread against tau");
+  /* the drop rule: two samples 1.5x the cheapest known, no third */
+  pat_arms_init(&a);
+  unsigned cand = (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_RING);
+  double est[PAT_ALG_COUNT] = {0};
+  for (int i = 0; i < PAT_EXPLORE_K; i++) pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.0);
+  pat_arms_add(&a, 0, PAT_ALG_RING, 1.6);
+  CHECK(pat_explore_next(&a, 0, cand, est, 0) == PAT_ALG_RING, "one sample at 1.6x: explored again");
+  pat_arms_add(&a, 0, PAT_ALG_RING, 1.7);
+  CHECK(pat_explore_next(&a, 0, cand, est, 0) == -1, "two samples at 1.6-1.7x: dropped");
+  return 0;
+}
+
+int main(void) {
+  if (test_basics() || test_rule()) return 1;
+  return TEST_RESULT();
+}
