@@ -125,28 +125,26 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgatherv");
   }
-  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
-  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
-  pat_comm_state *cs = pat_comm_cached(comm);
-  int P, rank;
+  vcall v = {.g = {.sendbuf = sendbuf,
+                   .sendtype = sendtype,
+                   .sendcount = sendcount,
+                   .recvbuf = recvbuf,
+                   .recvtype = recvtype,
+                   .comm = comm,
+                   .counts = recvcounts,
+                   .displs = displs,
+                   .name = "PAT_Allgatherv"}};
+  pat_comm_state *cs;
+  int rc, P, rank;
+  if (pat_gather_enter(&v.g, &cs, &rc)) return rc;
   if (cs) {
     P = cs->base.P;
     rank = cs->base.rank;
   } else {
-    int inter = 0;
-    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
-      return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: invalid communicator");
-    /* an inter-communicator all-gatherv has other semantics: MPI's, arguments and all */
-    if (inter) {
-      int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-      return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgatherv");
-    }
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &rank);
   }
-  vcall v = {.g = {sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm, 0, 0, recvcounts, displs,
-                   "PAT_Allgatherv", 0, NULL, 0}};
-  int rc = check_args(&v, P, rank);
+  rc = check_args(&v, P, rank);
   if (rc != MPI_SUCCESS) return rc;
   int setting = pat_proc.alg;
   /* PAT_ALG=native needs no state (a communicator only ever gathered with v gets none) unless the report
