@@ -1,8 +1,9 @@
 /*
  * The all-gather's call path, from the communicator's state on: the static
  * choice or the arrival exchange and the plan, the chosen schedule, and the
- * call site's history.  PAT_Allgather runs it; so does an all-gatherv under
- * auto or an arrival-aware setting (callv.c): equal blocks are an
+ * call site's history.  PAT_Allgather runs it; so does every all-gatherv
+ * that does not pass through to MPI (callv.c), under any setting, so that
+ * each has its call site and report row: equal blocks are an
  * all-gather whose blocks sit at the caller's displacements, and unequal
  * ones are told apart by their shape key where an all-gather has its block
  * size (pat/shape.h), so the whole machinery (exchange, plan ahead,
