@@ -42,19 +42,6 @@ int pat_engine_one_node_native(int P, const int *node, int one_node_auto) {
 
 /* ---- costs and the gain rule ---- */
 
-/* Whether t is PAT_STATIC_MARGIN below NATIVE's t_native. */
-static int clearly_faster(double t, double t_native) { return t < (1.0 - PAT_STATIC_MARGIN) * t_native; }
-
-int pat_engine_native_stays(const pat_model_params *mp, int P, int alt, double t_alt, double t_native, double bytes) {
-  if (!isnan(t_native) && !clearly_faster(t_alt, t_native)) return 1;
-  /* and back to back, where the calibration measured that too: a call that
-   * follows another call must not pay for what the call after a compute
-   * phase gains */
-  double b_alt, b_native;
-  return pat_model_measured_b2b_time(mp, alt, P, bytes, &b_alt) &&
-         pat_model_measured_b2b_time(mp, PAT_ALG_NATIVE, P, bytes, &b_native) && !clearly_faster(b_alt, b_native);
-}
-
 int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
   if (e->one_node_native) return PAT_ALG_NATIVE; /* whatever a model file measured */
   unsigned without_arrivals = 0; /* arrival-aware algorithms need an exchange */
@@ -65,7 +52,7 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes) {
   int best = pat_model_measured_best(mp, without_arrivals, e->cfg.P, (double)bytes, &t_best);
   if (best == PAT_ALG_UNKNOWN) return PAT_ALG_NATIVE;
   if (!pat_model_measured_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)bytes, &t_native)) t_native = NAN;
-  return pat_engine_native_stays(mp, e->cfg.P, best, t_best, t_native, (double)bytes) ? PAT_ALG_NATIVE : best;
+  return pat_static_native_stays(mp, e->cfg.P, best, t_best, t_native, (double)bytes) ? PAT_ALG_NATIVE : best;
 }
 
 int pat_engine_static_choice(const pat_engine *e, int site, int64_t bytes) {

@@ -102,6 +102,7 @@
 #include "decide/explore.h"
 #include "decide/guardrail.h"
 #include "decide/refine.h"
+#include "decide/static_rule.h"
 #include "decide/vchoice.h"
 #include "model/model.h"
 #include "model/select.h"
@@ -115,10 +116,7 @@
                                  that appears is found within PAT_PROBE_MAX calls */
 #define PAT_QUIET_MAX 3       /* exchanged calls without gain before a site goes static */
 #define PAT_GAIN_FRACTION 0.05
-#define PAT_STATIC_MARGIN 0.10 /* a classic algorithm replaces NATIVE as the static choice only if its
-                                  measured balanced time is at least this much smaller: calibration
-                                  noise must not make a balanced code pay (b2b on shared memory with a
-                                  --quick model: NEX/RDB picked at 1-64 B ran 1.2-1.5x NATIVE) */
+/* PAT_STATIC_MARGIN: decide/static_rule.h, the static rule the all-gatherv's choice shares */
 
 #define PAT_PROMOTE_CALLS 8    /* exchanged calls in a row of one classic algorithm, measured PAT_STATIC_MARGIN
                                   below the static choice, that make it the site's static choice */
@@ -353,13 +351,6 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes);
  * choice predicted at static_ns pays, for arrivals whose last one costs a
  * wait of wait_s: the gain rule above. */
 int pat_engine_gain_pays(const pat_engine *e, int64_t static_ns, int64_t best_ns, double wait_s);
-
-/* The static rule: does NATIVE stay against algorithm alt, which takes t_alt
- * (s) where NATIVE takes t_native (NAN: not known) for blocks of `bytes` on
- * P ranks?  Yes unless alt is PAT_STATIC_MARGIN faster, and back to back too
- * where mp has both back-to-back times.  The all-gather's static choice and
- * the all-gatherv's (vchoice.h) both decide by it. */
-int pat_engine_native_stays(const pat_model_params *mp, int P, int alt, double t_alt, double t_native, double bytes);
 
 /* One exchange's cost (s): the measured NATIVE time for a record, or an
  * estimate from the model's latency. */

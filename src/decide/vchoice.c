@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decide/engine.h"
+#include "decide/static_rule.h"
 #include "model/build_args.h"
 #include "model/measured.h"
 #include "model/select.h"
@@ -147,7 +147,7 @@ int pat_vchoice(const pat_model_params *mp, int P, const int64_t *bytes) {
   int best = PAT_ALG_NATIVE;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (!isnan(ebar[alg]) && pat_quantise_ns(ebar[alg]) < pat_quantise_ns(ebar[best])) best = alg;
-  if (best == PAT_ALG_NATIVE || pat_engine_native_stays(mp, P, best, ebar[best], ebar[PAT_ALG_NATIVE], total / P))
+  if (best == PAT_ALG_NATIVE || pat_static_native_stays(mp, P, best, ebar[best], ebar[PAT_ALG_NATIVE], total / P))
     return PAT_ALG_NATIVE;
   return best;
 }

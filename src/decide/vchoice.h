@@ -23,7 +23,7 @@
  * the all-gatherv does not make, so it too errs towards NATIVE.  An
  * alternative replaces NATIVE only if it is predicted PAT_STATIC_MARGIN
  * faster, and back to back too where the model file has back-to-back times
- * (the all-gather's static rule: pat_engine_native_stays, engine.h).
+ * (the all-gather's static rule: pat_static_native_stays, static_rule.h).
  *
  * NATIVE without asking the replay: without a model file (no levels),
  * beyond PAT_VCHOICE_MAX_P ranks (the replays build every rank's schedule:

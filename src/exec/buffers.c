@@ -148,11 +148,6 @@ int pat_bytes_message(char *base, const pat_range *r, int n, MPI_Datatype elem, 
   return rc;
 }
 
-void pat_msg_release(pat_msg *m) {
-  if (m->tmp != MPI_DATATYPE_NULL) MPI_Type_free(&m->tmp);
-  m->tmp = MPI_DATATYPE_NULL;
-}
-
 /* ---- local copies ---- */
 
 /* Bytes of data in count elements of type (any size: MPI_Type_size says

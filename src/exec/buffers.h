@@ -104,8 +104,6 @@ typedef struct pat_msg {
  * one range up to the count limit is base + displ and a count; anything
  * else a datatype.  Every rank describes the same ranges the same way. */
 int pat_bytes_message(char *base, const pat_range *r, int n, MPI_Datatype elem, pat_msg *m);
-/* Free m's datatype, if it has one (MPI keeps it while a message uses it). */
-void pat_msg_release(pat_msg *m);
 
 /* Tests only: describe byte counts above `limit` (at most INT_MAX, the
  * default) as counts of units, as for messages over INT_MAX bytes, so that

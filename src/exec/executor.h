@@ -25,79 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exec/buffers.h"
-#include "algorithms/sched/schedule.h"
-
-
-typedef struct pat_exec {
-  const pat_op *ops; /* this rank's ops, sorted by step */
-  size_t nops, next;  /* next op to post */
-  int P, self;
-  pat_buffers *buf;
-  int inflight;       /* a step is posted and not yet complete */
-  int inflight_step;
-  MPI_Request *reqs;   /* the posted step's nreq requests; after an abandoned step, its npending still active */
-  MPI_Status *statuses;
-  int *want_count;     /* per request of the posted step: elements a receive expects (-1: a send) */
-  MPI_Datatype *want_type;
-  MPI_Datatype *types; /* temporary datatypes of the posted step */
-  int nreq, npending, ntypes, max_step_ops;
-  int error;           /* MPI_SUCCESS, or why steps stopped (MPI_ERR_OTHER after pat_exec_cancel) */
-  int data_error;      /* the first step that completed with a wrong-sized message (MPI_ERR_TRUNCATE...):
-                          later steps still run, so that peers are not left waiting */
-  int tag_gen;         /* generation of its messages (see Tags below) */
-  long long steps_done; /* lockstep: steps completed; data flow: ops completed */
-  /* data flow (the schedule's send_window > 0; flow.c): the arrays above are
-   * then per op, and these say what each op still waits for */
-  int window;          /* 0: lockstep */
-  int own_held;        /* this rank's own block is in place: sends of it may go */
-  int recvs_posted, sends_inflight;
-  size_t ndone, first_unposted_send;
-  unsigned char *state;   /* per op: FLOW_IDLE, FLOW_POSTED, FLOW_DONE */
-  unsigned char *needs_own; /* per send: it carries part of this rank's own block */
-  int *deps_left;         /* per send: receives whose bytes it still waits for */
-  size_t *dep_start, *dep_list; /* per receive r: the sends waiting for it, dep_list[dep_start[r] ..] */
-  int *done_idx;          /* scratch for MPI_Testsome / MPI_Waitsome */
-  int64_t nap_ns;         /* pat_exec_run, pat_exec_wait: 0 waits in MPI (Waitsome, Wait); > 0 tests
-                             and, when nothing is done, sleeps this long (runtime/wait_nap.h) */
-  /* timeline (pat_exec_record): per op, post and completion on the clock of
-   * pat_exec_set_clock, and whether the foreground did it */
-  int64_t *t_post, *t_done;
-  unsigned char *t_fg;
-  int in_foreground;
-} pat_exec;
-
-/*
- * Tags.  Every message of a communicator goes on its one private duplicate,
- * tagged generation * span + step % span (span = (tag upper bound + 1) /
- * PAT_TAG_GENS), so messages of different generations never share a tag:
- *  - arrival-aware plans cycle through generations 0 .. PAT_TAG_PLAN_GENS-1,
- *    two per exchange (as planned ahead, and replanned in the call);
- *  - classic schedules use PAT_TAG_GEN_CLASSIC;
- *  - the handshake that retires a freed communicator uses PAT_TAG_GEN_FIN.
- */
-#define PAT_TAG_GENS 32
-#define PAT_TAG_GEN_CLASSIC (PAT_TAG_GENS - 1)
-#define PAT_TAG_GEN_FIN (PAT_TAG_GENS - 2)
-#define PAT_TAG_PLAN_GENS (PAT_TAG_GENS - 2)
-void pat_exec_set_tag_ub(int tag_ub);
-/* PAT_TRACE: print every message posted, cancelled or drained. */
-void pat_exec_set_trace(int on);
-/* Pacing (PAT_PACE, flow.c): ns_per_byte > 0 is the rate of this process's
- * link; data-flow schedules then post a send that carries none of the rank's
- * own block (a relay's forward) only while the bytes this process posted are
- * estimated to leave the link within PAT_PACE_LEAD_NS, so that the rank's
- * own block, posted at its arrival, does not wait behind them in the host's
- * queues.  0: off.  Process-wide: the calls and the background thread share
- * the link. */
-void pat_exec_set_pace(double ns_per_byte);
-#define PAT_PACE_LEAD_NS 2000000
-/* How often pacing held a ready send back in this process (tests). */
-long long pat_exec_paced_sends(void);
-int pat_tag(int gen, int step);
-int pat_tag_generation(int tag);
-/* The generation pair of the plans of exchange number seq: its even member. */
-int pat_tag_plan_gen(long long seq);
+#include "exec/exec_state.h"
+#include "exec/flow.h"
+#include "exec/message.h"
 
 /* Receive and discard, from every source, the messages of plans older than
  * the current pair (plan_gen, plan_gen + 1): leftovers of a plan dropped
@@ -139,19 +69,6 @@ int pat_exec_cancel(pat_exec *e);
 /* Run every remaining step to the end (the foreground, once this rank's own
  * block is in place: in data flow, sends of it may go from now on). */
 int pat_exec_run(pat_exec *e);
-
-/* Data flow only (e->window > 0): post the receives not yet posted and the
- * sends that are ready, complete what is done, without blocking; sends of
- * the own block wait for pat_exec_run.  *busy = 1 while ops are in flight.
- * What the background thread calls while the rank computes. */
-int pat_exec_flow_progress(pat_exec *e, int *busy);
-
-/* The timeline: record, per op, when it was posted and completed, on the
- * clock `now` (ns; the runtime passes the common clock: the executor reads
- * none itself).  pat_exec_record allocates the arrays (before anything is
- * posted); 0 for a time not reached.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
-void pat_exec_set_clock(int64_t (*now)(void));
-int pat_exec_record(pat_exec *e);
 
 /* Requests of an abandoned step that are still active.  They use the
  * buffers (the stage, or recvbuf in the typed view) until they complete. */

@@ -34,7 +34,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "exec/exec_internal.h"
+#include "exec/flow.h"
+#include "exec/message.h"
 
 enum { FLOW_IDLE = 0, FLOW_POSTED = 1, FLOW_DONE = 2 };
 
@@ -185,10 +186,8 @@ int pat_exec_flow_init(pat_exec *e, int window) {
   e->deps_left = calloc(n, sizeof *e->deps_left);
   e->done_idx = malloc(n * sizeof *e->done_idx);
   if (!e->reqs || !e->statuses || !e->want_count || !e->want_type || !e->types || !e->state || !e->needs_own || !e->deps_left ||
-      !e->done_idx || build_deps(e) != MPI_SUCCESS) {
-    pat_exec_free(e);
-    return MPI_ERR_NO_MEM;
-  }
+      !e->done_idx || build_deps(e) != MPI_SUCCESS)
+    return MPI_ERR_NO_MEM; /* the caller frees what was allocated (pat_exec_init) */
   for (size_t i = 0; i < n; i++) {
     e->reqs[i] = MPI_REQUEST_NULL;
     e->types[i] = MPI_DATATYPE_NULL;

@@ -1,13 +1,13 @@
 /*
- * The replay's entry point (see model.h for the semantics; the engine is
- * model_fluid.c) and the receive-port lower bound.
+ * The model's parameters and the receive-port lower bound (the replay, with
+ * its entry points, is model_fluid.c).
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model_impl.h"
+#include "model/model.h"
 
 void pat_model_params_init(pat_model_params *mp, double alpha, double beta) {
   memset(mp, 0, sizeof *mp);
@@ -25,92 +25,6 @@ const pat_link_model *pat_model_link(const pat_model_params *mp, int alg) {
 
 double pat_model_tau(const pat_model_params *mp, int alg, double block_bytes) {
   return pat_model_cost(pat_model_link(mp, alg)->inter, block_bytes, 1.0);
-}
-
-size_t pat_replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int peer) {
-  if (hi - lo <= 8) { /* the usual step: a send and a receive */
-    for (size_t i = lo; i < hi; i++)
-      if (ops[i].peer == peer && pat_is_send(ops[i].kind) == send) return i;
-    return (size_t)-1;
-  }
-  /* key: (class, peer) with receives (class 0) first */
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = pat_is_send(ops[mid].kind);
-    if (c < send || (c == send && ops[mid].peer < peer))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return ops[lo].peer == peer && pat_is_send(ops[lo].kind) == send ? lo : (size_t)-1;
-}
-
-/* ------------------------------------------------------------------ */
-
-static int replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
-                  const double *block_size, pat_model_result *out) {
-  if (!s || !mp || !out || !s->finalized || s->self != PAT_ALL_RANKS || s->P < 1 || !(block_bytes >= 0))
-    return PAT_EINVAL;
-  const int P = s->P;
-  if (block_size)
-    for (int j = 0; j < P; j++)
-      if (!(block_size[j] >= 0) || !isfinite(block_size[j])) return PAT_EINVAL;
-  double amin = 0;
-  if (arrival) {
-    amin = arrival[0];
-    for (int i = 1; i < P; i++)
-      if (arrival[i] < amin) amin = arrival[i];
-    for (int i = 0; i < P; i++)
-      if (!isfinite(arrival[i])) return PAT_EINVAL;
-  }
-  double *a = malloc((size_t)P * sizeof *a), *fin = malloc((size_t)P * sizeof *fin);
-  int *fg = malloc((size_t)P * sizeof *fg);
-  if (!a || !fin || !fg) {
-    free(a);
-    free(fin);
-    free(fg);
-    return PAT_ENOMEM;
-  }
-  for (int i = 0; i < P; i++) {
-    a[i] = arrival ? arrival[i] - amin : 0.0;
-    fg[i] = -1;
-  }
-  pat_replay R = {s, P, a, mp->bg_start - amin, amin, mp, pat_model_link(mp, s->alg), block_bytes, block_size, fin, fg, 0};
-  int rc = pat_replay_fluid(&R);
-  out->engine = PAT_ENGINE_EVENT;
-  if (rc == PAT_OK) {
-    double sum = 0, emax = 0, fmax = 0, amax = 0;
-    for (int i = 0; i < P; i++) {
-      double e = fin[i] - a[i];
-      sum += e;
-      if (e > emax) emax = e;
-      if (fin[i] > fmax) fmax = fin[i];
-      if (a[i] > amax) amax = a[i];
-      if (out->f) out->f[i] = fin[i] + amin;
-      if (out->e) out->e[i] = e;
-      if (out->fg_step) out->fg_step[i] = fg[i];
-    }
-    out->ebar = sum / P;
-    out->emax = emax;
-    out->r = fmax;
-    out->omega = amax;
-    out->transfers = R.transfers;
-  }
-  free(a);
-  free(fin);
-  free(fg);
-  return rc;
-}
-
-int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
-                     pat_model_result *out) {
-  return replay(s, arrival, mp, block_bytes, NULL, out);
-}
-
-int pat_model_replay_v(const pat_sched *s, const double *arrival, const pat_model_params *mp,
-                       const double *block_size, pat_model_result *out) {
-  if (!block_size) return PAT_EINVAL;
-  return replay(s, arrival, mp, 0, block_size, out);
 }
 
 /* ------------------------------------------------------------------ */

@@ -44,6 +44,27 @@
 #include "model/model_impl.h"
 #include "model/model_net.h"
 
+/* Find, among ops[lo, hi) of one rank and one step (sorted receives first,
+ * then by peer), the op of class `send` (1: send/signal-send, 0: receive)
+ * whose peer is `peer`.  Returns its index or (size_t)-1. */
+static size_t replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int peer) {
+  if (hi - lo <= 8) { /* the usual step: a send and a receive */
+    for (size_t i = lo; i < hi; i++)
+      if (ops[i].peer == peer && pat_is_send(ops[i].kind) == send) return i;
+    return (size_t)-1;
+  }
+  /* key: (class, peer) with receives (class 0) first */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = pat_is_send(ops[mid].kind);
+    if (c < send || (c == send && ops[mid].peer < peer))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return ops[lo].peer == peer && pat_is_send(ops[lo].kind) == send ? lo : (size_t)-1;
+}
+
 #define EV_ACTIVATE 0 /* transfer id becomes active (ready + alpha) */
 #define EV_WAKE 1     /* rank id may post sends (data flow: its start, or its own block arrives) */
 
@@ -201,7 +222,7 @@ static int f_match(fl *F) {
       size_t end = lo;
       while (end < s->rank_start[p + 1] && ops[end].step == o->step) end++;
       if (lo == end) return PAT_EINVAL;
-      size_t m = pat_replay_find(ops, lo, end, !pat_is_send(o->kind), r);
+      size_t m = replay_find(ops, lo, end, !pat_is_send(o->kind), r);
       if (m == (size_t)-1) return PAT_EINVAL;
       int sk = pat_is_send(o->kind) ? o->kind : ops[m].kind, rk = pat_is_send(o->kind) ? ops[m].kind : o->kind;
       if (!((sk == PAT_OP_SEND && rk == PAT_OP_RECV) || (sk == PAT_OP_SIGNAL_SEND && rk == PAT_OP_SIGNAL_RECV)))
@@ -600,7 +621,7 @@ static int f_run(fl *F) {
   return PAT_OK;
 }
 
-int pat_replay_fluid(pat_replay *R) {
+static int replay_fluid(pat_replay *R) {
   const pat_sched *s = R->s;
   const int P = R->P;
   fl F;
@@ -689,4 +710,73 @@ int pat_replay_fluid(pat_replay *R) {
   free(F.work);
   pat_nodes_free(&nodes);
   return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The entry points (model.h): the replay of a whole schedule             */
+
+static int replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
+                  const double *block_size, pat_model_result *out) {
+  if (!s || !mp || !out || !s->finalized || s->self != PAT_ALL_RANKS || s->P < 1 || !(block_bytes >= 0))
+    return PAT_EINVAL;
+  const int P = s->P;
+  if (block_size)
+    for (int j = 0; j < P; j++)
+      if (!(block_size[j] >= 0) || !isfinite(block_size[j])) return PAT_EINVAL;
+  double amin = 0;
+  if (arrival) {
+    amin = arrival[0];
+    for (int i = 1; i < P; i++)
+      if (arrival[i] < amin) amin = arrival[i];
+    for (int i = 0; i < P; i++)
+      if (!isfinite(arrival[i])) return PAT_EINVAL;
+  }
+  double *a = malloc((size_t)P * sizeof *a), *fin = malloc((size_t)P * sizeof *fin);
+  int *fg = malloc((size_t)P * sizeof *fg);
+  if (!a || !fin || !fg) {
+    free(a);
+    free(fin);
+    free(fg);
+    return PAT_ENOMEM;
+  }
+  for (int i = 0; i < P; i++) {
+    a[i] = arrival ? arrival[i] - amin : 0.0;
+    fg[i] = -1;
+  }
+  pat_replay R = {s, P, a, mp->bg_start - amin, amin, mp, pat_model_link(mp, s->alg), block_bytes, block_size, fin, fg, 0};
+  int rc = replay_fluid(&R);
+  out->engine = PAT_ENGINE_EVENT;
+  if (rc == PAT_OK) {
+    double sum = 0, emax = 0, fmax = 0, amax = 0;
+    for (int i = 0; i < P; i++) {
+      double e = fin[i] - a[i];
+      sum += e;
+      if (e > emax) emax = e;
+      if (fin[i] > fmax) fmax = fin[i];
+      if (a[i] > amax) amax = a[i];
+      if (out->f) out->f[i] = fin[i] + amin;
+      if (out->e) out->e[i] = e;
+      if (out->fg_step) out->fg_step[i] = fg[i];
+    }
+    out->ebar = sum / P;
+    out->emax = emax;
+    out->r = fmax;
+    out->omega = amax;
+    out->transfers = R.transfers;
+  }
+  free(a);
+  free(fin);
+  free(fg);
+  return rc;
+}
+
+int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
+                     pat_model_result *out) {
+  return replay(s, arrival, mp, block_bytes, NULL, out);
+}
+
+int pat_model_replay_v(const pat_sched *s, const double *arrival, const pat_model_params *mp,
+                       const double *block_size, pat_model_result *out) {
+  if (!block_size) return PAT_EINVAL;
+  return replay(s, arrival, mp, 0, block_size, out);
 }

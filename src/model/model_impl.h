@@ -1,4 +1,4 @@
-/* Internals of the replay (model.c, model_fluid.c) and the compiled programs (model_prog.c). */
+/* Internals of the replay (model_fluid.c) and the compiled programs (model_prog.c). */
 #ifndef PAT_MODEL_IMPL_H
 #define PAT_MODEL_IMPL_H
 
@@ -59,12 +59,5 @@ static inline void pat_replay_trace(const pat_replay *R, int step, int from, int
   pat_model_xfer x = {step, from, to, eager, blocks, ready + R->amin, start + R->amin, end + R->amin};
   R->mp->trace(R->mp->trace_ctx, &x);
 }
-
-/* Find, among ops[lo, hi) of one rank and one step (sorted receives first,
- * then by peer), the op of class `send` (1: send/signal-send, 0: receive)
- * whose peer is `peer`.  Returns its index or (size_t)-1. */
-size_t pat_replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int peer);
-
-int pat_replay_fluid(pat_replay *R);
 
 #endif

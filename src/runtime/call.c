@@ -1,9 +1,11 @@
 /*
- * PAT_Allgather: argument checking; the arrival exchange and the plan when
- * the setting needs them; then the chosen algorithm's schedule run by the
- * executor (or the MPI library's own all-gather for NATIVE); finally the call
- * site's history, which predicts the next arrival.  From the state on it is
- * call.h's path, which an all-gatherv of equal blocks takes too (callv.c).
+ * PAT_Allgather: the prologue it shares with PAT_Allgatherv
+ * (pat_gather_enter), argument checking; the arrival exchange and the plan
+ * when the setting needs them; then the chosen algorithm's schedule, run by
+ * run.h in its variant (or the MPI library's own all-gather for NATIVE);
+ * finally the call site's history, which predicts the next arrival.  From
+ * the state on it is call.h's path, which every all-gatherv that does not
+ * pass through takes too (callv.c).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,13 +19,10 @@
 #include "runtime/call.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
-#include "runtime/netparams.h"
 #include "runtime/report.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
 #include "runtime/through.h"
-#include "runtime/timeline.h"
-#include "runtime/wait_nap.h"
 
 /* The arguments of an intra-communicator all-gather (the communicator is
  * checked before). */
@@ -43,41 +42,6 @@ static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                         NULL);
 }
 
-/* This rank's part of schedule s on buffers b, in the foreground, for a
- * call without an exchange (a classic schedule, or an all-gatherv's static
- * RELAY): the classic tags, a nap of nap_ns while it waits
- * (runtime/wait_nap.h), and PAT_TIMELINE's record of the call. */
-static int run_unplanned(pat_comm_state *cs, int alg, const pat_sched *s, pat_buffers *b, int64_t nap_ns,
-                         const pat_gather_args *c) {
-  int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
-  pat_exec e;
-  int rc = pat_exec_init(&e, s, cs->base.rank, b);
-  e.tag_gen = PAT_TAG_GEN_CLASSIC;
-  e.nap_ns = nap_ns;
-  if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&e);
-  if (rc == MPI_SUCCESS) rc = pat_exec_run(&e);
-  if (rc == MPI_SUCCESS && pat_timeline_on())
-    pat_timeline_write(cs->base.P, cs->base.rank, alg, c->bytes, s, &e, NULL, c->arrival, handover,
-                       pat_clock_global_ns());
-  pat_exec_free(&e); /* waits for anything still pending: nothing uses the buffers after it */
-  return rc;
-}
-
-int pat_gather_run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c) {
-  const pat_sched *s;
-  int rc = pat_plan_classic(&cs->planner, &cs->base, alg, &s);
-  if (rc != MPI_SUCCESS) return rc;
-  pat_buffers b;
-  const pat_comm_base *cb = &cs->base;
-  rc = c->displs ? pat_buffers_typed_v(&b, cb->priv, cb->P, cb->rank, c->recvbuf, c->counts, c->displs, c->recvtype)
-                 : pat_buffers_typed(&b, cb->priv, cb->P, cb->rank, c->recvbuf, c->recvcount, c->recvtype);
-  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
-  if (rc == MPI_SUCCESS && s->nops > 0)
-    rc = run_unplanned(cs, alg, s, &b, pat_plan_classic_nap_ns(&cs->planner, alg, c->bytes), c);
-  pat_buffers_release(&b);
-  return rc;
-}
-
 /* Zero bytes on a classic schedule without an exchange: nothing tells this
  * rank that the others passed zero too, so the schedule still runs, with
  * one-byte blocks of scratch (the user's buffers are not touched).  A rank
@@ -88,68 +52,19 @@ int pat_gather_run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c
 static int run_zero(pat_comm_state *cs, int alg, const pat_gather_args *c) {
   char *scratch = calloc((size_t)cs->base.P + 1, 1);
   if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
-  pat_gather_args z = {scratch + cs->base.P, 1, MPI_BYTE, scratch, 1, MPI_BYTE, c->comm, 1, c->arrival,
-                       NULL, NULL, c->name, 1, NULL, 0};
-  int rc = pat_gather_run_classic(cs, alg, &z);
+  pat_gather_args z = {.sendbuf = scratch + cs->base.P,
+                       .sendcount = 1,
+                       .sendtype = MPI_BYTE,
+                       .recvbuf = scratch,
+                       .recvcount = 1,
+                       .recvtype = MPI_BYTE,
+                       .comm = c->comm,
+                       .bytes = 1,
+                       .arrival = c->arrival,
+                       .name = c->name,
+                       .key = 1};
+  int rc = pat_run_classic(&cs->planner, &cs->base, alg, &z);
   free(scratch);
-  return rc;
-}
-
-/* The planned arrival-aware schedule: packed on the plan's stage, where the
- * background thread may already have received (and forwarded) blocks. */
-static int run_planned(pat_comm_state *cs, const pat_gather_args *c, long long *bg_steps, long long *fg_steps) {
-  int rc = pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq);
-  if (rc != MPI_SUCCESS) return rc;
-  pat_plan *plan = &cs->planner.plan;
-  pat_buffers *b = &plan->buf;
-  b->recvbuf = c->recvbuf;
-  b->recvcount = c->recvcount;
-  b->recvtype = c->recvtype;
-  b->counts = c->counts; /* unequal blocks: the plan's offsets (prepare_exec) are of these counts (plan_for) */
-  b->displs = c->displs;
-  MPI_Aint lb;
-  MPI_Type_get_extent(c->recvtype, &lb, &b->type_extent);
-  b->block_extent = b->type_extent * c->recvcount;
-  *bg_steps = plan->exec.steps_done;
-  int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
-  rc = pat_buffers_put_own(b, c->sendbuf, c->sendcount, c->sendtype);
-  if (rc == MPI_SUCCESS) rc = pat_exec_run(&plan->exec);
-  if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(b, c->sendbuf == MPI_IN_PLACE);
-  if (rc == MPI_SUCCESS && pat_timeline_on())
-    pat_timeline_write(cs->base.P, cs->base.rank, plan->choice.alg, c->bytes, &plan->sched, &plan->exec, plan->arrival,
-                       c->arrival, handover, pat_clock_global_ns());
-  *fg_steps = plan->exec.steps_done - *bg_steps;
-  return rc;
-}
-
-/* An arrival-aware algorithm that runs without an exchange: an
- * all-gatherv's static choice (RELAY, decide/vchoice.h), on its schedule
- * for balanced arrivals (each block's pieces by its size, as vchoice
- * predicted it), packed on a stage the planner lends (pat_planner_stage). */
-static int run_balanced(pat_comm_state *cs, int alg, const pat_gather_args *c) {
-  pat_sched s;
-  int rc = pat_plan_balanced(&cs->base, alg, (double)c->bytes, c->shape, &s);
-  if (rc != MPI_SUCCESS) return rc;
-  pat_buffers b;
-  size_t stage_bytes = 0;
-  char *stage = NULL;
-  rc = pat_buffers_packed_v(&b, cs->base.priv, cs->base.P, cs->base.rank, c->recvbuf, c->counts, c->displs,
-                            c->recvtype, &stage_bytes);
-  if (rc == MPI_SUCCESS) {
-    stage = pat_planner_stage(&cs->planner, stage_bytes + 1);
-    if (!stage) rc = pat_fail(MPI_ERR_NO_MEM, "%s: cannot allocate %zu bytes", c->name, stage_bytes);
-  }
-  b.stage = stage;
-  if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&b, c->sendbuf, c->sendcount, c->sendtype);
-  if (rc == MPI_SUCCESS && s.nops > 0)
-    rc = run_unplanned(cs, alg, &s, &b,
-                       pat_wait_nap_ns(pat_wait_smallest_blocks(&s, cs->base.rank), alg, (double)c->bytes,
-                                       pat_netparams()),
-                       c);
-  if (rc == MPI_SUCCESS) rc = pat_buffers_unpack(&b, c->sendbuf == MPI_IN_PLACE);
-  pat_planner_stage_done(&cs->planner);
-  pat_buffers_release(&b);
-  pat_sched_free(&s);
   return rc;
 }
 
@@ -166,8 +81,9 @@ static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long l
   *bg_steps = *fg_steps = 0;
   if (alg == PAT_ALG_NATIVE) return run_native(c);
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
-  if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) return run_planned(cs, c, bg_steps, fg_steps);
-  return pat_gather_run_classic(cs, alg, c);
+  if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)
+    return pat_run_planned(&cs->planner, &cs->base, cs->x.seq, c, bg_steps, fg_steps);
+  return pat_run_classic(&cs->planner, &cs->base, alg, c);
 }
 
 /* The records in hand were made ahead and cannot settle this call's size:
@@ -267,8 +183,17 @@ static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_ar
   }
   unsigned char *mine = buf + total;
   for (int64_t i = 0; i < mine_bytes; i++) mine[i] = magic[i % 16];
-  pat_gather_args m = {mine, (int)equal, MPI_BYTE, buf, (int)equal, MPI_BYTE, cs->base.user, equal, 0, NULL, NULL,
-                       c->name, key, shape, 0};
+  pat_gather_args m = {.sendbuf = mine,
+                       .sendcount = (int)equal,
+                       .sendtype = MPI_BYTE,
+                       .recvbuf = buf,
+                       .recvcount = (int)equal,
+                       .recvtype = MPI_BYTE,
+                       .comm = cs->base.user,
+                       .bytes = equal,
+                       .name = c->name,
+                       .key = key,
+                       .shape = shape};
   MPI_Datatype block = MPI_DATATYPE_NULL; /* an all-gatherv of equal blocks: one block per count, so displacements fit in int */
   if (layout && shape) {
     int64_t at = 0;
@@ -396,34 +321,43 @@ int pat_allgather_through(const void *sendbuf, int sendcount, MPI_Datatype sendt
   return 1;
 }
 
+int pat_gather_enter(const pat_gather_args *c, pat_comm_state **cs, int *rc) {
+  *cs = NULL;
+  if (!pat_proc.initialized) return *rc = pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", c->name), 1;
+  if (c->comm == MPI_COMM_NULL) return *rc = pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", c->name), 1;
+  /* The communicator of this thread's last call (the usual case) has a
+   * state, so it is a valid intra-communicator: no need to ask MPI. */
+  *cs = pat_comm_cached(c->comm);
+  if (*cs) return 0;
+  int inter = 0;
+  if (MPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS)
+    return *rc = pat_fail(MPI_ERR_COMM, "%s: invalid communicator", c->name), 1;
+  /* An inter-communicator all-gather(v) has other semantics (each group
+   * receives the other's blocks, whose size may differ from its own): it
+   * is MPI's, arguments and all. */
+  if (inter) return *rc = run_native(c), 1;
+  return 0;
+}
+
 int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
   if (pat_allgather_through(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgather");
   }
-  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgather: call PAT_Init first");
-  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: comm is MPI_COMM_NULL");
-  /* The communicator of this thread's last call (the usual case) has a
-   * state, so it is a valid intra-communicator: no need to ask MPI. */
-  pat_comm_state *cs = pat_comm_cached(comm);
-  int through = cs && pat_gather_passes_through(cs);
-  int64_t arrival = through ? 0 : pat_clock_global_ns();
-  pat_gather_args c = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, arrival,
-                       NULL,    NULL,      "PAT_Allgather", 0,   NULL,     0};
+  pat_gather_args c = {.sendbuf = sendbuf,
+                       .sendcount = sendcount,
+                       .sendtype = sendtype,
+                       .recvbuf = recvbuf,
+                       .recvcount = recvcount,
+                       .recvtype = recvtype,
+                       .comm = comm,
+                       .name = "PAT_Allgather"};
+  pat_comm_state *cs;
   int rc;
-  if (!cs) {
-    int inter = 0;
-    rc = MPI_Comm_test_inter(comm, &inter);
-    if (rc != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "PAT_Allgather: invalid communicator");
-    /* An inter-communicator all-gather has other semantics (each group
-     * receives the other's blocks, whose size may differ from its own): it
-     * is MPI's, arguments and all. */
-    if (inter) {
-      rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-      return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgather");
-    }
-  }
+  if (pat_gather_enter(&c, &cs, &rc)) return rc;
+  int through = cs && pat_gather_passes_through(cs);
+  c.arrival = through ? 0 : pat_clock_global_ns();
   rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &c.bytes);
   if (rc != MPI_SUCCESS) return rc;
   c.key = c.bytes;
@@ -465,7 +399,7 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
     if (alg == PAT_ALG_NATIVE)
       rc = run_native(c); /* st's steps stay 0, as run_alg leaves them */
     else if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && c->displs)
-      rc = run_balanced(cs, alg, c);
+      rc = pat_run_balanced(&cs->planner, &cs->base, alg, c);
     else if (c->bytes == 0 && cs->base.P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
       rc = run_zero(cs, alg, c);
     else

@@ -1,8 +1,9 @@
 /*
  * The all-gather's call path, from the communicator's state on: the static
  * choice or the arrival exchange and the plan, the chosen schedule, and the
- * call site's history.  PAT_Allgather runs it; so does an all-gatherv under
- * auto or an arrival-aware setting (callv.c): equal blocks are an
+ * call site's history.  PAT_Allgather runs it; so does every all-gatherv
+ * that does not pass through to MPI (callv.c), under any setting, so that
+ * each has its call site and report row: equal blocks are an
  * all-gather whose blocks sit at the caller's displacements, and unequal
  * ones are told apart by their shape key where an all-gather has its block
  * size (pat/shape.h), so the whole machinery (exchange, plan ahead,
@@ -16,30 +17,9 @@
 
 #include "runtime/comm.h"
 #include "runtime/process.h"
+#include "runtime/run.h" /* pat_gather_args, and what runs the schedule */
 #include "runtime/stats.h"
 
-typedef struct pat_gather_args {
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  MPI_Comm comm;
-  long long bytes; /* per block; an all-gatherv's of unequal blocks: their mean, rounded up (pat/shape.h) */
-  int64_t arrival; /* when the call was entered (common clock) */
-  /* an all-gatherv's arrays, NULL for an all-gather: blocks at the
-   * displacements, and NATIVE is MPI_Allgatherv */
-  const int *counts, *displs;
-  const char *name; /* the call, in error messages */
-  /* what tells the call apart (call sites, exchange records, plans): its
-   * block size, or for unequal blocks the shape key of shape[0..P-1], the
-   * blocks' bytes, with their exact hash (pat/shape.h); shape is NULL and
-   * shape_hash 0 for equal blocks */
-  int64_t key;
-  const int64_t *shape;
-  uint64_t shape_hash;
-} pat_gather_args;
 
 /* auto on a one-node communicator (PAT_ONE_NODE=native, model file or not)
  * runs MPI's own all-gather and has nothing to decide, exchange or learn.  In
@@ -66,6 +46,14 @@ static inline pat_comm_state *pat_gather_passing_state(MPI_Comm comm) {
   return cs && pat_gather_passes_through(cs) ? cs : NULL;
 }
 
+/* What PAT_Allgather and PAT_Allgatherv do first, after their pass-through
+ * (c filled but for what the checks and the clock give): PAT_Init was
+ * called, comm is a communicator, and on one without a state yet an
+ * intra-communicator (an inter-communicator's call is MPI's, arguments and
+ * all, run here).  Returns 1 when the call is done (*rc its result), else 0
+ * with *cs the communicator's state, NULL where it has none yet. */
+int pat_gather_enter(const pat_gather_args *c, pat_comm_state **cs, int *rc);
+
 /* The call on cs, its arguments checked and c->arrival set: everything
  * after the pass-through (which the caller tests first). */
 int pat_gather_run(pat_comm_state *cs, pat_gather_args *c);
@@ -80,11 +68,5 @@ static inline void pat_gather_count_through(pat_comm_state *cs) {
   if (cs) __atomic_store_n(&cs->planner.last_alg, PAT_ALG_NATIVE, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   pat_stats_count(PAT_ALG_NATIVE);
 }
-
-/* A classic schedule of `alg`, typed on the user's buffer (blocks of the
- * counts at the displacements where c->displs, of any sizes), under cs's
- * lock: the executor's foreground nap for c->bytes per block and the
- * timeline when recorded.  c->recvcount is read only without displs. */
-int pat_gather_run_classic(pat_comm_state *cs, int alg, const pat_gather_args *c);
 
 #endif

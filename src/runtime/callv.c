@@ -39,7 +39,6 @@
  */
 #include <stdlib.h>
 
-#include "decide/vchoice.h"
 #include "pat.h"
 #include "pat/clock.h"
 #include "pat/shape.h"
@@ -48,9 +47,7 @@
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/process.h"
-#include "runtime/stats.h"
 #include "runtime/through.h"
-#include "runtime/timeline.h"
 
 #define PAT_VCALL_SMALL_P 64 /* a shape of up to this many ranks lives on the stack */
 
@@ -128,62 +125,51 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgatherv");
   }
-  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_Allgatherv: call PAT_Init first");
-  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: comm is MPI_COMM_NULL");
-  pat_comm_state *cs = pat_comm_cached(comm);
-  int P, rank;
+  vcall v = {.g = {.sendbuf = sendbuf,
+                   .sendtype = sendtype,
+                   .sendcount = sendcount,
+                   .recvbuf = recvbuf,
+                   .recvtype = recvtype,
+                   .comm = comm,
+                   .counts = recvcounts,
+                   .displs = displs,
+                   .name = "PAT_Allgatherv"}};
+  pat_comm_state *cs;
+  int rc, P, rank;
+  if (pat_gather_enter(&v.g, &cs, &rc)) return rc;
   if (cs) {
     P = cs->base.P;
     rank = cs->base.rank;
   } else {
-    int inter = 0;
-    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
-      return pat_fail(MPI_ERR_COMM, "PAT_Allgatherv: invalid communicator");
-    /* an inter-communicator all-gatherv has other semantics: MPI's, arguments and all */
-    if (inter) {
-      int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-      return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgatherv");
-    }
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &rank);
   }
-  vcall v = {.g = {sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm, 0, 0, recvcounts, displs,
-                   "PAT_Allgatherv", 0, NULL, 0}};
-  int rc = check_args(&v, P, rank);
+  rc = check_args(&v, P, rank);
   if (rc != MPI_SUCCESS) return rc;
   int setting = pat_proc.alg;
-  /* auto (where it does not pass through to MPI: call.h) and the arrival-aware settings take the
-   * all-gather's path, which uses the arrival; so does a recorded timeline */
-  int gather_path = P > 1 && (setting == PAT_ALG_AUTO ? !(cs && pat_gather_passes_through(cs))
-                                                      : setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL));
-  v.g.arrival = gather_path || pat_timeline_on() ? pat_clock_global_ns() : 0;
-  /* PAT_ALG=native needs no state: a communicator only ever gathered with v gets none */
-  if (P > 1 && setting == PAT_ALG_NATIVE) return pat_gather_pass_through(cs, &v.g);
+  /* PAT_ALG=native needs no state (a communicator only ever gathered with v gets none) unless the report
+   * wants the call's row */
+  if (P > 1 && ((setting == PAT_ALG_NATIVE && !pat_proc.settings.report) ||
+                (setting == PAT_ALG_AUTO && cs && pat_gather_passes_through(cs))))
+    return pat_gather_pass_through(cs, &v.g);
+  v.g.arrival = pat_clock_global_ns(); /* before the state is made, which may wait for the other ranks */
   if (!cs) { /* made once: later calls find it without asking MPI (pat_comm_cached) */
     rc = pat_comm_get(comm, &cs);
     if (rc != MPI_SUCCESS) return rc;
   }
   if (P > 1 && setting == PAT_ALG_AUTO && pat_gather_passes_through(cs)) return pat_gather_pass_through(cs, &v.g);
-  if (gather_path || (P > 1 && setting == PAT_ALG_AUTO)) {
-    if (v.equal) return pat_gather_run(cs, &v.g);
-    /* not in vcall: its initialiser would clear it on every call, equal blocks' too (osu_allgatherv at
-     * P = 2 measured about 20 ns per call for it) */
-    int64_t shape_small[PAT_VCALL_SMALL_P];
-    v.shape = P <= PAT_VCALL_SMALL_P ? shape_small : malloc((size_t)P * sizeof *v.shape);
-    if (!v.shape) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgatherv: out of memory");
-    make_shape(&v, P);
-    rc = pat_gather_run(cs, &v.g);
-    if (v.shape != shape_small) free(v.shape);
-    return rc;
-  }
-  /* a classic setting, or one process: its block copied by libpat (RING's empty schedule) under any
-   * setting, since MPICH 4.0's own all-gatherv writes it at the start of recvbuf whatever its displacement */
-  pat_comm_enter_call(cs);
-  int alg = P < 2 ? PAT_ALG_RING : setting;
-  rc = pat_gather_run_classic(cs, alg, &v.g);
-  __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
-  pat_comm_leave_call(cs);
-  pat_call_stats st = {.alg = alg};
-  pat_stats_call(&st);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "PAT_Allgatherv: %s failed", pat_algorithms[alg].name);
+  /* Every other call takes the all-gather's path, a classic setting's too: its call site, history and report
+   * row are the all-gather's (before, classic settings ran their schedule here and the report showed no row).
+   * One process copies its block there with RING's empty schedule, under any setting, since MPICH 4.0's own
+   * all-gatherv writes it at the start of recvbuf whatever its displacement. */
+  if (v.equal) return pat_gather_run(cs, &v.g);
+  /* not in vcall: its initialiser would clear it on every call, equal blocks' too (osu_allgatherv at
+   * P = 2 measured about 20 ns per call for it) */
+  int64_t shape_small[PAT_VCALL_SMALL_P];
+  v.shape = P <= PAT_VCALL_SMALL_P ? shape_small : malloc((size_t)P * sizeof *v.shape);
+  if (!v.shape) return pat_fail(MPI_ERR_NO_MEM, "PAT_Allgatherv: out of memory");
+  make_shape(&v, P);
+  rc = pat_gather_run(cs, &v.g);
+  if (v.shape != shape_small) free(v.shape);
+  return rc;
 }

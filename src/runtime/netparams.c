@@ -20,12 +20,6 @@ int pat_netparams_have_model(void) { return have_model; }
 double pat_netparams_pingpong_beta(void) { return have_model ? 0 : pingpong_beta; }
 const char *pat_netparams_source(void) { return source; }
 
-void pat_netparams_use(const pat_model_params *mp, const char *text) {
-  model = *mp;
-  have_model = 1;
-  snprintf(source, sizeof source, "%s", text);
-}
-
 #define SMALL 8
 #define LARGE (1 << 20)
 #define REPS 5

@@ -15,10 +15,7 @@
 int pat_netparams_init(MPI_Comm world, const char *model_path);
 
 const pat_model_params *pat_netparams(void);
-/* Use these parameters (what PAT_Init does with the file or the estimate;
- * unit tests call it to give the runtime's decisions a model). */
-void pat_netparams_use(const pat_model_params *mp, const char *source);
-/* 1 if they came from a model file (or pat_netparams_use), 0 for the
+/* 1 if they came from a model file, 0 for the
  * ping-pong estimate: the same on every rank. */
 int pat_netparams_have_model(void);
 /* Without a model file: the seconds per byte of PAT_Init's ping-pong of

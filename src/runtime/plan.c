@@ -227,6 +227,20 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
   return MPI_SUCCESS;
 }
 
+pat_buffers *pat_plan_user_buffer(pat_planner *pl, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  const int *counts, const int *displs) {
+  pat_buffers *b = &pl->plan.buf;
+  b->recvbuf = recvbuf;
+  b->recvcount = recvcount;
+  b->recvtype = recvtype;
+  b->counts = counts;
+  b->displs = displs;
+  MPI_Aint lb;
+  MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
+  b->block_extent = b->type_extent * recvcount;
+  return b;
+}
+
 int pat_plan_progress(pat_planner *pl, int *busy) {
   pat_exec *e = &pl->plan.exec;
   /* data flow: receives go ahead, and sends of what has come in (relays);

@@ -98,6 +98,11 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
 /* Build its schedule, stage and executor (once); exchange_seq: the
  * sequence number of the exchange it was decided from (its tags). */
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);
+/* The prepared plan's buffers, told the call's receive buffer (the stage
+ * unpacks into it; blocks of counts at displs where not NULL, as the plan
+ * was laid out by them): what the call finishes the plan on. */
+pat_buffers *pat_plan_user_buffer(pat_planner *pl, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  const int *counts, const int *displs);
 /* An arrival-aware algorithm's schedule for balanced arrivals, built for
  * this rank with blocks of block_bytes, or of block_sizes (P entries) where
  * not NULL (its pieces), and PAT_SEND_WINDOW, for a call that runs it

@@ -311,12 +311,6 @@ int pat_settings_read(pat_settings *s, char *err, size_t errlen) {
   return rc;
 }
 
-const pat_setting *pat_setting_find(const char *name) {
-  for (int i = 0; i < pat_setting_count; i++)
-    if (strcmp(pat_setting_table[i].name, name) == 0) return &pat_setting_table[i];
-  return NULL;
-}
-
 int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank) {
   const char *p = s->clock_skew;
   for (int r = 0; *p; r++) {

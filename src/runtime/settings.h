@@ -70,9 +70,6 @@ int pat_settings_read(pat_settings *s, char *err, size_t errlen);
  * rank could not read its settings or a JOB setting differs between ranks. */
 int pat_settings_agree(const pat_settings *s, const char *local_error, int world_rank);
 
-/* One setting by name (NULL if there is none). */
-const pat_setting *pat_setting_find(const char *name);
-
 /* The clock skew of one world rank under PAT_TEST_CLOCK_SKEW (0 if unset or
  * not listed). */
 int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank);

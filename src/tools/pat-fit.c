@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/fit.h"
+#include "tools/fit.h"
 #include "model/measured.h"
 #include "tools/cli.h"
 

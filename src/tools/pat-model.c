@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/fit.h"
+#include "tools/fit.h"
 #include "model/measured.h"
 #include "model/model_prog.h"
 #include "model/select.h"

@@ -19,6 +19,9 @@
  *   fatal-v     an argument error of MPI_Allgatherv under
  *               MPI_ERRORS_ARE_FATAL: libpat_mpi names the call, MPI aborts
  *   fallback    PAT_ALG is not an algorithm: results still right, libpat off
+ *   vreport ALG,ALG,...  all-gathervs of unequal blocks only, a few under
+ *               each algorithm named (PAT_UseAlg): PAT_REPORT's row of the
+ *               site must count every one (issue 56)
  *   before      MPI_Allgather before MPI_Init (MPI reports it)
  *   after       MPI_Allgather after MPI_Finalize (MPI reports it)
  *
@@ -294,6 +297,23 @@ static void errors(void) {
   MPI_Comm_free(&comm);
 }
 
+/* A few all-gathervs of unequal blocks under each algorithm of the
+ * comma-separated list, switched by PAT_UseAlg at the same point on every
+ * rank: all of them are one call site, whose report row names each. */
+static void vreport(const char *list) {
+  int (*use_alg)(const char *) = (int (*)(const char *))dropin_symbol("PAT_UseAlg");
+  if (!use_alg) {
+    FAIL("PAT_UseAlg not found");
+    return;
+  }
+  char names[256];
+  snprintf(names, sizeof names, "%s", list);
+  for (char *save = NULL, *alg = strtok_r(names, ",", &save); alg; alg = strtok_r(NULL, ",", &save)) {
+    if (use_alg(alg) != MPI_SUCCESS) FAIL("PAT_UseAlg(%s) failed", alg);
+    for (int i = 0; i < 3; i++) gatherv_check(MPI_COMM_WORLD, 5, i);
+  }
+}
+
 static int finish(const char *mode) {
   long worst = 0;
   MPI_Allreduce(&failures, &worst, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
@@ -351,6 +371,8 @@ int main(int argc, char **argv) {
     int on = -1;
     if (!initialized || initialized(&on) != MPI_SUCCESS || on != 0)
       FAIL("libpat should be loaded but not initialised (PAT_Initialized says %d)", on);
+  } else if (strcmp(mode, "vreport") == 0 && argc > 2) {
+    vreport(argv[2]);
   } else if (strcmp(mode, "after") == 0) {
     gather_check(MPI_COMM_WORLD, 2, 0);
     MPI_Finalize();

@@ -21,20 +21,34 @@ from check_layers import RUNTIME_ORDER  # noqa: E402
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
-def modules(root, folders):
-    deps = {}
+def module_name(folder, entry):
+    """A file's module as the project's includes name its header: src/exec/flow.c
+    is exec/flow, algorithms/sched/schedule.h algorithms/sched/schedule."""
+    prefix = folder[len("src/"):] if folder.startswith("src/") else folder
+    return prefix + "/" + entry.rsplit(".", 1)[0]
+
+
+def module_includes(root, folders):
+    """{module: {included module: [(file, line number), ...]}} over the .c and .h
+    files of folders, the includes of modules outside them left out."""
+    found = {}
     for folder in folders:
         for entry in sorted(os.listdir(os.path.join(root, folder))):
             if not entry.endswith((".c", ".h")):
                 continue
-            name = folder.split("/")[-1] + "/" + entry.rsplit(".", 1)[0]
-            deps.setdefault(name, set())
+            name = module_name(folder, entry)
+            found.setdefault(name, {})
             with open(os.path.join(root, folder, entry), encoding="utf-8") as f:
-                for line in f:
+                for lineno, line in enumerate(f, 1):
                     m = INCLUDE.match(line)
-                    if m and m.group(1).rsplit(".", 1)[0] != name:
-                        deps[name].add(m.group(1).rsplit(".", 1)[0])
-    return {a: {b for b in bs if b in deps} for a, bs in deps.items()}
+                    other = m and m.group(1).rsplit(".", 1)[0]
+                    if other and other != name:
+                        found[name].setdefault(other, []).append((f"{folder}/{entry}", lineno))
+    return {a: {b: at for b, at in bs.items() if b in found} for a, bs in found.items()}
+
+
+def modules(root, folders):
+    return {a: set(bs) for a, bs in module_includes(root, folders).items()}
 
 
 def cycles(deps):

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/fit.h"
+#include "tools/fit.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x853c49e6748fea9bull;

@@ -1,5 +1,5 @@
 /* Fitting (alpha, beta) per algorithm by robust regression on replays (see fit.h). */
-#include "model/fit.h"
+#include "tools/fit.h"
 
 #include <math.h>
 #include <stdio.h>
