@@ -5,7 +5,10 @@ compute phases' lateness, what auto ran, and the ratio of the best of NATIVE, HA
 algorithms to each arrival-aware one.  A 95% interval of the median (order statistics) where there are
 at least 6 rounds, else the range.
 
-    python3 bench/nodes/table.py cells.csv > cells.md
+    python3 bench/nodes/table.py cells.csv [FIGURE.dat] > cells.md
+
+With FIGURE.dat it also writes, per algorithm, the median e-bar (ms) of each cell in columns (the
+data of bench/nodes/plot.gp's figure).
 """
 import csv
 import statistics
@@ -23,7 +26,7 @@ def spread(xs):
     return f"{xs[0]:.1f}-{xs[-1]:.1f}" if len(xs) > 1 else ""
 
 
-def main(path):
+def main(path, dat=None):
     rows = list(csv.DictReader(open(path)))
     cells = defaultdict(lambda: defaultdict(list))
     chosen = defaultdict(list)
@@ -56,7 +59,16 @@ def main(path):
         if chosen.get(key):
             print(f"\nauto ran: {'; '.join(chosen[key])}")
         print()
+    if dat:
+        keys = sorted(cells)
+        algs = sorted({a for k in keys for a in cells[k]},
+                      key=lambda a: statistics.median(x[0] for x in cells[keys[-1]].get(a, [(0,)])))
+        with open(dat, "w") as f:
+            f.write("alg " + " ".join(f"N={k[0]},maxDelay={k[1]}ms" for k in keys) + "\n")
+            for a in algs:
+                f.write(a + " " + " ".join(f"{statistics.median(x[0] for x in cells[k][a]):.1f}"
+                                           if a in cells[k] else "NaN" for k in keys) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
