@@ -208,6 +208,11 @@ int pat_arrival_order(int P, const int64_t *arrival, int latest_first, int *orde
  * PAT_MAX_ARRIVAL_SLOT.  All 0 when arrival == NULL or tau <= 0 (balanced).
  * ARD numbers its steps in these slots: a rank's own block is never sent in a
  * step before its slot. */
+/* Predicted arrivals within two block times (2 tau) of each other, or none
+ * predicted: nothing to spread early (RELAY and HRELAY then keep whole
+ * blocks where they have fewer pieces than relays). */
+int pat_arrivals_near(const pat_build_args *a);
+
 #define PAT_MAX_ARRIVAL_SLOT (1 << 24)
 void pat_arrival_slots(int P, const int64_t *arrival, int64_t tau, int32_t *slot);
 

@@ -72,16 +72,6 @@ static int pieces_of(const pat_nodes *n, int64_t bytes) {
   return kp < 2 ? 1 : kp;
 }
 
-static int near_balanced(const pat_build_args *a) {
-  if (!a->arrival || a->tau <= 0) return 1;
-  int64_t lo = a->arrival[0], hi = a->arrival[0];
-  for (int r = 1; r < a->P; r++) {
-    if (a->arrival[r] < lo) lo = a->arrival[r];
-    if (a->arrival[r] > hi) hi = a->arrival[r];
-  }
-  return hi - lo < 2 * a->tau;
-}
-
 /* Block b of node g in kp pieces from step S (see Steps above). */
 static int spread_block(pat_sched *s, const pat_nodes *n, int b, int S, int kp) {
   const int P = n->P, H = n->H, g = n->of[b];
@@ -127,7 +117,7 @@ int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a) {
     return rc;
   }
   rc = pat_arrival_order(P, a->arrival, 0, order);
-  const int near = near_balanced(a);
+  const int near = pat_arrivals_near(a);
   int S = 0, pieces = 0;
   for (int t = 0; t < P && rc == PAT_OK; t++) {
     const int b = order[t];

@@ -226,18 +226,6 @@ static int spread_block(pat_sched *s, int P, int o, int base, int k) {
   return PAT_OK;
 }
 
-/* Predicted arrivals within two block times of each other (or none):
- * nothing to spread early. */
-static int near_balanced(const pat_build_args *a) {
-  if (!a->arrival || a->tau <= 0) return 1;
-  int64_t lo = a->arrival[0], hi = a->arrival[0];
-  for (int r = 1; r < a->P; r++) {
-    if (a->arrival[r] < lo) lo = a->arrival[r];
-    if (a->arrival[r] > hi) hi = a->arrival[r];
-  }
-  return hi - lo < 2 * a->tau;
-}
-
 int pat_allgather_relay(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   if (P < 2) return PAT_OK;
@@ -249,7 +237,7 @@ int pat_allgather_relay(pat_sched *s, const pat_build_args *a) {
     const int every = pat_relay_pieces(P, a->block_bytes);
     for (int b = 0; b < P; b++) k[b] = every;
   }
-  const int near = near_balanced(a);
+  const int near = pat_arrivals_near(a);
   int base = 0, pieces = 0;
   for (int t = 0; t < P && rc == PAT_OK; t++) {
     const int o = order[t], ko = k[o] < P - 1 && near ? 1 : k[o];

@@ -55,3 +55,13 @@ void pat_arrival_slots(int P, const int64_t *arrival, int64_t tau, int32_t *slot
     slot[r] = q > PAT_MAX_ARRIVAL_SLOT ? PAT_MAX_ARRIVAL_SLOT : (int32_t)q;
   }
 }
+
+int pat_arrivals_near(const pat_build_args *a) {
+  if (!a->arrival || a->tau <= 0) return 1;
+  int64_t lo = a->arrival[0], hi = a->arrival[0];
+  for (int r = 1; r < a->P; r++) {
+    if (a->arrival[r] < lo) lo = a->arrival[r];
+    if (a->arrival[r] > hi) hi = a->arrival[r];
+  }
+  return hi - lo < 2 * a->tau;
+}

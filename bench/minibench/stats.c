@@ -85,7 +85,10 @@ static int cmp_release(const void *x, const void *y) {
   return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-double mb_lower_bound_v(const double *a, int P, const double *tau) {
+/* The mean over ranks of max(0, f_i - a_i), f_i the makespan, in release order, of the blocks rank
+ * i must take in through one port: every block but its own (node NULL), or every block of another
+ * node (its node's link); block j takes tau_v[j], or tau when tau_v is NULL.  O(P^2): a benchmark's P. */
+static double port_bound(const double *a, int P, const double *tau_v, double tau, const int *node) {
   if (P < 2) return 0;
   release *order = malloc(sizeof *order * (size_t)P);
   if (!order) return NAN;
@@ -93,12 +96,11 @@ double mb_lower_bound_v(const double *a, int P, const double *tau) {
   qsort(order, (size_t)P, sizeof *order, cmp_release);
   double sum = 0;
   for (int i = 0; i < P; i++) {
-    /* rank i's port: every block but its own, in release order, block j taking tau[j] */
     double t = -INFINITY;
     for (int k = 0; k < P; k++) {
-      int j = order[k].rank;
-      if (j == i) continue;
-      t = (t > a[j] ? t : a[j]) + tau[j];
+      const int j = order[k].rank;
+      if (node ? node[j] == node[i] : j == i) continue;
+      t = (t > a[j] ? t : a[j]) + (tau_v ? tau_v[j] : tau);
     }
     double e = t - a[i];
     sum += e > 0 ? e : 0;
@@ -107,23 +109,8 @@ double mb_lower_bound_v(const double *a, int P, const double *tau) {
   return sum / P;
 }
 
+double mb_lower_bound_v(const double *a, int P, const double *tau) { return port_bound(a, P, tau, 0, NULL); }
+
 double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node) {
-  if (P < 2) return 0;
-  release *order = malloc(sizeof *order * (size_t)P);
-  if (!order) return NAN;
-  for (int i = 0; i < P; i++) order[i] = (release){a[i], i};
-  qsort(order, (size_t)P, sizeof *order, cmp_release);
-  double sum = 0;
-  for (int i = 0; i < P; i++) {
-    /* rank i's node link: every block of another node, in release order (O(P^2): a benchmark's P) */
-    double t = -INFINITY;
-    for (int k = 0; k < P; k++) {
-      const int j = order[k].rank;
-      if (node[j] != node[i]) t = (t > a[j] ? t : a[j]) + tau;
-    }
-    double e = t - a[i];
-    sum += e > 0 ? e : 0;
-  }
-  free(order);
-  return sum / P;
+  return port_bound(a, P, NULL, tau, node);
 }

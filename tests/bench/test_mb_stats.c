@@ -70,6 +70,13 @@ int main(void) {
   double tau_s[3] = {3, 1, 1};
   near(mb_lower_bound_v(stair, 3, tau_s), 8.0 / 3, 1e-12, "v bound, staircase with a big first block");
   near(mb_lower_bound_v(flat, 1, tau1), 0.0, 0, "v bound, P=1");
+  /* ---- nodes: the two-level bound (2 x 2; rank 3 late at 5: node 0 takes block 2 by 1 and block 3
+   * by 6, node 1 blocks 0 and 1 by 2, so e = 6 6 2 0), and one rank a node is the flat bound ---- */
+  const int two_nodes[4] = {0, 0, 1, 1}, alone[4] = {0, 1, 2, 3};
+  double zero[4] = {0, 0, 0, 0}, late3[4] = {0, 0, 0, 5};
+  near(mb_lower_bound_nodes(zero, 4, 1.0, two_nodes), 2.0, 1e-12, "nodes: 2 x 2 balanced, 2 tau");
+  near(mb_lower_bound_nodes(late3, 4, 1.0, two_nodes), 14.0 / 4, 1e-12, "nodes: a late rank");
+  near(mb_lower_bound_nodes(late, 4, 1.0, alone), mb_lower_bound(late, 4, 1.0), 1e-12, "nodes: one rank a node");
   /* against libpat's own (src/model): random arrivals with ties, random times, empty blocks */
   unsigned long long lcg = 12345;
   int agree = 1;
