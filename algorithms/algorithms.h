@@ -191,6 +191,11 @@ int pat_relay_pieces(int P, int64_t block_bytes);
  * PAT_ENOMEM. */
 int pat_relay_pieces_v(int P, const int64_t *size, int *pieces);
 
+/* RELAY's relay of piece p of owner's block in k pieces, spread evenly over the P - 1 after it
+ * (HRELAY uses it over nodes), and the span of that piece (the whole block when k is 1). */
+int pat_relay_of(int P, int owner, int p, int k);
+pat_span pat_relay_piece(int P, int owner, int p, int k);
+
 /* DIRECT's window: the most messages a rank sends (and receives) in one
  * step, a function of P only (allgather_direct.c). */
 int pat_direct_window(int P);

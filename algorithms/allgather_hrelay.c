@@ -44,13 +44,6 @@
 
 #define HRELAY_WINDOW 64
 
-/* The whole block b, or piece p of kp. */
-static pat_span piece(int P, int b, int p, int kp) {
-  if (kp == 1) return pat_blocks(P, b, 1);
-  return pat_piece(b, (uint32_t)((uint64_t)p * PAT_FRAC_ONE / (uint64_t)kp),
-                   (uint32_t)((uint64_t)(p + 1) * PAT_FRAC_ONE / (uint64_t)kp));
-}
-
 /* `from` hands span sp to every rank of node h but itself. */
 static int hand_out(pat_sched *s, const pat_nodes *n, int h, int from, pat_span sp, int step) {
   for (int i = n->start[h]; i < n->start[h + 1]; i++) {
@@ -89,9 +82,9 @@ static int spread_block(pat_sched *s, const pat_nodes *n, int b, int S, int kp) 
   const int m = kp > H - 1 ? kp / (H - 1) : 1, relays = kp / m;
   for (int j = 0, q = 0; j < m; j++)
     for (int i = 0; i < relays && rc == PAT_OK; i++, q++) {
-      const int p = i * m + j, R = (g + 1 + (int)((int64_t)p * (H - 1) / kp)) % H;
+      const int p = i * m + j, R = pat_relay_of(H, g, p, kp); /* RELAY's relays, over nodes */
       const int port = pat_nodes_port(n, R, b, p, kp);
-      const pat_span sp = piece(P, b, p, kp);
+      const pat_span sp = pat_relay_piece(P, b, p, kp);
       rc = pat_sched_transfer(s, S + 1 + q, b, port, 1, &sp, 0);
       for (int d = 1; d < H && rc == PAT_OK; d++) {
         const int h = (R + d) % H;

@@ -185,9 +185,9 @@ int pat_relay_pieces_v(int P, const int64_t *size, int *pieces) {
   return PAT_OK;
 }
 
-static int relay_of(int P, int owner, int p, int k) { return (owner + 1 + (int)((int64_t)p * (P - 1) / k)) % P; }
+int pat_relay_of(int P, int owner, int p, int k) { return (owner + 1 + (int)((int64_t)p * (P - 1) / k)) % P; }
 
-static pat_span piece(int P, int owner, int p, int k) {
+pat_span pat_relay_piece(int P, int owner, int p, int k) {
   if (k == 1) return pat_blocks(P, owner, 1);
   return pat_piece(owner, (uint32_t)((uint64_t)p * PAT_FRAC_ONE / (uint64_t)k),
                    (uint32_t)((uint64_t)(p + 1) * PAT_FRAC_ONE / (uint64_t)k));
@@ -203,7 +203,7 @@ static int spread_block(pat_sched *s, int P, int o, int base, int k) {
   const int m = per_relay(P, k), relays = k / m;
   if (k == 1) { /* no relays: the owner sends the whole block to everyone, nearest first */
     for (int d = 1; d < P; d++) {
-      pat_span sp = piece(P, o, 0, 1);
+      pat_span sp = pat_relay_piece(P, o, 0, 1);
       if (pat_sched_transfer(s, base, o, (o + d) % P, 1, &sp, 0)) return PAT_ENOMEM;
     }
     return PAT_OK;
@@ -211,13 +211,13 @@ static int spread_block(pat_sched *s, int P, int o, int base, int k) {
   for (int j = 0; j < m; j++)
     for (int i = 0; i < relays; i++) {
       int p = i * m + j;
-      pat_span sp = piece(P, o, p, k);
-      if (pat_sched_transfer(s, base + j, o, relay_of(P, o, p, k), 1, &sp, 0)) return PAT_ENOMEM;
+      pat_span sp = pat_relay_piece(P, o, p, k);
+      if (pat_sched_transfer(s, base + j, o, pat_relay_of(P, o, p, k), 1, &sp, 0)) return PAT_ENOMEM;
     }
   for (int j = 0; j < m; j++)
     for (int i = 0; i < relays; i++) {
-      int p = i * m + j, R = relay_of(P, o, p, k);
-      pat_span sp = piece(P, o, p, k);
+      int p = i * m + j, R = pat_relay_of(P, o, p, k);
+      pat_span sp = pat_relay_piece(P, o, p, k);
       for (int d = 1; d < P; d++) {
         int x = (R + d) % P;
         if (x != o && pat_sched_transfer(s, base + m + j, R, x, 1, &sp, 0)) return PAT_ENOMEM;
