@@ -117,15 +117,17 @@ static void open_trace(const mb_opts *o, int rank, mb_setup *s) {
   if (!s->trace) fprintf(stderr, "pat-minibench: cannot open %s; no trace\n", o->trace);
 }
 
-/* --order blocked: every iteration of one algorithm, then the next.  In
- * both orders the flat run (balanced calls, only for r') comes after the
- * measured iterations: before them it taught an adaptive setting (auto)
- * that the cell was balanced just before its measured calls began (auto
- * ran its static choice for the first ~15 of 24 measured calls at
- * N = 1M, maxDelay 100 ms on the emulated cluster). */
-static void run_blocked(const mb_opts *o, const mb_setup *s, float *send, float *recv, mb_result *res, int rank) {
+/* --order blocked: every iteration of one algorithm, then the next (the
+ * algorithms from..to-1 of the list).  In both orders the flat run
+ * (balanced calls, only for r') comes after the measured iterations: before
+ * them it taught an adaptive setting (auto) that the cell was balanced just
+ * before its measured calls began (auto ran its static choice for the first
+ * ~15 of 24 measured calls at N = 1M, maxDelay 100 ms on the emulated
+ * cluster). */
+static void run_blocked(const mb_opts *o, const mb_setup *s, float *send, float *recv, mb_result *res, int rank,
+                        int from, int to) {
   int flat_n = mb_flat_iters(o, s);
-  for (int i = 0; i < o->nalgs; i++) {
+  for (int i = from; i < to; i++) {
     mb_run *run = mb_run_begin(o, s, o->algs[i], send, recv, &res[i]);
     for (int k = 0; k < o->warmup; k++) mb_run_step(run, MB_WARMUP, k);
     for (int k = 0; k < o->iters; k++) mb_run_step(run, MB_MEASURED, k);
@@ -133,6 +135,32 @@ static void run_blocked(const mb_opts *o, const mb_setup *s, float *send, float 
     mb_run_end(run);
     progress(o, rank, &res[i]);
   }
+}
+
+/* name without a twin's #k equals base */
+static int same_alg(const char *label, const char *base) {
+  size_t n = strcspn(label, "#");
+  return strlen(base) == n && strncmp(label, base, n) == 0;
+}
+
+/* --also-chosen: appends to the list every algorithm that an auto run (a
+ * twin's too) chose in a measured call and that the list lacks, in
+ * PAT_AlgName order.  Rank 0 alone holds the counts: its list goes to every
+ * rank, so that all run the same ones. */
+static void add_chosen(mb_opts *o, const mb_result *res, int rank) {
+  if (rank == 0) {
+    int listed = o->nalgs;
+    for (int a = 0; a < PAT_AlgCount() && a < MB_MAX_ALGS && o->nalgs < MB_MAX_ALGS; a++) {
+      int ran = 0, have = 0;
+      for (int i = 0; i < listed; i++) {
+        ran |= same_alg(o->algs[i], "auto") && res[i].chosen[a] > 0;
+        have |= same_alg(o->algs[i], PAT_AlgName(a));
+      }
+      if (ran && !have) snprintf(o->algs[o->nalgs++], MB_NAME, "%s", PAT_AlgName(a));
+    }
+  }
+  MPI_Bcast(&o->nalgs, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(o->algs, (int)sizeof o->algs, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
 /* --order interleaved: iteration k of every algorithm, then k+1, each on its
@@ -200,7 +228,7 @@ int main(int argc, char **argv) {
 
   float *send = malloc(sizeof(float) * (size_t)(s.count_max > 0 ? s.count_max : 1));
   float *recv = malloc(sizeof(float) * (size_t)s.n);
-  mb_result *res = calloc((size_t)o.nalgs, sizeof *res);
+  mb_result *res = calloc(MB_MAX_ALGS, sizeof *res); /* room for --also-chosen's */
   int ok = send && recv && res, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) {
@@ -210,9 +238,14 @@ int main(int argc, char **argv) {
   if (rank == 0 && !o.quiet) mb_print_header(&o, &s);
   open_trace(&o, rank, &s);
   if (o.blocked)
-    run_blocked(&o, &s, send, recv, res, rank);
+    run_blocked(&o, &s, send, recv, res, rank, 0, o.nalgs);
   else
     run_interleaved(&o, &s, send, recv, res, rank);
+  if (o.also_chosen) {
+    int listed = o.nalgs;
+    add_chosen(&o, res, rank);
+    run_blocked(&o, &s, send, recv, res, rank, listed, o.nalgs);
+  }
   if (s.trace) fclose(s.trace);
   int code = report(&o, &s, res, rank);
   free(send);

@@ -43,6 +43,7 @@ typedef struct mb_opts {
   int tau_reps;           /* ping-pongs for tau */
   double skew_us;         /* --inject-skew-us: rank r's clock runs r*skew ahead (testing) */
   int blocked;            /* --order blocked: one algorithm after the other (else interleaved) */
+  int also_chosen;        /* --also-chosen: then every algorithm auto ran that the list lacks */
   int counts;             /* --counts: MB_COUNTS_EQUAL (PAT_Allgather) or an unequal distribution (PAT_Allgatherv) */
   unsigned long long counts_seed; /* --counts random:SEED */
   int compute_by_size;    /* --compute-by-size: rank r's delay scaled by count_r / largest count */

@@ -40,6 +40,9 @@ void mb_usage(FILE *out) {
           "  --order interleaved|blocked  interleaved (default): iteration k of every algorithm,\n"
           "                      then k+1, so all see the same minutes of machine load;\n"
           "                      blocked: all iterations of one algorithm, then the next\n"
+          "  --also-chosen       after the listed algorithms, every algorithm that auto ran in its\n"
+          "                      measured calls and the list lacks, one after the other (the same\n"
+          "                      data, delays and iterations), so that auto compares with what it ran\n"
           "  --compute sleep|busy  how compute is emulated (default sleep, as in the paper)\n"
           "  --instrument edges|none  edges (default): PAT_ProcessingStart, PAT_Edge(50),\n"
           "                      PAT_ProcessingEnd around the compute, as in the paper; none: no\n"
@@ -80,6 +83,7 @@ static int flag_option(cli_args *a, mb_opts *o, cli_error *err) {
   else if (cli_args_is(a, "--inject-error")) o->inject_error = 1;
   else if (cli_args_is(a, "--strict")) o->strict = 1;
   else if (cli_args_is(a, "--compute-by-size")) o->compute_by_size = 1;
+  else if (cli_args_is(a, "--also-chosen")) o->also_chosen = 1;
   else return OPT_OTHER;
   return cli_args_flag(a, err);
 }

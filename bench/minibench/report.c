@@ -51,8 +51,9 @@ void mb_print_header(const mb_opts *o, const mb_setup *s) {
   printf("  max delay %.3f ms = %.2f tau; compute %s, %.1f ms + delay/2 per half; seed %llu%s\n",
          1e3 * s->max_delay_s, ratio(s->max_delay_s, s->tau), o->busy ? "busy" : "sleep", o->base_ms, o->seed,
          o->uninstrumented ? "; uninstrumented (arrivals redrawn every call, predicted from history only)" : "");
-  printf("  iterations per algorithm: %d warm-up, %d flat (for r'), %d measured; order %s\n", o->warmup,
-         mb_flat_iters(o, s), o->iters, o->blocked ? "blocked" : "interleaved");
+  printf("  iterations per algorithm: %d warm-up, %d flat (for r'), %d measured; order %s%s\n", o->warmup,
+         mb_flat_iters(o, s), o->iters, o->blocked ? "blocked" : "interleaved",
+         o->also_chosen ? ", then each algorithm auto ran that the list lacks" : "");
   printf("  common clock: max |offset to rank 0| %.2f us, min RTT %.2f us; MPI thread level %s\n",
          1e6 * s->clock.max_offset, 1e6 * s->clock.min_rtt, thread_level_name(s->thread_level));
   fflush(stdout);

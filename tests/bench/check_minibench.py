@@ -7,8 +7,9 @@ common clock removes an injected skew.  Unequal blocks (--counts ramp and
 onebig through PAT_Allgatherv, ring, relay and native): correct, the counts
 column names the distribution, a corrupted element is counted, the mock-ups
 refuse them.  Each algorithm runs on a communicator of its own in either
-order, so PAT_REPORT's row of auto's site counts auto's calls only.  No
-timing assertions.
+order, so PAT_REPORT's row of auto's site counts auto's calls only.
+--also-chosen adds a row for each algorithm auto ran that the list lacks.
+No timing assertions.
 
   check_minibench.py --mpiexec mpirun --np 3 --bench build/.../pat-minibench \
       --readme bench/README.md --workdir build/tests/bench/np3
@@ -193,6 +194,19 @@ def main():
         total = warmup + iters + flat
         for a, calls in sorted(sites.items()):
             check(calls == total, "%s: %s's site saw its own %d calls only (%d)" % (order, a, total, calls))
+
+    # 3d. --also-chosen: after the list, every algorithm auto ran that the list lacks, in the same launch
+    code, header, rows, out = run(args, ["-N", "3000", "--iters", "4", "--warmup", "1", "--base-ms", "1",
+                                         "--max-delay", "2", "--alg", "ring,auto", "--also-chosen"],
+                                  os.path.join(args.workdir, "also-chosen.csv"), env={"PAT_ONE_NODE": "auto"})
+    auto = next((r for r in rows if r["alg"] == "auto"), {})
+    ran = [p.split("=")[0] for p in auto.get("chosen", "").split(";") if "=" in p and not p.startswith("other=")]
+    want = ["ring", "auto"] + [a for a in ran if a != "ring"]
+    check(code == 0 and [r["alg"] for r in rows] == want and ran,
+          "--also-chosen: the rows are the list, then what auto ran (%s) that it lacks: %s" % (
+              auto.get("chosen"), [r["alg"] for r in rows]))
+    check(all(r["status"] == "ok" and r["errors"] == "0" and r["iters"] == "4" for r in rows),
+          "--also-chosen: every row ran its 4 iterations, correct")
 
     # 4. the correctness check counts a corrupted element (fault injection)
     code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "1", "--base-ms", "1",
