@@ -16,16 +16,19 @@
 #     build*/); files <platform>-p<P>-<hash of the key>.{model,key,csv,log,fit.txt};
 #  2. runs the grid with pat-minibench through bench/sweep/sweep.py, auto
 #     selecting with that model.  Cluster: N = 256K and 512K floats (blocks
-#     of 128 and 256 KiB), maxDelay 0, 10, 50, 100 ms; native, ring, bruck,
-#     bdr, ard and auto, each on its own communicator (--order blocked); 10
-#     warm-up and 12 measured iterations; compute phases of 40 ms + delay.
-#     Shared memory: the grid of before (N 16K-512K, maxDelay 0-20 ms, every
-#     algorithm, 15 iterations);
-#  3. prints the table (every algorithm's mean time in the call, the fastest,
-#     what auto ran, auto's speed-up over NATIVE with a 95% interval) and
-#     draws the plot (mean time against maxDelay: NATIVE, auto, ARD).
-# One progress bar throughout (in place on a terminal, one line per step
-# otherwise).  The cluster is torn down on exit, on Ctrl-C (INT), TERM and
+#     of 128 and 256 KiB), maxDelay 0, 10, 50, 100 ms; native, ring, bdr, ard
+#     and auto, then in the same launch each algorithm auto ran that these
+#     lack (pat-minibench --also-chosen: DIRECT, RELAY...), each on its own
+#     communicator (--order blocked); 10 warm-up and 12 measured iterations;
+#     compute phases of 40 ms + delay.  Shared memory: the grid of before
+#     (N 16K-512K, maxDelay 0-20 ms, every algorithm, 15 iterations);
+#  3. prints the table (every algorithm's mean time in the call, a column for
+#     each algorithm auto ran, the fastest, what auto ran, auto's speed-up
+#     over NATIVE with a 95% interval) and draws the plot (mean time against
+#     maxDelay: NATIVE, auto, ARD).
+# One progress bar throughout, moving as each calibrated size and each cell
+# ends (in place on a terminal, one line per step otherwise: no control
+# characters in a log).  The cluster is torn down on exit, on Ctrl-C (INT), TERM and
 # HUP.  Results in bench/results/<date>-demo/ (git ignores it).  On the
 # 2-core development machine: see bench/README.md for the durations.
 #
@@ -279,7 +282,9 @@ if [ "$ON" = cluster ]; then
     # calls: auto's first call at a call site exchanges arrivals, the 10th
     # is its first probe; an application makes thousands of calls, the demo
     # measures auto once it has had its first looks at the arrivals.
-    ARGS+=(--N "256K,512K" --delays "0,10,50,100" --algs "native,ring,bruck,bdr,ard,auto"
+    # No BRUCK: slower than RING in every cell of the 2026-11-24 run (BENCHMARKS.md, The
+    # main job), never the fastest; its time goes to the columns of what auto ran.
+    ARGS+=(--N "256K,512K" --delays "0,10,50,100" --algs "native,ring,bdr,ard,auto"
            --iters 12 --warmup 10 --base-ms 20)
   fi
 else

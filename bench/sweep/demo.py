@@ -12,13 +12,15 @@ library only.
 2. The grid: sweep.py runs pat-minibench once per (N, maxDelay) cell, every
    algorithm on its own communicator (--order blocked: as in an application,
    libpat's per-call-site state then belongs to one algorithm setting), auto
-   selecting with that model.
+   selecting with that model, then (--also-chosen) every algorithm auto ran
+   that the list lacks, so that the table has a column for each.
 3. The demo table: mean time in the all-gather of every algorithm per cell,
    the fastest, what auto ran and auto's speed-up over NATIVE with a 95%
    interval; and a plot, mean e against maxDelay for NATIVE, auto and ARD.
 
 One progress bar spans 1 and 2 (sweep.Progress: redrawn in place on a
-terminal, one line per finished step elsewhere).
+terminal, one line per finished step elsewhere, as each calibrated size or
+cell ends).
 
   demo.py --platform shm --P 4 --launcher "mpirun -np {P} --oversubscribe" \\
           --N 128K --delays 0,20 --algs native,ard,auto --cache build/demo-cache [-- sweep.py options]
@@ -206,7 +208,33 @@ def sizes_and_costs(lo, hi, points, max_s, nalgs, max_reps, P, ns_per_byte, call
 
 HEADER = re.compile(r"pat-calibrate: P=(\d+), (\d+) algorithms x (\d+) sizes \((\d+)\.\.(\d+) B\), "
                     r"at most ([\d.]+) s per point")
-ROW = re.compile(r"^\s+(\S+)\s+(\d+) B\s+[\d.]+ us")
+# an algorithm's row, printed when its size is done; not the link's rows
+# ("one way, ranks 0 and 4 alone"), which come first, at the largest size
+ROW = re.compile(r"^\s+(\S+)\s+(\d+) B\s+[\d.]+ us\s+\(\d+ reps\)")
+
+
+def lines_of(proc, deadline):
+    """The lines of proc's output as they come (None when it has gone past
+    deadline).  From the descriptor itself: select() on a buffered file says
+    nothing of the lines its buffer already holds, which then wait for the
+    next write, or for the end."""
+    fd, pending = proc.stdout.fileno(), b""
+    while True:
+        if time.time() > deadline:
+            yield None
+            return
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            if pending:
+                yield pending.decode(errors="replace")
+            return
+        pending += chunk
+        *done, pending = pending.split(b"\n")
+        for line in done:
+            yield line.decode(errors="replace") + "\n"
 
 
 def calibrate(args, prog, launcher, bench_dir, csv_tmp, log_path):
@@ -228,18 +256,12 @@ def calibrate(args, prog, launcher, bench_dir, csv_tmp, log_path):
         log.write("$ %s\n" % " ".join(shlex.quote(c) for c in cmd))
         log.flush()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True, universal_newlines=True, bufsize=1)
+                                stdin=subprocess.DEVNULL, start_new_session=True, bufsize=0)
         try:
-            while True:
-                if time.time() > deadline:
+            for line in lines_of(proc, deadline):
+                if line is None:
                     sweep.stop(proc)
                     return "timed out after %d s" % args.calibrate_timeout
-                ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-                if not ready:
-                    continue
-                line = proc.stdout.readline()
-                if not line:
-                    break
                 log.write("%8.1f %s" % (time.time() - prog.t0, line))
                 log.flush()
                 m = HEADER.search(line)
@@ -369,11 +391,21 @@ def speedup(native, auto):
     return s, s * math.sqrt((cn / n) ** 2 + (ca / a) ** 2)
 
 
+def table_algs(by_cell, keys, listed):
+    """The table's columns: the listed algorithms that have rows, then those
+    that only pat-minibench --also-chosen ran (what auto ran that the list
+    lacks), then auto last, next to what it ran."""
+    present = {a for k in keys for a in by_cell[k]}
+    extra = sorted(present - set(listed), key=pat_results.alg_key)
+    cols = [a for a in listed if a in present and a != "auto"] + extra
+    return cols + (["auto"] if "auto" in present else [])
+
+
 def demo_table(rows, P, algs):
     """The table (text) and a summary of auto against NATIVE."""
     by_cell = pat_results.cells(rows)
     keys = sorted((k for k in by_cell if k[0] == P), key=lambda k: (k[1], k[2]))
-    algs = [a for a in algs if any(a in by_cell[k] for k in keys)]
+    algs = table_algs(by_cell, keys, algs)
     head = ["N", "block", "maxDelay"] + algs + ["auto ran", "auto vs NATIVE"]
     out, balanced, imbalanced = [], [], []
     for k in keys:
@@ -523,7 +555,7 @@ def main(argv=None):
     sweep_argv = ["--launcher", launcher, "--label", "demo", "--P", str(args.P), "--N", args.N,
                   "--delays", args.delays, "--algs", args.algs, "--iters", str(args.iters),
                   "--warmup", str(args.warmup), "--flat-iters", "0", "--base-ms", "%g" % args.base_ms,
-                  "--compute", "sleep", "--bench", bench, "--bench-args", "--order blocked",
+                  "--compute", "sleep", "--bench", bench, "--bench-args", "--order blocked --also-chosen",
                   "--est-ns-per-byte", "%g" % args.est_ns_per_byte, "--errorbars", "ci",
                   "--out", out] + args.sweep_args
     sargs = sweep.parser().parse_args(sweep_argv)
@@ -562,7 +594,8 @@ def main(argv=None):
         text.append(table)
         text.append("")
         text.append("auto vs NATIVE = NATIVE's mean time / auto's, with its 95% interval (> 1: auto is faster); "
-                    "auto ran = the algorithms auto chose in the measured calls")
+                    "auto ran = the algorithms auto chose in the measured calls, each with a column, "
+                    "measured in the same launch")
         text += ["  " + s for s in summary]
         png, why = plot(rows, P, out)
         text.append("plot: %s" % show_path(png) if png else "plot: %s" % why)

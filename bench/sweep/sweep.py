@@ -247,7 +247,8 @@ def run_launch(cmd, log_path, timeout, env):
     with open(log_path, "a") as log:
         log.write("$ %s\n" % " ".join(shlex.quote(c) for c in cmd))
         log.flush()
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
         try:
             return proc.wait(timeout=timeout), None
         except subprocess.TimeoutExpired:

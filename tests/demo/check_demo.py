@@ -6,7 +6,8 @@ machine's network touched):
 
  1. the stub cannot host a cluster (exit 77): the demo says why in one line and
     runs on shared memory; it calibrates into the cache, prints the table (a
-    row per cell with auto's speed-up over NATIVE) and draws the plot;
+    row per cell with auto's speed-up over NATIVE, and a column with a time for
+    every algorithm auto ran, measured in the cell's launch) and draws the plot;
  2. the same again: the cached model is reused, not remade;
  3. the stub "hosts" one (its `run` is mpirun on local ranks): the demo takes
     the cluster path (its own cache entry), and calls `down` once, after `up`;
@@ -103,10 +104,13 @@ def check_results(env, text, platform):
         with open(os.path.join(out, "results.csv"), newline="") as f:
             rows = list(csv.DictReader(f))
     cells = {(r["N_requested"], r["delay_req"], r["alg"]) for r in rows if r.get("status") == "ok"}
-    check(len(cells) == 6, "%s: results.csv has 6 ok rows (2 cells x native, ard, auto): %d" % (platform, len(cells)))
+    listed = {(n, d, a) for n, d, _ in cells for a in ("native", "ard", "auto")}
+    check(len(listed) == 6 and listed <= cells, "%s: results.csv has ok rows of native, ard, auto in 2 cells: %s"
+          % (platform, sorted(cells)))
     check(not any(r.get("status") == "errors" for r in rows), "%s: no wrong results" % platform)
-    check(re.search(r"^N\s+block\s+maxDelay\s+native\s+ard\s+auto\s+auto ran\s+auto vs NATIVE", text, re.M)
+    check(re.search(r"^N\s+block\s+maxDelay\s+native\s+ard\s+(\S+\s+)*auto\s+auto ran\s+auto vs NATIVE", text, re.M)
           is not None, "%s: the table's header" % platform)
+    check_auto_ran(rows, text, platform)
     for d in ("0ms", "2ms"):
         check(re.search(r"^8K\s+32 KiB\s+%s\s.*\d\.\d\dx \+-\d" % d, text, re.M) is not None
               or re.search(r"^8K\s+16 KiB\s+%s\s.*\d\.\d\dx \+-\d" % d, text, re.M) is not None,
@@ -118,6 +122,37 @@ def check_results(env, text, platform):
               "%s: the plot demo.png drawn and named" % platform)
     else:
         print("skip  plot (no gnuplot)")
+
+
+def table_cells(text):
+    """The demo table as {(N, maxDelay): {column: text}}, columns cut where the dashes under the header are."""
+    lines = text.splitlines()
+    at = next((i for i, l in enumerate(lines) if re.match(r"N\s+block\s+maxDelay", l)), None)
+    if at is None or at + 1 >= len(lines):
+        return {}
+    spans = [m.span() for m in re.finditer(r"-+", lines[at + 1])]
+    cut = lambda line: [line[a:b].strip() for a, b in spans]
+    head, out = cut(lines[at]), {}
+    for line in lines[at + 2:]:
+        if not line.strip():
+            break
+        row = dict(zip(head, cut(line.ljust(spans[-1][1]))))
+        out[(row["N"], row["maxDelay"])] = row
+    return out
+
+
+def check_auto_ran(rows, text, platform):
+    """Every algorithm auto ran in a cell has a row of its own in that cell's launch and a time in the table."""
+    table = table_cells(text)
+    for auto in (r for r in rows if r.get("alg") == "auto" and r.get("status") == "ok"):
+        ran = [p.split("=")[0] for p in auto.get("chosen", "").split(";") if "=" in p and not p.startswith("other=")]
+        same = {r["alg"]: r for r in rows if r.get("launch") == auto.get("launch")}
+        row = table.get(("8K", auto["delay_req"] + "ms"), {})
+        shown = {a: row.get(a, "") for a in ran}
+        check(ran and all(same.get(a, {}).get("status") == "ok" for a in ran) and
+              all(re.fullmatch(r"\*?[\d.]+", v) for v in shown.values()),
+              "%s: maxDelay %sms: a column with a time for each algorithm auto ran (%s), measured in its launch: %s"
+              % (platform, auto["delay_req"], auto.get("chosen"), shown))
 
 
 def main():
