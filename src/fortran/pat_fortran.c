@@ -1,6 +1,6 @@
 /*
- * PAT_Allgather and PAT_Allgatherv for the Fortran module (pat_module.f90):
- * Fortran integer handles to C handles, Fortran's MPI_IN_PLACE and
+ * PAT_Allgather, PAT_Allgatherv and PAT_PredictOn for the Fortran module
+ * (pat_module.f90): Fortran integer handles to C handles, Fortran's MPI_IN_PLACE and
  * MPI_BOTTOM to C's, Fortran integer arrays to C ints, then the C function
  * itself (its return code, as from C: no error handler).
  */
@@ -14,6 +14,7 @@ int pat_allgather_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *se
 int pat_allgatherv_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf,
                      const MPI_Fint *recvcounts, const MPI_Fint *displs, const MPI_Fint *recvtype,
                      const MPI_Fint *comm);
+int pat_predict_on_f(const MPI_Fint *comm);
 
 int pat_allgather_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf,
                     const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm) {
@@ -35,3 +36,5 @@ int pat_allgatherv_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *s
   fcounts_free(&fc);
   return rc;
 }
+
+int pat_predict_on_f(const MPI_Fint *comm) { return PAT_PredictOn(MPI_Comm_f2c(*comm)); }

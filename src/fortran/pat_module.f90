@@ -10,6 +10,7 @@
 !   ierr = PAT_Allgather(mine, n, MPI_REAL, all, n, MPI_REAL, MPI_COMM_WORLD)
 !   ierr = PAT_Allgatherv(mine, n, MPI_REAL, all, counts, displs, MPI_REAL, MPI_COMM_WORLD)
 !   ierr = PAT_UseAlg('ring')
+!   ierr = PAT_PredictOn(comm)         the next predictions are for comm's next all-gather
 !   ierr = PAT_Finalize()              before MPI_FINALIZE, collective
 !
 ! Under libpat_mpi (linked) only the instrumentation calls are needed: the
@@ -20,7 +21,7 @@ module pat
   implicit none
   private
   public :: PAT_Init, PAT_Finalize, PAT_ProcessingStart, PAT_Edge, PAT_ProcessingEnd, PAT_UseAlg, PAT_Allgather, &
-            PAT_Allgatherv
+            PAT_Allgatherv, PAT_PredictOn
 
   interface
     integer(c_int) function PAT_Init() bind(C, name="PAT_Init")
@@ -63,6 +64,10 @@ module pat
       type(*), dimension(*) :: recvbuf
       integer, intent(in) :: sendcount, recvcounts(*), displs(*), sendtype, recvtype, comm
     end function PAT_Allgatherv
+    integer(c_int) function PAT_PredictOn(comm) bind(C, name="pat_predict_on_f")
+      import :: c_int
+      integer, intent(in) :: comm
+    end function PAT_PredictOn
   end interface
 
 contains

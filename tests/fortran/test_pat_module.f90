@@ -4,13 +4,16 @@
 ! algorithm named on the command line (PAT_UseAlg), then PAT_Finalize.  Every
 ! element is compared with the value its owner put there (and the gaps of
 ! PAT_Allgatherv's receive buffer must be untouched); every call must return
-! MPI_SUCCESS.
+! MPI_SUCCESS.  PAT_PredictOn: the phases' predictions go to a duplicate of
+! MPI_COMM_WORLD before its first all-gather (collective there: libpat's state
+! for it is made then), whose results are checked the same way; MPI_COMM_NULL
+! is refused with an error code (the handle reached C as C's MPI_COMM_NULL).
 program test_pat_module
   use mpi
   use pat
   implicit none
   integer, parameter :: n = 257, iterations = 6
-  integer :: rank, nprocs, ierr, rc, a, it, i, q, failures, worst, total
+  integer :: rank, nprocs, ierr, rc, a, it, i, q, failures, worst, total, dup
   integer, allocatable :: mine(:), all(:), counts(:), displs(:), vall(:)
   character(32) :: alg
 
@@ -59,6 +62,25 @@ program test_pat_module
       call expectv(trim(alg) // ' PAT_Allgatherv in place')
     end do
   end do
+  call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+  a = command_argument_count() + 1
+  call check('PAT_UseAlg auto', PAT_UseAlg('auto'))
+  do it = 1, iterations
+    call check('PAT_PredictOn dup', PAT_PredictOn(dup))
+    call check('PAT_ProcessingStart', PAT_ProcessingStart())
+    mine = [(val(rank, i, it + 10 * a), i = 1, n)]
+    call check('PAT_Edge', PAT_Edge(50d0))
+    call check('PAT_ProcessingEnd', PAT_ProcessingEnd())
+    all = -1
+    call check('PAT_Allgather on dup', PAT_Allgather(mine, n, MPI_INTEGER, all, n, MPI_INTEGER, dup))
+    call expect('PAT_PredictOn(dup), then PAT_Allgather on dup')
+  end do
+  if (PAT_PredictOn(MPI_COMM_NULL) == MPI_SUCCESS) then
+    write (0, '(a,i0,a)') 'FAIL rank ', rank, ': PAT_PredictOn(MPI_COMM_NULL) returned MPI_SUCCESS'
+    failures = failures + 1
+  end if
+  call check('PAT_PredictOn MPI_COMM_WORLD', PAT_PredictOn(MPI_COMM_WORLD))
+  call MPI_COMM_FREE(dup, ierr)
   call check('PAT_Finalize', PAT_Finalize())
   call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a,a)', 'Fortran module pat, P=', nprocs, ': ', merge('passed', 'FAILED', worst == 0)
