@@ -163,10 +163,11 @@ def cache_key(args, build):
 
 # -------------------------------------------------------------- calibration
 
-def calibration_plan(opts, P, ns_per_byte, call_ms):
-    """Block sizes and the estimated seconds per size, from pat-calibrate's
-    options (its defaults otherwise; 9 algorithms assumed until it says)."""
-    o = {"min": 1, "max": 1 << 20, "points": 11, "max_s": 10.0, "nalgs": 9, "max_reps": 200}
+def calibration_options(opts):
+    """pat-calibrate's options that set its work (its defaults otherwise;
+    13 algorithms assumed until its header says)."""
+    o = {"min": 1, "max": 1 << 20, "points": 11, "max_s": 10.0, "nalgs": 13, "max_reps": 200, "gap": 2e-3,
+         "b2b_max": 16384}
     toks = shlex.split(opts)
     if "--quick" in toks:
         o["max_s"], o["max_reps"] = 1.0, 50
@@ -185,24 +186,41 @@ def calibration_plan(opts, P, ns_per_byte, call_ms):
                 o["max_reps"] = int(v)
             elif t == "--algs":
                 o["nalgs"] = len([a for a in v.split(",") if a])
+            elif t == "--gap":
+                o["gap"] = float(v[:-2]) * 1e-3 if v.endswith("ms") else float(v.rstrip("s"))
+            elif t == "--b2b-max":
+                o["b2b_max"] = sweep.parse_count(v)
         except ValueError:
             pass
-    return sizes_and_costs(o["min"], o["max"], o["points"], o["max_s"], o["nalgs"], o["max_reps"], P,
-                           ns_per_byte, call_ms) + (o["max_reps"],)
+    return o
 
 
-def sizes_and_costs(lo, hi, points, max_s, nalgs, max_reps, P, ns_per_byte, call_ms):
+B2B_CALLS = 8  # pat-calibrate's calls per back-to-back repetition
+
+
+def calibration_plan(o, P, ns_per_byte, call_ms):
+    """pat-calibrate's block sizes and the estimated seconds of each (a
+    progress estimate: the bar's ETA scales it by how fast it really goes)."""
+    lo, hi, points = o["min"], o["max"], max(o["points"], 2)
     sizes = []
-    for k in range(max(points, 2)):  # as pat-calibrate: log-spaced, rounded, no repeats
-        b = int(round(lo * (hi / lo) ** (k / (max(points, 2) - 1))))
+    for k in range(points):  # as pat-calibrate: log-spaced, rounded, no repeats
+        b = int(round(lo * (hi / lo) ** (k / (points - 1))))
         if not sizes or b > sizes[-1]:
             sizes.append(b)
+
+    def point(rep, call):
+        # an untimed call, then repetitions until the CI is reached (small
+        # blocks rarely reach it on a busy platform: max_reps) or max_s
+        return call + min(o["max_reps"] * rep, o["max_s"] + rep)
+
     costs = []
     for b in sizes:
-        # one repetition: barrier, the call, a reduction; a point stops at the CI
-        # (small blocks rarely reach it on a busy platform: max_reps) or after max_s
-        t = 1e-3 * call_ms + 1e-9 * ns_per_byte * b * P
-        costs.append(nalgs * (t + min(max_reps * t, max_s + t)))
+        call = 1e-3 * call_ms + 1e-9 * ns_per_byte * b * P
+        around = 2e-3 * call_ms + o["gap"]  # a repetition's barrier, compute gap and reduction
+        cost = point(around + call, call)
+        if b <= o["b2b_max"]:  # the same again, B2B_CALLS calls a repetition
+            cost += point(around + B2B_CALLS * call, call)
+        costs.append(o["nalgs"] * cost)
     return sizes, costs
 
 
@@ -210,7 +228,7 @@ HEADER = re.compile(r"pat-calibrate: P=(\d+), (\d+) algorithms x (\d+) sizes \((
                     r"at most ([\d.]+) s per point")
 # an algorithm's row, printed when its size is done; not the link's rows
 # ("one way, ranks 0 and 4 alone"), which come first, at the largest size
-ROW = re.compile(r"^\s+(\S+)\s+(\d+) B\s+[\d.]+ us\s+\(\d+ reps\)")
+ROW = re.compile(r"^\s+(\S+)\s+(\d+) B\s+[\d.]+ us\s+\(\d+ reps\)( back to back)?")
 
 
 def lines_of(proc, deadline):
@@ -244,7 +262,8 @@ def calibrate(args, prog, launcher, bench_dir, csv_tmp, log_path):
                                                   "--out", csv_tmp] + shlex.split(args.calibrate)
     env = dict(os.environ)
     env.pop("PAT_MODEL", None)  # the calibration times the algorithms, not a model's choice
-    sizes, costs, max_reps = calibration_plan(args.calibrate, args.P, args.est_ns_per_byte, args.est_call_ms)
+    opts = calibration_options(args.calibrate)
+    sizes, costs = calibration_plan(opts, args.P, args.est_ns_per_byte, args.est_call_ms)
     planned = sum(costs)
     prog.add(planned, len(sizes))
     cur = 0
@@ -266,9 +285,9 @@ def calibrate(args, prog, launcher, bench_dir, csv_tmp, log_path):
                 log.flush()
                 m = HEADER.search(line)
                 if m:  # what it will really do: re-plan the rest
-                    new_sizes, new_costs = sizes_and_costs(int(m.group(4)), int(m.group(5)), int(m.group(3)),
-                                                           float(m.group(6)), int(m.group(2)), max_reps, args.P,
-                                                           args.est_ns_per_byte, args.est_call_ms)
+                    opts.update(nalgs=int(m.group(2)), points=int(m.group(3)), min=int(m.group(4)),
+                                max=int(m.group(5)), max_s=float(m.group(6)))
+                    new_sizes, new_costs = calibration_plan(opts, args.P, args.est_ns_per_byte, args.est_call_ms)
                     prog.add(sum(new_costs) - planned, len(new_sizes) - len(sizes))
                     sizes, costs, planned = new_sizes, new_costs, sum(new_costs)
                     prog.begin(costs[0], what(0))
@@ -276,6 +295,8 @@ def calibrate(args, prog, launcher, bench_dir, csv_tmp, log_path):
                 m = ROW.match(line)
                 if m and int(m.group(2)) in sizes:
                     k = sizes.index(int(m.group(2)))
+                    if sizes[k] <= opts["b2b_max"] and not m.group(3):
+                        k -= 1  # its back-to-back pass is still to come
                     while cur <= k and cur < len(sizes):  # rows come when their size is done
                         prog.advance(costs[cur], what(cur))
                         cur += 1

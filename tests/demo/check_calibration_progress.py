@@ -2,11 +2,12 @@
 """The demo's calibration progress is live (bench/sweep/demo.py's calibrate),
 checked with a stand-in for the launch of pat-calibrate that prints what it
 prints (the header, the link's rows at the largest size, then each size's
-rows when the size is done) and goes on to the next size only once the
-progress line of the last one has been written: a line held back (the link's
-rows taken for the last size's, or lines left in a reader's buffer) leaves it
-waiting, and the check fails.  Also: no line of a size before its rows, and,
-without a terminal, no control characters.  No timings.
+rows and, once that pass is done too, its back-to-back rows) and goes on to
+the next size only once the progress line of the last one has been written:
+a line held back (the link's rows taken for the last size's, or lines left in
+a reader's buffer) leaves it waiting, and the check fails.  Also: no line of
+a size before its last rows, and, without a terminal, no control characters.
+No timings.
 
   check_calibration_progress.py --demo-py bench/sweep/demo.py --workdir DIR
 """
@@ -21,7 +22,8 @@ import types
 FAKE = r'''
 import os, sys, time
 d = os.environ["FAKE_DIR"]
-rows = lambda b: "".join("  %-6s %9d B  %10.3f us  (5 reps)\n" % (a, b, 10.0) for a in ("ring", "relay"))
+rows = lambda b, how="": "".join("  %-6s %9d B  %10.3f us  (5 reps)%s\n" % (a, b, 10.0, how)
+                                 for a in ("ring", "relay"))
 
 def say(text):
     os.write(2, text.encode())  # one write: a burst of lines
@@ -34,15 +36,19 @@ def wait_for(k):  # the demo's line for size k
             sys.exit(1)
         time.sleep(0.05)
 
+def size(k, first=""):  # its rows, then (blocks up to 16 KiB) its back-to-back rows: then it is done
+    say(first + rows(sizes[k - 1]))
+    time.sleep(0.5)
+    open(os.path.join(d, "printed-%d" % k), "w").close()
+    say(rows(sizes[k - 1], " back to back"))
+
 sizes = [64, 1024, 16384]
-open(os.path.join(d, "printed-1"), "w").close()
-say("pat-calibrate: P=2, 2 algorithms x 3 sizes (64..16384 B), at most 0.2 s per point\n"
-    "  link           8 B       5.000 us  one way, ranks 0 and 1 alone\n"
-    "  link       16384 B      50.000 us  one way, ranks 0 and 1 alone\n" + rows(sizes[0]))
+size(1, "pat-calibrate: P=2, 2 algorithms x 3 sizes (64..16384 B), at most 0.2 s per point\n"
+        "  link           8 B       5.000 us  one way, ranks 0 and 1 alone\n"
+        "  link       16384 B      50.000 us  one way, ranks 0 and 1 alone\n")
 for k in (2, 3):
     wait_for(k - 1)
-    open(os.path.join(d, "printed-%d" % k), "w").close()
-    say(rows(sizes[k - 1]))
+    size(k)
 '''
 
 failures = []
@@ -102,7 +108,7 @@ def main():
     check(why is None, "the stand-in saw each size's progress line before it went on (calibrate: %s)" % why)
     shown = [int(k) for k in re.findall(r"\((\d)/3 sizes\)", log.text)]
     check(shown == [1, 2, 3], "one line per size, in order: %s" % shown)
-    check(not log.early, "no size's line before its rows (early: %s; the link's rows are not a size's)" % log.early)
+    check(not log.early, "no size's line before its back-to-back rows (early: %s; nor on the link's rows)" % log.early)
     check(all("elapsed" in line for line in log.text.splitlines() if "sizes)" in line), "each line says the elapsed time")
     check(not re.search(r"[\r\033]", log.text), "no control characters without a terminal")
     print("%d check(s) failed" % len(failures) if failures else "all checks passed")
