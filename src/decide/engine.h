@@ -234,6 +234,12 @@ typedef struct pat_engine {
   pat_vsites vsites;       /* all-gatherv: the choice per count vector (vchoice.h) */
 } pat_engine;
 
+/* One line on the site's state after a call, for the decision log
+ * (PAT_DECISIONS): mode, guard, the static choice and its cost S, credit,
+ * the trial's candidate and, per regime, the measured median of every
+ * algorithm the exchange mode ran ("relay 3x 61.2ms"). */
+void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size);
+
 /* 0, or -1 when out of memory (P arrivals and records). */
 int pat_engine_init(pat_engine *e, const pat_engine_config *cfg);
 void pat_engine_free(pat_engine *e);
