@@ -174,8 +174,15 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
   if (is_auto) {
     /* a kept plan-ahead call's records are history's by design: they say
      * nothing of how well this site's arrivals can be predicted */
+    /* so are a plan-ahead algorithm's, chosen on history's records: its
+     * prediction only orders its sends.  Judged as bets, they made a site
+     * of an instrumented program look unpredictable, which held it at
+     * NATIVE for the distrust period (emulated cluster with nodes, maxDelay
+     * 100 ms: 34 of 60 calls; history's error there is the delays' spread) */
+    const int history_plan = e->cur.history && end->alg >= 0 && end->alg < PAT_ALG_COUNT &&
+                             (pat_algorithms[end->alg].flags & PAT_ALGF_PLAN_AHEAD);
     if (e->cur.exchanged)
-      l->flags = (e->cur.kept ? 0 : PAT_LAST_PREDICTED) |
+      l->flags = (e->cur.kept || history_plan ? 0 : PAT_LAST_PREDICTED) |
                  (e->cur.alt ? PAT_LAST_ALT : e->cur.statik ? PAT_LAST_STATIC : 0);
     else if (end->alg == sp->static_alg)
       l->flags = PAT_LAST_STATIC;
@@ -378,6 +385,7 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   e->cur.statik = !e->cur.alt && e->cfg.exchange_always;
   e->cur.predicted_ns = predicted_ns;
   e->cur.kept = choice->kept;
+  e->cur.history = choice->history;
   if (setting != PAT_ALG_AUTO) {
     /* a probe auto announced was spent by a call of another setting
      * (PAT_UseAlg between calls): the next one comes after the backoff */
@@ -560,6 +568,7 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   memset(out, 0, sizeof *out);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out->ebar_ns[alg] = INT64_MAX;
   out->static_ns = INT64_MAX;
+  out->history = call->records == PAT_RECORDS_HISTORY;
   out->static_alg = site >= 0      ? e->site[site].static_alg
                     : call->shape ? pat_engine_static_choice_v(e, call->shape)
                                   : pat_engine_static_alg(e, call->bytes);

@@ -180,6 +180,7 @@ typedef struct pat_choice {
   int static_alg;                  /* what the call would run without an exchange */
   int explored;                    /* alg was chosen to be measured, not as the best */
   int kept;                        /* a plan-ahead algorithm kept from the site's last call */
+  int history;                     /* the records were the call-site history's predictions */
   int64_t ebar_ns[PAT_ALG_COUNT];  /* predictions (refined), INT64_MAX: not predicted */
   int64_t static_ns;               /* the static choice as a call without an exchange runs it: ebar_ns's,
                                       but an arrival-aware one (RELAY of unequal blocks) on its balanced
@@ -220,6 +221,7 @@ typedef struct pat_engine {
     int exchanged, alt;    /* it exchanged; it ran in the exchange mode or not the static choice */
     int statik;            /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
     int kept;              /* it kept a plan-ahead algorithm on history's records */
+    int history;           /* its records were history's predictions */
     int64_t predicted_ns;  /* what this rank's record said of its arrival */
   } cur;
   /* The refinement sample of the last learned call, not yet replayed
