@@ -2,6 +2,7 @@
 #include "decide/engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,8 +174,15 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
   if (is_auto) {
     /* a kept plan-ahead call's records are history's by design: they say
      * nothing of how well this site's arrivals can be predicted */
+    /* so are a plan-ahead algorithm's, chosen on history's records: its
+     * prediction only orders its sends.  Judged as bets, they made a site
+     * of an instrumented program look unpredictable, which held it at
+     * NATIVE for the distrust period (emulated cluster with nodes, maxDelay
+     * 100 ms: 34 of 60 calls; history's error there is the delays' spread) */
+    const int history_plan = e->cur.history && end->alg >= 0 && end->alg < PAT_ALG_COUNT &&
+                             (pat_algorithms[end->alg].flags & PAT_ALGF_PLAN_AHEAD);
     if (e->cur.exchanged)
-      l->flags = (e->cur.kept ? 0 : PAT_LAST_PREDICTED) |
+      l->flags = (e->cur.kept || history_plan ? 0 : PAT_LAST_PREDICTED) |
                  (e->cur.alt ? PAT_LAST_ALT : e->cur.statik ? PAT_LAST_STATIC : 0);
     else if (end->alg == sp->static_alg)
       l->flags = PAT_LAST_STATIC;
@@ -377,6 +385,7 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   e->cur.statik = !e->cur.alt && e->cfg.exchange_always;
   e->cur.predicted_ns = predicted_ns;
   e->cur.kept = choice->kept;
+  e->cur.history = choice->history;
   if (setting != PAT_ALG_AUTO) {
     /* a probe auto announced was spent by a call of another setting
      * (PAT_UseAlg between calls): the next one comes after the backoff */
@@ -511,12 +520,12 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
  * regime is due for exploration, or another algorithm measured (with
  * PAT_EXPLORE_K samples in the regime) PAT_GAIN_FRACTION cheaper?  Reads
  * only the measurements, so the kept call stays free of the replay. */
-static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed) {
+static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const int kept = sp->last.alg;
   if (sp->guard.state == PAT_GUARD_EXPLORING && sp->trial_alg >= 0) return sp->trial_alg != kept;
   if (sp->guard.state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= PAT_EXPLORE_EVERY) {
     const double none[PAT_ALG_COUNT] = {0};
-    unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed) & ~(1u << kept);
+    unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed, hierarchical) & ~(1u << kept);
     double ref = pat_guard_knows_static(&sp->guard) ? sp->guard.s_cost : 0;
     if (pat_explore_next(&sp->arms, regime, cand, none, ref) >= 0) return 1;
   }
@@ -534,8 +543,8 @@ static int keep_yields(const pat_engine_site *sp, long long calls, int regime, u
  * guard lets leave) or a kept alternative (one call in PAT_EXPLORE_EVERY),
  * the next one the regime needs measured.  model: the selection's
  * predictions; ebar: the same after measured_wins. */
-static int exploration(const pat_engine_site *sp, long long calls, int regime, unsigned allowed,
-                       const pat_select_out *model, const int64_t *ebar, double wait) {
+static int exploration(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical,
+                       int model_pick, const pat_select_out *model, const int64_t *ebar, double wait) {
   const pat_guard *g = &sp->guard;
   if (sp->mode == PAT_MODE_EXCHANGE && g->state == PAT_GUARD_EXPLORING)
     return sp->trial_alg >= 0 && model->status[sp->trial_alg] == PAT_OK && is_allowed(allowed, sp->trial_alg)
@@ -549,7 +558,7 @@ static int exploration(const pat_engine_site *sp, long long calls, int regime, u
     est[alg] = ebar[alg] == INT64_MAX ? 1e300 : 1e-9 * (double)ebar[alg] - wait;
     if (model->status[alg] == PAT_OK) ok |= 1u << alg;
   }
-  unsigned cand = pat_explore_candidates(sp->static_alg, model->alg, allowed) & ok;
+  unsigned cand = pat_explore_candidates(sp->static_alg, model_pick, allowed, hierarchical) & ok;
   return pat_explore_next(&sp->arms, regime, cand, est, pat_guard_knows_static(g) ? g->s_cost : 0);
 }
 
@@ -559,6 +568,7 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   memset(out, 0, sizeof *out);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out->ebar_ns[alg] = INT64_MAX;
   out->static_ns = INT64_MAX;
+  out->history = call->records == PAT_RECORDS_HISTORY;
   out->static_alg = site >= 0      ? e->site[site].static_alg
                     : call->shape ? pat_engine_static_choice_v(e, call->shape)
                                   : pat_engine_static_alg(e, call->bytes);
@@ -590,7 +600,7 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   const pat_engine_site *sp = site >= 0 ? &e->site[site] : NULL;
   const int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
   const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY &&
-                   !keep_yields(sp, call->site_calls, regime, x.in.allowed);
+                   !keep_yields(sp, call->site_calls, regime, x.in.allowed, e->hierarchical);
   if (keep && !held) {
     out->alg = e->site[site].last.alg;
     out->root = 0;
@@ -623,18 +633,34 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   }
   out->static_ns = static_prediction(e, &x.in, out);
   if (held) return; /* the predictions still tell the engine whether a trial could pay */
-  const int target = sp ? exploration(sp, call->site_calls, regime, x.in.allowed, &o, est, out->wait) : -1;
+  /* The model's pick is a candidate where a model file fitted it (without
+   * one it is the default parameters' guess), the first pick the regime saw
+   * (explore.h). */
+  int model_pick = -1;
+  if (e->cfg.have_model) model_pick = sp ? pat_arms_model_pick(&e->site[site].arms, regime, o.alg) : o.alg;
+  const int target =
+      sp ? exploration(sp, call->site_calls, regime, x.in.allowed, e->hierarchical, model_pick, &o, est, out->wait) : -1;
   if (target >= 0) {
     out->alg = target;
     out->root = o.root_of[target];
     out->explored = 1;
     return;
   }
-  int best = o.alg;
+  const unsigned eligible = pat_explore_candidates(-1, model_pick, x.in.allowed, e->hierarchical);
+  int best = -1;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
-    if (o.status[alg] == PAT_OK && is_allowed(x.in.allowed, alg) && est[alg] < est[best]) best = alg;
+    if (o.status[alg] == PAT_OK && is_allowed(x.in.allowed, alg) &&
+        (!sp || (eligible >> alg & 1u) || pat_arms_n(&sp->arms, regime, alg) > 0 || alg == out->static_alg) &&
+        (best < 0 || est[alg] < est[best]))
+      best = alg;
+  if (best < 0) return; /* the static choice */
   if (best != out->static_alg && !pat_engine_gain_pays(e, est[out->static_alg], est[best], out->wait))
     return; /* too little to gain: the static choice (its root: 0) */
+  /* A site runs only the candidates, what it measured in the regime and its
+   * static choice: with every algorithm eligible, the measured cost of one
+   * replaced its prediction, and the next the model was as wrong about came
+   * next, each run once cold (on nodes, nine algorithms in a site's first
+   * 20 calls).  What else is worth measuring is exploration's to say. */
   out->alg = best;
   out->root = best == o.alg ? o.root : o.root_of[best];
 }
@@ -647,4 +673,25 @@ int pat_engine_predict(pat_engine *e, int alg, const int64_t *arrival, int64_t b
   if (pat_select(&e->select, &x.in, &o) != PAT_OK || o.status[alg] != PAT_OK) return -1;
   *ebar = 1e-9 * (double)o.ebar_ns[alg];
   return 0;
+}
+
+void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size) {
+  if (site < 0 || site >= PAT_ENGINE_SITES || size <= 0) {
+    if (size > 0) out[0] = 0;
+    return;
+  }
+  const pat_engine_site *sp = &e->site[site];
+  char guard[160];
+  pat_guard_describe(&sp->guard, guard, sizeof guard);
+  int n = snprintf(out, (size_t)size, "mode=%s static=%s credit=%.2fms trial=%s guard=[%s]",
+                   sp->mode == PAT_MODE_EXCHANGE ? "exchange" : "static", pat_algorithms[sp->static_alg].name,
+                   1e3 * sp->guard.credit, sp->trial_alg >= 0 ? pat_algorithms[sp->trial_alg].name : "-", guard);
+  static const char *regime[PAT_REGIMES] = {"balanced", "imbalanced"};
+  for (int r = 0; r < PAT_REGIMES && n < size; r++)
+    for (int alg = 0; alg < PAT_ALG_COUNT && n < size; alg++) {
+      double c;
+      if (!pat_arms_cost(&sp->arms, r, alg, &c)) continue;
+      n += snprintf(out + n, (size_t)(size - n), " %s:%s=%dx%.1fms", regime[r], pat_algorithms[alg].name,
+                    pat_arms_n(&sp->arms, r, alg), 1e3 * c);
+    }
 }

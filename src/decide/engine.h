@@ -180,6 +180,7 @@ typedef struct pat_choice {
   int static_alg;                  /* what the call would run without an exchange */
   int explored;                    /* alg was chosen to be measured, not as the best */
   int kept;                        /* a plan-ahead algorithm kept from the site's last call */
+  int history;                     /* the records were the call-site history's predictions */
   int64_t ebar_ns[PAT_ALG_COUNT];  /* predictions (refined), INT64_MAX: not predicted */
   int64_t static_ns;               /* the static choice as a call without an exchange runs it: ebar_ns's,
                                       but an arrival-aware one (RELAY of unequal blocks) on its balanced
@@ -220,6 +221,7 @@ typedef struct pat_engine {
     int exchanged, alt;    /* it exchanged; it ran in the exchange mode or not the static choice */
     int statik;            /* PAT_EXCHANGE=always: it ran the static choice in the STATIC mode */
     int kept;              /* it kept a plan-ahead algorithm on history's records */
+    int history;           /* its records were history's predictions */
     int64_t predicted_ns;  /* what this rank's record said of its arrival */
   } cur;
   /* The refinement sample of the last learned call, not yet replayed
@@ -233,6 +235,12 @@ typedef struct pat_engine {
   pat_select_cache select; /* the selection's compiled schedules */
   pat_vsites vsites;       /* all-gatherv: the choice per count vector (vchoice.h) */
 } pat_engine;
+
+/* One line on the site's state after a call, for the decision log
+ * (PAT_DECISIONS): mode, guard, the static choice and its cost S, credit,
+ * the trial's candidate and, per regime, the measured median of every
+ * algorithm the exchange mode ran ("relay 3x 61.2ms"). */
+void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size);
 
 /* 0, or -1 when out of memory (P arrivals and records). */
 int pat_engine_init(pat_engine *e, const pat_engine_config *cfg);

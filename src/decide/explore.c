@@ -7,6 +7,13 @@
 void pat_arms_init(pat_arms *a) {
   memset(a, 0, sizeof *a);
   a->last_explore = -1;
+  for (int r = 0; r < PAT_REGIMES; r++) a->model_pick[r] = -1;
+}
+
+int pat_arms_model_pick(pat_arms *a, int regime, int pick) {
+  if (regime < 0 || regime >= PAT_REGIMES) return pick;
+  if (a->model_pick[regime] < 0) a->model_pick[regime] = pick;
+  return a->model_pick[regime];
 }
 
 int pat_regime(int P, const int64_t *arrival, double tau_s) {
@@ -41,8 +48,9 @@ int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost) {
   return 1;
 }
 
-unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed) {
-  unsigned c = (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_DIRECT) | (1u << PAT_ALG_RING);
+unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed, int hierarchical) {
+  unsigned c = hierarchical ? (1u << PAT_ALG_HRELAY) | (1u << PAT_ALG_HRING) | (1u << PAT_ALG_RING)
+                            : (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_DIRECT) | (1u << PAT_ALG_RING);
   if (model_best >= 0 && model_best < PAT_ALG_COUNT) c |= 1u << model_best;
   if (allowed) c &= allowed;
   if (static_alg >= 0 && static_alg < PAT_ALG_COUNT) c &= ~(1u << static_alg);

@@ -16,8 +16,10 @@
  * the network stalls one call in 20-40 for 10-90 ms).
  *
  * Exploration: the candidates are RELAY, DIRECT and RING (each the fastest
- * somewhere on the emulated cluster) and the model's pick, minus the static
- * choice (the guardrail measures that one without an exchange).  Every
+ * somewhere on the emulated cluster; on nodes HRELAY, HRING and RING) and a
+ * model file's first pick in the regime, minus the static choice (the
+ * guardrail measures that one without an exchange).  The engine runs
+ * nothing else but what the site measured and its static choice.  Every
  * algorithm the model predicts near its pick, as refine.h explored before,
  * made six candidates at balanced arrivals without a model file, each
  * measured three times.  A candidate with fewer
@@ -57,6 +59,8 @@ typedef struct pat_arm {
 typedef struct pat_arms {
   pat_arm arm[PAT_REGIMES][PAT_ALG_COUNT];
   long long last_explore; /* site call of the last exploration in a kept alternative (-1: none) */
+  int model_pick[PAT_REGIMES]; /* the model's pick the regime first saw (-1: none yet): its one
+                                  candidate from the model (pat_arms_model_pick) */
   long long explored;     /* explorations (report) */
 } pat_arms;
 
@@ -75,9 +79,21 @@ int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost);
 /* Samples alg has in the regime. */
 static inline int pat_arms_n(const pat_arms *a, int regime, int alg) { return a->arm[regime][alg].n; }
 
+/* The model's pick for the regime's candidates: the first one it made
+ * there (pick: this call's; -1 none).  Near-tied predictions flip their
+ * pick with the arrivals' jitter, and each new pick explored in turn ran
+ * seven algorithms in a site's first 15 calls. */
+int pat_arms_model_pick(pat_arms *a, int regime, int pick);
+
 /* The candidates (bit per algorithm) among `allowed` (0: all): RELAY,
- * DIRECT, RING and the model's pick model_best (-1: none), less static_alg. */
-unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed);
+ * DIRECT, RING and the model's pick model_best (-1: none), less static_alg.
+ * On a hierarchical node map (several nodes, one of several ranks) HRELAY,
+ * HRING and RING instead of RELAY, DIRECT and RING: there the flat ones
+ * push every rank's blocks through its node's one link (emulated cluster,
+ * 4 hosts x 2 ranks, 1M floats: flat RELAY 283.6 ms where HRELAY took
+ * 144.1 balanced, 248.7 against 114.6 at maxDelay 100 ms), and exploring
+ * them cost a call each of twice the best's time. */
+unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed, int hierarchical);
 
 /* The candidate to explore next in the regime, or -1: the unexplored one
  * (fewer than PAT_EXPLORE_K samples, not dropped) of lowest est[alg] (its

@@ -18,6 +18,7 @@
 #include "runtime/arrivals.h"
 #include "runtime/call.h"
 #include "runtime/comm.h"
+#include "runtime/decisions.h"
 #include "runtime/errors.h"
 #include "runtime/report.h"
 #include "runtime/process.h"
@@ -432,6 +433,7 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
                         .next_site = next,
                         .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
   pat_engine_end_call(&cs->engine, &end);
+  if (setting == PAT_ALG_AUTO) pat_decisions_write(cs, site, end.call, alg, exchanged, exit_ns - c->arrival);
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;

@@ -188,6 +188,12 @@ static int parse_timeline(const char *text, pat_settings *s, char *why, size_t l
   return 0;
 }
 
+static int parse_decisions(const char *text, pat_settings *s, char *why, size_t len) {
+  if (strlen(text) + 16 >= sizeof s->decisions) return reason(why, len, "path too long");
+  snprintf(s->decisions, sizeof s->decisions, "%s", text);
+  return 0;
+}
+
 const pat_setting pat_setting_table[] = {
     {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay, hring, hrelay", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
@@ -262,6 +268,11 @@ const pat_setting pat_setting_table[] = {
      "background or foreground) into PREFIX.RANK (world rank), one line per op; `bench/timeline/timeline.py` "
      "prints it beside the model's replay.",
      parse_timeline, NULL},
+    {"PAT_DECISIONS", "a file path prefix", "unset", PAT_SCOPE_RANK,
+     "debugging auto: after every call of auto, rank 0 of the communicator appends to PREFIX.RANK (world rank) "
+     "what the call ran and took, and its call site's state: mode, guardrail, the static choice's cost, the "
+     "measured cost of every algorithm per regime (`src/runtime/decisions.h`).",
+     parse_decisions, NULL},
     {"PAT_TEST_CLOCK_SKEW", "ns,ns,... (one per world rank)", "unset", PAT_SCOPE_RANK,
      "tests only: adds a skew to each world rank's clock to prove the offset correction.", parse_clock_skew, NULL},
 };

@@ -43,6 +43,7 @@ typedef struct pat_settings {
   int wait_nap_us;   /* PAT_WAIT_NAP: the foreground's nap in data-flow waits (us), -1 = from the model */
   int pace_mbit;     /* PAT_PACE: the link's rate for pacing forwards (Mbit/s), -1 = the model's link line, 0 = off */
   char timeline[PAT_SETTING_TEXT]; /* PAT_TIMELINE: file prefix of the per-op timeline, "" if off */
+  char decisions[PAT_SETTING_TEXT]; /* PAT_DECISIONS: file prefix of auto's decision log, "" if off */
 } pat_settings;
 
 typedef struct pat_setting {

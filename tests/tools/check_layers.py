@@ -38,6 +38,7 @@ RUNTIME_ORDER = [
     "errors", "args", "settings", "process", "bind", "wakeup", "stats", "timeline", "wait_nap", "netparams",
     "comm_base", "plan", "run", "retire", "report",  # the parts of a communicator's state
     "comm",                                   # the state itself: identity, lock, registry, lifecycle
+    "decisions",                              # the decision log (reads the state)
     "debug", "arrivals", "background", "finalize_hook", "through", "call", "callv", "runtime",
 ]
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}

@@ -90,6 +90,7 @@ static uint64_t hash_bytes(const void *p, size_t n) {
 static pat_model_params model;
 static int job_plan_ahead, job_exchange_always;
 static int node_of[MAXP]; /* every rank on a node of its own */
+static int job_have_model = 1; /* the model is a model file's (0: PAT_Init's ping-pong estimate) */
 
 /* One simulated rank: what the runtime keeps for the engine. */
 typedef struct sim_rank {
@@ -121,7 +122,7 @@ static sim_rank *make_rank(int P) {
   sim_rank *r = calloc(1, sizeof *r);
   pat_engine_config cfg = {.P = P,
                            .mp = &model,
-                           .have_model = 1,
+                           .have_model = job_have_model,
                            .node = node_of,
                            .exchange_always = job_exchange_always,
                            .plan_ahead = job_plan_ahead,
@@ -492,14 +493,25 @@ static int test_native_measured(void) {
            "%lld of the last 30 calls exchanged\n",
            s.native_factor, first_other, native, n, pat_algorithms[sp->static_alg].name, sp->promotions,
            s.exchanged - exchanged_before_last);
-    /* promotion: the classic algorithm the exchange mode kept running becomes the static choice, and the
-     * site stops paying an exchange for it (balanced arrivals: nothing else to gain) */
-    if (slow)
-      CHECK(sp->static_alg != PAT_ALG_NATIVE && !(pat_algorithms[sp->static_alg].flags & PAT_ALGF_ARRIVAL) &&
-                s.exchanged - exchanged_before_last <= 10,
-            "NATIVE 1.7x: static choice %s, %lld of the last 30 calls exchanged", pat_algorithms[sp->static_alg].name,
-            s.exchanged - exchanged_before_last);
-    else
+    /* a NATIVE slower than its model is left for what measured cheapest: a
+     * classic algorithm the exchange mode kept running becomes the static
+     * choice (promotion: the site stops paying an exchange for it), or the
+     * site keeps what it measured cheapest in the exchange mode (its exchange
+     * in its cost) */
+    if (slow) {
+      double kept_cost = 0, cheapest = 0, c;
+      int kept = pat_engine_last(&s.rank[0]->e, 0)->alg;
+      for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+        if (pat_arms_cost(&sp->arms, PAT_REGIME_BALANCED, alg, &c) && (cheapest == 0 || c < cheapest)) cheapest = c;
+      int promoted = sp->static_alg != PAT_ALG_NATIVE && !(pat_algorithms[sp->static_alg].flags & PAT_ALGF_ARRIVAL) &&
+                     s.exchanged - exchanged_before_last <= 10;
+      int measured_best = pat_arms_cost(&sp->arms, PAT_REGIME_BALANCED, kept, &kept_cost) &&
+                          kept_cost <= cheapest * (1.0 + PAT_GAIN_FRACTION);
+      CHECK(promoted || measured_best,
+            "NATIVE 1.7x: static choice %s, %lld of the last 30 calls exchanged; runs %s, measured %.2f ms "
+            "against the cheapest %.2f ms", pat_algorithms[sp->static_alg].name, s.exchanged - exchanged_before_last,
+            pat_algorithms[kept].name, 1e3 * kept_cost, 1e3 * cheapest);
+    } else
       CHECK(sp->static_alg == PAT_ALG_NATIVE && sp->promotions == 0, "NATIVE as predicted: static choice %s",
             pat_algorithms[sp->static_alg].name);
     if (slow)
@@ -507,10 +519,12 @@ static int test_native_measured(void) {
             "NATIVE measured 1.7x its prediction: first other algorithm at call %d, %d of %d calls NATIVE",
             first_other, native, n);
     else
-      CHECK(native >= n - 4 - 4 * (1 + PAT_GUARD_TRIAL) && s.exchanged - exchanged_before_last <= 6,
-            "NATIVE as predicted: only %d of %d calls ran it (first other at call %d), %lld of the last 30 exchanged: "
-            "more than one trial per candidate explored (explore.h)", native, n, first_other,
-            s.exchanged - exchanged_before_last);
+      /* four candidates (RELAY, DIRECT, RING, the model's pick): a trial each at most */
+      CHECK(native >= n - 4 - 4 * (1 + PAT_GUARD_TRIAL) && sp->guard.trials <= 4 &&
+                s.exchanged - exchanged_before_last <= 8,
+            "NATIVE as predicted: only %d of %d calls ran it (first other at call %d), %lld trials, %lld of the last "
+            "30 exchanged: more than one trial per candidate explored (explore.h)", native, n, first_other,
+            sp->guard.trials, s.exchanged - exchanged_before_last);
     sim_end(&s);
   }
   return 0;
@@ -578,6 +592,87 @@ static int test_planted(void) {
     }
     sim_end(&s);
     model = saved;
+  }
+  return 0;
+}
+
+/* The same on nodes (4 x 2, no model file), with the costs the emulated
+ * cluster measured at 4 hosts x 2 ranks, 1M floats (ms): the hierarchical
+ * algorithms are found, and the flat ones exploration passes over there
+ * are never run (measured at twice the best's time, a call each cost that
+ * before; explore.h). */
+static int test_planted_nodes(void) {
+  static const double cost[2][PAT_ALG_COUNT] = {
+      /* ms above the wait; algorithms not named cost 400 */
+      [PAT_REGIME_BALANCED] = {[PAT_ALG_NATIVE] = 377, [PAT_ALG_RING] = 173, [PAT_ALG_HRING] = 159,
+                               [PAT_ALG_HRELAY] = 144, [PAT_ALG_RELAY] = 283},
+      [PAT_REGIME_IMBALANCED] = {[PAT_ALG_NATIVE] = 373, [PAT_ALG_RING] = 150, [PAT_ALG_HRING] = 170,
+                                 [PAT_ALG_HRELAY] = 65, [PAT_ALG_RELAY] = 199}};
+  double planted[2][PAT_ALG_COUNT];
+  for (int g = 0; g < 2; g++)
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) planted[g][alg] = cost[g][alg] > 0 ? cost[g][alg] : 400;
+  const int64_t bytes = 1 << 19;
+  for (int r = 0; r < MAXP; r++) node_of[r] = r / 2;
+  job_have_model = 0;
+  sim s;
+  sim_start(&s, 8);
+  s.planted = (const double(*)[PAT_ALG_COUNT])planted;
+  int64_t a[MAXP];
+  const double late[2] = {0.0, 100.0};
+  for (int phase = 0; phase < 2; phase++) {
+    int run = 0, found_at = -1, tail = 0, ran[PAT_ALG_COUNT] = {0}, distinct = 0;
+    for (int k = 0; k < 150; k++) {
+      arrivals(&s, a, late[phase]);
+      CHECK(call(&s, bytes, a), "planted on nodes, phase %d call %d: ranks disagree", phase, k);
+      int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
+      if (!ran[alg]++) distinct++;
+      run = alg == PAT_ALG_HRELAY ? run + 1 : 0;
+      if (run == 5 && found_at < 0) found_at = k - 4;
+      if (k >= 100) tail += alg == PAT_ALG_HRELAY;
+    }
+    printf("planted on nodes, %s: hrelay found at call %d, %d of the last 50 calls; %d algorithms run, relay %d, "
+           "direct %d\n", late[phase] > 0 ? "imbalanced" : "balanced", found_at, tail, distinct, ran[PAT_ALG_RELAY],
+           ran[PAT_ALG_DIRECT]);
+    CHECK(found_at >= 0 && found_at <= PLANTED_FOUND, "planted on nodes, phase %d: hrelay found at call %d (within %d)",
+          phase, found_at, PLANTED_FOUND);
+    CHECK(tail >= 45, "planted on nodes, phase %d: hrelay ran %d of the last 50 calls", phase, tail);
+    /* NATIVE, the three candidates and the model's pick */
+    CHECK(distinct <= 5 && ran[PAT_ALG_RELAY] == 0 && ran[PAT_ALG_DIRECT] == 0,
+          "planted on nodes, phase %d: %d algorithms run, flat relay %d times, direct %d", phase, distinct,
+          ran[PAT_ALG_RELAY], ran[PAT_ALG_DIRECT]);
+  }
+  sim_end(&s);
+  for (int r = 0; r < MAXP; r++) node_of[r] = r;
+  job_have_model = 1;
+  return 0;
+}
+
+/* Which calls' predictions the guard judges: a call chosen on history's
+ * records bets on them unless it ran a plan-ahead algorithm (its
+ * prediction only orders its sends; judged, an instrumented program's site
+ * looked unpredictable and was held at NATIVE); records made by
+ * instrumentation are judged whatever ran. */
+static int test_history_not_judged(void) {
+  int spread[2] = {0, 1};
+  pat_engine_config cfg = {.P = 2, .mp = &model, .have_model = 1, .node = spread, .record_bytes = 72};
+  const struct {
+    int history, alg, judged;
+  } cases[] = {{1, PAT_ALG_RELAY, 0}, {1, PAT_ALG_HRELAY, 0}, {1, PAT_ALG_BDR, 1}, {0, PAT_ALG_RELAY, 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    pat_engine e;
+    CHECK(pat_engine_init(&e, &cfg) == 0, "init");
+    pat_engine_new_site(&e, 0, 1 << 20, NULL);
+    pat_choice c = {.alg = cases[i].alg, .static_alg = PAT_ALG_NATIVE, .history = cases[i].history, .explored = 1};
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) c.ebar_ns[alg] = INT64_MAX;
+    c.static_ns = INT64_MAX;
+    pat_engine_commit(&e, 0, 3, &c, PAT_ALG_AUTO, 1000);
+    pat_engine_end end = {.site = 0, .call = 3, .setting = PAT_ALG_AUTO, .alg = cases[i].alg, .arrival_ns = 0,
+                          .exit_ns = 1000000, .next_site = 0, .next_site_calls = 4};
+    pat_engine_end_call(&e, &end);
+    int judged = (pat_engine_last(&e, 0)->flags & PAT_LAST_PREDICTED) != 0;
+    CHECK(judged == cases[i].judged, "%s on %s records: predictions %sjudged", pat_algorithms[cases[i].alg].name,
+          cases[i].history ? "history's" : "instrumentation's", judged ? "" : "not ");
+    pat_engine_free(&e);
   }
   return 0;
 }
@@ -773,17 +868,17 @@ static int check_log(const char *part, uint64_t expected) {
 int main(void) {
   for (int r = 0; r < MAXP; r++) node_of[r] = r;
   pat_model_params_init(&model, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
-  if (test_agreement() || check_log("agreement", 0x423ac3ffc118af77ull)) return 1;
-  if (test_purpose() || check_log("purpose", 0x8dea89a4e6139c70ull)) return 1;
-  if (test_unpredictable() || check_log("unpredictable", 0x3fabb7314198b89eull)) return 1;
-  if (test_settle() || check_log("settle", 0x0de6caa885314e3full)) return 1;
+  if (test_agreement() || check_log("agreement", 0xb5ac32fad400f2f0ull)) return 1;
+  if (test_purpose() || check_log("purpose", 0x573e49c6ca5bf96bull)) return 1;
+  if (test_unpredictable() || check_log("unpredictable", 0x5e8079d8a4bb2cf9ull)) return 1;
+  if (test_settle() || check_log("settle", 0x0ffee9be5563bc98ull)) return 1;
   if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node() ||
-      test_unequal_relay_site() || test_planted())
+      test_unequal_relay_site() || test_planted() || test_planted_nodes() || test_history_not_judged())
     return 1;
-  if (test_measured() || check_log("measured", 0x4475efd0e2b24947ull)) return 1;
+  if (test_measured() || check_log("measured", 0x30acdb78d4c37b37ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0xa120f641795812b0ull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x6875afaa1dd0a98eull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0x04b854f2a2b0a95full)) return 1;
+  if (test_measured() || check_log("always", 0xbf670c2628800006ull)) return 1;
   return TEST_RESULT();
 }

@@ -46,7 +46,7 @@ static int test_rule(void) {
     pat_arms_init(&a);
     int static_alg = urand() < 0.5 ? PAT_ALG_NATIVE : PAT_ALG_DIRECT;
     int model_best = (int)(urand() * PAT_ALG_COUNT);
-    unsigned cand = pat_explore_candidates(static_alg, model_best, 0);
+    unsigned cand = pat_explore_candidates(static_alg, model_best, 0, 0);
     int C = 0;
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) C += cand >> alg & 1u;
     CHECK(C >= 2 && C <= 4 && !(cand >> static_alg & 1u) && (cand >> PAT_ALG_RELAY & 1u) &&
@@ -137,7 +137,27 @@ static int test_basics(void) {
   return 0;
 }
 
+/* On a hierarchical node map the candidates are the node algorithms and
+ * RING, never the flat RELAY and DIRECT; the model's pick of a regime is its
+ * first one, whatever later calls pick. */
+static int test_candidates(void) {
+  const unsigned flat = pat_explore_candidates(-1, -1, 0, 0), nodes = pat_explore_candidates(-1, -1, 0, 1);
+  CHECK(flat == ((1u << PAT_ALG_RELAY) | (1u << PAT_ALG_DIRECT) | (1u << PAT_ALG_RING)), "flat candidates %#x", flat);
+  CHECK(nodes == ((1u << PAT_ALG_HRELAY) | (1u << PAT_ALG_HRING) | (1u << PAT_ALG_RING)), "node candidates %#x",
+        nodes);
+  CHECK(pat_explore_candidates(PAT_ALG_RING, PAT_ALG_BRUCK, 0, 1) ==
+            ((1u << PAT_ALG_HRELAY) | (1u << PAT_ALG_HRING) | (1u << PAT_ALG_BRUCK)),
+        "less the static choice, with the model's pick");
+  CHECK(pat_explore_candidates(-1, -1, 1u << PAT_ALG_HRING, 1) == 1u << PAT_ALG_HRING, "only what is allowed");
+  pat_arms a;
+  pat_arms_init(&a);
+  CHECK(pat_arms_model_pick(&a, PAT_REGIME_BALANCED, PAT_ALG_NEX) == PAT_ALG_NEX, "the first pick");
+  CHECK(pat_arms_model_pick(&a, PAT_REGIME_BALANCED, PAT_ALG_RDB) == PAT_ALG_NEX, "the first pick stays");
+  CHECK(pat_arms_model_pick(&a, PAT_REGIME_IMBALANCED, PAT_ALG_RDB) == PAT_ALG_RDB, "per regime");
+  return 0;
+}
+
 int main(void) {
-  if (test_basics() || test_rule()) return 1;
+  if (test_basics() || test_rule() || test_candidates()) return 1;
   return TEST_RESULT();
 }
