@@ -102,14 +102,15 @@ int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   s->send_window = HRELAY_WINDOW;
   if (P < 2) return PAT_OK;
-  pat_nodes n;
+  pat_nodes own;
   int *order = malloc((size_t)P * sizeof *order);
-  int rc = order ? pat_nodes_make(P, a->node, &n) : PAT_ENOMEM;
-  if (rc != PAT_OK) {
+  const pat_nodes *np = order ? pat_nodes_of(a, &own) : NULL;
+  if (!np) {
     free(order);
-    return rc;
+    return PAT_ENOMEM;
   }
-  rc = pat_arrival_order(P, a->arrival, 0, order);
+  const pat_nodes n = *np;
+  int rc = pat_arrival_order(P, a->arrival, 0, order);
   const int near = pat_arrivals_near(a);
   int S = 0, pieces = 0;
   for (int t = 0; t < P && rc == PAT_OK; t++) {
@@ -122,7 +123,7 @@ int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a) {
     pieces |= kp > 1;
   }
   s->flags |= PAT_SCHED_MULTI_SEND | PAT_SCHED_MULTI_RECV | (pieces ? PAT_SCHED_PIECES : 0u);
-  pat_nodes_free(&n);
+  pat_nodes_free(&own);
   free(order);
   return rc;
 }

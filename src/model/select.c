@@ -17,6 +17,8 @@ void pat_select_cache_init(pat_select_cache *c) {
 
 void pat_select_cache_free(pat_select_cache *c) {
   for (int i = 0; i < PAT_ALG_COUNT; i++) pat_prog_free(c->prog[i]);
+  free(c->node_ids);
+  pat_nodes_free(&c->nodes);
   memset(c, 0, sizeof *c);
   forget_flat(c, -1);
 }
@@ -107,6 +109,27 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
   return PAT_OK;
 }
 
+/* The node map of mp's node ids: mp's own if the caller made it, else the cache's, made once for
+ * these ids (compared on every call: O(P), against O(P log P) and five allocations per build and
+ * replay), else NULL (no cache: each build and replay makes its own). */
+static const pat_nodes *node_map(pat_select_cache *c, int P, const pat_model_params *mp) {
+  if (!mp->node) return NULL;
+  if (mp->nodes && mp->nodes->P == P) return mp->nodes;
+  if (!c) return NULL;
+  if (c->node_ids && c->nodes.P == P && memcmp(c->node_ids, mp->node, (size_t)P * sizeof *mp->node) == 0)
+    return &c->nodes;
+  free(c->node_ids);
+  pat_nodes_free(&c->nodes);
+  c->node_ids = malloc((size_t)P * sizeof *c->node_ids);
+  if (!c->node_ids || pat_nodes_make(P, mp->node, &c->nodes) != PAT_OK) {
+    free(c->node_ids);
+    c->node_ids = NULL;
+    return NULL;
+  }
+  memcpy(c->node_ids, mp->node, (size_t)P * sizeof *mp->node);
+  return &c->nodes;
+}
+
 /* Every transfer at the link's rate: the default inter-node pair becomes
  * mp's link, and no algorithm keeps its own parameters (the intra-node pair
  * and the eager threshold stay). */
@@ -136,6 +159,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   pat_model_params m = *mp;
   m.bg_start = bg_start_ns == PAT_NO_TIME ? -INFINITY : (double)(bg_start_ns - amin) * 1e-9;
   m.trace = NULL;
+  m.nodes = node_map(c, P, mp);
   if (link) at_link_rate(&m);
   int rc = PAT_MODEL_FALLBACK;
   const int classic = (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) != 0;
@@ -160,6 +184,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
     pat_sched s;
     pat_build_args args =
         pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, balanced_build ? NULL : arrival_ns, block_bytes, root);
+    args.nodes = m.nodes;
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
       rc = pat_model_replay(&s, a, &m, block_bytes, out);
@@ -198,10 +223,11 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
  * root (a typical rank; a root's ops say little about the others').  The
  * inputs are the exchanged ones, so every rank estimates alike.  0 if the
  * builder fails. */
-static size_t estimate_ops(int alg, int root, const pat_select_in *in, int *rc) {
+static size_t estimate_ops(pat_select_cache *c, int alg, int root, const pat_select_in *in, int *rc) {
   const int P = in->P;
   pat_build_args args =
       pat_call_build_args(in->mp, alg, P, in->mp->node, (root + P / 2) % P, in->arrival_ns, in->block_bytes, root);
+  args.nodes = node_map(c, P, in->mp);
   pat_sched s;
   *rc = pat_build(alg, &s, &args);
   if (*rc) return 0;
@@ -285,7 +311,8 @@ static int check_classic_budget(pat_select_cache *c, int alg, const pat_select_i
  * root): *skip = 1, with out->status[alg] saying why, if its schedule is
  * estimated over the budget or its builder fails.  Returns PAT_OK or
  * PAT_ENOMEM. */
-static int check_budget(int alg, int root, const pat_select_in *in, pat_select_out *out, int *skip) {
+static int check_budget(pat_select_cache *c, int alg, int root, const pat_select_in *in, pat_select_out *out,
+                        int *skip) {
   const int P = in->P;
   const size_t budget = in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
   *skip = 0;
@@ -301,7 +328,7 @@ static int check_budget(int alg, int root, const pat_select_in *in, pat_select_o
     return PAT_OK;
   }
   int rc;
-  size_t est = estimate_ops(alg, root, in, &rc);
+  size_t est = estimate_ops(c, alg, root, in, &rc);
   if (rc == PAT_ENOMEM) return rc;
   if (rc || est > budget) {
     out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
@@ -480,7 +507,7 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
       /* where nodes share links every schedule is replayed (pat_predict): the classic ones too are held
        * to the replay's budget */
       const int replayed = (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || (in->mp->node && in->mp->shared_links);
-      int skip, rc = replayed ? check_budget(alg, roots[0], in, out, &skip) : check_classic_budget(c, alg, in, out, &skip);
+      int skip, rc = replayed ? check_budget(c, alg, roots[0], in, out, &skip) : check_classic_budget(c, alg, in, out, &skip);
       if (rc) return rc;
       if (skip) continue;
       rc = predict_roots(c, in, alg, roots, n, out);

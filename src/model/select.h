@@ -63,6 +63,8 @@ typedef struct pat_select_cache {
   int sorted_known[PAT_ALG_COUNT];
   size_t sorted_ops[PAT_ALG_COUNT]; /* if known: ops of a classic schedule whose program sorts each
                                        step's transfers per call (estimated), 0 for the others */
+  int *node_ids;                /* the node ids (P entries) nodes was made from; NULL: no map yet */
+  pat_nodes nodes;              /* their map, made once and handed to every build and replay */
 } pat_select_cache;
 
 void pat_select_cache_init(pat_select_cache *c);
