@@ -203,6 +203,12 @@ int pat_relay_pieces_v(int P, const int64_t *size, int *pieces);
 int pat_relay_of(int P, int owner, int p, int k);
 pat_span pat_relay_piece(int P, int owner, int p, int k);
 
+/* HRELAY's pieces of a block of `bytes` on node map n (allgather_hrelay.c): RELAY's cut over the H - 1
+ * relay nodes within RELAY's send budget per rank; with `near` (pat_arrivals_near) whole blocks where
+ * that gives fewer pieces than relay nodes.  The node model (model_nodes.c) cuts as the builder does. */
+int pat_hrelay_pieces(const pat_nodes *n, int64_t bytes, int near);
+int pat_hrelay_pieces_budget(const pat_nodes *n, int64_t bytes);
+
 /* DIRECT's window: the most messages a rank sends (and receives) in one
  * step, a function of P only (allgather_direct.c). */
 int pat_direct_window(int P);

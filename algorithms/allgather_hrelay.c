@@ -54,7 +54,12 @@ static int hand_out(pat_sched *s, const pat_nodes *n, int h, int from, pat_span 
 }
 
 /* Pieces of a block of `bytes` over H nodes, within the per-rank send budget (see above). */
-static int pieces_of(const pat_nodes *n, int64_t bytes) {
+int pat_hrelay_pieces(const pat_nodes *n, int64_t bytes, int near) {
+  int kp = pat_hrelay_pieces_budget(n, bytes);
+  return kp < n->H - 1 && near ? 1 : kp;
+}
+
+int pat_hrelay_pieces_budget(const pat_nodes *n, int64_t bytes) {
   const int H = n->H;
   if (H < 3) return 1;
   int kp = pat_relay_pieces(H, bytes), k = 1;
@@ -116,8 +121,7 @@ int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a) {
   for (int t = 0; t < P && rc == PAT_OK; t++) {
     const int b = order[t];
     const int64_t bytes = a->block_sizes ? a->block_sizes[b] : a->block_bytes;
-    int kp = pieces_of(&n, bytes);
-    if (kp < n.H - 1 && near) kp = 1;
+    const int kp = pat_hrelay_pieces(&n, bytes, near);
     rc = spread_block(s, &n, b, S, kp);
     S += 1 + 3 * kp;
     pieces |= kp > 1;

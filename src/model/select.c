@@ -1,6 +1,8 @@
 /* Per-call algorithm selection (see select.h). */
 #include "model/select.h"
 
+#include "model/model_nodes.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +132,13 @@ static const pat_nodes *node_map(pat_select_cache *c, int P, const pat_model_par
   return &c->nodes;
 }
 
+/* RING on nodes of consecutive ranks, shared links or not: in every step each node sends one message
+ * to the next node and takes one in, so no node link carries two transfers at once and its program
+ * gives the replay's result (unit.test_node_model checks it). */
+static int ring_alone(int alg, const pat_model_params *m) {
+  return alg == PAT_ALG_RING && m->nodes && m->nodes->regular;
+}
+
 /* Every transfer at the link's rate: the default inter-node pair becomes
  * mp's link, and no algorithm keeps its own parameters (the intra-node pair
  * and the eager threshold stay). */
@@ -143,7 +152,7 @@ static void at_link_rate(pat_model_params *m) {
  * schedule is built from mp's own parameters either way (it is the one the
  * executor would run). */
 static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
-                   double block_bytes, const pat_model_params *mp, int link, int balanced_build,
+                   double block_bytes, const pat_model_params *mp, int link, int balanced_build, int aggregate,
                    pat_model_result *out) {
   if (P < 1 || !arrival_ns || !mp || !out || alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build ||
       !(block_bytes >= 0))
@@ -163,7 +172,11 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   if (link) at_link_rate(&m);
   int rc = PAT_MODEL_FALLBACK;
   const int classic = (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) != 0;
-  if (classic && m.engine != PAT_ENGINE_EVENT && !(m.node && m.shared_links)) {
+  if (aggregate && pat_model_nodes_fits(alg, &m)) {
+    pat_build_args args =
+        pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, balanced_build ? NULL : arrival_ns, block_bytes, root);
+    rc = pat_model_nodes(alg, &args, a, &m, block_bytes, out);
+  } else if (classic && m.engine != PAT_ENGINE_EVENT && (!(m.node && m.shared_links) || ring_alone(alg, &m))) {
     int general = m.node && pat_model_link(&m, alg)->has_intra;
     pat_select_cache local;
     pat_select_cache *cc = c;
@@ -197,7 +210,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
 
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out) {
-  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, out);
+  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, 0, out);
 }
 
 /* The k earliest arrivals (ties: lower rank first) into roots[]; returns how many. */
@@ -216,6 +229,47 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
     if (n < k) n++;
   }
   return n;
+}
+
+/* The node ranks of mp's map where they share links (1 without): a replay of a schedule on such a map
+ * pays for up to this many flows per node link at every event.  RELAY at P = 64 in nodes of 16 (16128
+ * ops) took 82 ms to replay, 5 us an op, where one rank a node costs 60-120 ns. */
+static size_t shared_flows(pat_select_cache *c, const pat_select_in *in) {
+  if (!in->mp->node || !in->mp->shared_links) return 1;
+  const pat_nodes *n = node_map(c, in->P, in->mp);
+  if (!n) return 1;
+  int k = 1;
+  for (int h = 0; h < n->H; h++) k = pat_nodes_size(n, h) > k ? pat_nodes_size(n, h) : k;
+  return (size_t)k;
+}
+
+/* The ops of a node algorithm's schedule on a regular map, from its structure (a one-rank build walks
+ * every block and node: 1-2 ms at P = 1024): HRELAY delivers each block to each other rank in one
+ * message per piece, HRING each node's run in one message per rank and node, plus the gathers. */
+static size_t nodes_ops(int alg, const pat_nodes *n, const pat_select_in *in) {
+  const size_t P = (size_t)n->P, H = (size_t)n->H;
+  if (alg == PAT_ALG_HRING) return 2 * (P * H + 2 * P);
+  const int near = in->balanced_build || in->P < 2; /* a rough kp suffices: it only sizes the budget */
+  const size_t kp = (size_t)pat_hrelay_pieces(n, (int64_t)in->block_bytes, near);
+  return 2 * P * (P - 1) * kp;
+}
+
+/* The per-call budget of the replay (ops, each weighed by shared_flows). */
+static size_t budget_of(const pat_select_in *in) {
+  return in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
+}
+
+/* Is alg predicted by the node model (model_nodes.h)?  Where it fits and its replay is over the
+ * per-call budget: within it, the replay (the model the node model is checked against). */
+static int aggregated(pat_select_cache *c, const pat_select_in *in, int alg) {
+  if (!(pat_algorithms[alg].flags & PAT_ALGF_NODES) || !in->mp->node || !in->mp->shared_links) return 0;
+  pat_model_params m = *in->mp;
+  m.nodes = node_map(c, in->P, in->mp);
+  if (!pat_model_nodes_fits(alg, &m)) return 0;
+  const size_t budget = budget_of(in);
+  if (budget == SIZE_MAX) return 0;
+  const size_t ops = nodes_ops(alg, m.nodes, in);
+  return ops > budget / shared_flows(c, in);
 }
 
 /* Ops of the whole schedule of an arrival-aware algorithm, estimated from
@@ -322,7 +376,9 @@ static int check_budget(pat_select_cache *c, int alg, int root, const pat_select
    * for the node algorithms, whose messages carry a node's run).  Over
    * budget on that alone, skip the one-rank build (8 ms for ARD at
    * P = 1024, on every call). */
-  if (!(pat_algorithms[alg].flags & (PAT_ALGF_ROOTED | PAT_ALGF_NODES)) && (size_t)P * (size_t)(P - 1) > budget) {
+  if (aggregated(c, in, alg)) return PAT_OK; /* the node model: no build, no replay */
+  const size_t flows = shared_flows(c, in);
+  if (!(pat_algorithms[alg].flags & (PAT_ALGF_ROOTED | PAT_ALGF_NODES)) && (size_t)P * (size_t)(P - 1) > budget / flows) {
     out->status[alg] = PAT_SELECT_OVER_BUDGET;
     *skip = 1;
     return PAT_OK;
@@ -330,7 +386,7 @@ static int check_budget(pat_select_cache *c, int alg, int root, const pat_select
   int rc;
   size_t est = estimate_ops(c, alg, root, in, &rc);
   if (rc == PAT_ENOMEM) return rc;
-  if (rc || est > budget) {
+  if (rc || est > budget / flows) {
     out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
     *skip = 1;
   }
@@ -376,7 +432,7 @@ static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, in
   pat_model_result res;
   memset(&res, 0, sizeof res);
   int root = alg == PAT_ALG_LNBC && in->lnbc_root >= 0 && in->lnbc_root < in->P ? in->lnbc_root : 0;
-  int rc = predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, link, 0, &res);
+  int rc = predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, link, 0, aggregated(c, in, alg), &res);
   free(zero);
   if (rc) return rc;
   *ebar = res.ebar;
@@ -422,7 +478,7 @@ int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, in
   pat_model_result res;
   memset(&res, 0, sizeof res);
   int rc = predict(c, alg, root, in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp,
-                   uses_link(in, alg), in->balanced_build, &res);
+                   uses_link(in, alg), in->balanced_build, aggregated(c, in, alg), &res);
   if (rc) return rc;
   return level_rule(c, in, alg, res.ebar, ebar_s);
 }
@@ -506,7 +562,10 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
       const int n = candidate_roots(alg, in, roots);
       /* where nodes share links every schedule is replayed (pat_predict): the classic ones too are held
        * to the replay's budget */
-      const int replayed = (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || (in->mp->node && in->mp->shared_links);
+      pat_model_params mn = *in->mp;
+      mn.nodes = node_map(c, in->P, in->mp);
+      const int replayed = (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) ||
+                           (in->mp->node && in->mp->shared_links && !ring_alone(alg, &mn));
       int skip, rc = replayed ? check_budget(c, alg, roots[0], in, out, &skip) : check_classic_budget(c, alg, in, out, &skip);
       if (rc) return rc;
       if (skip) continue;
