@@ -184,9 +184,20 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
       pat_select_cache_init(&local);
       cc = &local;
     }
+    pat_model_params one_cost = m;
+    if (ring_alone(alg, &m) && (size_t)P * (size_t)(P - 1) > PAT_SELECT_ARRIVAL_MAX_OPS) {
+      /* every transfer at the link's cost: the O(P) closed form, not the general form's P (P - 1)
+       * transfers (3.5 ms at P = 1024).  Above the replay, not far: a rank at a node's edge sends
+       * or takes in across it in every step, and every rank waits for its neighbours; +1.3% balanced
+       * and +3.4% with arrivals over 60 block times at P = 256 in nodes of 16 (unit.test_node_model) */
+      one_cost.node = NULL;
+      one_cost.nodes = NULL;
+      one_cost.shared_links = 0;
+      general = 0;
+    }
     const pat_prog *g = cache_get(cc, alg, P, root, general);
     if (g)
-      rc = pat_prog_eval(g, a, &m, block_bytes, out);
+      rc = pat_prog_eval(g, a, &one_cost, block_bytes, out);
     else if (cc->state[alg] != -PAT_ENOMEM)
       rc = -cc->state[alg]; /* the builder's error */
     else
@@ -211,6 +222,11 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out) {
   return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, 0, out);
+}
+
+int pat_predict_nodes(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                      double block_bytes, const pat_model_params *mp, int node_model, pat_model_result *out) {
+  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, node_model, out);
 }
 
 /* The k earliest arrivals (ties: lower rank first) into roots[]; returns how many. */

@@ -83,6 +83,11 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out);
 
+/* pat_predict, with HRING and HRELAY by the node model (model_nodes.h) where it fits (node_model):
+ * for tools at P where their replay is out of reach. */
+int pat_predict_nodes(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                      double block_bytes, const pat_model_params *mp, int node_model, pat_model_result *out);
+
 typedef struct pat_select_in {
   int P;
   const int64_t *arrival_ns;  /* predicted arrival of every rank, ns, common clock */
