@@ -259,6 +259,17 @@ static size_t shared_flows(pat_select_cache *c, const pat_select_in *in) {
   return (size_t)k;
 }
 
+/* What one op of alg's replay weighs against the budget (60 ns an op where no link is shared).  Every
+ * transfer between nodes of a flat schedule crosses a shared link: k (the node's ranks); the node
+ * algorithms' fewer: k / 4, at least 1 (HRELAY at P = 64 in nodes of 32 replayed at 0.5 us an op,
+ * and at 4 x 4 the selection stays at 1.0 ms with its replay); where that puts them over the budget,
+ * the node model stands in for their replay. */
+static size_t op_weight(pat_select_cache *c, const pat_select_in *in, int alg) {
+  const size_t k = shared_flows(c, in);
+  if (!(pat_algorithms[alg].flags & PAT_ALGF_NODES)) return k;
+  return k / 4 > 1 ? k / 4 : 1;
+}
+
 /* The ops of a node algorithm's schedule on a regular map, from its structure (a one-rank build walks
  * every block and node: 1-2 ms at P = 1024): HRELAY delivers each block to each other rank in one
  * message per piece, HRING each node's run in one message per rank and node, plus the gathers. */
@@ -275,20 +286,25 @@ static size_t budget_of(const pat_select_in *in) {
   return in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
 }
 
-/* Is alg predicted by the node model (model_nodes.h)?  Where it fits and its schedule's ops are over
- * the per-call budget; within it, the replay (the model the node model is checked against).  The ops
- * are not weighed by shared_flows here: at 4 x 4 (P = 16, 1M floats) HRELAY's replay costs little
- * (the selection 1.0-1.2 ms either way) and the node model departs from it by up to -16% with
- * arrivals spread over 50 ms, where the runs on the emulated cluster are. */
-static int aggregated(pat_select_cache *c, const pat_select_in *in, int alg) {
+/* Is alg predicted by the node model (model_nodes.h)?  Where it fits and its schedule's ops, weighed
+ * (op_weight), are over the per-call budget; within it, the replay (the model the node model is
+ * checked against): at 4 x 4 (P = 16, 1M floats), where the runs on the emulated cluster are, the node
+ * model departs from the replay by up to -16% with arrivals spread over 50 ms. */
+static int node_model_fits(pat_select_cache *c, const pat_select_in *in, int alg) {
   if (!(pat_algorithms[alg].flags & PAT_ALGF_NODES) || !in->mp->node || !in->mp->shared_links) return 0;
   pat_model_params m = *in->mp;
   m.nodes = node_map(c, in->P, in->mp);
-  if (!pat_model_nodes_fits(alg, &m)) return 0;
+  return pat_model_nodes_fits(alg, &m);
+}
+
+static int aggregated(pat_select_cache *c, const pat_select_in *in, int alg) {
+  if (!node_model_fits(c, in, alg)) return 0;
+  pat_model_params m = *in->mp;
+  m.nodes = node_map(c, in->P, in->mp);
   const size_t budget = budget_of(in);
   if (budget == SIZE_MAX) return 0;
   const size_t ops = nodes_ops(alg, m.nodes, in);
-  return ops > budget;
+  return ops > budget / op_weight(c, in, alg);
 }
 
 /* Ops of the whole schedule of an arrival-aware algorithm, estimated from
@@ -395,8 +411,8 @@ static int check_budget(pat_select_cache *c, int alg, int root, const pat_select
    * for the node algorithms, whose messages carry a node's run).  Over
    * budget on that alone, skip the one-rank build (8 ms for ARD at
    * P = 1024, on every call). */
-  if (aggregated(c, in, alg)) return PAT_OK; /* the node model: no build, no replay */
-  const size_t flows = shared_flows(c, in);
+  if (node_model_fits(c, in, alg)) return PAT_OK; /* replayed within the budget (nodes_ops), else the node model */
+  const size_t flows = op_weight(c, in, alg);
   if (!(pat_algorithms[alg].flags & (PAT_ALGF_ROOTED | PAT_ALGF_NODES)) && (size_t)P * (size_t)(P - 1) > budget / flows) {
     out->status[alg] = PAT_SELECT_OVER_BUDGET;
     *skip = 1;
