@@ -19,9 +19,9 @@ def read(path):
         m = re.match(r"^(\w+)\s+([\d.e+-]+) (s|ms|us|ns)(?:\s+([\d.e+-]+) (s|ms|us|ns)\s+([\d.e+-]+|inf))?", line)
         if m and m.group(1) in ("ring", "hring", "hrelay", "relay", "lower"):
             rows[m.group(1)] = ms(m.group(2), m.group(3))
-        m = re.match(r"# size: block (\d+) bytes", line)
+        m = re.match(r"# size: block ([\d.e+]+) bytes", line)
         if m:
-            info["block"] = int(m.group(1))
+            info["block"] = int(float(m.group(1)))
         m = re.match(r"# auto would choose: (\w+)", line)
         if m:
             info["auto"] = m.group(1)
@@ -70,4 +70,31 @@ for N in (16, 64):
         print(f"| {P} | {k} | {P // k} | {info.get('block', 0) // 1024} KiB | {'50 ms' if D else '0'} | "
               f"{fmt(rows.get('ring'))} | {fmt(rows.get('hring'))} | {fmt(hrelay)} | {flat} | {fmt(lower)} | "
               f"{ratio} | {vs} | {info.get('auto', '-')} |")
+    print()
+
+# the selection's CPU time per call (select/), before and after
+sel = {}
+for path in glob.glob(f"{OUT}/select/*.txt"):
+    m = re.search(r"(new|old)-P(\d+)-ppn(\d+)-D(\w+)\.txt$", path)
+    text = open(path).read()
+    t = re.search(r"median of round means ([\d.]+) (ms|us)", text)
+    c = re.search(r"chooses (\w+)", text)
+    weighed = [a for a in ("ring", "hring", "hrelay", "relay") if re.search(rf"^  {a} +[\d.]+ (ms|s)", text, re.M)]
+    sel[(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4))] = (
+        float(t.group(1)) * (1.0 if t.group(2) == "ms" else 1e-3) if t else None,
+        c.group(1) if c else "-", ",".join(weighed) or "-")
+if sel:
+    print("## The selection's CPU time per call (pat-model --select-timing)\n")
+    print("CLOCK_THREAD_CPUTIME_ID, rounds of 20 calls on a warm cache, the median of the rounds' means; every")
+    print("algorithm allowed; 'weighed' lists which of RING, HRING, HRELAY and flat RELAY got a prediction.")
+    print("'before' is main 6a8f5eb's pat-model with only --select-timing added.\n")
+    print("| P | ppn | maxDelay | before | chooses | weighed | after | chooses | weighed |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (which, P, k, D) in sorted(sel, key=lambda x: (x[1], x[2], x[3] != "0")):
+        if which != "new":
+            continue
+        new, old = sel[(which, P, k, D)], sel.get(("old", P, k, D), (None, "-", "-"))
+        f = lambda v: "-" if v is None else (f"{v:.3g} ms" if v >= 1 else f"{v * 1e3:.3g} us")
+        print(f"| {P} | {k} | {'50 ms' if D != '0' else '0'} | {f(old[0])} | {old[1]} | {old[2]} | {f(new[0])} | "
+              f"{new[1]} | {new[2]} |")
     print()
