@@ -509,8 +509,11 @@ static int summary(const schedule_opts *o, const rank_times *t) {
   }
   pat_select_cache_free(&c);
   const double lb = o->node ? pat_lower_bound_nodes(P, t->arr, 1.0, o->node, NULL) : pat_lower_bound(P, t->arr, 1.0, NULL);
-  printf("\nmean e (tau, as the selection predicts it): %s %.4g, RING %.4g, lower bound %.4g\n",
-         pat_algorithms[o->alg].name, ebar[0], ebar[1], lb);
+  char shown[2][32];
+  for (int i = 0; i < 2; i++)
+    snprintf(shown[i], sizeof shown[i], isnan(ebar[i]) ? "not predicted (P > 512)" : "%.4g", ebar[i]);
+  printf("\nmean e (tau, as the selection predicts it): %s %s, RING %s, lower bound %.4g\n",
+         pat_algorithms[o->alg].name, shown[0], shown[1], lb);
   printf("(alpha = 0, a block 1 tau on a link and inside a node alike; the node model is checked against the\n"
          " replay with shared memory 10x the link (unit.test_node_model); as slow as the link, its hand-outs\n"
          " weigh more and it departs further: -17%% for HRELAY at P = 256 in nodes of 16)\n");
