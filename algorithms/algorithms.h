@@ -47,6 +47,9 @@ typedef struct pat_build_args {
                                  depends on it; RELAY cuts each block by its own size. */
   const int *node;            /* node id of each rank (P entries; equal ids share a node), or NULL: every
                                  rank on a node of its own.  Only the hierarchical builders read it. */
+  const struct pat_nodes *nodes; /* the map of `node`, made once by the caller (pat_nodes_make), or NULL: the
+                                    builder makes it per build.  Per build it cost O(P log P) and three
+                                    allocations on every call and every replay. */
 } pat_build_args;
 
 /* ARD's smallest piece (bytes).  Smaller pieces go out as eager messages (Open
@@ -112,6 +115,7 @@ int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a);
  * member[start[h] .. start[h + 1]). */
 typedef struct pat_nodes {
   int P, H;
+  int regular; /* every node is a run of the same number of consecutive ranks (ranks placed by slot) */
   int *of;     /* node number of each rank (P) */
   int *start;  /* H + 1 */
   int *member; /* P */
@@ -120,6 +124,9 @@ typedef struct pat_nodes {
 /* From node ids (P entries, NULL: every rank alone).  Returns PAT_OK or PAT_ENOMEM. */
 int pat_nodes_make(int P, const int *node, pat_nodes *n);
 void pat_nodes_free(pat_nodes *n);
+/* The map a builder uses: a->nodes when the caller made it, else one made into *own (free with
+ * pat_nodes_free; *own is left empty when a->nodes was used).  Returns the map, or NULL: out of memory. */
+const pat_nodes *pat_nodes_of(const pat_build_args *a, pat_nodes *own);
 static inline int pat_nodes_size(const pat_nodes *n, int h) { return n->start[h + 1] - n->start[h]; }
 /* Several nodes and at least one with several ranks: a two-level shape. */
 static inline int pat_nodes_hierarchical(const pat_nodes *n) { return n->H >= 2 && n->H < n->P; }
@@ -195,6 +202,12 @@ int pat_relay_pieces_v(int P, const int64_t *size, int *pieces);
  * (HRELAY uses it over nodes), and the span of that piece (the whole block when k is 1). */
 int pat_relay_of(int P, int owner, int p, int k);
 pat_span pat_relay_piece(int P, int owner, int p, int k);
+
+/* HRELAY's pieces of a block of `bytes` on node map n (allgather_hrelay.c): RELAY's cut over the H - 1
+ * relay nodes within RELAY's send budget per rank; with `near` (pat_arrivals_near) whole blocks where
+ * that gives fewer pieces than relay nodes.  The node model (model_nodes.c) cuts as the builder does. */
+int pat_hrelay_pieces(const pat_nodes *n, int64_t bytes, int near);
+int pat_hrelay_pieces_budget(const pat_nodes *n, int64_t bytes);
 
 /* DIRECT's window: the most messages a rank sends (and receives) in one
  * step, a function of P only (allgather_direct.c). */

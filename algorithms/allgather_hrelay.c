@@ -54,7 +54,12 @@ static int hand_out(pat_sched *s, const pat_nodes *n, int h, int from, pat_span 
 }
 
 /* Pieces of a block of `bytes` over H nodes, within the per-rank send budget (see above). */
-static int pieces_of(const pat_nodes *n, int64_t bytes) {
+int pat_hrelay_pieces(const pat_nodes *n, int64_t bytes, int near) {
+  int kp = pat_hrelay_pieces_budget(n, bytes);
+  return kp < n->H - 1 && near ? 1 : kp;
+}
+
+int pat_hrelay_pieces_budget(const pat_nodes *n, int64_t bytes) {
   const int H = n->H;
   if (H < 3) return 1;
   int kp = pat_relay_pieces(H, bytes), k = 1;
@@ -102,27 +107,27 @@ int pat_allgather_hrelay(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   s->send_window = HRELAY_WINDOW;
   if (P < 2) return PAT_OK;
-  pat_nodes n;
+  pat_nodes own;
   int *order = malloc((size_t)P * sizeof *order);
-  int rc = order ? pat_nodes_make(P, a->node, &n) : PAT_ENOMEM;
-  if (rc != PAT_OK) {
+  const pat_nodes *np = order ? pat_nodes_of(a, &own) : NULL;
+  if (!np) {
     free(order);
-    return rc;
+    return PAT_ENOMEM;
   }
-  rc = pat_arrival_order(P, a->arrival, 0, order);
+  const pat_nodes n = *np;
+  int rc = pat_arrival_order(P, a->arrival, 0, order);
   const int near = pat_arrivals_near(a);
   int S = 0, pieces = 0;
   for (int t = 0; t < P && rc == PAT_OK; t++) {
     const int b = order[t];
     const int64_t bytes = a->block_sizes ? a->block_sizes[b] : a->block_bytes;
-    int kp = pieces_of(&n, bytes);
-    if (kp < n.H - 1 && near) kp = 1;
+    const int kp = pat_hrelay_pieces(&n, bytes, near);
     rc = spread_block(s, &n, b, S, kp);
     S += 1 + 3 * kp;
     pieces |= kp > 1;
   }
   s->flags |= PAT_SCHED_MULTI_SEND | PAT_SCHED_MULTI_RECV | (pieces ? PAT_SCHED_PIECES : 0u);
-  pat_nodes_free(&n);
+  pat_nodes_free(&own);
   free(order);
   return rc;
 }

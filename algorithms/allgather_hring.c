@@ -118,16 +118,17 @@ int pat_allgather_hring(pat_sched *s, const pat_build_args *a) {
   const int P = a->P;
   s->send_window = HRING_WINDOW;
   if (P < 2) return PAT_OK;
-  pat_nodes n;
+  pat_nodes own;
   group *g = malloc((size_t)P * sizeof *g);
-  int rc = g ? pat_nodes_make(P, a->node, &n) : PAT_ENOMEM;
-  if (rc != PAT_OK) {
+  const pat_nodes *np = g ? pat_nodes_of(a, &own) : NULL;
+  if (!np) {
     free(g);
-    return rc;
+    return PAT_ENOMEM;
   }
+  const pat_nodes n = *np;
   const int ng = make_groups(&n, g);
   node_groups ix = {0};
-  rc = index_groups(&n, g, ng, &ix);
+  int rc = index_groups(&n, g, ng, &ix);
   for (int G = 0; G < ng && rc == PAT_OK; G++) { /* the group inside its own node */
     const int port = port_of(&n, &ix, g, g[G].node, G);
     for (int r = g[G].first; r < g[G].first + g[G].count && rc == PAT_OK; r++)
@@ -149,7 +150,7 @@ int pat_allgather_hring(pat_sched *s, const pat_build_args *a) {
     }
   }
   s->flags |= PAT_SCHED_MULTI_SEND | PAT_SCHED_MULTI_RECV;
-  pat_nodes_free(&n);
+  pat_nodes_free(&own);
   free(ix.gstart);
   free(ix.glist);
   free(g);

@@ -25,6 +25,7 @@ static int by_rank(const void *x, const void *y) { return ((const node_key *)x)-
 int pat_nodes_make(int P, const int *node, pat_nodes *n) {
   n->P = P;
   n->H = 0;
+  n->regular = 0;
   n->of = malloc((size_t)(P > 0 ? P : 1) * sizeof *n->of);
   n->start = malloc((size_t)(P + 1) * sizeof *n->start);
   n->member = malloc((size_t)(P > 0 ? P : 1) * sizeof *n->member);
@@ -50,12 +51,21 @@ int pat_nodes_make(int P, const int *node, pat_nodes *n) {
     for (int h = 0; h < groups; h++) n->start[h + 1] += n->start[h];
     for (int h = 0; h < groups; h++) number[h] = n->start[h]; /* next free place in node h */
     for (int r = 0; r < P; r++) n->pos[r] = number[n->of[r]]++, n->member[n->pos[r]] = r;
+    const int k = groups > 0 ? P / groups : 0;
+    n->regular = groups > 0 && k * groups == P;
+    for (int r = 0; r < P && n->regular; r++) n->regular = n->of[r] == r / k;
   }
   free(k);
   free(lead);
   free(number);
   if (rc != PAT_OK) pat_nodes_free(n);
   return rc;
+}
+
+const pat_nodes *pat_nodes_of(const pat_build_args *a, pat_nodes *own) {
+  own->of = own->start = own->member = own->pos = NULL;
+  if (a->nodes && a->nodes->P == a->P) return a->nodes;
+  return pat_nodes_make(a->P, a->node, own) == PAT_OK ? own : NULL;
 }
 
 void pat_nodes_free(pat_nodes *n) {

@@ -22,6 +22,7 @@ pat_build_args pat_call_build_args(const pat_model_params *mp, int alg, int P, c
       .alpha = pat_quantise_ns(pat_model_link(mp, alg)->inter.alpha),
       .block_bytes = block_bytes >= 9.2e18 ? INT64_MAX : (int64_t)block_bytes,
       .node = node,
+      .nodes = node && node == mp->node ? mp->nodes : NULL, /* the caller's map of these ids, if it made one */
   };
   return a;
 }

@@ -132,6 +132,8 @@ typedef struct pat_model_params {
 
   /* Per-call context (pat_model_params_init sets the defaults). */
   const int *node;     /* node id of each rank (P entries), or NULL: every rank on its own node */
+  const pat_nodes *nodes; /* the map of node, made once by the caller (pat_nodes_make), or NULL: the replay
+                             makes it per replay where it needs it (shared_links) */
   int shared_links;    /* with node: the ranks of a node share its link, so a transfer between nodes flows
                           through one send port and one receive port per node (the fluid replay), not its
                           ranks' own; the compiled programs know only a port per rank, so pat_predict

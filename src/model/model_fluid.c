@@ -640,10 +640,11 @@ static int replay_fluid(pat_replay *R) {
   /* Ports: rank r sends through r and receives through P + r; where nodes share their links
    * (shared_links), a transfer between two nodes goes through its nodes' ports instead: node h
    * sends through 2P + h and receives through 2P + H + h. */
-  pat_nodes nodes = {0};
+  pat_nodes own = {0};
   const int shared = R->mp->node && R->mp->shared_links;
-  if (shared && pat_nodes_make(P, R->mp->node, &nodes) != PAT_OK) rc = PAT_ENOMEM;
-  const int H = shared ? nodes.H : 0;
+  const pat_nodes *np = R->mp->nodes && R->mp->nodes->P == P ? R->mp->nodes : &own;
+  if (shared && np == &own && pat_nodes_make(P, R->mp->node, &own) != PAT_OK) rc = PAT_ENOMEM;
+  const int H = shared && !rc ? np->H : 0;
   if (!F.rk || !F.match || !F.x || !F.opdone || !F.work || pat_net_init(&F.net, 2 * P + 2 * H, n))
     rc = PAT_ENOMEM;
   size_t want = 2 * (s->nops < (size_t)P * (size_t)P ? s->nops : (size_t)P * (size_t)P) + 2;
@@ -661,9 +662,9 @@ static int replay_fluid(pat_replay *R) {
     x->to = s->ops[i].peer;
     x->sport = x->from;
     x->rport = P + x->to;
-    if (shared && nodes.of[x->from] != nodes.of[x->to]) {
-      x->sport = 2 * P + nodes.of[x->from];
-      x->rport = 2 * P + H + nodes.of[x->to];
+    if (shared && np->of[x->from] != np->of[x->to]) {
+      x->sport = 2 * P + np->of[x->from];
+      x->rport = 2 * P + H + np->of[x->to];
     }
     x->step = s->ops[i].step;
     x->blocks = pat_model_op_blocks(&s->ops[i]);
@@ -708,7 +709,7 @@ static int replay_fluid(pat_replay *R) {
   free(F.heap);
   pat_net_free(&F.net);
   free(F.work);
-  pat_nodes_free(&nodes);
+  pat_nodes_free(&own);
   return rc;
 }
 

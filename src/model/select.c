@@ -1,6 +1,8 @@
 /* Per-call algorithm selection (see select.h). */
 #include "model/select.h"
 
+#include "model/model_nodes.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,8 @@ void pat_select_cache_init(pat_select_cache *c) {
 
 void pat_select_cache_free(pat_select_cache *c) {
   for (int i = 0; i < PAT_ALG_COUNT; i++) pat_prog_free(c->prog[i]);
+  free(c->node_ids);
+  pat_nodes_free(&c->nodes);
   memset(c, 0, sizeof *c);
   forget_flat(c, -1);
 }
@@ -107,6 +111,34 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
   return PAT_OK;
 }
 
+/* The node map of mp's node ids: mp's own if the caller made it, else the cache's, made once for
+ * these ids (compared on every call: O(P), against O(P log P) and five allocations per build and
+ * replay), else NULL (no cache: each build and replay makes its own). */
+static const pat_nodes *node_map(pat_select_cache *c, int P, const pat_model_params *mp) {
+  if (!mp->node) return NULL;
+  if (mp->nodes && mp->nodes->P == P) return mp->nodes;
+  if (!c) return NULL;
+  if (c->node_ids && c->nodes.P == P && memcmp(c->node_ids, mp->node, (size_t)P * sizeof *mp->node) == 0)
+    return &c->nodes;
+  free(c->node_ids);
+  pat_nodes_free(&c->nodes);
+  c->node_ids = malloc((size_t)P * sizeof *c->node_ids);
+  if (!c->node_ids || pat_nodes_make(P, mp->node, &c->nodes) != PAT_OK) {
+    free(c->node_ids);
+    c->node_ids = NULL;
+    return NULL;
+  }
+  memcpy(c->node_ids, mp->node, (size_t)P * sizeof *mp->node);
+  return &c->nodes;
+}
+
+/* RING on nodes of consecutive ranks, shared links or not: in every step each node sends one message
+ * to the next node and takes one in, so no node link carries two transfers at once and its program
+ * gives the replay's result (unit.test_node_model checks it). */
+static int ring_alone(int alg, const pat_model_params *m) {
+  return alg == PAT_ALG_RING && m->nodes && m->nodes->regular;
+}
+
 /* Every transfer at the link's rate: the default inter-node pair becomes
  * mp's link, and no algorithm keeps its own parameters (the intra-node pair
  * and the eager threshold stay). */
@@ -120,7 +152,7 @@ static void at_link_rate(pat_model_params *m) {
  * schedule is built from mp's own parameters either way (it is the one the
  * executor would run). */
 static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
-                   double block_bytes, const pat_model_params *mp, int link, int balanced_build,
+                   double block_bytes, const pat_model_params *mp, int link, int balanced_build, int aggregate,
                    pat_model_result *out) {
   if (P < 1 || !arrival_ns || !mp || !out || alg < 0 || alg >= PAT_ALG_COUNT || !pat_algorithms[alg].build ||
       !(block_bytes >= 0))
@@ -136,10 +168,15 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   pat_model_params m = *mp;
   m.bg_start = bg_start_ns == PAT_NO_TIME ? -INFINITY : (double)(bg_start_ns - amin) * 1e-9;
   m.trace = NULL;
+  m.nodes = node_map(c, P, mp);
   if (link) at_link_rate(&m);
   int rc = PAT_MODEL_FALLBACK;
   const int classic = (pat_algorithms[alg].flags & PAT_ALGF_CLASSIC) != 0;
-  if (classic && m.engine != PAT_ENGINE_EVENT && !(m.node && m.shared_links)) {
+  if (aggregate && pat_model_nodes_fits(alg, &m)) {
+    pat_build_args args =
+        pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, balanced_build ? NULL : arrival_ns, block_bytes, root);
+    rc = pat_model_nodes(alg, &args, a, &m, block_bytes, out);
+  } else if (classic && m.engine != PAT_ENGINE_EVENT && (!(m.node && m.shared_links) || ring_alone(alg, &m))) {
     int general = m.node && pat_model_link(&m, alg)->has_intra;
     pat_select_cache local;
     pat_select_cache *cc = c;
@@ -147,9 +184,20 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
       pat_select_cache_init(&local);
       cc = &local;
     }
+    pat_model_params one_cost = m;
+    if (ring_alone(alg, &m) && (size_t)P * (size_t)(P - 1) > PAT_SELECT_ARRIVAL_MAX_OPS) {
+      /* every transfer at the link's cost: the O(P) closed form, not the general form's P (P - 1)
+       * transfers (3.5 ms at P = 1024).  Above the replay, not far: a rank at a node's edge sends
+       * or takes in across it in every step, and every rank waits for its neighbours; +1.3% balanced
+       * and +3.4% with arrivals over 60 block times at P = 256 in nodes of 16 (unit.test_node_model) */
+      one_cost.node = NULL;
+      one_cost.nodes = NULL;
+      one_cost.shared_links = 0;
+      general = 0;
+    }
     const pat_prog *g = cache_get(cc, alg, P, root, general);
     if (g)
-      rc = pat_prog_eval(g, a, &m, block_bytes, out);
+      rc = pat_prog_eval(g, a, &one_cost, block_bytes, out);
     else if (cc->state[alg] != -PAT_ENOMEM)
       rc = -cc->state[alg]; /* the builder's error */
     else
@@ -160,6 +208,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
     pat_sched s;
     pat_build_args args =
         pat_call_build_args(mp, alg, P, mp->node, PAT_ALL_RANKS, balanced_build ? NULL : arrival_ns, block_bytes, root);
+    args.nodes = m.nodes;
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
       rc = pat_model_replay(&s, a, &m, block_bytes, out);
@@ -172,7 +221,12 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
 
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out) {
-  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, out);
+  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, 0, out);
+}
+
+int pat_predict_nodes(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                      double block_bytes, const pat_model_params *mp, int node_model, pat_model_result *out) {
+  return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, node_model, out);
 }
 
 /* The k earliest arrivals (ties: lower rank first) into roots[]; returns how many. */
@@ -193,15 +247,76 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
   return n;
 }
 
+/* The node ranks of mp's map where they share links (1 without): a replay of a schedule on such a map
+ * pays for up to this many flows per node link at every event.  RELAY at P = 64 in nodes of 16 (16128
+ * ops) took 82 ms to replay, 5 us an op, where one rank a node costs 60-120 ns. */
+static size_t shared_flows(pat_select_cache *c, const pat_select_in *in) {
+  if (!in->mp->node || !in->mp->shared_links) return 1;
+  const pat_nodes *n = node_map(c, in->P, in->mp);
+  if (!n) return 1;
+  int k = 1;
+  for (int h = 0; h < n->H; h++) k = pat_nodes_size(n, h) > k ? pat_nodes_size(n, h) : k;
+  return (size_t)k;
+}
+
+/* What one op of alg's replay weighs against the budget (60 ns an op where no link is shared).  Every
+ * transfer between nodes of a flat schedule crosses a shared link: k (the node's ranks); the node
+ * algorithms' fewer: k / 4, at least 1 (HRELAY at P = 64 in nodes of 32 replayed at 0.5 us an op,
+ * and at 4 x 4 the selection stays at 1.0 ms with its replay); where that puts them over the budget,
+ * the node model stands in for their replay. */
+static size_t op_weight(pat_select_cache *c, const pat_select_in *in, int alg) {
+  const size_t k = shared_flows(c, in);
+  if (!(pat_algorithms[alg].flags & PAT_ALGF_NODES)) return k;
+  return k / 4 > 1 ? k / 4 : 1;
+}
+
+/* The ops of a node algorithm's schedule on a regular map, from its structure (a one-rank build walks
+ * every block and node: 1-2 ms at P = 1024): HRELAY delivers each block to each other rank in one
+ * message per piece, HRING each node's run in one message per rank and node, plus the gathers. */
+static size_t nodes_ops(int alg, const pat_nodes *n, const pat_select_in *in) {
+  const size_t P = (size_t)n->P, H = (size_t)n->H;
+  if (alg == PAT_ALG_HRING) return 2 * (P * H + 2 * P);
+  const int near = in->balanced_build || in->P < 2; /* a rough kp suffices: it only sizes the budget */
+  const size_t kp = (size_t)pat_hrelay_pieces(n, (int64_t)in->block_bytes, near);
+  return 2 * P * (P - 1) * kp;
+}
+
+/* The per-call budget of the replay (ops, each weighed by shared_flows). */
+static size_t budget_of(const pat_select_in *in) {
+  return in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
+}
+
+/* Is alg predicted by the node model (model_nodes.h)?  Where it fits and its schedule's ops, weighed
+ * (op_weight), are over the per-call budget; within it, the replay (the model the node model is
+ * checked against): at 4 x 4 (P = 16, 1M floats), where the runs on the emulated cluster are, the node
+ * model departs from the replay by up to -16% with arrivals spread over 50 ms. */
+static int node_model_fits(pat_select_cache *c, const pat_select_in *in, int alg) {
+  if (!(pat_algorithms[alg].flags & PAT_ALGF_NODES) || !in->mp->node || !in->mp->shared_links) return 0;
+  pat_model_params m = *in->mp;
+  m.nodes = node_map(c, in->P, in->mp);
+  return pat_model_nodes_fits(alg, &m);
+}
+
+static int aggregated(pat_select_cache *c, const pat_select_in *in, int alg) {
+  if (!node_model_fits(c, in, alg)) return 0;
+  pat_model_params m = *in->mp;
+  m.nodes = node_map(c, in->P, in->mp);
+  const size_t budget = budget_of(in);
+  if (budget == SIZE_MAX) return 0;
+  const size_t ops = nodes_ops(alg, m.nodes, in);
+  return ops > budget / op_weight(c, in, alg);
+}
+
 /* Ops of the whole schedule of an arrival-aware algorithm, estimated from
  * one one-rank build: P times the ops of the rank half-way round from the
  * root (a typical rank; a root's ops say little about the others').  The
  * inputs are the exchanged ones, so every rank estimates alike.  0 if the
  * builder fails. */
-static size_t estimate_ops(int alg, int root, const pat_select_in *in, int *rc) {
+static size_t estimate_ops(pat_select_cache *c, int alg, int root, const pat_select_in *in, int *rc) {
   const int P = in->P;
   pat_build_args args =
       pat_call_build_args(in->mp, alg, P, in->mp->node, (root + P / 2) % P, in->arrival_ns, in->block_bytes, root);
+  args.nodes = node_map(c, P, in->mp);
   pat_sched s;
   *rc = pat_build(alg, &s, &args);
   if (*rc) return 0;
@@ -285,7 +400,8 @@ static int check_classic_budget(pat_select_cache *c, int alg, const pat_select_i
  * root): *skip = 1, with out->status[alg] saying why, if its schedule is
  * estimated over the budget or its builder fails.  Returns PAT_OK or
  * PAT_ENOMEM. */
-static int check_budget(int alg, int root, const pat_select_in *in, pat_select_out *out, int *skip) {
+static int check_budget(pat_select_cache *c, int alg, int root, const pat_select_in *in, pat_select_out *out,
+                        int *skip) {
   const int P = in->P;
   const size_t budget = in->arrival_max_ops ? in->arrival_max_ops : PAT_SELECT_ARRIVAL_MAX_OPS;
   *skip = 0;
@@ -295,15 +411,17 @@ static int check_budget(int alg, int root, const pat_select_in *in, pat_select_o
    * for the node algorithms, whose messages carry a node's run).  Over
    * budget on that alone, skip the one-rank build (8 ms for ARD at
    * P = 1024, on every call). */
-  if (!(pat_algorithms[alg].flags & (PAT_ALGF_ROOTED | PAT_ALGF_NODES)) && (size_t)P * (size_t)(P - 1) > budget) {
+  if (node_model_fits(c, in, alg)) return PAT_OK; /* replayed within the budget (nodes_ops), else the node model */
+  const size_t flows = op_weight(c, in, alg);
+  if (!(pat_algorithms[alg].flags & (PAT_ALGF_ROOTED | PAT_ALGF_NODES)) && (size_t)P * (size_t)(P - 1) > budget / flows) {
     out->status[alg] = PAT_SELECT_OVER_BUDGET;
     *skip = 1;
     return PAT_OK;
   }
   int rc;
-  size_t est = estimate_ops(alg, root, in, &rc);
+  size_t est = estimate_ops(c, alg, root, in, &rc);
   if (rc == PAT_ENOMEM) return rc;
-  if (rc || est > budget) {
+  if (rc || est > budget / flows) {
     out->status[alg] = rc ? rc : PAT_SELECT_OVER_BUDGET;
     *skip = 1;
   }
@@ -349,7 +467,7 @@ static int flat_replay(pat_select_cache *c, const pat_select_in *in, int alg, in
   pat_model_result res;
   memset(&res, 0, sizeof res);
   int root = alg == PAT_ALG_LNBC && in->lnbc_root >= 0 && in->lnbc_root < in->P ? in->lnbc_root : 0;
-  int rc = predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, link, 0, &res);
+  int rc = predict(c, alg, root, in->P, zero, PAT_NO_TIME, in->block_bytes, in->mp, link, 0, aggregated(c, in, alg), &res);
   free(zero);
   if (rc) return rc;
   *ebar = res.ebar;
@@ -395,7 +513,7 @@ int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, in
   pat_model_result res;
   memset(&res, 0, sizeof res);
   int rc = predict(c, alg, root, in->P, in->arrival_ns, in->bg_start_ns, in->block_bytes, in->mp,
-                   uses_link(in, alg), in->balanced_build, &res);
+                   uses_link(in, alg), in->balanced_build, aggregated(c, in, alg), &res);
   if (rc) return rc;
   return level_rule(c, in, alg, res.ebar, ebar_s);
 }
@@ -479,8 +597,11 @@ int pat_select(pat_select_cache *c, const pat_select_in *in, pat_select_out *out
       const int n = candidate_roots(alg, in, roots);
       /* where nodes share links every schedule is replayed (pat_predict): the classic ones too are held
        * to the replay's budget */
-      const int replayed = (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || (in->mp->node && in->mp->shared_links);
-      int skip, rc = replayed ? check_budget(alg, roots[0], in, out, &skip) : check_classic_budget(c, alg, in, out, &skip);
+      pat_model_params mn = *in->mp;
+      mn.nodes = node_map(c, in->P, in->mp);
+      const int replayed = (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) ||
+                           (in->mp->node && in->mp->shared_links && !ring_alone(alg, &mn));
+      int skip, rc = replayed ? check_budget(c, alg, roots[0], in, out, &skip) : check_classic_budget(c, alg, in, out, &skip);
       if (rc) return rc;
       if (skip) continue;
       rc = predict_roots(c, in, alg, roots, n, out);

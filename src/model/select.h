@@ -63,6 +63,8 @@ typedef struct pat_select_cache {
   int sorted_known[PAT_ALG_COUNT];
   size_t sorted_ops[PAT_ALG_COUNT]; /* if known: ops of a classic schedule whose program sorts each
                                        step's transfers per call (estimated), 0 for the others */
+  int *node_ids;                /* the node ids (P entries) nodes was made from; NULL: no map yet */
+  pat_nodes nodes;              /* their map, made once and handed to every build and replay */
 } pat_select_cache;
 
 void pat_select_cache_init(pat_select_cache *c);
@@ -80,6 +82,11 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
  * error (PAT_EINVAL, PAT_ENOMEM). */
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out);
+
+/* pat_predict, with HRING and HRELAY by the node model (model_nodes.h) where it fits (node_model):
+ * for tools at P where their replay is out of reach. */
+int pat_predict_nodes(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                      double block_bytes, const pat_model_params *mp, int node_model, pat_model_result *out);
 
 typedef struct pat_select_in {
   int P;

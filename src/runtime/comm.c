@@ -48,6 +48,7 @@ static void destroy_state(pat_comm_state *cs) {
   pat_sites_free(&cs->sites);
   pat_retire_free(&cs->retire);
   free(cs->node);
+  pat_nodes_free(&cs->nodes);
   pat_exchange_free(&cs->x);
   if (cs->base.priv != MPI_COMM_NULL) MPI_Comm_free(&cs->base.priv);
   pthread_mutex_destroy(&cs->lock);
@@ -199,7 +200,9 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
   if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->base.P, &cs->node);
+  if (rc == MPI_SUCCESS && pat_nodes_make(cs->base.P, cs->node, &cs->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   cs->base.node = cs->node;
+  cs->base.nodes = cs->node && cs->nodes.of ? &cs->nodes : NULL;
   if (rc == MPI_SUCCESS) {
     pat_engine_config cfg = {.P = cs->base.P,
                              .mp = pat_netparams(),

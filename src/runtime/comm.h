@@ -29,6 +29,7 @@
 typedef struct pat_comm_state {
   pat_comm_base base; /* handles and shape (comm_base.h) */
   int *node;        /* node id of every rank (ranks sharing memory share it) */
+  pat_nodes nodes;  /* its map, made with it (base.nodes) */
   pthread_mutex_t lock; /* the foreground holds it for a whole call; the background only tries */
   atomic_int in_call;   /* a foreground call holds the lock (set and cleared under it): don't wait for it */
   pat_exchange x;          /* the arrival exchange of the next call (pat/exchange.h) */

@@ -14,6 +14,7 @@ typedef struct pat_comm_base {
   MPI_Comm priv;  /* libpat's private duplicate: exchanges, schedules, retirement (tags keep them apart) */
   int P, rank;
   const int *node; /* node id of every rank (P entries, the same on every rank: comm.c) */
+  const struct pat_nodes *nodes; /* its map (algorithms.h), made once per communicator for the builders */
   int background; /* a background thread may work on it (the same on every rank) */
 } pat_comm_base;
 

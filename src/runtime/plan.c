@@ -150,6 +150,7 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
   if (pat_algorithms[p->choice.alg].build)
     p->args = pat_call_build_args(pat_netparams(), p->choice.alg, b->P, b->node, b->rank, p->arrival, (double)call->bytes,
                                   p->choice.root);
+  p->args.nodes = b->nodes;
   p->args.block_sizes = p->has_shape ? p->shape : NULL;
   p->decided = 1;
   p->digest = pat_plan_digest(b->P, p);
@@ -164,6 +165,7 @@ static void apply_window(pat_sched *s) {
 int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, const int64_t *block_sizes,
                       pat_sched *out) {
   pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, block_bytes, 0);
+  args.nodes = b->nodes;
   args.block_sizes = block_sizes;
   int rc = pat_build(alg, out, &args);
   if (rc != PAT_OK)
@@ -268,6 +270,7 @@ int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat
     pat_sched *s = malloc(sizeof *s);
     if (!s) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
     pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, 0, 0);
+    args.nodes = b->nodes;
     int rc = pat_build(alg, s, &args);
     if (rc != PAT_OK) {
       free(s);

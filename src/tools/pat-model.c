@@ -64,6 +64,10 @@ static void usage(FILE *f) {
           "  --delays LIST         maxDelay values for the table (times, or multiples of tau: 4tau)\n"
           "  --bslb-roots K        BSLB: try the K earliest arrivals as root (default 1)\n"
           "  --timing              time schedule build, replay, compiled programs and selection at this P\n"
+          "  --select-timing       only the selection's CPU time per call (CLOCK_THREAD_CPUTIME_ID), on the first\n"
+          "                        pattern, with what it weighed\n"
+          "  --node-model          with --ppn: HRING and HRELAY by the node model (model_nodes.h, as auto where\n"
+          "                        their replay is over its budget) instead of replaying them (P in the thousands)\n"
           "columns: ebar and r of the replay; as-auto, where the model file has measured times on this P,\n"
           "  is what auto predicts: the measured balanced time plus the replay's response to the pattern\n"
           "times: a number with s, ms, us or ns (plain numbers are seconds); counts and sizes (bytes):\n"
@@ -93,7 +97,7 @@ static uint64_t mix(uint64_t *s) {
 }
 
 typedef struct opts {
-  int P, pap, reps, late_rank, ppn, bslb_roots, timing;
+  int P, pap, reps, late_rank, ppn, bslb_roots, timing, select_timing, node_model;
   double max_delay, late_delay, block, N, bg_start;
   int max_delay_tau, late_delay_tau, have_bg;
   uint64_t seed;
@@ -214,7 +218,7 @@ static pred predict(pat_select_cache *cache, int alg, const opts *o, const pat_m
     }
     pat_model_result res;
     memset(&res, 0, sizeof res);
-    int rc = pat_predict(cache, alg, root, P, a, bg, block, mp, &res);
+    int rc = pat_predict_nodes(cache, alg, root, P, a, bg, block, mp, o->node_model, &res);
     if (rc) {
       p.rc = rc;
       break;
@@ -383,6 +387,39 @@ static const char *arrival_status(int status) {
                                             : "skipped (builder failed)";
 }
 
+/* This thread's CPU time (s): what a selection costs its rank, robust to other work on shared CPUs. */
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The selection's CPU time per call: calls on a warm cache, in rounds of 20, for at least 0.5 s of
+ * CPU; the mean of each round, and the smallest and median of those means. */
+static void cpu_selection(pat_select_cache *c, const pat_select_in *in) {
+  enum { ROUND = 20, MAX_ROUNDS = 200 };
+  double mean[MAX_ROUNDS], total = 0;
+  int rounds = 0;
+  pat_select_out so;
+  while (rounds < MAX_ROUNDS && (rounds < 5 || total < 0.5)) {
+    double t0 = cpu_now();
+    for (int k = 0; k < ROUND; k++) pat_select(c, in, &so);
+    double d = cpu_now() - t0;
+    total += d;
+    mean[rounds++] = d / ROUND;
+  }
+  for (int i = 1; i < rounds; i++) /* insertion sort: a few hundred at most */
+    for (int j = i; j > 0 && mean[j - 1] > mean[j]; j--) {
+      double t = mean[j];
+      mean[j] = mean[j - 1];
+      mean[j - 1] = t;
+    }
+  char b1[32], b2[32];
+  printf("select CPU time per call (CLOCK_THREAD_CPUTIME_ID, %d calls in %d rounds): median of round means %s, "
+         "smallest %s\n",
+         rounds * ROUND, rounds, fmt_time(mean[rounds / 2], b1, 32), fmt_time(mean[0], b2, 32));
+}
+
 /* The selection (auto): filling its cache, then 200 calls on a warm one. */
 static void time_selection(const opts *o, const pat_model_params *mp, double block, const int64_t *a) {
   pat_select_cache c;
@@ -406,8 +443,9 @@ static void time_selection(const opts *o, const pat_model_params *mp, double blo
   printf("select (warm cache, 200 calls): best %s, mean %s, worst %s -> %s; cache fill (once per P): %s\n",
          fmt_time(best, b1, 32), fmt_time(sum / 200, b2, 32), fmt_time(worst, b3, 32),
          so.alg >= 0 ? pat_algorithms[so.alg].name : "none", fmt_time(tprep, b4, 32));
+  cpu_selection(&c, &in);
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
-    if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && (o->algs & (1u << alg)))
+    if ((pat_algorithms[alg].flags & (PAT_ALGF_ARRIVAL | PAT_ALGF_NODES)) && (o->algs & (1u << alg)))
       printf("  %s: %s\n", pat_algorithms[alg].name, arrival_status(so.status[alg]));
   pat_select_cache_free(&c);
 }
@@ -434,6 +472,32 @@ static void timing(const opts *o, const pat_model_params *mp, double block) {
   time_selection(o, mp, block, a);
   free(a);
   free(ad);
+}
+
+/* --select-timing: the selection alone, on the first pattern. */
+static void select_timing(const opts *o, const pat_model_params *mp, double block, double tau, const double *csv) {
+  int64_t *a = malloc((size_t)o->P * sizeof *a);
+  make_pap(o, tau, 0, csv, a);
+  pat_select_cache c;
+  pat_select_cache_init(&c);
+  pat_select_prepare(&c, o->P, o->algs, 0, mp->node && pat_model_link(mp, PAT_ALG_RING)->has_intra);
+  pat_select_in in = {.P = o->P, .arrival_ns = a, .bg_start_ns = PAT_NO_TIME, .block_bytes = block, .mp = mp,
+                      .allowed = o->algs, .bslb_roots = o->bslb_roots, .hierarchical = mp->shared_links};
+  pat_select_out so;
+  pat_select(&c, &in, &so); /* warm */
+  printf("# selection at P=%d: chooses %s\n", o->P, so.alg >= 0 ? pat_algorithms[so.alg].name : "none");
+  cpu_selection(&c, &in);
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if ((o->algs & (1u << alg)) && pat_algorithms[alg].build) {
+      char b[32];
+      printf("  %-6s %s%s\n", pat_algorithms[alg].name,
+             so.status[alg] == PAT_OK ? fmt_time(so.ebar_ns[alg] * 1e-9, b, sizeof b) : "-",
+             so.status[alg] == PAT_OK ? "" : so.status[alg] == PAT_SELECT_SKIPPED ? " (not considered)"
+                                          : so.status[alg] == PAT_SELECT_OVER_BUDGET ? " (over the per-call budget)"
+                                                                                     : " (builder failed)");
+    }
+  pat_select_cache_free(&c);
+  free(a);
 }
 
 /* ---- options ------------------------------------------------------------- */
@@ -536,6 +600,14 @@ static int output_option(cli_args *a, tool_args *g, cli_error *err) {
     g->o.timing = 1;
     return cli_args_flag(a, err);
   }
+  if (cli_args_is(a, "--select-timing")) {
+    g->o.select_timing = 1;
+    return cli_args_flag(a, err);
+  }
+  if (cli_args_is(a, "--node-model")) {
+    g->o.node_model = 1;
+    return cli_args_flag(a, err);
+  }
   return OPT_OTHER;
 }
 
@@ -628,6 +700,8 @@ static int *place_ranks(const opts *o, pat_model_params *mp) {
   for (int i = 0; i < o->P; i++) node[i] = i / o->ppn;
   mp->node = node;
   mp->shared_links = o->ppn < o->P; /* several nodes: auto weighs the hierarchical algorithms too */
+  static pat_nodes map; /* made once, for every build and replay */
+  if (pat_nodes_make(o->P, node, &map) == PAT_OK) mp->nodes = &map;
   return node;
 }
 
@@ -759,6 +833,7 @@ static void print_predictions(pat_select_cache *cache, const opts *o, const pat_
   print_alg_rows(cache, o, mp, block, csv);
   if (o->reps == 1 || o->pap != PAP_UNIFORM) print_auto_choice(cache, o, mp, block, tau, csv);
   if (o->timing) timing(o, mp, block);
+  if (o->select_timing) select_timing(o, mp, block, tau, csv);
 }
 
 int main(int argc, char **argv) {

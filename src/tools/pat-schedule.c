@@ -20,6 +20,7 @@
 
 #include "algorithms/algorithms.h"
 #include "model/model.h"
+#include "model/select.h"
 #include "tools/cli.h"
 
 #define TAU_NS 1000000 /* the builders' tau: arrivals given in tau are scaled by this */
@@ -29,7 +30,7 @@ enum { LAYOUT_AUTO, LAYOUT_TABLE, LAYOUT_LIST };
 
 typedef struct schedule_opts {
   const char *alg_name, *arrivals, *sizes; /* --alg; --arrivals, --sizes LIST (parsed once P is known) */
-  int alg, P, root, layout, times_only;
+  int alg, P, root, layout, times_only, summary;
   int ppn;   /* --ppn: ranks per node (0: one each) */
   int *node; /* the node map --ppn gives, or NULL */
   double random_w; /* --random W; < 0: not given */
@@ -67,6 +68,12 @@ static void usage(FILE *f) {
           "                    then use them (the schedule is the same: it names blocks)\n"
           "  --seed S          seed of --random (default 1)\n"
           "  --root R          root of rooted algorithms (lnbc, bslb); default 0\n"
+          "  --summary         for P in the thousands: no schedule of every rank, but node 0's\n"
+          "                    ranks built one at a time: their message counts, node 0's\n"
+          "                    messages to other nodes (the node-level program, first 40),\n"
+          "                    and mean e as the selection predicts it (HRING and HRELAY by\n"
+          "                    the node model on a regular --ppn map, RING by its program;\n"
+          "                    others replayed up to P = 512)\n"
           "  --ppn K           K consecutive ranks per node: the hierarchical algorithms\n"
           "                    (hring, hrelay) build for these nodes, a node's ranks share\n"
           "                    its link in the replay, and the bound is the two-level one\n"
@@ -119,6 +126,10 @@ static void op_text(char *buf, size_t n, int P, const pat_op *op) {
 enum { PARSED, PARSED_HELP, PARSE_FAILED };
 
 static int parse_option(cli_args *a, schedule_opts *o, cli_error *err) {
+  if (cli_args_is(a, "--summary")) {
+    o->summary = 1;
+    return cli_args_flag(a, err);
+  }
   if (cli_args_is(a, "--table|--list|--times")) {
     if (cli_args_flag(a, err)) return -1;
     if (cli_args_is(a, "--times"))
@@ -402,6 +413,116 @@ static void print_times(const schedule_opts *o, const rank_times *t, double ebar
          " sends the rank's own block: the steps before it run in the background thread)\n");
 }
 
+/* ---- --summary --------------------------------------------------------------------- */
+
+typedef struct inter_msg {
+  int step, from, to;
+  double blocks;
+} inter_msg;
+
+static int by_step(const void *x, const void *y) {
+  const inter_msg *p = x, *q = y;
+  if (p->step != q->step) return p->step < q->step ? -1 : 1;
+  return p->from != q->from ? p->from - q->from : p->to - q->to;
+}
+
+/* Node 0's ranks' ops, counted and its messages to other nodes listed; then mean e. */
+static int summary(const schedule_opts *o, const rank_times *t) {
+  const int P = o->P;
+  pat_nodes map;
+  if (pat_nodes_make(P, o->node, &map) != PAT_OK) return 1;
+  int64_t *arr_ns = malloc((size_t)P * sizeof *arr_ns);
+  if (!arr_ns) return 1;
+  for (int r = 0; r < P; r++) arr_ns[r] = (int64_t)llround(t->arr[r] * TAU_NS);
+  const int predicted = o->arrivals || o->random_w >= 0;
+  /* blocks of one byte, as the prediction below sees them (so both cut HRELAY's blocks alike) */
+  pat_build_args ba = {.P = P, .arrival = predicted ? arr_ns : NULL, .tau = TAU_NS, .root = o->root,
+                       .block_bytes = 1, .node = o->node, .nodes = &map};
+  size_t send_in = 0, send_out = 0, recv_in = 0, recv_out = 0, most = 0, nmsg = 0, cap = 0;
+  double blocks_out = 0, blocks_in = 0;
+  int steps = 0;
+  inter_msg *msg = NULL;
+  for (int i = map.start[0]; i < map.start[1]; i++) {
+    const int r = map.member[i];
+    pat_sched s;
+    ba.self = r;
+    if (pat_build(o->alg, &s, &ba)) {
+      fprintf(stderr, "pat-schedule: building %s for rank %d failed\n", o->alg_name, r);
+      return 1;
+    }
+    size_t n;
+    const pat_op *ops = pat_sched_rank_ops(&s, r, &n);
+    most = n > most ? n : most;
+    for (size_t j = 0; j < n; j++) {
+      const int send = ops[j].kind == PAT_OP_SEND || ops[j].kind == PAT_OP_SIGNAL_SEND;
+      const int across = map.of[ops[j].peer] != 0;
+      const double b = pat_model_op_blocks(&ops[j]);
+      if (ops[j].step + 1 > steps) steps = ops[j].step + 1;
+      if (send && !across) send_in++;
+      if (!send && !across) recv_in++;
+      if (!send && across) recv_out++, blocks_in += b;
+      if (send && across) {
+        send_out++, blocks_out += b;
+        if (nmsg == cap) {
+          cap = cap ? 2 * cap : 1024;
+          inter_msg *m = realloc(msg, cap * sizeof *m);
+          if (!m) return 1;
+          msg = m;
+        }
+        msg[nmsg++] = (inter_msg){ops[j].step, r, ops[j].peer, b};
+      }
+    }
+    pat_sched_free(&s);
+  }
+  printf("%s: P = %d, %d nodes of %d ranks (node 0 built rank by rank: %d ranks)\n", pat_algorithms[o->alg].name, P,
+         map.H, pat_nodes_size(&map, 0), pat_nodes_size(&map, 0));
+  printf("node 0 per call: %zu messages inside the node; %zu sent to other nodes (%.6g blocks), %zu taken in from "
+         "them (%.6g blocks); %d steps; at most %zu ops on one rank\n",
+         send_in, send_out, blocks_out, recv_out, blocks_in, steps, most);
+  printf("the whole schedule, H times node 0's where nodes are alike: about %.4g transfers\n",
+         (double)map.H * (double)(send_in + send_out));
+  qsort(msg, nmsg, sizeof *msg, by_step);
+  printf("\nnode 0's messages to other nodes (the node-level program), in step order:\n");
+  for (size_t j = 0; j < nmsg && j < 40; j++)
+    printf("  step %6d: rank %4d > node %4d (rank %4d): %.4g blocks\n", msg[j].step, msg[j].from,
+           map.of[msg[j].to], msg[j].to, msg[j].blocks);
+  if (nmsg > 40) printf("  ... %zu more\n", nmsg - 40);
+  /* mean e, in tau: alpha = 0, a block 1 tau on the link, shared memory as the link (as the replay above) */
+  pat_model_params mp;
+  pat_model_params_init(&mp, 0.0, 1.0);
+  mp.node = o->node;
+  mp.nodes = o->node ? &map : NULL;
+  mp.shared_links = o->node != NULL;
+  pat_select_cache c;
+  pat_select_cache_init(&c);
+  for (int r = 0; r < P; r++) arr_ns[r] = (int64_t)llround(t->arr[r] * 1e9); /* a tau is 1 s here */
+  const int algs[2] = {o->alg, PAT_ALG_RING};
+  double ebar[2] = {NAN, NAN};
+  for (int i = 0; i < 2; i++) {
+    pat_model_result res;
+    memset(&res, 0, sizeof res);
+    const int modelled = (algs[i] == PAT_ALG_HRING || algs[i] == PAT_ALG_HRELAY || algs[i] == PAT_ALG_RING) &&
+                         map.regular;
+    if ((modelled || P <= 512) &&
+        pat_predict_nodes(&c, algs[i], o->root, P, arr_ns, PAT_NO_TIME, 1.0, &mp, 1, &res) == PAT_OK)
+      ebar[i] = res.ebar;
+  }
+  pat_select_cache_free(&c);
+  const double lb = o->node ? pat_lower_bound_nodes(P, t->arr, 1.0, o->node, NULL) : pat_lower_bound(P, t->arr, 1.0, NULL);
+  char shown[2][32];
+  for (int i = 0; i < 2; i++)
+    snprintf(shown[i], sizeof shown[i], isnan(ebar[i]) ? "not predicted (P > 512)" : "%.4g", ebar[i]);
+  printf("\nmean e (tau, as the selection predicts it): %s %s, RING %s, lower bound %.4g\n",
+         pat_algorithms[o->alg].name, shown[0], shown[1], lb);
+  printf("(alpha = 0, a block 1 tau on a link and inside a node alike; the node model is checked against the\n"
+         " replay with shared memory 10x the link (unit.test_node_model); as slow as the link, its hand-outs\n"
+         " weigh more and it departs further: -17%% for HRELAY at P = 256 in nodes of 16)\n");
+  free(msg);
+  free(arr_ns);
+  pat_nodes_free(&map);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   schedule_opts o;
   int parsed = parse_options(argc, argv, &o);
@@ -414,6 +535,12 @@ int main(int argc, char **argv) {
     for (int r = 0; r < o.P; r++) o.node[r] = r / o.ppn;
   }
   if (make_arrivals(&o, t.arr) || make_sizes(&o, &t)) return 2;
+  if (o.summary) {
+    int rc = summary(&o, &t);
+    rank_times_free(&t);
+    free(o.node);
+    return rc;
+  }
   pat_sched s, ring;
   if (build_schedules(&o, &t, &s, &ring)) return 1;
   double ebar, ebar_ring;

@@ -103,7 +103,7 @@ static int64_t clock_for_exec(void) { return now_ns(); }
 static unsigned char byte_of(int block, size_t off) { return (unsigned char)(block * 37 + off * 11 + 1); }
 
 static void random_case(int alg, int window, size_t block_bytes, const int64_t *arrival, unsigned seed) {
-  pat_build_args args = {P, rank, arrival, 1000000, 0, 100000, (int64_t)block_bytes, NULL, NULL};
+  pat_build_args args = {P, rank, arrival, 1000000, 0, 100000, (int64_t)block_bytes, NULL, NULL, NULL};
   pat_sched s;
   if (pat_build(alg, &s, &args) != PAT_OK) {
     CHECK(0, "%s: build failed", pat_algorithms[alg].name);
@@ -204,7 +204,7 @@ static void check_file(const char *path, int alg_want) {
      * the arrivals were within 2 tau (then DIRECT's traffic, with DIRECT's
      * window): the recorded window says which, and tau is chosen to match */
     int64_t tau = id == PAT_ALG_RELAY && window != pat_direct_window(P) ? 1 : 1000000000000LL;
-    pat_build_args args = {P, rank, pred, tau, 0, 0, bytes, NULL, NULL};
+    pat_build_args args = {P, rank, pred, tau, 0, 0, bytes, NULL, NULL, NULL};
     pat_sched s;
     CHECK(pat_build(id, &s, &args) == PAT_OK, "rebuild %s", alg);
     size_t n;

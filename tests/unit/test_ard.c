@@ -71,7 +71,7 @@ int main(void) {
     int64_t alpha = n % 2 == 0 ? 0 : pap_below(n % 3 ? tau / 8 + 1 : tau + 1);
     /* block bytes: unknown, one or a few pieces' worth, or plenty (it bounds the piece count) */
     const int64_t block_bytes = n % 5 == 0 ? 0 : (int64_t)(n % 5 == 1 ? 1 + pap_below(3) : 8) * PAT_ARD_MIN_PIECE + 17;
-    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, alpha, block_bytes, NULL, NULL};
+    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, alpha, block_bytes, NULL, NULL, NULL};
     pat_sched all;
     /* per-rank builds: two ranks of every PAP (the last arriver and a random
      * one), every rank of every 16th */
@@ -94,7 +94,7 @@ int main(void) {
   }
   /* balanced and tiny cases */
   for (int P = 1; P <= 40; P++) {
-    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, 0, 0, 0, NULL, NULL, NULL};
     pat_sched all;
     int bad = sched_build_checked(PAT_ALG_ARD, args, rules, 1, &all, err, sizeof err);
     CHECK(!bad, "balanced P=%d: %s", P, err);

@@ -19,7 +19,7 @@ int main(void) {
     int P = 2 + n % 47;
     int64_t tau;
     const char *shape = pap_random(P, arrival, &tau);
-    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, 0, NULL, NULL, NULL};
     pat_sched all;
     /* per-rank slices on every 4th PAP keep the test quick; the rest get the full check */
     /* per-rank builds: two ranks of every PAP (the last arriver and a random
@@ -60,7 +60,7 @@ int main(void) {
   for (int P = 1; P <= 33; P += 4) {
     for (int v = 0; v < 2; v++) {
       for (int r = 0; r < P; r++) arrival[r] = 12345;
-      pat_build_args args = {P, PAT_ALL_RANKS, v ? arrival : NULL, 1000, 0, 0, 0, NULL, NULL};
+      pat_build_args args = {P, PAT_ALL_RANKS, v ? arrival : NULL, 1000, 0, 0, 0, NULL, NULL, NULL};
       pat_sched b, ring;
       CHECK(pat_build(PAT_ALG_BDR, &b, &args) == PAT_OK && pat_build(PAT_ALG_RING, &ring, &args) == PAT_OK, "build");
       CHECK(b.nops == ring.nops && (b.nops == 0 || memcmp(b.ops, ring.ops, b.nops * sizeof *b.ops) == 0),

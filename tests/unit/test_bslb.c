@@ -27,7 +27,7 @@ int main(void) {
     }
     const int roots[5] = {0, P - 1, latest, earliest, (int)pap_below(P)};
     int root = roots[n % 5];
-    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, root, 0, 0, NULL, NULL};
+    pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, root, 0, 0, NULL, NULL, NULL};
     pat_sched all;
     /* per-rank builds: two ranks of every PAP (the last arriver and a random
      * one), every rank of every 16th */
@@ -62,7 +62,7 @@ int main(void) {
   /* balanced, every root, P = 1..20 */
   for (int P = 1; P <= 20; P++)
     for (int root = 0; root < P; root++) {
-      pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, root, 0, 0, NULL, NULL};
+      pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, root, 0, 0, NULL, NULL, NULL};
       pat_sched all;
       int bad = sched_build_checked(PAT_ALG_BSLB, args, rules, 1, &all, err, sizeof err);
       CHECK(!bad, "balanced P=%d root %d: %s", P, root, err);
@@ -73,7 +73,7 @@ int main(void) {
         pat_sched_free(&all);
       }
     }
-  pat_build_args bad_root = {4, PAT_ALL_RANKS, NULL, 1000, 4, 0, 0, NULL, NULL};
+  pat_build_args bad_root = {4, PAT_ALL_RANKS, NULL, 1000, 4, 0, 0, NULL, NULL, NULL};
   pat_sched s;
   CHECK(pat_build(PAT_ALG_BSLB, &s, &bad_root) == PAT_EINVAL, "root out of range accepted");
   printf("BSLB: %d PAPs valid\n", NPAP);

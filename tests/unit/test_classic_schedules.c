@@ -15,7 +15,7 @@ int main(void) {
     int alg = algs[ai];
     for (int P = 1; P <= 64; P++) {
       for (int root = 0; root < P; root += (alg == PAT_ALG_LNBC ? 5 : P)) {
-        pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, root, 0, 0, NULL, NULL};
+        pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, root, 0, 0, NULL, NULL, NULL};
         pat_sched all;
         CHECK(pat_build(alg, &all, &args) == PAT_OK, "%s P=%d: build failed", pat_algorithms[alg].name, P);
         char err[256];
@@ -46,7 +46,7 @@ int main(void) {
       {PAT_ALG_DIRECT, 9, 1}, {PAT_ALG_DIRECT, 10, 2}, {PAT_ALG_DIRECT, 64, 8},
   };
   for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
-    pat_build_args args = {expect[i].P, PAT_ALL_RANKS, NULL, 1000, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {expect[i].P, PAT_ALL_RANKS, NULL, 1000, 0, 0, 0, NULL, NULL, NULL};
     pat_sched s;
     CHECK(pat_build(expect[i].alg, &s, &args) == PAT_OK, "build");
     CHECK(s.nsteps == expect[i].steps, "%s P=%d: %d steps, expected %d", pat_algorithms[expect[i].alg].name,

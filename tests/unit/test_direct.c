@@ -79,7 +79,7 @@ int main(void) {
     const int W = pat_direct_window(P);
     CHECK(W == (P - 1 < 8 ? P - 1 : 8), "P=%d: window %d", P, W);
     const int S = W ? (P - 1 + W - 1) / W : 0;
-    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 1000, 0, 0, 0, NULL, NULL, NULL};
     pat_sched s;
     char err[256];
     CHECK(sched_build_checked(PAT_ALG_DIRECT, args, PAT_CHECK_ONE_RECV | PAT_CHECK_ONE_SEND, 1, &s, err,
@@ -138,7 +138,7 @@ int main(void) {
     pat_prog *g;
     CHECK(pat_prog_compile(&g, PAT_ALG_DIRECT, P, 0, general) == PAT_OK, "compile P=%d", P);
     CHECK(P < 3 || !pat_prog_is_uniform(g), "P=%d: a window is not uniform", P);
-    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL, NULL};
     pat_sched s;
     CHECK(pat_build(PAT_ALG_DIRECT, &s, &args) == PAT_OK, "build");
     double f1[64], f2[64];

@@ -21,7 +21,7 @@ static double noise(void) { /* uniform in [-1, 1) */
 
 /* the time the model predicts for alg at block size m (what a perfect machine would measure) */
 static double predicted(int alg, int P, double alpha, double beta, double m, int metric) {
-  pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL};
+  pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL, NULL};
   pat_sched s;
   pat_build(alg, &s, &args);
   pat_model_params mp;

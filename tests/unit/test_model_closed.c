@@ -87,7 +87,7 @@ int main(void) {
 
   /* ---- closed forms, balanced arrivals ---- */
   for (int P = 2; P <= 70; P++) {
-    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL, NULL};
     pat_sched s;
     pat_model_result res;
 
@@ -150,7 +150,7 @@ int main(void) {
   for (int P = 1; P <= 48; P++)
     for (size_t ai = 0; ai < sizeof algs / sizeof *algs; ai++)
       for (int trial = 0; trial < 4; trial++) {
-        pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, (int)(urand() * P), 0, 0, NULL, NULL};
+        pat_build_args args = {P, PAT_ALL_RANKS, NULL, 0, (int)(urand() * P), 0, 0, NULL, NULL, NULL};
         pat_sched s;
         CHECK(pat_build(algs[ai], &s, &args) == PAT_OK, "build");
         double spread = trial == 0 ? 0 : (trial == 1 ? c(1) * 0.5 : c(1) * 20);

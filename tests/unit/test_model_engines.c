@@ -123,7 +123,7 @@ int main(void) {
       ans[i] = (int64_t)rnd(20) * tau / 2;
       a[i] = (double)ans[i] * 1e-9;
     }
-    pat_build_args args = {P, PAT_ALL_RANKS, ans, tau, (int)rnd(P), 0, 8 << 20, NULL, NULL}; /* blocks large enough for ARD's pieces */
+    pat_build_args args = {P, PAT_ALL_RANKS, ans, tau, (int)rnd(P), 0, 8 << 20, NULL, NULL, NULL}; /* blocks large enough for ARD's pieces */
     pat_sched s;
     if (pat_build(alg, &s, &args) != PAT_OK) continue;
     pat_model_params mp;

@@ -302,7 +302,7 @@ int main(void) {
   {
     pat_model_params unit;
     pat_model_params_init(&unit, 1.0, 0.0); /* tau = 1 */
-    pat_build_args args = {4, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {4, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL, NULL};
     CHECK(pat_build(PAT_ALG_RING, &s, &args) == PAT_OK, "ring");
     double a4[4] = {2, 0, 0, 0}, e4[4];
     res = (pat_model_result){0};
@@ -321,7 +321,7 @@ int main(void) {
     double a5[5] = {0, 3, 1, 0, 7}, size5[5] = {2.5, 2.5, 2.5, 2.5, 2.5}, ev[5], eu[5];
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
       if (!pat_algorithms[alg].build) continue;
-      pat_build_args args = {5, PAT_ALL_RANKS, NULL, 1000, 0, 0, 65536, NULL, NULL};
+      pat_build_args args = {5, PAT_ALL_RANKS, NULL, 1000, 0, 0, 65536, NULL, NULL, NULL};
       CHECK(pat_build(alg, &s, &args) == PAT_OK, "%s", pat_algorithms[alg].name);
       pat_model_result rv = {.e = ev}, ru = {.e = eu};
       CHECK(pat_model_replay_v(&s, a5, &bytes, size5, &rv) == PAT_OK &&
@@ -331,7 +331,7 @@ int main(void) {
             pat_algorithms[alg].name, rv.ebar, ru.ebar);
       pat_sched_free(&s);
     }
-    pat_build_args args = {2, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL};
+    pat_build_args args = {2, PAT_ALL_RANKS, NULL, 0, 0, 0, 0, NULL, NULL, NULL};
     CHECK(pat_build(PAT_ALG_DIRECT, &s, &args) == PAT_OK, "direct");
     double a2[2] = {0, 0}, size2[2] = {1, 3}, e2[2];
     pat_model_result r2 = {.e = e2};

@@ -16,7 +16,7 @@
 #include "testutil.h"
 
 static int replay(int alg, const int64_t *a_ns, const double *a, double *e, double *ebar, pat_sched *keep) {
-  pat_build_args args = {4, PAT_ALL_RANKS, a_ns, 1000000, 0, 0, 0, NULL, NULL};
+  pat_build_args args = {4, PAT_ALL_RANKS, a_ns, 1000000, 0, 0, 0, NULL, NULL, NULL};
   pat_sched s;
   if (pat_build(alg, &s, &args)) return 1;
   pat_model_params mp;

@@ -89,7 +89,7 @@ static int piece_sizes_ok(const pat_sched *s, int64_t block_bytes, char *err, si
 
 static int one_case(int P, const int64_t *arrival, int64_t tau, int64_t block_bytes, int slices, char *err,
                     size_t errlen) {
-  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, block_bytes, NULL, NULL};
+  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, block_bytes, NULL, NULL, NULL};
   pat_sched all;
   if (sched_build_checked2(PAT_ALG_RELAY, args, 0, slices, P - 1, 0, &all, err, errlen)) return 1;
   int *order = malloc((size_t)P * sizeof *order), *pos = malloc((size_t)P * sizeof *pos);
@@ -159,7 +159,7 @@ static int pieces_v_ok(int P, const int64_t *size, int *k, char *err, size_t err
 static int unequal_case(int P, const int64_t *arrival, int64_t tau, const int64_t *size, char *err, size_t errlen) {
   int64_t mean = 0;
   for (int r = 0; r < P; r++) mean += size[r] / P;
-  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, mean, size, NULL};
+  pat_build_args args = {P, PAT_ALL_RANKS, arrival, tau, 0, 0, mean, size, NULL, NULL};
   int pieces[64], order[64], bad = 0, base = 0, any_pieces = 0, most_sends = 0;
   if (pieces_v_ok(P, size, pieces, err, errlen)) return 1;
   pat_sched all;

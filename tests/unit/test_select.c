@@ -20,7 +20,7 @@ static uint64_t rnd64(void) {
 /* the reference: build every rank's schedule, replay it */
 static int full_replay(int alg, int root, int P, const int64_t *a_ns, int64_t bg_ns, double bb,
                        const pat_model_params *mp, double *f, pat_model_result *res) {
-  pat_build_args args = {P, PAT_ALL_RANKS, a_ns, 1000, root, 0, 0, NULL, NULL};
+  pat_build_args args = {P, PAT_ALL_RANKS, a_ns, 1000, root, 0, 0, NULL, NULL, NULL};
   pat_sched s;
   int rc = pat_build(alg, &s, &args);
   if (rc) return rc;
@@ -197,7 +197,7 @@ int main(void) {
 
   /* ---- the per-call budget for arrival-aware schedules ---- */
   pat_sched probe;
-  int have_bdr = pat_build(PAT_ALG_BDR, &probe, &(pat_build_args){4, 0, NULL, 0, 0, 0, 0, NULL, NULL}) == PAT_OK;
+  int have_bdr = pat_build(PAT_ALG_BDR, &probe, &(pat_build_args){4, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL}) == PAT_OK;
   if (have_bdr) pat_sched_free(&probe);
   if (have_bdr) {
     int P = 200;

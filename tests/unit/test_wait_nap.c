@@ -11,7 +11,7 @@
 
 static double smallest(int alg, int P, int self, const int64_t *arrival, int64_t block_bytes) {
   pat_sched s;
-  pat_build_args a = {P, self, arrival, 10000000, 0, 0, block_bytes, NULL, NULL};
+  pat_build_args a = {P, self, arrival, 10000000, 0, 0, block_bytes, NULL, NULL, NULL};
   if (pat_build(alg, &s, &a) != PAT_OK) return -1;
   double b = pat_wait_smallest_blocks(&s, self);
   pat_sched_free(&s);
