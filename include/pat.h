@@ -81,6 +81,23 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Iallgather and MPI_Iallgatherv, with identical semantics and
+ * arguments: *request completes through MPI's own MPI_Wait, MPI_Test,
+ * MPI_Waitall, MPI_Testany... (a generalized request), and must be waited
+ * for or tested to completion (as MPI says of a non-blocking collective,
+ * it cannot be cancelled, and freeing it while active is erroneous).
+ * Every rank of comm posts its non-blocking all-gathers in the same order.
+ * Under a classic algorithm's setting (PAT_ALG, PAT_UseAlg) libpat's
+ * background thread runs its schedule (an arrival-aware or hierarchical
+ * setting: ring's) on the buffers while the caller goes on, without the
+ * application calling MPI; under auto and native, on inter-communicators
+ * and without the background thread, the MPI library's own
+ * MPI_Iallgather(v) runs (docs/usage.md). */
+int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+
 /* Number of algorithms and their names (index 0 .. PAT_AlgCount()-1). */
 int PAT_AlgCount(void);
 const char *PAT_AlgName(int index);

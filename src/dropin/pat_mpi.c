@@ -2,7 +2,7 @@
  * libpat_mpi: libpat under an unmodified MPI program, through the MPI
  * profiling interface.  Link it before the MPI library (-lpat_mpi) or load it
  * with `mpirun -x LD_PRELOAD=/path/libpat_mpi.so prog`; either way its
- * definitions of the six functions below come first, and everything else is
+ * definitions of the functions below come first, and everything else is
  * the MPI library's own.
  *
  *   MPI_Init, MPI_Init_thread  PMPI_Init_thread asking for MPI_THREAD_MULTIPLE
@@ -16,6 +16,9 @@
  *                              PMPI_Allgather itself for the native algorithm and
  *                              inter-communicators).
  *   MPI_Allgatherv             the same with PMPI_Allgatherv and PAT_Allgatherv.
+ *   MPI_Iallgather(v)          PAT_Iallgather(v): a request MPI's own MPI_Wait,
+ *                              MPI_Test... complete (PMPI_Iallgather(v) inside
+ *                              for what libpat leaves to MPI).
  *   MPI_Finalize               PAT_Finalize (stops the thread), then PMPI_Finalize.
  *
  * Thread levels.  A level is a promise the application makes about its own
@@ -202,4 +205,34 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return dropin_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+int dropin_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (!pat_on || inside) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  inside = 1;
+  int rc = PAT_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Iallgather", comm, rc);
+}
+
+int dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request) {
+  if (!pat_on || inside)
+    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  inside = 1;
+  int rc = PAT_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Iallgatherv", comm, rc);
+}
+
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return dropin_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return dropin_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
