@@ -57,9 +57,10 @@ static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
 static nbc_comm *contexts; /* under nbc_lock */
 static int have_contexts;  /* atomic: the background thread's pass skips the lock while 0 */
 static int keyval = MPI_KEYVAL_INVALID;
-static long long queued; /* atomic */
+static long long queued, completed; /* atomic */
 
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
+long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
 
 /* ---- MPI's callbacks: no lock ---- */
 
@@ -368,6 +369,7 @@ int pat_nbc_progress(void) {
     __atomic_store_n(&op->rc, op->rc, __ATOMIC_RELEASE);
     MPI_Grequest_complete(greq);
     op_release(op);
+    __atomic_add_fetch(&completed, 1, __ATOMIC_RELAXED);
   }
   return busy;
 }

@@ -55,6 +55,8 @@ int pat_nbc_progress(void);
 /* Calls queued for the background thread since the process started
  * (tests: proof that a program's MPI_Iallgather reached libpat). */
 long long pat_nbc_queued_calls(void);
+/* ... and completed by it (tests: progress while the application makes no MPI call). */
+long long pat_nbc_completed_calls(void);
 
 /* PAT_Init (before the background thread starts) and the shutdown (after it
  * stopped; collective: frees the duplicates). */

@@ -11,7 +11,9 @@
  * MPI_Testsome polling).  Every result is compared byte by byte, holes and
  * margins included, with MPI's own blocking call.  Then 40 calls in flight
  * on one communicator (more than libpat's tag generations) completed by
- * one MPI_Waitall in reverse order of posting.
+ * one MPI_Waitall in reverse order of posting.  And progress without the
+ * application: a posted call completes while no thread of the program
+ * calls MPI (libpat's counter of completed calls is watched, up to 60 s).
  *
  * With -DPAT_MATRIX_DROPIN (tests/dropin) it is an unmodified MPI program
  * calling MPI_Iallgather(v), and checks that libpat_mpi queued its calls.
@@ -225,6 +227,34 @@ static void check_many(const char *alg, MPI_Comm comm) {
   free(all);
 }
 
+#ifndef PAT_MATRIX_DROPIN
+/* Post one call and make no MPI call until libpat's background thread says it completed it. */
+static void check_progress(const char *alg, MPI_Comm comm) {
+  int P;
+  MPI_Comm_size(comm, &P);
+  int n = 50000, *mine = malloc((size_t)n * sizeof *mine), *all = malloc((size_t)n * (size_t)P * sizeof *all);
+  for (int i = 0; i < n; i++) mine[i] = i;
+  long long before = pat_nbc_completed_calls();
+  MPI_Request req;
+  int rc = IALLGATHER(mine, n, MPI_INT, all, n, MPI_INT, comm, &req);
+  int waited_ms = 0;
+  while (rc == MPI_SUCCESS && pat_nbc_completed_calls() == before && waited_ms < 60000) {
+    usleep(1000);
+    waited_ms++;
+  }
+  int progressed = pat_nbc_completed_calls() > before;
+  if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  cases++;
+  if (rc != MPI_SUCCESS || !progressed) {
+    failures++;
+    fprintf(stderr, "FAIL world rank %d: alg=%s: rc %d, the call %s without MPI calls\n", world_rank, alg, rc,
+            progressed ? "completed" : "did not complete in 60 s");
+  }
+  free(mine);
+  free(all);
+}
+#endif
+
 int main(int argc, char **argv) {
   const char *const *algs;
   int nalgs = under_test_start(&argc, &argv, &algs);
@@ -253,6 +283,7 @@ int main(int argc, char **argv) {
                        ip, n % NMODES);
     check_many(alg, comms[1].comm);
 #ifndef PAT_MATRIX_DROPIN
+    if (strcmp(alg, "native") != 0) check_progress(alg, comms[0].comm);
     /* a classic setting's calls run in libpat's background thread (PAT_ALG must name one at PAT_Init, or
      * auto on one node starts no thread), native's are MPI's own */
     long long queued = pat_nbc_queued_calls() - queued_before;
