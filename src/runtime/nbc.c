@@ -9,9 +9,13 @@
  *    an arrival exchange or a plan the non-blocking path does not make yet);
  *  - auto and native, an inter-communicator, or no background thread (MPI
  *    without MPI_THREAD_MULTIPLE, PAT_THREAD=0, a one-node job under auto):
- *    the MPI library's own MPI_Iallgather(v).
+ *    the MPI library's own MPI_Iallgather(v);
+ *  - a single process, under every setting: its block is copied at once
+ *    (MPICH 4.0's own all-gatherv ignores the displacement there) and the
+ *    request is complete when it is returned.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "algorithms/algorithms.h"
 #include "pat.h"
@@ -46,6 +50,30 @@ static int check_recv(const char *name, const void *recvbuf, MPI_Datatype recvty
   return MPI_SUCCESS;
 }
 
+/* One process: its block from sendbuf into recvbuf at displ elements, by
+ * packing (no message: nothing can match an application's receive). */
+static int copy_single(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int displ,
+                       int recvcount, MPI_Datatype recvtype) {
+  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  int bytes = 0, pos = 0, rc = MPI_Pack_size(sendcount, sendtype, MPI_COMM_SELF, &bytes);
+  char *packed = rc == MPI_SUCCESS ? malloc((size_t)bytes + 1) : NULL;
+  if (rc == MPI_SUCCESS && !packed) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS) rc = MPI_Pack(sendbuf, sendcount, sendtype, packed, bytes, &pos, MPI_COMM_SELF);
+  MPI_Aint lb, extent;
+  if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(recvtype, &lb, &extent);
+  int at = 0;
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Unpack(packed, pos, &at, (char *)recvbuf + (MPI_Aint)displ * extent, recvcount, recvtype, MPI_COMM_SELF);
+  free(packed);
+  return rc;
+}
+
+/* A request complete from the start. */
+static int completed(MPI_Comm comm, MPI_Request *request) {
+  pat_nbc_call none = {.comm = comm, .P = 1};
+  return pat_nbc_post(&none, request);
+}
+
 static int own_error(int rc, const char *name) { return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, name); }
 
 int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -54,7 +82,11 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   int inter = 0, alg = PAT_ALG_NATIVE;
   int rc = check_call(name, comm, request, &inter);
   if (rc != MPI_SUCCESS) return rc;
-  if (!inter) alg = nbc_alg();
+  int P = 1;
+  if (!inter) {
+    MPI_Comm_size(comm, &P);
+    alg = P == 1 ? PAT_ALG_RING : nbc_alg(); /* one process: copied here (copy_single) */
+  }
   if (alg == PAT_ALG_NATIVE)
     return own_error(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), name);
   MPI_Count rsize;
@@ -67,8 +99,10 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     rc = pat_check_send(name, sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, bytes, 0, NULL, NULL);
     if (rc != MPI_SUCCESS) return rc;
   }
-  int P;
-  MPI_Comm_size(comm, &P);
+  if (P == 1) {
+    rc = bytes > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, 0, recvcount, recvtype) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
+  }
   pat_nbc_call c = {.sendbuf = sendbuf,
                     .sendcount = sendcount,
                     .sendtype = sendtype,
@@ -88,7 +122,11 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
   int inter = 0, alg = PAT_ALG_NATIVE;
   int rc = check_call(name, comm, request, &inter);
   if (rc != MPI_SUCCESS) return rc;
-  if (!inter) alg = nbc_alg();
+  int P = 1;
+  if (!inter) {
+    MPI_Comm_size(comm, &P);
+    alg = P == 1 ? PAT_ALG_RING : nbc_alg(); /* one process: copied here (copy_single) */
+  }
   if (alg == PAT_ALG_NATIVE)
     return own_error(
         PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), name);
@@ -97,8 +135,7 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
   if (rc != MPI_SUCCESS) return rc;
   if (!recvcounts) return pat_fail(MPI_ERR_ARG, "%s: recvcounts is NULL", name);
   if (!displs) return pat_fail(MPI_ERR_ARG, "%s: displs is NULL", name);
-  int P, rank;
-  MPI_Comm_size(comm, &P);
+  int rank;
   MPI_Comm_rank(comm, &rank);
   long long total = 0;
   for (int r = 0; r < P; r++) {
@@ -110,6 +147,11 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     rc = pat_check_send(name, sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize,
                         (long long)rsize * recvcounts[rank], P, recvcounts, displs);
     if (rc != MPI_SUCCESS) return rc;
+  }
+  if (P == 1) {
+    rc = total > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, displs[0], recvcounts[0], recvtype)
+                   : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
   }
   pat_nbc_call c = {.sendbuf = sendbuf,
                     .sendcount = sendcount,

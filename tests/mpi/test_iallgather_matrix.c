@@ -104,6 +104,15 @@ static void make_allgatherv(one_call *c, const char *what, MPI_Comm comm, MPI_Da
     memcpy(c->ours + where, c->sendbuf, own);
     memcpy(c->ref + where, c->sendbuf, own);
   }
+#ifdef MPICH_VERSION
+  /* MPICH before 4.1 ignores displs on a single process (test_allgatherv_matrix.c): sent to self instead */
+  if (P == 1) {
+    if (!in_place)
+      PMPI_Sendrecv(c->sendbuf, c->rcounts[0], type, 0, 0, c->ref + where, c->rcounts[0], type, 0, 0, comm,
+                    MPI_STATUS_IGNORE);
+    return;
+  }
+#endif
   PMPI_Allgatherv(in_place ? MPI_IN_PLACE : c->sendbuf, c->rcounts[rank], type, c->ref, c->rcounts, c->displs, type,
                   comm);
 }
@@ -283,12 +292,12 @@ int main(int argc, char **argv) {
                        ip, n % NMODES);
     check_many(alg, comms[1].comm);
 #ifndef PAT_MATRIX_DROPIN
-    if (strcmp(alg, "native") != 0) check_progress(alg, comms[0].comm);
+    if (strcmp(alg, "native") != 0 && P > 1) check_progress(alg, comms[0].comm); /* one process copies at once */
     /* a classic setting's calls run in libpat's background thread (PAT_ALG must name one at PAT_Init, or
      * auto on one node starts no thread), native's are MPI's own */
     long long queued = pat_nbc_queued_calls() - queued_before;
     cases++;
-    if ((strcmp(alg, "native") == 0) != (queued == 0)) {
+    if ((strcmp(alg, "native") == 0 || P == 1) != (queued == 0)) {
       failures++;
       fprintf(stderr, "FAIL world rank %d: alg=%s: libpat's background thread ran %lld of the calls\n", world_rank,
               alg, queued);
@@ -302,7 +311,7 @@ int main(int argc, char **argv) {
   if (!queued) {
     failures++;
     fprintf(stderr, "FAIL world rank %d: libpat is not loaded: MPI_Iallgather was not intercepted\n", world_rank);
-  } else if (alg && strcmp(alg, "auto") != 0 && strcmp(alg, "native") != 0 && queued() == 0) {
+  } else if (alg && strcmp(alg, "auto") != 0 && strcmp(alg, "native") != 0 && P > 1 && queued() == 0) {
     failures++;
     fprintf(stderr, "FAIL world rank %d: PAT_ALG=%s, and libpat queued none of the calls\n", world_rank, alg);
   }
