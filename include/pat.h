@@ -98,6 +98,23 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 
+/* Persistent all-gathers (MPI_Allgather_init, MPI_Allgatherv_init), set up
+ * once (collective: a communicator duplicate is made), started many times.
+ * A generalized request cannot be restarted by MPI_Start, so a start is
+ * PAT_Start, which gives a new request each time (completed by MPI_Wait,
+ * MPI_Test..., as PAT_Iallgather's), and the call is freed by
+ * PAT_Persistent_free (its requests in flight still complete).  Every rank
+ * starts a communicator's persistent and non-blocking all-gathers in the
+ * same order.  info is accepted and ignored. */
+typedef struct PAT_Persistent_s *PAT_Persistent;
+int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, PAT_Persistent *call);
+int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, PAT_Persistent *call);
+int PAT_Start(PAT_Persistent call, MPI_Request *request);
+int PAT_Persistent_free(PAT_Persistent *call);
+
 /* Number of algorithms and their names (index 0 .. PAT_AlgCount()-1). */
 int PAT_AlgCount(void);
 const char *PAT_AlgName(int index);
