@@ -98,22 +98,26 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 
-/* Persistent all-gathers (MPI_Allgather_init, MPI_Allgatherv_init), set up
- * once (collective: a communicator duplicate is made), started many times.
- * A generalized request cannot be restarted by MPI_Start, so a start is
- * PAT_Start, which gives a new request each time (completed by MPI_Wait,
- * MPI_Test..., as PAT_Iallgather's), and the call is freed by
- * PAT_Persistent_free (its requests in flight still complete).  Every rank
- * starts a communicator's persistent and non-blocking all-gathers in the
- * same order.  info is accepted and ignored. */
-typedef struct PAT_Persistent_s *PAT_Persistent;
+/* Persistent all-gathers: MPI_Allgather_init and MPI_Allgatherv_init, with
+ * their arguments (collective: libpat duplicates comm).  *request is a
+ * persistent request of MPI's own, which MPI_Wait, MPI_Test, MPI_Waitall...
+ * complete and leave inactive, as MPI's persistent requests; but it is
+ * started with PAT_Start or PAT_Startall (MPI_Start would start only the
+ * request, not the call) and freed with PAT_Request_free (which
+ * take MPI's own requests too, and hand them to MPI_Start(all) and
+ * MPI_Request_free).  libpat_mpi does this for MPI_Start, MPI_Startall and
+ * MPI_Request_free.  Every rank starts a communicator's persistent and
+ * non-blocking all-gathers in the same order.  info is ignored.  Each start
+ * runs as PAT_Iallgather(v) does on the same arguments; without the
+ * background thread PAT_Start runs the whole call before it returns. */
 int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, PAT_Persistent *call);
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Info info, PAT_Persistent *call);
-int PAT_Start(PAT_Persistent call, MPI_Request *request);
-int PAT_Persistent_free(PAT_Persistent *call);
+                        MPI_Info info, MPI_Request *request);
+int PAT_Start(MPI_Request *request);
+int PAT_Startall(int count, MPI_Request requests[]);
+int PAT_Request_free(MPI_Request *request);
 
 /* Number of algorithms and their names (index 0 .. PAT_AlgCount()-1). */
 int PAT_AlgCount(void);

@@ -236,3 +236,55 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   return dropin_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
+
+/* Persistent all-gathers: PAT_Allgather(v)_init under the names each MPI
+ * gives them (MPI 4's MPI_Allgather(v)_init in MPICH 4; Open MPI 4.1's
+ * MPIX_Allgather(v)_init from its pcollreq extension, mpi-ext.h), and
+ * MPI_Start, MPI_Startall and MPI_Request_free, which PAT_Start(all) and
+ * PAT_Request_free take for libpat's requests and hand to MPI for others. */
+#if defined(OPEN_MPI)
+#define PERSISTENT_NAME(name) MPIX_##name
+#define PMPI_PERSISTENT_NAME(name) PMPIX_##name
+int PMPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request);
+int MPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request);
+#else
+#define PERSISTENT_NAME(name) MPI_##name
+#define PMPI_PERSISTENT_NAME(name) PMPI_##name
+#endif
+
+int PERSISTENT_NAME(Allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request) {
+  if (!pat_on)
+    return PMPI_PERSISTENT_NAME(Allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                                request);
+  int rc = PAT_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgather_init", comm, rc);
+}
+
+int PERSISTENT_NAME(Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request) {
+  if (!pat_on)
+    return PMPI_PERSISTENT_NAME(Allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                                 comm, info, request);
+  int rc = PAT_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
+                               request);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgatherv_init", comm, rc);
+}
+
+int MPI_Start(MPI_Request *request) { return pat_on ? PAT_Start(request) : PMPI_Start(request); }
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  return pat_on ? PAT_Startall(count, requests) : PMPI_Startall(count, requests);
+}
+
+int MPI_Request_free(MPI_Request *request) { return pat_on ? PAT_Request_free(request) : PMPI_Request_free(request); }

@@ -53,9 +53,18 @@ struct nbc_comm {
   nbc_op *head, *tail;
 };
 
+/* A request whose completion is signalled (pat_nbc_watch). */
+typedef struct watch {
+  struct watch *next;
+  MPI_Request request;
+  MPI_Comm signal_comm;
+  int tag;
+} watch;
+
 static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
 static nbc_comm *contexts; /* under nbc_lock */
-static int have_contexts;  /* atomic: the background thread's pass skips the lock while 0 */
+static int have_contexts;  /* atomic: the background thread's pass skips the lock while 0 (contexts or watches) */
+static watch *watches;     /* under nbc_lock */
 static int keyval = MPI_KEYVAL_INVALID;
 static long long queued, completed; /* atomic */
 
@@ -222,7 +231,41 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   return MPI_SUCCESS;
 }
 
+int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag) {
+  watch *w = malloc(sizeof *w);
+  if (!w) return MPI_ERR_NO_MEM;
+  *w = (watch){.request = request, .signal_comm = signal_comm, .tag = tag};
+  pthread_mutex_lock(&nbc_lock);
+  w->next = watches;
+  watches = w;
+  __atomic_store_n(&have_contexts, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&nbc_lock);
+  pat_wakeup_ring();
+  return MPI_SUCCESS;
+}
+
 /* ---- the background thread ---- */
+
+/* Signal the watched requests that completed; 1 while some are left. */
+static int progress_watches(void) {
+  for (watch **link = &watches; *link;) {
+    watch *w = *link;
+    int flag = 0;
+    /* a failed call completes too: its error is not carried by the signal (docs/usage.md) */
+    if (MPI_Test(&w->request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 1;
+    if (!flag) {
+      link = &w->next;
+      continue;
+    }
+    MPI_Request sent;
+    static const char nothing = 0;
+    if (MPI_Isend(&nothing, 0, MPI_BYTE, 0, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
+      PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty: it goes at once */
+    *link = w->next;
+    free(w);
+  }
+  return watches != NULL;
+}
 
 /* Build the schedule, put this rank's block in place, get the executor ready. */
 static int start_op(nbc_op *op) {
@@ -357,7 +400,8 @@ int pat_nbc_progress(void) {
     }
     link = &ctx->next;
   }
-  if (!contexts) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  if (watches && progress_watches()) busy = 1;
+  if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&nbc_lock);
   for (int i = 0; i < nfree; i++)
     if (to_free[i] != MPI_COMM_NULL) MPI_Comm_free(&to_free[i]);
@@ -386,6 +430,11 @@ void pat_nbc_stop(void) {
   pthread_mutex_lock(&nbc_lock);
   nbc_comm *all = contexts;
   contexts = NULL;
+  while (watches) { /* requests of persistent calls still in flight: erroneous at finalize, left to MPI */
+    watch *w = watches;
+    watches = w->next;
+    free(w);
+  }
   __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&nbc_lock);
   while (all) {

@@ -16,6 +16,7 @@
 #include "runtime/errors.h"
 #include "runtime/finalize_hook.h"
 #include "runtime/nbc_queue.h"
+#include "runtime/persist.h"
 #include "runtime/netparams.h"
 #include "runtime/report.h"
 #include "runtime/stats.h"
@@ -111,6 +112,7 @@ static int set_up(void) {
 static void shut_down(void) {
   pat_background_stop();
   pat_nbc_stop(); /* the thread is gone: what it left queued fails, the duplicates go */
+  pat_persist_stop();
   pat_comms_finalize();
   pat_report_finalize();
   MPI_Comm_free(&pat_proc.world);

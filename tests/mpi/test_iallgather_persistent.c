@@ -1,14 +1,16 @@
 /*
  * Persistent all-gathers (PAT_Allgather_init, PAT_Allgatherv_init,
- * PAT_Start): on each of the matrix's communicators, an all-gather of a
+ * PAT_Start, PAT_Request_free; under the drop-in MPI_Allgather(v)_init,
+ * MPI_Start(all), MPI_Request_free): on each of the matrix's communicators, an all-gather of a
  * padded struct type (freed by the application right after the set-up) and
  * an all-gatherv of doubles (zero blocks, reverse order, gaps), in place
  * and not, set up once and started ITERS times with new data each time;
  * both in flight together, a short compute phase between start and wait,
  * completed by MPI_Waitall (or MPI_Wait in reverse order, or MPI_Test
- * polling).  The communicator is freed by the application before the
- * persistent calls (MPI allows it), and one persistent call is freed while
- * its last request is still in flight.  Every result is compared byte by
+ * polling) on the persistent requests themselves, which stay allocated and
+ * inactive (MPI_Test on an inactive one says done at once).  The communicator is freed by the application before the
+ * persistent calls (MPI allows it); the persistent requests are freed
+ * inactive, after their last start completed.  Every result is compared byte by
  * byte with MPI's own blocking call on the same data.
  */
 #define _DEFAULT_SOURCE /* usleep */
@@ -18,7 +20,27 @@
 #include <unistd.h>
 
 #include "mpitest.h"
+#ifdef PAT_MATRIX_DROPIN /* an unmodified program under libpat_mpi (tests/dropin) */
+#include "dropin_check.h"
+#if defined(OPEN_MPI)
+#include <mpi-ext.h> /* MPIX_Allgather(v)_init: Open MPI 4.1's pcollreq extension */
+#define ALLGATHER_INIT MPIX_Allgather_init
+#define ALLGATHERV_INIT MPIX_Allgatherv_init
+#else
+#define ALLGATHER_INIT MPI_Allgather_init
+#define ALLGATHERV_INIT MPI_Allgatherv_init
+#endif
+#define START MPI_Start
+#define STARTALL MPI_Startall
+#define REQUEST_FREE MPI_Request_free
+#else
 #include "pat.h"
+#define ALLGATHER_INIT PAT_Allgather_init
+#define ALLGATHERV_INIT PAT_Allgatherv_init
+#define START PAT_Start
+#define STARTALL PAT_Startall
+#define REQUEST_FREE PAT_Request_free
+#endif
 
 #define ITERS 6
 
@@ -61,10 +83,10 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
   for (int i = 0; i < at + 4; i++) vours[i] = -1.0;
   MPI_Datatype mine;
   MPI_Type_dup(t->type, &mine);
-  PAT_Persistent pa = NULL, pv = NULL;
-  int rc = PAT_Allgather_init(in_place ? MPI_IN_PLACE : send, count, mine, ours, count, mine, comm, MPI_INFO_NULL, &pa);
+  MPI_Request pa = MPI_REQUEST_NULL, pv = MPI_REQUEST_NULL;
+  int rc = ALLGATHER_INIT(in_place ? MPI_IN_PLACE : send, count, mine, ours, count, mine, comm, MPI_INFO_NULL, &pa);
   if (rc == MPI_SUCCESS)
-    rc = PAT_Allgatherv_init(in_place ? MPI_IN_PLACE : vsend, vc[rank], MPI_DOUBLE, vours, vc, vd, MPI_DOUBLE, comm,
+    rc = ALLGATHERV_INIT(in_place ? MPI_IN_PLACE : vsend, vc[rank], MPI_DOUBLE, vours, vc, vd, MPI_DOUBLE, comm,
                              MPI_INFO_NULL, &pv);
   MPI_Type_free(&mine);   /* the persistent call keeps its own */
   MPI_Comm_free(&comm);   /* ... and its own communicator */
@@ -87,29 +109,36 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
     } else
 #endif
       PMPI_Allgatherv(in_place ? MPI_IN_PLACE : vsend, vc[rank], MPI_DOUBLE, vref, vc, vd, MPI_DOUBLE, parent);
-    MPI_Request req[2];
-    rc = PAT_Start(pa, &req[0]);
-    if (rc == MPI_SUCCESS) rc = PAT_Start(pv, &req[1]);
+    MPI_Request req[2] = {pa, pv};
+    rc = it % 2 ? STARTALL(2, req) : START(&req[0]);
+    if (rc == MPI_SUCCESS && it % 2 == 0) rc = START(&req[1]);
     if (rc != MPI_SUCCESS) break;
     usleep(200 * (unsigned)((rank + it) % 3)); /* compute, unequal */
-    if (it == ITERS - 1) { /* freed while its request is in flight: the request still completes */
-      rc = PAT_Persistent_free(&pv);
-      if (rc == MPI_SUCCESS) rc = MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-    } else if (it % 3 == 0) {
+    if (it % 3 == 0) {
       rc = MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     } else if (it % 3 == 1) {
       rc = MPI_Wait(&req[1], MPI_STATUS_IGNORE);
       if (rc == MPI_SUCCESS) rc = MPI_Wait(&req[0], MPI_STATUS_IGNORE);
     } else {
-      int left = 2;
+      int left = 2, done[2] = {0, 0};
       while (left > 0 && rc == MPI_SUCCESS)
         for (int i = 0; i < 2; i++) {
           int flag = 0;
-          if (req[i] == MPI_REQUEST_NULL) continue;
+          if (done[i]) continue;
           rc = MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE);
-          if (flag) left--;
+          if (flag) left--, done[i] = 1;
           else usleep(20);
         }
+    }
+    /* persistent: the handles stay, inactive; a test of an inactive one is done at once */
+    for (int i = 0; i < 2; i++) {
+      int flag = 0;
+      cases++;
+      if (req[i] != (i ? pv : pa) || MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag) {
+        failures++;
+        fprintf(stderr, "FAIL world rank %d: comm=%s: request %d is not an inactive persistent one\n", world_rank,
+                cname, i);
+      }
     }
     compare(t->name, cname, it, rc, ours, ref, total);
     compare("allgatherv of doubles", cname, it, rc, vours, vref, ((size_t)at + 4) * sizeof *vref);
@@ -118,8 +147,17 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
     failures++;
     fprintf(stderr, "FAIL world rank %d: comm=%s: rc %d\n", world_rank, cname, rc);
   }
-  if (pa) PAT_Persistent_free(&pa);
-  if (pv) PAT_Persistent_free(&pv);
+#ifdef PAT_MATRIX_DROPIN
+  /* libpat_mpi's: the handles are libpat's */
+  int (*is_libpat)(MPI_Request) = (int (*)(MPI_Request))dropin_symbol("pat_persist_is_libpat");
+  cases++;
+  if (!is_libpat || !is_libpat(pa) || !is_libpat(pv)) {
+    failures++;
+    fprintf(stderr, "FAIL world rank %d: the persistent requests are not libpat's\n", world_rank);
+  }
+#endif
+  if (pa != MPI_REQUEST_NULL) REQUEST_FREE(&pa);
+  if (pv != MPI_REQUEST_NULL) REQUEST_FREE(&pv);
   free(send);
   free(ours);
   free(ref);
@@ -132,7 +170,11 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
 int main(int argc, char **argv) {
   int P;
   const char *alg = test_init(&argc, &argv, &world_rank, &P, "ring");
+#ifdef PAT_MATRIX_DROPIN
+  alg = getenv("PAT_ALG") ? getenv("PAT_ALG") : "auto";
+#else
   if (PAT_Init() != MPI_SUCCESS || PAT_UseAlg(alg) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
+#endif
   test_type types[5];
   int ntypes = test_types_create(types);
   test_comm comms[TEST_NCOMMS];
@@ -144,7 +186,9 @@ int main(int argc, char **argv) {
   int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
   test_comms_free(comms);
   test_types_free(types, ntypes);
+#ifndef PAT_MATRIX_DROPIN
   PAT_Finalize();
+#endif
   MPI_Finalize();
   return bad;
 }
