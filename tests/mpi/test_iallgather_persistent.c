@@ -10,7 +10,9 @@
  * polling) on the persistent requests themselves, which stay allocated and
  * inactive (MPI_Test on an inactive one says done at once).  The communicator is freed by the application before the
  * persistent calls (MPI allows it); the persistent requests are freed
- * inactive, after their last start completed.  Every result is compared byte by
+ * inactive, after their last start completed, and then (PAT_ API, with the
+ * background thread) one is started and freed while active: its call must
+ * still complete, correct.  Every result is compared byte by
  * byte with MPI's own blocking call on the same data.
  */
 #define _DEFAULT_SOURCE /* usleep */
@@ -35,6 +37,7 @@
 #define REQUEST_FREE MPI_Request_free
 #else
 #include "pat.h"
+#include "runtime/nbc_queue.h" /* pat_nbc_completed_calls */
 #define ALLGATHER_INIT PAT_Allgather_init
 #define ALLGATHERV_INIT PAT_Allgatherv_init
 #define START PAT_Start
@@ -46,6 +49,7 @@
 
 static long failures, cases;
 static int world_rank;
+static const char *alg_in_use;
 
 static void compare(const char *what, const char *cname, int it, int rc, const void *ours, const void *ref,
                     size_t n) {
@@ -143,6 +147,34 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
     compare(t->name, cname, it, rc, ours, ref, total);
     compare("allgatherv of doubles", cname, it, rc, vours, vref, ((size_t)at + 4) * sizeof *vref);
   }
+#ifndef PAT_MATRIX_DROPIN
+  /* freed while active (MPI allows it): the call still completes.  The program cannot know when (as with
+   * MPI), so the test watches libpat's counter of calls its thread completed before it frees the buffers */
+  const char *thread = getenv("PAT_THREAD");
+  if (rc == MPI_SUCCESS && P > 1 && strcmp(alg_in_use, "native") != 0 && !(thread && !strcmp(thread, "0"))) {
+    long long before = pat_nbc_completed_calls();
+    fill_pattern(send, block, (unsigned)(rank * 31 + 99 + in_place));
+    memcpy(ref, ours, total);
+    if (in_place) {
+      memcpy(ours + rank * block, send, block);
+      memcpy(ref + rank * block, send, block);
+    }
+    PMPI_Allgather(in_place ? MPI_IN_PLACE : send, count, t->type, ref, count, t->type, parent);
+    MPI_Request r = pa;
+    rc = START(&r);
+    if (rc == MPI_SUCCESS) rc = REQUEST_FREE(&r);
+    pa = MPI_REQUEST_NULL;
+    int waited_ms = 0;
+    while (rc == MPI_SUCCESS && pat_nbc_completed_calls() == before && waited_ms++ < 60000) usleep(1000);
+    cases++;
+    if (rc != MPI_SUCCESS || r != MPI_REQUEST_NULL || pat_nbc_completed_calls() == before ||
+        first_difference(ours, ref, total) >= 0) {
+      failures++;
+      fprintf(stderr, "FAIL world rank %d: comm=%s: a persistent call freed while active: rc %d, %s\n", world_rank,
+              cname, rc, pat_nbc_completed_calls() == before ? "not completed in 60 s" : "wrong result");
+    }
+  }
+#endif
   if (rc != MPI_SUCCESS) {
     failures++;
     fprintf(stderr, "FAIL world rank %d: comm=%s: rc %d\n", world_rank, cname, rc);
@@ -170,6 +202,7 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
 int main(int argc, char **argv) {
   int P;
   const char *alg = test_init(&argc, &argv, &world_rank, &P, "ring");
+  alg_in_use = alg;
 #ifdef PAT_MATRIX_DROPIN
   alg = getenv("PAT_ALG") ? getenv("PAT_ALG") : "auto";
 #else
