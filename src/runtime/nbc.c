@@ -27,7 +27,7 @@
 /* The algorithm the non-blocking calls run under the process's setting. */
 static int nbc_alg(void) {
   int setting = pat_proc.alg;
-  if (!pat_proc.background || setting < 0 || setting == PAT_ALG_NATIVE) return PAT_ALG_NATIVE;
+  if (pat_nbc_runs_mpi_own()) return PAT_ALG_NATIVE;
   if (pat_algorithms[setting].flags & PAT_ALGF_CLASSIC) return setting;
   return PAT_ALG_RING;
 }

@@ -71,6 +71,10 @@ static long long queued, completed; /* atomic */
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
 
+int pat_nbc_runs_mpi_own(void) {
+  return !pat_proc.background || pat_proc.alg < 0 || pat_proc.alg == PAT_ALG_NATIVE;
+}
+
 /* ---- MPI's callbacks: no lock ---- */
 
 static void op_release(nbc_op *op) {

@@ -43,6 +43,11 @@ typedef struct pat_nbc_call {
   int moves_data; /* 0: nothing to move on any rank (every count 0): completes at once */
 } pat_nbc_call;
 
+/* Do the non-blocking all-gathers of a communicator of several processes
+ * run the MPI library's own, under the process's setting (auto, native,
+ * or no background thread)?  The same on every rank. */
+int pat_nbc_runs_mpi_own(void);
+
 /* Queue the call and give *request, a generalized request.  The calling
  * thread does not communicate, but for the communicator's first call
  * (MPI_Comm_idup, non-blocking).  Returns an MPI error code. */
