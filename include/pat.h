@@ -81,6 +81,44 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Iallgather and MPI_Iallgatherv, with identical semantics and
+ * arguments: *request completes through MPI's own MPI_Wait, MPI_Test,
+ * MPI_Waitall, MPI_Testany... (a generalized request), and must be waited
+ * for or tested to completion (as MPI says of a non-blocking collective,
+ * it cannot be cancelled, and freeing it while active is erroneous).
+ * Every rank of comm posts its non-blocking all-gathers in the same order.
+ * Under a classic algorithm's setting (PAT_ALG, PAT_UseAlg) libpat's
+ * background thread runs its schedule (an arrival-aware or hierarchical
+ * setting: ring's) on the buffers while the caller goes on, without the
+ * application calling MPI; under auto and native, on inter-communicators
+ * and without the background thread, the MPI library's own
+ * MPI_Iallgather(v) runs (docs/usage.md). */
+int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+
+/* Persistent all-gathers: MPI_Allgather_init and MPI_Allgatherv_init, with
+ * their arguments (collective: libpat duplicates comm).  *request is a
+ * persistent request of MPI's own, which MPI_Wait, MPI_Test, MPI_Waitall...
+ * complete and leave inactive, as MPI's persistent requests; but it is
+ * started with PAT_Start or PAT_Startall (MPI_Start would start only the
+ * request, not the call) and freed with PAT_Request_free (which
+ * take MPI's own requests too, and hand them to MPI_Start(all) and
+ * MPI_Request_free).  libpat_mpi does this for MPI_Start, MPI_Startall and
+ * MPI_Request_free.  Every rank starts a communicator's persistent and
+ * non-blocking all-gathers in the same order.  info is ignored.  Each start
+ * runs as PAT_Iallgather(v) does on the same arguments; without the
+ * background thread PAT_Start runs the whole call before it returns. */
+int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request);
+int PAT_Start(MPI_Request *request);
+int PAT_Startall(int count, MPI_Request requests[]);
+int PAT_Request_free(MPI_Request *request);
+
 /* Number of algorithms and their names (index 0 .. PAT_AlgCount()-1). */
 int PAT_AlgCount(void);
 const char *PAT_AlgName(int index);

@@ -25,8 +25,9 @@ int pat_exchange_start(pat_exchange *x, MPI_Comm ctrl, const pat_xrec *mine) {
   x->mine = *mine;
   x->started_ns = pat_clock_local_ns();
   /* records are plain bytes: the library assumes one data representation */
-  int rc = MPI_Iallgather(&x->mine, (int)sizeof x->mine, MPI_BYTE, x->all, (int)sizeof x->mine, MPI_BYTE, ctrl,
-                          &x->req);
+  /* PMPI: under libpat_mpi, MPI_Iallgather is libpat's own (src/dropin) */
+  int rc = PMPI_Iallgather(&x->mine, (int)sizeof x->mine, MPI_BYTE, x->all, (int)sizeof x->mine, MPI_BYTE, ctrl,
+                           &x->req);
   if (rc == MPI_SUCCESS) x->state = PAT_X_STARTED;
   return rc;
 }

@@ -33,6 +33,8 @@ typedef struct mb_opts {
   int uninstrumented;     /* --instrument none: no PAT_ProcessingStart/Edge/End, libpat predicts from history
                              alone, and delays redrawn every call leave it nothing to learn */
   double base_ms;         /* constant part of each compute half */
+  int overlap;            /* --overlap: the non-blocking call, posted at the arrival, then compute, then MPI_Wait */
+  double overlap_ms;      /* ... compute between the post and the wait (ms) */
   unsigned long long seed;
   const char *csv;        /* append rows here (NULL: none) */
   const char *label;      /* free text copied to the CSV */

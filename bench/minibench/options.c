@@ -48,6 +48,10 @@ void mb_usage(FILE *out) {
           "                      PAT_ProcessingEnd around the compute, as in the paper; none: no\n"
           "                      instrumentation, so libpat can only predict from history, and the\n"
           "                      per-call random delays make arrivals unpredictable (the guardrail's workload)\n"
+          "  --overlap t         overlap mode: at its arrival each rank posts PAT_Iallgather(v) (native:\n"
+          "                      the MPI library's own MPI_Iallgather(v)), computes for t more\n"
+          "                      (sleep or busy, as --compute), then MPI_Wait; the exit is the wait's\n"
+          "                      return (so e includes t); not with the mock-ups\n"
           "  --base-ms t         constant part of each compute half (default 100): each half lasts\n"
           "                      base + delay/2, as in the paper's Listing 4\n"
           "  --seed s            seed of data and delays (default 1)\n"
@@ -144,6 +148,10 @@ static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
   if (cli_args_is(a, "--order")) return choice_option(a, "order", orders, &o->blocked, err);
   if (cli_args_is(a, "--instrument")) return choice_option(a, "instrumentation", instruments, &o->uninstrumented, err);
   if (cli_args_is(a, "--base-ms")) return cli_args_time(a, CLI_MS, &o->base_ms, NULL, err);
+  if (cli_args_is(a, "--overlap")) {
+    o->overlap = 1;
+    return cli_args_time(a, CLI_MS, &o->overlap_ms, NULL, err);
+  }
   if (cli_args_is(a, "--seed")) return seed_option(a, &o->seed, err);
   if (cli_args_is(a, "--alg")) return cli_args_text(a, &l->algs, err);
   return OPT_OTHER;

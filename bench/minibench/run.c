@@ -107,10 +107,25 @@ static double delay_of(const mb_opts *o, const mb_setup *s, int r, long long ite
   return s->delay_scale ? d * s->delay_scale[r] : d;
 }
 
-/* The call under test: PAT_Allgather, PAT_Allgatherv (--counts) or a mock-up. */
+/* --overlap: post the non-blocking call, compute, wait. */
+static int gather_overlapped(mb_ctx *c) {
+  const mb_setup *s = c->s;
+  MPI_Request req;
+  int rc = s->counts ? PAT_Iallgatherv(c->send, s->counts[c->rank], MPI_FLOAT, c->recv, s->counts, s->displs,
+                                       MPI_FLOAT, c->comm, &req)
+                     : PAT_Iallgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm,
+                                      &req);
+  if (rc != MPI_SUCCESS) return rc;
+  mb_compute_until(&s->clock, mb_local_now(&s->clock) + 1e-3 * c->o->overlap_ms, c->o->busy);
+  return MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* The call under test: PAT_Allgather, PAT_Allgatherv (--counts), their
+ * non-blocking forms (--overlap) or a mock-up. */
 static int gather(mb_ctx *c) {
   const mb_setup *s = c->s;
   if (c->mock >= 0) return mb_mockup_allgather(c->mock, c->send, (int)s->count, c->recv, c->comm, c->scratch);
+  if (c->o->overlap) return gather_overlapped(c);
   if (s->counts)
     return PAT_Allgatherv(c->send, s->counts[c->rank], MPI_FLOAT, c->recv, s->counts, s->displs, MPI_FLOAT, c->comm);
   return PAT_Allgather(c->send, (int)s->count, MPI_FLOAT, c->recv, (int)s->count, MPI_FLOAT, c->comm);

@@ -1,6 +1,6 @@
 /*
  * The drop-in's entry points, shared by its C definitions of MPI_Init*,
- * MPI_Query_thread, MPI_Finalize, MPI_Allgather and MPI_Allgatherv
+ * MPI_Query_thread, MPI_Finalize, MPI_Allgather, MPI_Allgatherv, MPI_Iallgather and MPI_Iallgatherv
  * (pat_mpi.c) and by its Fortran bindings (fortran_mpif.c, fortran_f08.c).
  * The Fortran bindings call these rather than the C names MPI_* so that a
  * Fortran call takes the same path whatever else is preloaded, and never
@@ -21,5 +21,10 @@ DROPIN_INTERNAL int dropin_allgather(const void *sendbuf, int sendcount, MPI_Dat
 DROPIN_INTERNAL int dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                       MPI_Comm comm);
+DROPIN_INTERNAL int dropin_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+DROPIN_INTERNAL int dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                       MPI_Comm comm, MPI_Request *request);
 
 #endif

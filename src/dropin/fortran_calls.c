@@ -61,3 +61,33 @@ void fcall_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
   fcounts_free(&fc);
   set_ierror(ierror, rc);
 }
+
+void fcall_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                      MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = dropin_iallgather(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, (int)*recvcount,
+                             PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm), &req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}
+
+void fcall_iallgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                       MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  MPI_Comm c = PMPI_Comm_f2c(*comm);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc;
+  if (sizeof(MPI_Fint) != sizeof(int)) { /* see fortran_calls.h */
+    rc = MPI_ERR_INTERN;
+    PMPI_Comm_call_errhandler(c, rc);
+    set_ierror(ierror, rc);
+    return;
+  }
+  rc = dropin_iallgatherv(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, (const int *)recvcounts,
+                          (const int *)displs, PMPI_Type_f2c(*recvtype), c, &req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}

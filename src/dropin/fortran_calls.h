@@ -25,5 +25,16 @@ FCALL void fcall_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
 FCALL void fcall_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                             MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
                             MPI_Fint *ierror);
+/* The non-blocking forms: *request gets the Fortran handle of the request.
+ * recvcounts and displs are read when the call is posted (as C ints: where
+ * MPI_Fint is not int, and libpat leaves the call to MPI's own
+ * MPI_Iallgatherv, the converted copy would have to outlive the call: there
+ * the arrays are passed as they are, which is where MPI_Fint is int). */
+FCALL void fcall_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                            MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                            MPI_Fint *ierror);
+FCALL void fcall_iallgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                             MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                             MPI_Fint *request, MPI_Fint *ierror);
 
 #endif

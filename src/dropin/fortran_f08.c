@@ -6,15 +6,17 @@
  * optional (NULL when absent).
  *
  * Open MPI 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_,
- * mpi_finalize_f08_, mpi_allgather_f08_ and mpi_allgatherv_f08_ (buffers,
- * counts and displacements passed as addresses) all call PMPI_* directly, so
- * all six are taken over here.
+ * mpi_finalize_f08_, mpi_allgather_f08_, mpi_allgatherv_f08_,
+ * mpi_iallgather_f08_ and mpi_iallgatherv_f08_ (buffers, counts and
+ * displacements passed as addresses) all call PMPI_* directly, so all eight
+ * are taken over here.
  *
  * MPICH 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_ and
  * mpi_finalize_f08_ call PMPI_* directly and are taken over here; its
  * all-gathers (mpi_allgather_f08ts_ and mpi_allgatherv_f08ts_, buffers as
- * descriptors) call the C names MPI_Allgather and MPI_Allgatherv, which
- * pat_mpi.c already defines, with the sentinels and handles converted by
+ * descriptors) and its non-blocking ones call the C names MPI_Allgather,
+ * MPI_Allgatherv, MPI_Iallgather and MPI_Iallgatherv, which pat_mpi.c
+ * already defines, with the sentinels and handles converted by
  * MPICH.  (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
  * and MPI_Allgatherv_c: MPI's own.)
  */
@@ -52,5 +54,25 @@ void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                          MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) {
   fcall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
+}
+
+/* mpi_iallgather_f08_ and mpi_iallgatherv_f08_: the same arguments and a request (type(MPI_Request), its
+ * Fortran handle) before ierror */
+void mpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+
+void mpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) {
+  fcall_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
+}
+
+void mpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                          MPI_Fint *request, MPI_Fint *ierror);
+
+void mpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                          MPI_Fint *request, MPI_Fint *ierror) {
+  fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
 }
 #endif

@@ -1,6 +1,7 @@
 /*
  * The drop-in's bindings for mpif.h and `use mpi` (MPI_INIT, MPI_INIT_THREAD,
- * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER, MPI_ALLGATHERV), under the
+ * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER, MPI_ALLGATHERV, MPI_IALLGATHER,
+ * MPI_IALLGATHERV), under the
  * four names a Fortran compiler may give a subroutine: mpi_allgather_
  * (gfortran, Intel), mpi_allgather__ (g77-style -fsecond-underscore),
  * MPI_ALLGATHER (upper case), mpi_allgather (no underscore).
@@ -42,5 +43,14 @@ FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV,
               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror),
               fcall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror))
+FORTRAN_NAMES(mpi_iallgather, MPI_IALLGATHER,
+              (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+               MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror),
+              fcall_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror))
+FORTRAN_NAMES(mpi_iallgatherv, MPI_IALLGATHERV,
+              (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+               MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror),
+              fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                                ierror))
 
 #endif

@@ -2,7 +2,7 @@
  * libpat_mpi: libpat under an unmodified MPI program, through the MPI
  * profiling interface.  Link it before the MPI library (-lpat_mpi) or load it
  * with `mpirun -x LD_PRELOAD=/path/libpat_mpi.so prog`; either way its
- * definitions of the six functions below come first, and everything else is
+ * definitions of the functions below come first, and everything else is
  * the MPI library's own.
  *
  *   MPI_Init, MPI_Init_thread  PMPI_Init_thread asking for MPI_THREAD_MULTIPLE
@@ -16,6 +16,9 @@
  *                              PMPI_Allgather itself for the native algorithm and
  *                              inter-communicators).
  *   MPI_Allgatherv             the same with PMPI_Allgatherv and PAT_Allgatherv.
+ *   MPI_Iallgather(v)          PAT_Iallgather(v): a request MPI's own MPI_Wait,
+ *                              MPI_Test... complete (PMPI_Iallgather(v) inside
+ *                              for what libpat leaves to MPI).
  *   MPI_Finalize               PAT_Finalize (stops the thread), then PMPI_Finalize.
  *
  * Thread levels.  A level is a promise the application makes about its own
@@ -203,3 +206,85 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return dropin_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
+
+int dropin_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (!pat_on || inside) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  inside = 1;
+  int rc = PAT_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Iallgather", comm, rc);
+}
+
+int dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request) {
+  if (!pat_on || inside)
+    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  inside = 1;
+  int rc = PAT_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Iallgatherv", comm, rc);
+}
+
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return dropin_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return dropin_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+
+/* Persistent all-gathers: PAT_Allgather(v)_init under the names each MPI
+ * gives them (MPI 4's MPI_Allgather(v)_init in MPICH 4; Open MPI 4.1's
+ * MPIX_Allgather(v)_init from its pcollreq extension, mpi-ext.h), and
+ * MPI_Start, MPI_Startall and MPI_Request_free, which PAT_Start(all) and
+ * PAT_Request_free take for libpat's requests and hand to MPI for others. */
+#if defined(OPEN_MPI)
+#define PERSISTENT_NAME(name) MPIX_##name
+#define PMPI_PERSISTENT_NAME(name) PMPIX_##name
+int PMPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request);
+int MPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request);
+#else
+#define PERSISTENT_NAME(name) MPI_##name
+#define PMPI_PERSISTENT_NAME(name) PMPI_##name
+#endif
+
+int PERSISTENT_NAME(Allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request) {
+  if (!pat_on)
+    return PMPI_PERSISTENT_NAME(Allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                                request);
+  int rc = PAT_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgather_init", comm, rc);
+}
+
+int PERSISTENT_NAME(Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request) {
+  if (!pat_on)
+    return PMPI_PERSISTENT_NAME(Allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                                 comm, info, request);
+  int rc = PAT_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
+                               request);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgatherv_init", comm, rc);
+}
+
+int MPI_Start(MPI_Request *request) { return pat_on ? PAT_Start(request) : PMPI_Start(request); }
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  return pat_on ? PAT_Startall(count, requests) : PMPI_Startall(count, requests);
+}
+
+int MPI_Request_free(MPI_Request *request) { return pat_on ? PAT_Request_free(request) : PMPI_Request_free(request); }

@@ -183,7 +183,7 @@ int pat_exec_keep_active(MPI_Request *reqs, int n) {
     if (reqs[i] == MPI_REQUEST_NULL) continue;
     int done = 0;
     MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE); /* if Test itself fails, done stays 0: kept, to be safe */
-    if (done && reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&reqs[i]);
+    if (done && reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&reqs[i]); /* PMPI: libpat_mpi takes MPI_Request_free over */
     if (reqs[i] == MPI_REQUEST_NULL) continue;
     MPI_Request still = reqs[i];
     reqs[i] = MPI_REQUEST_NULL;

@@ -26,6 +26,7 @@
 #include "runtime/bind.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
+#include "runtime/nbc_queue.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
 #include "runtime/wait_nap.h"
@@ -109,6 +110,7 @@ static void *bg_main(void *arg) {
   const int64_t backoff_max = pat_node_oversubscribed() ? BACKOFF_MAX_OVERSUBSCRIBED_NS : BACKOFF_MAX_NS;
   while (pat_wakeup_begin_pass()) {
     int busy = pat_comm_background_pass(progress_comm);
+    busy |= pat_nbc_progress(); /* the non-blocking all-gathers (nbc_queue.h) */
     /* nothing in flight, nothing retiring: sleep until someone gives work */
     enum pat_wakeup_result r = pat_wakeup_wait(busy ? backoff : -1);
     if (r == PAT_WAKEUP_PENDING) continue; /* work came during the pass: at once, backoff as it was */

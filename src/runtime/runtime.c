@@ -15,6 +15,8 @@
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/finalize_hook.h"
+#include "runtime/nbc_queue.h"
+#include "runtime/persist.h"
 #include "runtime/netparams.h"
 #include "runtime/report.h"
 #include "runtime/stats.h"
@@ -109,6 +111,8 @@ static int set_up(void) {
  * (finalize_hook.h); collective. */
 static void shut_down(void) {
   pat_background_stop();
+  pat_nbc_stop(); /* the thread is gone: what it left queued fails, the duplicates go */
+  pat_persist_stop();
   pat_comms_finalize();
   pat_report_finalize();
   MPI_Comm_free(&pat_proc.world);
@@ -138,6 +142,7 @@ int PAT_Init(void) {
   pat_arrivals_reset();
   rc = pat_finalize_hook_install(shut_down);
   if (rc != MPI_SUCCESS) rc = pat_fail(rc, "PAT_Init: cannot put libpat's attribute on MPI_COMM_SELF");
+  if (rc == MPI_SUCCESS) rc = pat_nbc_start();
   if (rc == MPI_SUCCESS) rc = start_thread_if_possible();
   if (rc != MPI_SUCCESS) {
     pat_comms_finalize();

@@ -9,7 +9,8 @@ column names the distribution, a corrupted element is counted, the mock-ups
 refuse them.  Each algorithm runs on a communicator of its own in either
 order, so PAT_REPORT's row of auto's site counts auto's calls only.
 --also-chosen adds a row for each algorithm auto ran that the list lacks.
-No timing assertions.
+--overlap (post, compute, wait) runs the non-blocking calls correctly, equal
+and unequal blocks.  No timing assertions.
 
   check_minibench.py --mpiexec mpirun --np 3 --bench build/.../pat-minibench \
       --readme bench/README.md --workdir build/tests/bench/np3
@@ -207,6 +208,18 @@ def main():
               auto.get("chosen"), [r["alg"] for r in rows]))
     check(all(r["status"] == "ok" and r["errors"] == "0" and r["iters"] == "4" for r in rows),
           "--also-chosen: every row ran its 4 iterations, correct")
+
+    # 3e. --overlap: PAT_Iallgather(v) posted, compute, MPI_Wait; libpat's schedules in its background thread
+    # (PAT_ALG=ring at PAT_Init starts it) and MPI's own, correct
+    for dist in ("equal", "ramp"):
+        code, header, rows, out = run(args, ["-N", "3000", "--iters", "3", "--warmup", "1", "--base-ms", "1",
+                                             "--max-delay", "2", "--overlap", "1", "--counts", dist,
+                                             "--alg", "native,ring,bruck"],
+                                      os.path.join(args.workdir, "overlap-%s.csv" % dist), env={"PAT_ALG": "ring"})
+        check(code == 0 and [r["alg"] for r in rows] == ["native", "ring", "bruck"] and
+              all(r["status"] == "ok" and r["errors"] == "0" and r["iters"] == "3" for r in rows),
+              "--overlap 1, --counts %s: every row ran its 3 iterations, correct (%s)" % (
+                  dist, [(r["alg"], r["status"], r["errors"]) for r in rows]))
 
     # 4. the correctness check counts a corrupted element (fault injection)
     code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "1", "--base-ms", "1",

@@ -2,7 +2,8 @@
  * test_allgatherv_matrix.c) and the datatype test (test_datatypes.c) check:
  * ALLGATHER and ALLGATHERV are PAT_Allgather and PAT_Allgatherv, or, built
  * with -DPAT_MATRIX_DROPIN (tests/dropin), plain MPI_Allgather and
- * MPI_Allgatherv, which libpat_mpi intercepts; error_text(rc) describes what
+ * MPI_Allgatherv (IALLGATHER and IALLGATHERV the same for the non-blocking
+ * ones), which libpat_mpi intercepts; error_text(rc) describes what
  * they returned. */
 #ifndef PAT_ALLGATHER_UNDER_TEST_H
 #define PAT_ALLGATHER_UNDER_TEST_H
@@ -15,6 +16,8 @@
 #include "dropin_check.h"
 #define ALLGATHER MPI_Allgather
 #define ALLGATHERV MPI_Allgatherv
+#define IALLGATHER MPI_Iallgather
+#define IALLGATHERV MPI_Iallgatherv
 static inline const char *error_text(int rc) {
   static char text[MPI_MAX_ERROR_STRING];
   int len;
@@ -25,6 +28,8 @@ static inline const char *error_text(int rc) {
 #include "pat.h"
 #define ALLGATHER PAT_Allgather
 #define ALLGATHERV PAT_Allgatherv
+#define IALLGATHER PAT_Iallgather
+#define IALLGATHERV PAT_Iallgatherv
 #define error_text PAT_Error_string
 #endif
 

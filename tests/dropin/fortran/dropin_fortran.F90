@@ -10,7 +10,8 @@
 ! uses must give the error classes a C program gets, through the
 ! communicator's error handler.  At the end, libpat must have counted every
 ! all-gather and all-gatherv (fcheck.c), so a binding that bypassed the
-! drop-in fails the test.
+! drop-in fails the test.  And the non-blocking forms (MPI_IALLGATHER,
+! MPI_IALLGATHERV, completed by MPI_WAITALL) on both communicators.
 program dropin_fortran
 #if defined(PAT_F08)
   use mpi_f08
@@ -38,6 +39,9 @@ program dropin_fortran
       integer(c_int), value :: comm
       integer(c_long), value :: calls
     end function fdropin_check
+    integer(c_int) function fdropin_check_queued() bind(C, name="fdropin_check_queued")
+      import :: c_int
+    end function fdropin_check_queued
   end interface
   integer, parameter :: counts(4) = [1, 7, 100, 1000]
   HANDLE(MPI_Comm) :: sub
@@ -68,6 +72,7 @@ program dropin_fortran
     call derived(sub, counts(k), 30 + k)
     call gatherv(sub, counts(k), 70 + k, .false.)
     call gatherv(sub, counts(k), 80 + k, .true.)
+    call nonblocking(sub, counts(k), 110 + k)
   end do
   call MPI_COMM_FREE(sub, ierr)
   do k = 1, size(counts)
@@ -76,9 +81,11 @@ program dropin_fortran
     call derived(MPI_COMM_WORLD, counts(k), 60 + k)
     call gatherv(MPI_COMM_WORLD, counts(k), 90 + k, .false.)
     call gatherv(MPI_COMM_WORLD, counts(k), 100 + k, .true.)
+    call nonblocking(MPI_COMM_WORLD, counts(k), 120 + k)
   end do
 
   if (fdropin_check(FINT(MPI_COMM_WORLD), calls) /= 0) failures = failures + 1
+  if (fdropin_check_queued() /= 0) failures = failures + 1
   call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
   if (world_rank == 0) then
     if (worst == 0) then
@@ -235,6 +242,44 @@ contains
       end if
     end do
   end subroutine gatherv
+
+  ! MPI_IALLGATHER and MPI_IALLGATHERV (blocks of n + q, in rank order) in
+  ! flight together, completed by one MPI_WAITALL
+  subroutine nonblocking(comm, n, salt)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n, salt
+    integer, allocatable :: send(:), recv(:), vsend(:), vrecv(:), rcounts(:), displs(:)
+    HANDLE(MPI_Request) :: reqs(2)
+    integer :: p, me, q, i, e, total
+    call MPI_COMM_SIZE(comm, p, e)
+    call MPI_COMM_RANK(comm, me, e)
+    allocate (send(n), recv(n * p), rcounts(p), displs(p))
+    send = [(val(me, i, salt), i = 1, n)]
+    recv = -1
+    total = 0
+    do q = 0, p - 1
+      rcounts(q + 1) = n + q
+      displs(q + 1) = total
+      total = total + n + q
+    end do
+    allocate (vsend(n + me), vrecv(total))
+    vsend = [(val(me, i, salt + 1), i = 1, n + me)]
+    vrecv = -1
+    call MPI_IALLGATHER(send, n, MPI_INTEGER, recv, n, MPI_INTEGER, comm, reqs(1), e)
+    if (e /= MPI_SUCCESS) call fail('MPI_IALLGATHER: ierror', e)
+    call MPI_IALLGATHERV(vsend, n + me, MPI_INTEGER, vrecv, rcounts, displs, MPI_INTEGER, comm, reqs(2), e)
+    if (e /= MPI_SUCCESS) call fail('MPI_IALLGATHERV: ierror', e)
+    call MPI_WAITALL(2, reqs, MPI_STATUSES_IGNORE, e)
+    call expect(comm, recv, n, salt, e, 'MPI_IALLGATHER')
+    do q = 0, p - 1
+      do i = 1, n + q
+        if (vrecv(displs(q + 1) + i) /= val(q, i, salt + 1)) then
+          call fail('MPI_IALLGATHERV: wrong element at index', displs(q + 1) + i)
+          return
+        end if
+      end do
+    end do
+  end subroutine nonblocking
 
   ! the classes a C program gets (tests/dropin/test_dropin_programs.c
   ! `errors`), returned through MPI_ERRORS_RETURN; refused calls are not counted

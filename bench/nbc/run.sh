@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 55's cells: the non-blocking all-gather with compute overlapped (post, compute, wait) on the
+# emulated cluster, P = 8, 500 Mbit/s: N in {1M, 4M} floats x maxDelay in {0, 50, 100} ms x compute
+# after the post of {0, 50, 100}% of the call's time (the time of MPI's own blocking all-gather on
+# balanced arrivals at that N, measured first in the same cluster). Per cell, two launches:
+#   overlap: pat-minibench --overlap T with native (MPI's own MPI_Iallgather), ring and bruck
+#            (libpat's schedules, run by its background thread);
+#   blocking: the same arrivals without overlap, native and auto (blocking libpat), for the column
+#            "against blocking libpat" (e = exit - arrival includes T in the overlap launch: compare
+#            e - T, or the time to completion after the last arrival, r - omega).
+# Rows go to $R/nbc.csv (label N/delay/overlap%/mode), the log to /tmp/nbc-cells.log.
+#   bash bench/nbc/run.sh cells        # the 18 cells, two launches each (about 30 min; needs root)
+#   bash bench/nbc/run.sh dry          # the same sequence on this machine, tiny (P = 3, 3k floats, 2
+#                                      # calls per algorithm, delays in ms / 10): checks the script
+#   OUT=FOLDER bash bench/nbc/run.sh cells   # rows into FOLDER (default bench/results/nbc-new)
+# Needs build/ (cmake --build build) and, for cells, root and a quiet machine. Tears the emulated
+# cluster down at the end.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+R=${OUT:-bench/results/nbc-new}
+CL=bench/cluster/pat-cluster
+MB=build/bench/minibench/pat-minibench
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mode=${1:-}
+case $mode in
+  cells) SIZES="1M 4M"; DELAYS="0 50 100"; ITERS=(--iters 12 --warmup 3 --base-ms 20)
+         launch() { $CL run --timeout 900 -np 8 -x PAT_ALG=ring "$@"; } ;;
+  dry) SIZES="3k"; DELAYS="0 5 10"; ITERS=(--iters 2 --warmup 1 --base-ms 2)
+       launch() { timeout 300 mpirun --oversubscribe -np 3 -x PAT_ALG=ring "$@"; } ;;
+  *) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+esac
+# PAT_ALG=ring at the launch: the background thread runs (auto on one node would not start it); the
+# minibench then switches algorithm per series (PAT_UseAlg)
+mkdir -p "$R"
+quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
+# ebar (us) of MPI's own blocking all-gather, balanced, at N
+call_time_us() {
+  launch $MB -N "$1" "${ITERS[@]}" --max-delay 0 --alg native --quiet 2>&1 | tee -a /tmp/nbc-cells.log |
+    sed -n 's/^native  *ok  *\([0-9.]*\) .*/\1/p' | tail -1
+}
+{
+  [ $mode = cells ] && { $CL down >/dev/null 2>&1; $CL up -n 8 --rate 500mbit || exit 1; }
+  for N in $SIZES; do
+    T=$(call_time_us $N)
+    [ -n "$T" ] || { echo "no call time at N=$N"; exit 1; }
+    echo "== N=$N: MPI's own blocking call takes $T us balanced"
+    for d in $DELAYS; do
+      for pct in 0 50 100; do
+        ms=$(python3 -c "print(round($T * $pct / 100 / 1000, 3))")
+        echo "== N=$N delay=$d overlap=$pct% ($ms ms) $(date +%T)"
+        launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --overlap $ms --alg native,ring,bruck \
+          --csv $R/nbc.csv --label "$N/$d/$pct/overlap" --quiet 2>&1 | quiet
+      done
+      launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --alg native,auto \
+        --csv $R/nbc.csv --label "$N/$d/-/blocking" --quiet 2>&1 | quiet
+    done
+  done
+  [ $mode = cells ] && $CL down
+} 2>&1 | tee -a /tmp/nbc-cells.log

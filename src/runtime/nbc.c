@@ -1,0 +1,168 @@
+/*
+ * PAT_Iallgather and PAT_Iallgatherv: MPI_Iallgather and MPI_Iallgatherv
+ * with their semantics, the request one that MPI's own completion calls
+ * take.  Which algorithm runs (the same on every rank, from the setting):
+ *  - a classic one (ring, nex, rdb, bruck, lnbc, direct) set by PAT_ALG or
+ *    PAT_UseAlg: its schedule, run on the user's buffers by the background
+ *    thread (nbc_queue.h), which completes the request;
+ *  - an arrival-aware or hierarchical one: RING's schedule so (they need
+ *    an arrival exchange or a plan the non-blocking path does not make yet);
+ *  - auto and native, an inter-communicator, or no background thread (MPI
+ *    without MPI_THREAD_MULTIPLE, PAT_THREAD=0, a one-node job under auto):
+ *    the MPI library's own MPI_Iallgather(v);
+ *  - a single process, under every setting: its block is copied at once
+ *    (MPICH 4.0's own all-gatherv ignores the displacement there) and the
+ *    request is complete when it is returned.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/algorithms.h"
+#include "pat.h"
+#include "runtime/args.h"
+#include "runtime/errors.h"
+#include "runtime/nbc_queue.h"
+#include "runtime/process.h"
+
+/* The algorithm the non-blocking calls run under the process's setting. */
+static int nbc_alg(void) {
+  int setting = pat_proc.alg;
+  if (pat_nbc_runs_mpi_own()) return PAT_ALG_NATIVE;
+  if (pat_algorithms[setting].flags & PAT_ALGF_CLASSIC) return setting;
+  return PAT_ALG_RING;
+}
+
+/* Initialised, a valid communicator, a request to fill; *inter for an
+ * inter-communicator (MPI's own call, arguments and all). */
+static int check_call(const char *name, MPI_Comm comm, const MPI_Request *request, int *inter) {
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", name);
+  if (!request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
+  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", name);
+  if (MPI_Comm_test_inter(comm, inter) != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "%s: invalid communicator", name);
+  return MPI_SUCCESS;
+}
+
+/* The receive side both calls share; *rsize: recvtype's size. */
+static int check_recv(const char *name, const void *recvbuf, MPI_Datatype recvtype, MPI_Count *rsize) {
+  if (recvbuf == MPI_IN_PLACE) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf may not be MPI_IN_PLACE", name);
+  if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "%s: recvtype is MPI_DATATYPE_NULL", name);
+  if (pat_type_size(recvtype, rsize)) return pat_fail(MPI_ERR_TYPE, "%s: bad recvtype", name);
+  return MPI_SUCCESS;
+}
+
+/* One process: its block from sendbuf into recvbuf at displ elements, by
+ * packing (no message: nothing can match an application's receive). */
+static int copy_single(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int displ,
+                       int recvcount, MPI_Datatype recvtype) {
+  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  int bytes = 0, pos = 0, rc = MPI_Pack_size(sendcount, sendtype, MPI_COMM_SELF, &bytes);
+  char *packed = rc == MPI_SUCCESS ? malloc((size_t)bytes + 1) : NULL;
+  if (rc == MPI_SUCCESS && !packed) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS) rc = MPI_Pack(sendbuf, sendcount, sendtype, packed, bytes, &pos, MPI_COMM_SELF);
+  MPI_Aint lb, extent;
+  if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(recvtype, &lb, &extent);
+  int at = 0;
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Unpack(packed, pos, &at, (char *)recvbuf + (MPI_Aint)displ * extent, recvcount, recvtype, MPI_COMM_SELF);
+  free(packed);
+  return rc;
+}
+
+/* A request complete from the start. */
+static int completed(MPI_Comm comm, MPI_Request *request) {
+  pat_nbc_call none = {.comm = comm, .P = 1};
+  return pat_nbc_post(&none, request);
+}
+
+static int own_error(int rc, const char *name) { return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, name); }
+
+int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  static const char name[] = "PAT_Iallgather";
+  int inter = 0, alg = PAT_ALG_NATIVE;
+  int rc = check_call(name, comm, request, &inter);
+  if (rc != MPI_SUCCESS) return rc;
+  int P = 1;
+  if (!inter) {
+    MPI_Comm_size(comm, &P);
+    alg = P == 1 ? PAT_ALG_RING : nbc_alg(); /* one process: copied here (copy_single) */
+  }
+  if (alg == PAT_ALG_NATIVE)
+    return own_error(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), name);
+  MPI_Count rsize;
+  rc = check_recv(name, recvbuf, recvtype, &rsize);
+  if (rc != MPI_SUCCESS) return rc;
+  if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "%s: recvcount %d < 0", name, recvcount);
+  long long bytes = (long long)rsize * recvcount;
+  if (bytes > 0 && pat_null_buffer(recvbuf, recvtype)) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL", name);
+  if (sendbuf != MPI_IN_PLACE) {
+    rc = pat_check_send(name, sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, bytes, 0, NULL, NULL);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  if (P == 1) {
+    rc = bytes > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, 0, recvcount, recvtype) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
+  }
+  pat_nbc_call c = {.sendbuf = sendbuf,
+                    .sendcount = sendcount,
+                    .sendtype = sendtype,
+                    .recvbuf = recvbuf,
+                    .recvcount = recvcount,
+                    .recvtype = recvtype,
+                    .comm = comm,
+                    .P = P,
+                    .alg = alg,
+                    .moves_data = bytes > 0};
+  return pat_nbc_post(&c, request);
+}
+
+int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  static const char name[] = "PAT_Iallgatherv";
+  int inter = 0, alg = PAT_ALG_NATIVE;
+  int rc = check_call(name, comm, request, &inter);
+  if (rc != MPI_SUCCESS) return rc;
+  int P = 1;
+  if (!inter) {
+    MPI_Comm_size(comm, &P);
+    alg = P == 1 ? PAT_ALG_RING : nbc_alg(); /* one process: copied here (copy_single) */
+  }
+  if (alg == PAT_ALG_NATIVE)
+    return own_error(
+        PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), name);
+  MPI_Count rsize;
+  rc = check_recv(name, recvbuf, recvtype, &rsize);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!recvcounts) return pat_fail(MPI_ERR_ARG, "%s: recvcounts is NULL", name);
+  if (!displs) return pat_fail(MPI_ERR_ARG, "%s: displs is NULL", name);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  long long total = 0;
+  for (int r = 0; r < P; r++) {
+    if (recvcounts[r] < 0) return pat_fail(MPI_ERR_COUNT, "%s: recvcounts[%d] = %d < 0", name, r, recvcounts[r]);
+    total += (long long)rsize * recvcounts[r];
+  }
+  if (total > 0 && pat_null_buffer(recvbuf, recvtype)) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL", name);
+  if (sendbuf != MPI_IN_PLACE) {
+    rc = pat_check_send(name, sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize,
+                        (long long)rsize * recvcounts[rank], P, recvcounts, displs);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  if (P == 1) {
+    rc = total > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, displs[0], recvcounts[0], recvtype)
+                   : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
+  }
+  pat_nbc_call c = {.sendbuf = sendbuf,
+                    .sendcount = sendcount,
+                    .sendtype = sendtype,
+                    .recvbuf = recvbuf,
+                    .recvtype = recvtype,
+                    .counts = recvcounts,
+                    .displs = displs,
+                    .comm = comm,
+                    .P = P,
+                    .alg = alg,
+                    .moves_data = total > 0};
+  return pat_nbc_post(&c, request);
+}

@@ -1,0 +1,465 @@
+/* The non-blocking all-gathers' queue and their progress (see nbc_queue.h). */
+#include "runtime/nbc_queue.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/algorithms.h"
+#include "exec/executor.h"
+#include "model/build_args.h"
+#include "runtime/errors.h"
+#include "runtime/netparams.h"
+#include "runtime/process.h"
+#include "runtime/wakeup.h"
+
+typedef struct nbc_comm nbc_comm;
+
+typedef struct nbc_op {
+  struct nbc_op *next; /* in its context's queue, in posting order */
+  nbc_comm *ctx;
+  long long seq; /* the call's number on its communicator */
+  int alg;
+  /* the call's arguments; derived types are duplicates (the application may free its own meanwhile) */
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void *recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  int *counts, *displs; /* an all-gatherv's, copied (one allocation) */
+  /* its run (the background thread's only) */
+  int started;
+  pat_sched sched;
+  pat_buffers buf;
+  pat_exec exec;
+  int have_sched, have_buf, have_exec;
+  MPI_Request *pending; /* an abandoned step's requests that MPI would not let go */
+  int npending;
+  /* what the application's request sees */
+  MPI_Request greq;
+  int rc;   /* set before MPI_Grequest_complete, read by the query function */
+  int refs; /* the background thread's and MPI's (free function): the last one frees */
+} nbc_op;
+
+struct nbc_comm {
+  nbc_comm *next; /* in the list of contexts */
+  MPI_Comm user;  /* the application's (valid while attached) */
+  MPI_Comm priv;  /* libpat's duplicate, once dup_req completed */
+  MPI_Request dup_req;
+  int P, rank;
+  int attached;     /* the application's communicator (and its attribute) lives: atomic */
+  long long posted; /* calls posted (the posting threads, under nbc_lock) */
+  nbc_op *head, *tail;
+};
+
+/* A request whose completion is signalled (pat_nbc_watch). */
+typedef struct watch {
+  struct watch *next;
+  MPI_Request request;
+  MPI_Comm signal_comm;
+  int tag;
+} watch;
+
+static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
+static nbc_comm *contexts; /* under nbc_lock */
+static int have_contexts;  /* atomic: the background thread's pass skips the lock while 0 (contexts or watches) */
+static watch *watches;     /* under nbc_lock */
+static int keyval = MPI_KEYVAL_INVALID;
+static long long queued, completed; /* atomic */
+
+long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
+long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
+
+int pat_nbc_runs_mpi_own(void) {
+  return !pat_proc.background || pat_proc.alg < 0 || pat_proc.alg == PAT_ALG_NATIVE;
+}
+
+/* ---- MPI's callbacks: no lock ---- */
+
+static void op_release(nbc_op *op) {
+  if (__atomic_sub_fetch(&op->refs, 1, __ATOMIC_ACQ_REL) == 0) free(op);
+}
+
+static int query_fn(void *extra, MPI_Status *status) {
+  nbc_op *op = extra;
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  return __atomic_load_n(&op->rc, __ATOMIC_ACQUIRE);
+}
+
+static int free_fn(void *extra) {
+  op_release(extra);
+  return MPI_SUCCESS;
+}
+
+/* MPI lets no collective be cancelled: a cancel leaves the call as it is. */
+static int cancel_fn(void *extra, int complete) {
+  (void)extra;
+  (void)complete;
+  return MPI_SUCCESS;
+}
+
+/* The application freed its communicator: the context goes once its calls are done. */
+static int detach_fn(MPI_Comm comm, int key, void *value, void *extra) {
+  (void)comm;
+  (void)key;
+  (void)extra;
+  nbc_comm *ctx = value;
+  __atomic_store_n(&ctx->attached, 0, __ATOMIC_RELEASE); /* the background thread may free ctx from now on */
+  pat_wakeup_ring();
+  return MPI_SUCCESS;
+}
+
+/* ---- the posting thread ---- */
+
+static int is_named(MPI_Datatype t) {
+  int ni, na, nt, combiner;
+  return MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
+}
+
+/* A datatype the call can keep until it completes. */
+static int keep_type(MPI_Datatype t, MPI_Datatype *kept) {
+  if (t == MPI_DATATYPE_NULL || is_named(t)) {
+    *kept = t;
+    return MPI_SUCCESS;
+  }
+  return MPI_Type_dup(t, kept);
+}
+
+static void drop_type(MPI_Datatype *t) {
+  if (*t != MPI_DATATYPE_NULL && !is_named(*t)) MPI_Type_free(t);
+  *t = MPI_DATATYPE_NULL;
+}
+
+/* The communicator's context, made (with its idup) at its first call. */
+static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
+  void *value = NULL;
+  int found = 0;
+  int rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
+  if (rc != MPI_SUCCESS) return rc;
+  if (found) {
+    *out = value;
+    return MPI_SUCCESS;
+  }
+  nbc_comm *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return MPI_ERR_NO_MEM;
+  ctx->user = comm;
+  ctx->P = P;
+  MPI_Comm_rank(comm, &ctx->rank);
+  ctx->priv = MPI_COMM_NULL;
+  rc = MPI_Comm_idup(comm, &ctx->priv, &ctx->dup_req);
+  if (rc != MPI_SUCCESS) {
+    free(ctx);
+    return rc;
+  }
+  ctx->attached = 1;
+  rc = MPI_Comm_set_attr(comm, keyval, ctx);
+  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the idup is done */
+  pthread_mutex_lock(&nbc_lock);
+  ctx->next = contexts;
+  contexts = ctx;
+  __atomic_store_n(&have_contexts, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&nbc_lock);
+  *out = ctx;
+  return rc;
+}
+
+static void free_op_args(nbc_op *op) {
+  drop_type(&op->sendtype);
+  drop_type(&op->recvtype);
+  free(op->counts);
+  op->counts = op->displs = NULL;
+}
+
+static int copy_args(nbc_op *op, const pat_nbc_call *c) {
+  op->sendbuf = c->sendbuf;
+  op->sendcount = c->sendcount;
+  op->recvbuf = c->recvbuf;
+  op->recvcount = c->recvcount;
+  op->sendtype = op->recvtype = MPI_DATATYPE_NULL;
+  int rc = c->sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : keep_type(c->sendtype, &op->sendtype);
+  if (rc == MPI_SUCCESS) rc = keep_type(c->recvtype, &op->recvtype);
+  if (rc == MPI_SUCCESS && c->counts) {
+    op->counts = malloc(2 * (size_t)c->P * sizeof *op->counts);
+    if (!op->counts) rc = MPI_ERR_NO_MEM;
+    else {
+      op->displs = op->counts + c->P;
+      memcpy(op->counts, c->counts, (size_t)c->P * sizeof *op->counts);
+      memcpy(op->displs, c->displs, (size_t)c->P * sizeof *op->displs);
+    }
+  }
+  if (rc != MPI_SUCCESS) free_op_args(op);
+  return rc;
+}
+
+int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
+  nbc_op *op = calloc(1, sizeof *op);
+  if (!op) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
+  op->refs = 2;
+  op->alg = c->alg;
+  int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->greq);
+  if (rc != MPI_SUCCESS) {
+    free(op);
+    return pat_fail(rc, "cannot start a generalized request");
+  }
+  *request = op->greq;
+  if (!c->moves_data) { /* every rank has nothing to move: done, and no call number taken (all ranks skip it) */
+    MPI_Grequest_complete(op->greq);
+    op_release(op);
+    return MPI_SUCCESS;
+  }
+  nbc_comm *ctx = NULL;
+  rc = copy_args(op, c);
+  if (rc == MPI_SUCCESS) rc = context_of(c->comm, c->P, &ctx);
+  if (rc != MPI_SUCCESS) {
+    free_op_args(op);
+    op->rc = rc;
+    MPI_Grequest_complete(op->greq); /* the request exists: the application waits for it and frees it */
+    op_release(op);
+    return pat_fail(rc, "cannot queue the call");
+  }
+  op->ctx = ctx;
+  pthread_mutex_lock(&nbc_lock);
+  op->seq = ctx->posted++;
+  if (ctx->tail)
+    ctx->tail->next = op;
+  else
+    ctx->head = op;
+  ctx->tail = op;
+  pthread_mutex_unlock(&nbc_lock);
+  __atomic_add_fetch(&queued, 1, __ATOMIC_RELAXED);
+  pat_wakeup_ring();
+  return MPI_SUCCESS;
+}
+
+int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag) {
+  watch *w = malloc(sizeof *w);
+  if (!w) return MPI_ERR_NO_MEM;
+  *w = (watch){.request = request, .signal_comm = signal_comm, .tag = tag};
+  pthread_mutex_lock(&nbc_lock);
+  w->next = watches;
+  watches = w;
+  __atomic_store_n(&have_contexts, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&nbc_lock);
+  pat_wakeup_ring();
+  return MPI_SUCCESS;
+}
+
+/* ---- the background thread ---- */
+
+/* Signal the watched requests that completed; 1 while some are left. */
+static int progress_watches(void) {
+  for (watch **link = &watches; *link;) {
+    watch *w = *link;
+    int flag = 0;
+    /* a failed call completes too: its error is not carried by the signal (docs/usage.md) */
+    if (MPI_Test(&w->request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 1;
+    if (!flag) {
+      link = &w->next;
+      continue;
+    }
+    MPI_Request sent;
+    static const char nothing = 0;
+    if (MPI_Isend(&nothing, 0, MPI_BYTE, 0, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
+      PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty: it goes at once */
+    *link = w->next;
+    free(w);
+  }
+  return watches != NULL;
+}
+
+/* Build the schedule, put this rank's block in place, get the executor ready. */
+static int start_op(nbc_op *op) {
+  nbc_comm *ctx = op->ctx;
+  op->started = 1;
+  pat_build_args args = pat_call_build_args(pat_netparams(), op->alg, ctx->P, NULL, ctx->rank, NULL, 0, 0);
+  int rc = pat_build(op->alg, &op->sched, &args);
+  if (rc != PAT_OK) return pat_mpi_error(rc);
+  op->have_sched = 1;
+  if (pat_proc.settings.send_window >= 0) op->sched.send_window = pat_proc.settings.send_window;
+  rc = op->counts ? pat_buffers_typed_v(&op->buf, ctx->priv, ctx->P, ctx->rank, op->recvbuf, op->counts, op->displs,
+                                        op->recvtype)
+                  : pat_buffers_typed(&op->buf, ctx->priv, ctx->P, ctx->rank, op->recvbuf, op->recvcount,
+                                      op->recvtype);
+  if (rc != MPI_SUCCESS) return rc;
+  op->have_buf = 1;
+  rc = pat_buffers_put_own(&op->buf, op->sendbuf, op->sendcount, op->sendtype);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = pat_exec_init(&op->exec, &op->sched, ctx->rank, &op->buf);
+  if (rc != MPI_SUCCESS) return rc;
+  op->have_exec = 1;
+  op->exec.tag_gen = (int)(op->seq % PAT_TAG_GENS);
+  op->exec.own_held = 1; /* in place before the first step */
+  return MPI_SUCCESS;
+}
+
+/* An abandoned step's requests that MPI keeps active: the buffers stay
+ * in use until they complete, so the call completes after them. */
+static void abandon(nbc_op *op, int rc) {
+  if (op->rc == MPI_SUCCESS) op->rc = rc;
+  if (!op->have_exec) return;
+  pat_exec_cancel(&op->exec);
+  if (pat_exec_take_pending(&op->exec, &op->pending, &op->npending) != MPI_SUCCESS) {
+    op->npending = 0; /* no memory to keep them: pat_exec_free waits for them */
+    op->pending = NULL;
+  }
+}
+
+/* Progress one started call without blocking; 1 once it is finished. */
+static int step_op(nbc_op *op) {
+  if (op->npending > 0) {
+    int flag = 0;
+    MPI_Testall(op->npending, op->pending, &flag, MPI_STATUSES_IGNORE);
+    if (!flag) return 0;
+    op->npending = 0;
+    return 1;
+  }
+  if (op->rc != MPI_SUCCESS) return 1;
+  pat_exec *e = &op->exec;
+  for (;;) {
+    if (e->error != MPI_SUCCESS) {
+      abandon(op, e->error);
+      return op->npending == 0;
+    }
+    if (pat_exec_done(e)) {
+      op->rc = e->data_error;
+      return 1;
+    }
+    int rc = MPI_SUCCESS, done = 0;
+    if (e->window == 0 && !e->inflight) rc = pat_exec_post(e);
+    if (rc == MPI_SUCCESS) rc = pat_exec_test(e, &done);
+    if (rc != MPI_SUCCESS) {
+      abandon(op, rc);
+      return op->npending == 0;
+    }
+    if (!done) return 0;
+  }
+}
+
+/* Everything but the op itself and its request's result. */
+static void release_run(nbc_op *op) {
+  free(op->pending);
+  op->pending = NULL;
+  if (op->have_exec) pat_exec_free(&op->exec);
+  if (op->have_buf) pat_buffers_release(&op->buf);
+  if (op->have_sched) pat_sched_free(&op->sched);
+  op->have_exec = op->have_buf = op->have_sched = 0;
+  free_op_args(op);
+}
+
+/* Progress ctx's calls in order; finished ones go to *done. */
+static void progress_context(nbc_comm *ctx, nbc_op **done) {
+  nbc_op *prev = NULL;
+  for (nbc_op *op = ctx->head; op;) {
+    nbc_op *next = op->next;
+    if (!op->started) {
+      /* call s shares its tags with call s - PAT_TAG_GENS: that one must be done here */
+      if (op->seq >= ctx->head->seq + PAT_TAG_GENS) break;
+      int rc = start_op(op);
+      if (rc != MPI_SUCCESS) abandon(op, rc);
+    }
+    if (step_op(op)) {
+      if (prev)
+        prev->next = next;
+      else
+        ctx->head = next;
+      if (ctx->tail == op) ctx->tail = prev;
+      op->next = *done;
+      *done = op;
+    } else {
+      prev = op;
+    }
+    op = next;
+  }
+}
+
+int pat_nbc_progress(void) {
+  if (!__atomic_load_n(&have_contexts, __ATOMIC_ACQUIRE)) return 0;
+  nbc_op *done = NULL;
+  MPI_Comm to_free[16];
+  int nfree = 0, busy = 0;
+  pthread_mutex_lock(&nbc_lock);
+  nbc_comm **link = &contexts;
+  while (*link) {
+    nbc_comm *ctx = *link;
+    if (ctx->dup_req != MPI_REQUEST_NULL) {
+      int flag = 0;
+      if (MPI_Test(&ctx->dup_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 0;
+      if (!flag) {
+        busy = 1;
+        link = &ctx->next;
+        continue;
+      }
+    }
+    progress_context(ctx, &done);
+    if (ctx->head) busy = 1;
+    if (!ctx->head && !__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE) && nfree < 16) {
+      *link = ctx->next;
+      to_free[nfree++] = ctx->priv;
+      free(ctx);
+      continue;
+    }
+    link = &ctx->next;
+  }
+  if (watches && progress_watches()) busy = 1;
+  if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&nbc_lock);
+  for (int i = 0; i < nfree; i++)
+    if (to_free[i] != MPI_COMM_NULL) MPI_Comm_free(&to_free[i]);
+  while (done) {
+    nbc_op *op = done;
+    done = op->next;
+    release_run(op);
+    MPI_Request greq = op->greq;
+    __atomic_store_n(&op->rc, op->rc, __ATOMIC_RELEASE);
+    MPI_Grequest_complete(greq);
+    op_release(op);
+    __atomic_add_fetch(&completed, 1, __ATOMIC_RELAXED);
+  }
+  return busy;
+}
+
+int pat_nbc_start(void) {
+  if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
+  return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, detach_fn, &keyval, NULL);
+}
+
+/* With the background thread stopped: calls still queued belong to a
+ * program that finalizes with requests active (erroneous); they complete
+ * with an error, and their contexts are freed. */
+void pat_nbc_stop(void) {
+  pthread_mutex_lock(&nbc_lock);
+  nbc_comm *all = contexts;
+  contexts = NULL;
+  while (watches) { /* requests of persistent calls still in flight: erroneous at finalize, left to MPI */
+    watch *w = watches;
+    watches = w->next;
+    free(w);
+  }
+  __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&nbc_lock);
+  while (all) {
+    nbc_comm *ctx = all;
+    all = ctx->next;
+    if (__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE)) MPI_Comm_delete_attr(ctx->user, keyval);
+    int dup_done = ctx->dup_req == MPI_REQUEST_NULL;
+    if (!dup_done) MPI_Test(&ctx->dup_req, &dup_done, MPI_STATUS_IGNORE);
+    while (ctx->head) {
+      nbc_op *op = ctx->head;
+      ctx->head = op->next;
+      if (op->started && op->rc == MPI_SUCCESS) abandon(op, MPI_ERR_OTHER);
+      if (op->rc == MPI_SUCCESS) op->rc = MPI_ERR_OTHER;
+      op->npending = 0; /* pat_exec_free waits for nothing it was not given */
+      release_run(op);
+      MPI_Grequest_complete(op->greq);
+      op_release(op);
+    }
+    if (dup_done && ctx->priv != MPI_COMM_NULL) MPI_Comm_free(&ctx->priv);
+    free(ctx); /* a duplicate still being made is left to MPI_Finalize */
+  }
+  if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval);
+  keyval = MPI_KEYVAL_INVALID;
+}

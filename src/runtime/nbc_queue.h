@@ -1,0 +1,77 @@
+/*
+ * The non-blocking all-gathers' queue (PAT_Iallgather, PAT_Iallgatherv):
+ * each posted call becomes a generalized request (MPI_Grequest_start) and an
+ * operation queued on its communicator's context; the background thread
+ * (background.c) starts the operations, progresses their schedules with
+ * non-blocking MPI only, and completes the request (MPI_Grequest_complete),
+ * so that the application waits with MPI's own MPI_Wait, MPI_Test, ...
+ *
+ * A context per application communicator (an attribute on it, made at its
+ * first posted call) holds libpat's own duplicate of it, made with
+ * MPI_Comm_idup so that no posting rank ever waits for another, and numbers
+ * the calls: MPI requires every rank to post the non-blocking collectives of
+ * a communicator in the same order, so call number s is the same call on
+ * every rank.  Its messages carry tag generation s mod PAT_TAG_GENS, and it
+ * starts only once call s - PAT_TAG_GENS has completed here: no two calls
+ * in flight share a tag.
+ *
+ * Locks (docs/locks.md): nbc_lock guards the contexts and their queues; it
+ * is a leaf, held for a list operation by a posting thread and for one pass
+ * of the background thread, which only posts and tests (non-blocking MPI).
+ * MPI's callbacks (the request's query and free functions, the attribute's
+ * delete function) take no lock: an MPI library may hold its own while it
+ * runs them.
+ */
+#ifndef PAT_NBC_QUEUE_H
+#define PAT_NBC_QUEUE_H
+
+#include <mpi.h>
+
+/* One posted call, as checked by nbc.c.  counts and displs: an
+ * all-gatherv's (copied), NULL for an all-gather. */
+typedef struct pat_nbc_call {
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void *recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  const int *counts, *displs;
+  MPI_Comm comm;
+  int P;
+  int alg;        /* a classic algorithm (its schedule runs in the background) */
+  int moves_data; /* 0: nothing to move on any rank (every count 0): completes at once */
+} pat_nbc_call;
+
+/* Do the non-blocking all-gathers of a communicator of several processes
+ * run the MPI library's own, under the process's setting (auto, native,
+ * or no background thread)?  The same on every rank. */
+int pat_nbc_runs_mpi_own(void);
+
+/* Queue the call and give *request, a generalized request.  The calling
+ * thread does not communicate, but for the communicator's first call
+ * (MPI_Comm_idup, non-blocking).  Returns an MPI error code. */
+int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request);
+
+/* When request (a non-blocking all-gather's, libpat's or MPI's own)
+ * completes, the background thread sends an empty message with tag to rank
+ * 0 of signal_comm (a duplicate of MPI_COMM_SELF): what completes a
+ * persistent call's request (persist.c).  Returns an MPI error code. */
+int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag);
+
+/* The background thread's pass over every context; 1 while something is in
+ * flight. */
+int pat_nbc_progress(void);
+
+/* Calls queued for the background thread since the process started
+ * (tests: proof that a program's MPI_Iallgather reached libpat). */
+long long pat_nbc_queued_calls(void);
+/* ... and completed by it (tests: progress while the application makes no MPI call). */
+long long pat_nbc_completed_calls(void);
+
+/* PAT_Init (before the background thread starts) and the shutdown (after it
+ * stopped; collective: frees the duplicates). */
+int pat_nbc_start(void);
+void pat_nbc_stop(void);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * PAT_Allgather_init, PAT_Allgatherv_init, PAT_Start(all),
+ * PAT_Request_free: an all-gather(v) set up once and started many times.
+ *
+ * A generalized request cannot be restarted, so the application's handle is
+ * a persistent request of MPI's own: an empty receive from this process on
+ * a duplicate of MPI_COMM_SELF private to libpat (MPI_Recv_init), with a tag
+ * of its own.  PAT_Start starts that receive and posts the call as
+ * PAT_Iallgather(v) would (nbc.c) on the kept arguments (derived datatypes
+ * as duplicates, an all-gatherv's arrays copied, the communicator
+ * duplicated); when the call completes, the background thread sends the
+ * empty message (nbc_queue.h: pat_nbc_watch), which completes the receive.
+ * So MPI's own MPI_Wait, MPI_Test... complete it, and it stays allocated
+ * and inactive afterwards, as a persistent request does.  The handles are
+ * known by their values (a registry under persist_lock, a leaf).
+ *
+ * Under MPICH 4.0 a thread waiting in MPI can keep MPI's lock from the
+ * background thread, which must call MPI to complete that very request: a
+ * self-message sent by one thread to a receive another waits for hung in
+ * 3 of 3 runs of a test program, and libpat's persistent drop-in tests
+ * timed out in 2 of 3 launches (docs/usage.md, Limits).  MPICH's own
+ * persistent all-gathers are no way out: MPICH 4.0.2's gave wrong blocks
+ * and crashed once the application freed the datatype after the set-up (as
+ * MPI allows), as Open MPI 4.1's MPIX_Allgather_init crashed.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pat.h"
+#include "runtime/errors.h"
+#include "runtime/nbc_queue.h"
+#include "runtime/persist.h"
+#include "runtime/process.h"
+
+typedef struct persistent persistent;
+
+struct persistent {
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void *recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  int *counts, *displs; /* an all-gatherv's (one allocation), NULL for an all-gather */
+  MPI_Comm comm;        /* libpat's duplicate of the application's, for MPI_Comm_free's sake */
+  MPI_Request handle;   /* the application's: the empty receive */
+  int tag;
+  char signal;          /* the empty receive's buffer */
+  struct persistent *next; /* in the registry */
+};
+
+static pthread_mutex_t persist_lock = PTHREAD_MUTEX_INITIALIZER;
+static persistent *registry; /* under persist_lock */
+static MPI_Comm signal_comm = MPI_COMM_NULL;
+static int next_tag;
+
+/* The persistent call whose handle is request, unlinked from the registry if unlink. */
+static persistent *find(MPI_Request request, int unlink) {
+  pthread_mutex_lock(&persist_lock);
+  persistent **link = &registry;
+  while (*link && (*link)->handle != request) link = &(*link)->next;
+  persistent *p = *link;
+  if (p && unlink) *link = p->next;
+  pthread_mutex_unlock(&persist_lock);
+  return p;
+}
+
+static int is_named(MPI_Datatype t) {
+  int ni, na, nt, combiner;
+  return MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
+}
+
+static int keep_type(MPI_Datatype t, MPI_Datatype *kept) {
+  if (t == MPI_DATATYPE_NULL || is_named(t)) {
+    *kept = t;
+    return MPI_SUCCESS;
+  }
+  return MPI_Type_dup(t, kept);
+}
+
+static void drop_type(MPI_Datatype *t) {
+  if (*t != MPI_DATATYPE_NULL && !is_named(*t)) MPI_Type_free(t);
+  *t = MPI_DATATYPE_NULL;
+}
+
+static void release(persistent *p) {
+  if (p->handle != MPI_REQUEST_NULL) PMPI_Request_free(&p->handle); /* an active one goes once its signal came */
+  drop_type(&p->sendtype);
+  drop_type(&p->recvtype);
+  if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
+  free(p->counts);
+  free(p);
+}
+
+/* The checks PAT_Iallgather(v) make come at every start; here what the set-up needs. */
+static int make(const char *name, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, const int *counts, const int *displs, MPI_Comm comm,
+                MPI_Request *request) {
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", name);
+  if (!request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
+  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", name);
+  int inter = 0, P = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "%s: invalid communicator", name);
+  if (inter) return pat_fail(MPI_ERR_COMM, "%s: an inter-communicator is not supported", name);
+  if (counts && (!displs)) return pat_fail(MPI_ERR_ARG, "%s: displs is NULL", name);
+  MPI_Comm_size(comm, &P);
+  persistent *p = calloc(1, sizeof *p);
+  if (!p) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
+  p->sendbuf = sendbuf;
+  p->sendcount = sendcount;
+  p->recvbuf = recvbuf;
+  p->recvcount = recvcount;
+  p->sendtype = p->recvtype = MPI_DATATYPE_NULL;
+  p->comm = MPI_COMM_NULL;
+  int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : keep_type(sendtype, &p->sendtype);
+  if (rc == MPI_SUCCESS) rc = keep_type(recvtype, &p->recvtype);
+  if (rc == MPI_SUCCESS && counts) {
+    p->counts = malloc(2 * (size_t)P * sizeof *p->counts);
+    if (!p->counts) rc = MPI_ERR_NO_MEM;
+    else {
+      p->displs = p->counts + P;
+      memcpy(p->counts, counts, (size_t)P * sizeof *p->counts);
+      memcpy(p->displs, displs, (size_t)P * sizeof *p->displs);
+    }
+  }
+  /* the application may free its communicator while the persistent call lives (MPI allows it) */
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &p->comm);
+  pthread_mutex_lock(&persist_lock);
+  if (rc == MPI_SUCCESS && signal_comm == MPI_COMM_NULL) rc = MPI_Comm_dup(MPI_COMM_SELF, &signal_comm);
+  p->tag = next_tag;
+  next_tag = next_tag == 32767 ? 0 : next_tag + 1; /* a tag per live persistent call (MPI guarantees 32767) */
+  pthread_mutex_unlock(&persist_lock);
+  p->handle = MPI_REQUEST_NULL;
+  if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, 0, p->tag, signal_comm, &p->handle);
+  if (rc != MPI_SUCCESS) {
+    release(p);
+    return pat_fail(rc, "%s: cannot keep the arguments", name);
+  }
+  pthread_mutex_lock(&persist_lock);
+  p->next = registry;
+  registry = p;
+  pthread_mutex_unlock(&persist_lock);
+  *request = p->handle;
+  return MPI_SUCCESS;
+}
+
+int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  (void)info;
+  return make("PAT_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, NULL, comm,
+              request);
+}
+
+int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request) {
+  (void)info;
+  if (!recvcounts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv_init: recvcounts is NULL");
+  return make("PAT_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, recvcounts, displs, comm,
+              request);
+}
+
+/* Post the call; without the background thread nobody would send the
+ * signal, so the call runs to its end here (blocking: docs/usage.md). */
+static int start_one(persistent *p) {
+  int rc = PMPI_Start(&p->handle);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Start: cannot start the request");
+  MPI_Request inner = MPI_REQUEST_NULL;
+  rc = p->counts ? PAT_Iallgatherv(p->sendbuf, p->sendcount, p->sendtype, p->recvbuf, p->counts, p->displs,
+                                   p->recvtype, p->comm, &inner)
+                 : PAT_Iallgather(p->sendbuf, p->sendcount, p->sendtype, p->recvbuf, p->recvcount, p->recvtype,
+                                  p->comm, &inner);
+  /* complete already (one process, nothing to move): signalled here, the thread is not needed */
+  int done = 0;
+  if (rc == MPI_SUCCESS) rc = MPI_Test(&inner, &done, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && !done && pat_proc.background) rc = pat_nbc_watch(inner, signal_comm, p->tag);
+  else if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&inner, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS || done || !pat_proc.background) { /* the request completes (an error is returned here) */
+    static const char nothing = 0;
+    MPI_Send(&nothing, 0, MPI_BYTE, 0, p->tag, signal_comm);
+  }
+  return rc;
+}
+
+int PAT_Start(MPI_Request *request) {
+  if (!request) return pat_fail(MPI_ERR_REQUEST, "PAT_Start: request is NULL");
+  persistent *p = pat_proc.initialized ? find(*request, 0) : NULL;
+  if (!p) return PMPI_Start(request); /* not libpat's: MPI's own (PMPI: under libpat_mpi, MPI_Start is this) */
+  return start_one(p);
+}
+
+int PAT_Startall(int count, MPI_Request requests[]) {
+  if (count < 0 || (count > 0 && !requests)) return pat_fail(MPI_ERR_ARG, "PAT_Startall: bad arguments");
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < count && rc == MPI_SUCCESS; i++) rc = PAT_Start(&requests[i]);
+  return rc;
+}
+
+int PAT_Request_free(MPI_Request *request) {
+  if (!request) return pat_fail(MPI_ERR_REQUEST, "PAT_Request_free: request is NULL");
+  persistent *p = pat_proc.initialized ? find(*request, 1) : NULL;
+  if (!p) return PMPI_Request_free(request);
+  release(p); /* a call in flight keeps its own copies, and completes */
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int pat_persist_is_libpat(MPI_Request request) { return find(request, 0) != NULL; }
+
+void pat_persist_stop(void) {
+  pthread_mutex_lock(&persist_lock);
+  persistent *all = registry;
+  registry = NULL;
+  pthread_mutex_unlock(&persist_lock);
+  while (all) { /* never freed by the application: MPI frees the receives at MPI_Finalize */
+    persistent *p = all;
+    all = p->next;
+    p->handle = MPI_REQUEST_NULL;
+    release(p);
+  }
+  if (signal_comm != MPI_COMM_NULL) MPI_Comm_free(&signal_comm);
+}

@@ -1,0 +1,15 @@
+/*
+ * The persistent all-gathers' registry (persist.c): which requests are
+ * libpat's, and its shutdown.
+ */
+#ifndef PAT_PERSIST_H
+#define PAT_PERSIST_H
+
+#include <mpi.h>
+
+/* Is request the handle of a persistent all-gather of libpat's? */
+int pat_persist_is_libpat(MPI_Request request);
+/* At shutdown, after the background thread stopped (pat_nbc_stop). */
+void pat_persist_stop(void);
+
+#endif
