@@ -120,8 +120,7 @@ static int is_named(MPI_Datatype t) {
   return MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
 }
 
-/* A datatype the call can keep until it completes. */
-static int keep_type(MPI_Datatype t, MPI_Datatype *kept) {
+int pat_nbc_keep_type(MPI_Datatype t, MPI_Datatype *kept) {
   if (t == MPI_DATATYPE_NULL || is_named(t)) {
     *kept = t;
     return MPI_SUCCESS;
@@ -129,7 +128,7 @@ static int keep_type(MPI_Datatype t, MPI_Datatype *kept) {
   return MPI_Type_dup(t, kept);
 }
 
-static void drop_type(MPI_Datatype *t) {
+void pat_nbc_drop_type(MPI_Datatype *t) {
   if (*t != MPI_DATATYPE_NULL && !is_named(*t)) MPI_Type_free(t);
   *t = MPI_DATATYPE_NULL;
 }
@@ -168,8 +167,8 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
 }
 
 static void free_op_args(nbc_op *op) {
-  drop_type(&op->sendtype);
-  drop_type(&op->recvtype);
+  pat_nbc_drop_type(&op->sendtype);
+  pat_nbc_drop_type(&op->recvtype);
   free(op->counts);
   op->counts = op->displs = NULL;
 }
@@ -180,8 +179,8 @@ static int copy_args(nbc_op *op, const pat_nbc_call *c) {
   op->recvbuf = c->recvbuf;
   op->recvcount = c->recvcount;
   op->sendtype = op->recvtype = MPI_DATATYPE_NULL;
-  int rc = c->sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : keep_type(c->sendtype, &op->sendtype);
-  if (rc == MPI_SUCCESS) rc = keep_type(c->recvtype, &op->recvtype);
+  int rc = c->sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(c->sendtype, &op->sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(c->recvtype, &op->recvtype);
   if (rc == MPI_SUCCESS && c->counts) {
     op->counts = malloc(2 * (size_t)c->P * sizeof *op->counts);
     if (!op->counts) rc = MPI_ERR_NO_MEM;

@@ -74,4 +74,10 @@ long long pat_nbc_completed_calls(void);
 int pat_nbc_start(void);
 void pat_nbc_stop(void);
 
+/* A datatype a call can keep until it completes (a duplicate, or the named
+ * type itself: the application may free its own meanwhile), and its release;
+ * persistent requests (persist.c) keep theirs the same way. */
+int pat_nbc_keep_type(MPI_Datatype t, MPI_Datatype *kept);
+void pat_nbc_drop_type(MPI_Datatype *t);
+
 #endif

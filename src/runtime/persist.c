@@ -66,28 +66,10 @@ static persistent *find(MPI_Request request, int unlink) {
   return p;
 }
 
-static int is_named(MPI_Datatype t) {
-  int ni, na, nt, combiner;
-  return MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
-}
-
-static int keep_type(MPI_Datatype t, MPI_Datatype *kept) {
-  if (t == MPI_DATATYPE_NULL || is_named(t)) {
-    *kept = t;
-    return MPI_SUCCESS;
-  }
-  return MPI_Type_dup(t, kept);
-}
-
-static void drop_type(MPI_Datatype *t) {
-  if (*t != MPI_DATATYPE_NULL && !is_named(*t)) MPI_Type_free(t);
-  *t = MPI_DATATYPE_NULL;
-}
-
 static void release(persistent *p) {
   if (p->handle != MPI_REQUEST_NULL) PMPI_Request_free(&p->handle); /* an active one goes once its signal came */
-  drop_type(&p->sendtype);
-  drop_type(&p->recvtype);
+  pat_nbc_drop_type(&p->sendtype);
+  pat_nbc_drop_type(&p->recvtype);
   if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
   free(p->counts);
   free(p);
@@ -113,8 +95,8 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   p->recvcount = recvcount;
   p->sendtype = p->recvtype = MPI_DATATYPE_NULL;
   p->comm = MPI_COMM_NULL;
-  int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : keep_type(sendtype, &p->sendtype);
-  if (rc == MPI_SUCCESS) rc = keep_type(recvtype, &p->recvtype);
+  int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(sendtype, &p->sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(recvtype, &p->recvtype);
   if (rc == MPI_SUCCESS && counts) {
     p->counts = malloc(2 * (size_t)P * sizeof *p->counts);
     if (!p->counts) rc = MPI_ERR_NO_MEM;
