@@ -262,7 +262,9 @@ static int progress_watches(void) {
     }
     MPI_Request sent;
     static const char nothing = 0;
-    if (MPI_Isend(&nothing, 0, MPI_BYTE, 0, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
+    int self = 0;
+    MPI_Comm_rank(w->signal_comm, &self);
+    if (MPI_Isend(&nothing, 0, MPI_BYTE, self, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
       PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty: it goes at once */
     *link = w->next;
     free(w);

@@ -54,9 +54,9 @@ int pat_nbc_runs_mpi_own(void);
 int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request);
 
 /* When request (a non-blocking all-gather's, libpat's or MPI's own)
- * completes, the background thread sends an empty message with tag to rank
- * 0 of signal_comm (a duplicate of MPI_COMM_SELF): what completes a
- * persistent call's request (persist.c).  Returns an MPI error code. */
+ * completes, the background thread sends an empty message with tag to this
+ * process in signal_comm: what completes a persistent call's request
+ * (persist.c).  Returns an MPI error code. */
 int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag);
 
 /* The background thread's pass over every context; 1 while something is in

@@ -4,24 +4,29 @@
  *
  * A generalized request cannot be restarted, so the application's handle is
  * a persistent request of MPI's own: an empty receive from this process on
- * a duplicate of MPI_COMM_SELF private to libpat (MPI_Recv_init), with a tag
- * of its own.  PAT_Start starts that receive and posts the call as
- * PAT_Iallgather(v) would (nbc.c) on the kept arguments (derived datatypes
- * as duplicates, an all-gatherv's arrays copied, the communicator
- * duplicated); when the call completes, the background thread sends the
- * empty message (nbc_queue.h: pat_nbc_watch), which completes the receive.
- * So MPI's own MPI_Wait, MPI_Test... complete it, and it stays allocated
- * and inactive afterwards, as a persistent request does.  The handles are
- * known by their values (a registry under persist_lock, a leaf).
+ * a duplicate of MPI_COMM_WORLD private to libpat (made by PAT_Init, which
+ * is collective), with a tag of its own (MPI_Recv_init).  PAT_Start starts
+ * that receive and posts the call as PAT_Iallgather(v) would (nbc.c) on the
+ * kept arguments (derived datatypes as duplicates, an all-gatherv's arrays
+ * copied, the communicator duplicated); when the call completes, the
+ * background thread sends the empty message to this process
+ * (nbc_queue.h: pat_nbc_watch), which completes the receive.  So MPI's own
+ * MPI_Wait, MPI_Test... complete it, and it stays allocated and inactive
+ * afterwards, as a persistent request does.  The handles are known by their
+ * values (a registry under persist_lock, a leaf).
  *
- * Under MPICH 4.0 a thread waiting in MPI can keep MPI's lock from the
- * background thread, which must call MPI to complete that very request: a
- * self-message sent by one thread to a receive another waits for hung in
- * 3 of 3 runs of a test program, and libpat's persistent drop-in tests
- * timed out in 2 of 3 launches (docs/usage.md, Limits).  MPICH's own
- * persistent all-gathers are no way out: MPICH 4.0.2's gave wrong blocks
- * and crashed once the application freed the datatype after the set-up (as
- * MPI allows), as Open MPI 4.1's MPIX_Allgather_init crashed.
+ * Why not a duplicate of MPI_COMM_SELF: MPICH 4.0 (ch4) matches a message
+ * on a one-process communicator inside the sender's call and marks the
+ * receive complete without counting it as progress, and its MPI_Wait
+ * (Waitall, Waitany, Waitsome) spins until its progress count moves: a
+ * receive completed so by another thread is never noticed, and the wait
+ * hangs (MPI_Test sees it).  On a communicator of two processes or more the
+ * message takes the device's path, whose completion counts.  With a world
+ * of one process every call completes in PAT_Start (one process), but on a
+ * communicator made from dynamic processes (docs/usage.md, Limits).
+ * MPICH's own persistent all-gathers are no way out: MPICH 4.0.2's gave
+ * wrong blocks and crashed once the application freed the datatype after
+ * the set-up (as MPI allows), as Open MPI 4.1's MPIX_Allgather_init crashed.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -52,7 +57,8 @@ struct persistent {
 
 static pthread_mutex_t persist_lock = PTHREAD_MUTEX_INITIALIZER;
 static persistent *registry; /* under persist_lock */
-static MPI_Comm signal_comm = MPI_COMM_NULL;
+static MPI_Comm signal_comm = MPI_COMM_NULL; /* the signals' (pat_persist_start) */
+static int signal_rank;                     /* this process's in signal_comm */
 static int next_tag;
 
 /* The persistent call whose handle is request, unlinked from the registry if unlink. */
@@ -109,12 +115,11 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   /* the application may free its communicator while the persistent call lives (MPI allows it) */
   if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &p->comm);
   pthread_mutex_lock(&persist_lock);
-  if (rc == MPI_SUCCESS && signal_comm == MPI_COMM_NULL) rc = MPI_Comm_dup(MPI_COMM_SELF, &signal_comm);
   p->tag = next_tag;
   next_tag = next_tag == 32767 ? 0 : next_tag + 1; /* a tag per live persistent call (MPI guarantees 32767) */
   pthread_mutex_unlock(&persist_lock);
   p->handle = MPI_REQUEST_NULL;
-  if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, 0, p->tag, signal_comm, &p->handle);
+  if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, signal_rank, p->tag, signal_comm, &p->handle);
   if (rc != MPI_SUCCESS) {
     release(p);
     return pat_fail(rc, "%s: cannot keep the arguments", name);
@@ -160,7 +165,7 @@ static int start_one(persistent *p) {
   else if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&inner, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS || done || !pat_proc.background) { /* the request completes (an error is returned here) */
     static const char nothing = 0;
-    MPI_Send(&nothing, 0, MPI_BYTE, 0, p->tag, signal_comm);
+    MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
   }
   return rc;
 }
@@ -186,6 +191,12 @@ int PAT_Request_free(MPI_Request *request) {
   release(p); /* a call in flight keeps its own copies, and completes */
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
+}
+
+int pat_persist_start(void) {
+  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &signal_comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(signal_comm, &signal_rank);
+  return rc;
 }
 
 int pat_persist_is_libpat(MPI_Request request) { return find(request, 0) != NULL; }

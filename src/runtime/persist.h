@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+/* At PAT_Init (collective): the communicator of the requests' signals. */
+int pat_persist_start(void);
 /* Is request the handle of a persistent all-gather of libpat's? */
 int pat_persist_is_libpat(MPI_Request request);
 /* At shutdown, after the background thread stopped (pat_nbc_stop). */
