@@ -1,7 +1,7 @@
 /*
  * The drop-in's entry points, shared by its C definitions of MPI_Init*,
- * MPI_Query_thread, MPI_Finalize, MPI_Allgather, MPI_Allgatherv, MPI_Iallgather and MPI_Iallgatherv
- * (pat_mpi.c) and by its Fortran bindings (fortran_mpif.c, fortran_f08.c).
+ * MPI_Query_thread, MPI_Finalize, MPI_Allgather, MPI_Allgatherv, MPI_Iallgather, MPI_Iallgatherv,
+ * the persistent forms, MPI_Start, MPI_Startall and MPI_Request_free (pat_mpi.c) and by its Fortran bindings (fortran_mpif.c, fortran_f08.c).
  * The Fortran bindings call these rather than the C names MPI_* so that a
  * Fortran call takes the same path whatever else is preloaded, and never
  * passes through the MPI library's own C entry points twice.
@@ -26,5 +26,16 @@ DROPIN_INTERNAL int dropin_iallgather(const void *sendbuf, int sendcount, MPI_Da
 DROPIN_INTERNAL int dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                        MPI_Comm comm, MPI_Request *request);
+/* MPI_Allgather(v)_init (MPIX_ in Open MPI 4.1) */
+DROPIN_INTERNAL int dropin_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                          MPI_Request *request);
+DROPIN_INTERNAL int dropin_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                           MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/* libpat's persistent requests are libpat's to start and free; others MPI's own */
+DROPIN_INTERNAL int dropin_start(MPI_Request *request);
+DROPIN_INTERNAL int dropin_startall(int count, MPI_Request requests[]);
+DROPIN_INTERNAL int dropin_request_free(MPI_Request *request);
 
 #endif

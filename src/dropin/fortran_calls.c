@@ -2,6 +2,7 @@
 #include "dropin/fortran_calls.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "dropin/dropin.h"
 #include "dropin/fortran_sentinel.h"
@@ -89,5 +90,65 @@ void fcall_iallgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, v
   rc = dropin_iallgatherv(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, (const int *)recvcounts,
                           (const int *)displs, PMPI_Type_f2c(*recvtype), c, &req);
   if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}
+
+void fcall_allgather_init(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                          MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = dropin_allgather_init(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, (int)*recvcount,
+                                 PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info), &req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}
+
+void fcall_allgatherv_init(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierror) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  MPI_Comm c = PMPI_Comm_f2c(*comm);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc;
+  if (sizeof(MPI_Fint) != sizeof(int)) { /* see fortran_calls.h */
+    rc = MPI_ERR_INTERN;
+    PMPI_Comm_call_errhandler(c, rc);
+    set_ierror(ierror, rc);
+    return;
+  }
+  rc = dropin_allgatherv_init(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, (const int *)recvcounts,
+                              (const int *)displs, PMPI_Type_f2c(*recvtype), c, PMPI_Info_f2c(*info), &req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}
+
+void fcall_start(MPI_Fint *request, MPI_Fint *ierror) {
+  MPI_Request req = PMPI_Request_f2c(*request);
+  int rc = dropin_start(&req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}
+
+void fcall_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror) {
+  int n = (int)*count;
+  MPI_Request *reqs = malloc((n > 0 ? (size_t)n : 1) * sizeof *reqs);
+  if (!reqs) {
+    set_ierror(ierror, MPI_ERR_NO_MEM);
+    return;
+  }
+  for (int i = 0; i < n; i++) reqs[i] = PMPI_Request_f2c(requests[i]);
+  int rc = dropin_startall(n, reqs);
+  if (rc == MPI_SUCCESS)
+    for (int i = 0; i < n; i++) requests[i] = PMPI_Request_c2f(reqs[i]);
+  free(reqs);
+  set_ierror(ierror, rc);
+}
+
+void fcall_request_free(MPI_Fint *request, MPI_Fint *ierror) {
+  MPI_Request req = PMPI_Request_f2c(*request);
+  int rc = dropin_request_free(&req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req); /* MPI_REQUEST_NULL's Fortran handle */
   set_ierror(ierror, rc);
 }

@@ -9,7 +9,9 @@
  * mpi_finalize_f08_, mpi_allgather_f08_, mpi_allgatherv_f08_,
  * mpi_iallgather_f08_ and mpi_iallgatherv_f08_ (buffers, counts and
  * displacements passed as addresses) all call PMPI_* directly, so all eight
- * are taken over here.
+ * are taken over here, and so are the persistent forms: `use mpi_f08_ext`'s
+ * mpix_allgather_init_f08_ and mpix_allgatherv_init_f08_, and
+ * mpi_start_f08_, mpi_startall_f08_ and mpi_request_free_f08_.
  *
  * MPICH 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_ and
  * mpi_finalize_f08_ call PMPI_* directly and are taken over here; its
@@ -17,7 +19,8 @@
  * descriptors) and its non-blocking ones call the C names MPI_Allgather,
  * MPI_Allgatherv, MPI_Iallgather and MPI_Iallgatherv, which pat_mpi.c
  * already defines, with the sentinels and handles converted by
- * MPICH.  (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
+ * MPICH, as do its MPI_ALLGATHER(V)_INIT, MPI_START, MPI_STARTALL and
+ * MPI_REQUEST_FREE.  (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
  * and MPI_Allgatherv_c: MPI's own.)
  */
 #include <mpi.h>
@@ -75,4 +78,38 @@ void mpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
                           MPI_Fint *request, MPI_Fint *ierror) {
   fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
 }
+
+/* the persistent forms (Open MPI 4.1's pcollreq extension): info and request are handles, before ierror */
+void mpix_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                              MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                              MPI_Fint *request, MPI_Fint *ierror);
+
+void mpix_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                              MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                              MPI_Fint *request, MPI_Fint *ierror) {
+  fcall_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
+}
+
+void mpix_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                               MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+
+void mpix_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                               MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                               MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) {
+  fcall_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request,
+                        ierror);
+}
+
+void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror);
+void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_start(request, ierror); }
+
+/* array_of_requests: type(MPI_Request) elements, each one Fortran handle */
+void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
+void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror) {
+  fcall_startall(count, requests, ierror);
+}
+
+void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror);
+void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_request_free(request, ierror); }
 #endif

@@ -1,7 +1,8 @@
 /*
  * The drop-in's bindings for mpif.h and `use mpi` (MPI_INIT, MPI_INIT_THREAD,
  * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER, MPI_ALLGATHERV, MPI_IALLGATHER,
- * MPI_IALLGATHERV), under the
+ * MPI_IALLGATHERV, Open MPI 4.1's MPIX_ALLGATHER_INIT and MPIX_ALLGATHERV_INIT,
+ * MPI_START, MPI_STARTALL, MPI_REQUEST_FREE), under the
  * four names a Fortran compiler may give a subroutine: mpi_allgather_
  * (gfortran, Intel), mpi_allgather__ (g77-style -fsecond-underscore),
  * MPI_ALLGATHER (upper case), mpi_allgather (no underscore).
@@ -52,5 +53,21 @@ FORTRAN_NAMES(mpi_iallgatherv, MPI_IALLGATHERV,
                MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror),
               fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
                                 ierror))
+FORTRAN_NAMES(mpix_allgather_init, MPIX_ALLGATHER_INIT,
+              (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+               MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror),
+              fcall_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request,
+                                   ierror))
+FORTRAN_NAMES(mpix_allgatherv_init, MPIX_ALLGATHERV_INIT,
+              (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+               MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+               MPI_Fint *ierror),
+              fcall_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
+                                    request, ierror))
+FORTRAN_NAMES(mpi_start, MPI_START, (MPI_Fint * request, MPI_Fint *ierror), fcall_start(request, ierror))
+FORTRAN_NAMES(mpi_startall, MPI_STARTALL, (MPI_Fint * count, MPI_Fint *requests, MPI_Fint *ierror),
+              fcall_startall(count, requests, ierror))
+FORTRAN_NAMES(mpi_request_free, MPI_REQUEST_FREE, (MPI_Fint * request, MPI_Fint *ierror),
+              fcall_request_free(request, ierror))
 
 #endif

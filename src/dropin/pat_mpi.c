@@ -260,9 +260,8 @@ int MPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 #define PMPI_PERSISTENT_NAME(name) PMPI_##name
 #endif
 
-int PERSISTENT_NAME(Allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                    MPI_Request *request) {
+int dropin_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   if (!pat_on)
     return PMPI_PERSISTENT_NAME(Allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                                                 request);
@@ -270,9 +269,9 @@ int PERSISTENT_NAME(Allgather_init)(const void *sendbuf, int sendcount, MPI_Data
   return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgather_init", comm, rc);
 }
 
-int PERSISTENT_NAME(Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                                     MPI_Info info, MPI_Request *request) {
+int dropin_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Info info, MPI_Request *request) {
   if (!pat_on)
     return PMPI_PERSISTENT_NAME(Allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                                                  comm, info, request);
@@ -281,10 +280,31 @@ int PERSISTENT_NAME(Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Dat
   return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgatherv_init", comm, rc);
 }
 
-int MPI_Start(MPI_Request *request) { return pat_on ? PAT_Start(request) : PMPI_Start(request); }
+int dropin_start(MPI_Request *request) { return pat_on ? PAT_Start(request) : PMPI_Start(request); }
 
-int MPI_Startall(int count, MPI_Request requests[]) {
+int dropin_startall(int count, MPI_Request requests[]) {
   return pat_on ? PAT_Startall(count, requests) : PMPI_Startall(count, requests);
 }
 
-int MPI_Request_free(MPI_Request *request) { return pat_on ? PAT_Request_free(request) : PMPI_Request_free(request); }
+int dropin_request_free(MPI_Request *request) {
+  return pat_on ? PAT_Request_free(request) : PMPI_Request_free(request);
+}
+
+int PERSISTENT_NAME(Allgather_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request) {
+  return dropin_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+int PERSISTENT_NAME(Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request) {
+  return dropin_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
+                                request);
+}
+
+int MPI_Start(MPI_Request *request) { return dropin_start(request); }
+
+int MPI_Startall(int count, MPI_Request requests[]) { return dropin_startall(count, requests); }
+
+int MPI_Request_free(MPI_Request *request) { return dropin_request_free(request); }

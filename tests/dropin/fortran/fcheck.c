@@ -13,8 +13,8 @@ int fdropin_check(MPI_Fint comm, long calls) {
   return (int)dropin_check(MPI_Comm_f2c(comm), alg && *alg ? alg : "auto", calls);
 }
 
-/* 0 if libpat queued the program's MPI_IALLGATHER(V) for its background
- * thread, as every setting but auto and native does with several processes
+/* 0 if libpat queued the program's MPI_IALLGATHER(V) (or the starts of
+ * its persistent all-gathers) for its background thread, as every setting but auto and native does with several processes
  * (the request is then libpat's); else 1, with a message. */
 int fdropin_check_queued(void);
 
@@ -34,4 +34,13 @@ int fdropin_check_queued(void) {
     return 1;
   }
   return 0;
+}
+
+/* 1 if the request (a Fortran handle) is one of libpat's persistent
+ * all-gathers, 0 if not, -1 if libpat is not loaded. */
+int fdropin_is_libpat(MPI_Fint request);
+
+int fdropin_is_libpat(MPI_Fint request) {
+  int (*is_libpat)(MPI_Request) = (int (*)(MPI_Request))dropin_symbol("pat_persist_is_libpat");
+  return is_libpat ? is_libpat(MPI_Request_f2c(request)) != 0 : -1;
 }
