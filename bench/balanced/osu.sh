@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/balanced/osu.sh: a standard, unmodified micro-benchmark (OSU's
-# osu_allgather or osu_allgatherv) through libpat's drop-in against the MPI
+# osu_allgather or osu_allgatherv; osu_iallgather: osu_iallgather.sh) through libpat's drop-in against the MPI
 # library's own, interleaved, in the configurations of the never-slower target.
 #
 #   bench/balanced/osu.sh --osu PATH --out DIR [options]
@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
-[ -n "$OSU" ] && [ -x "$OSU" ] || die "--osu PATH: an OSU osu_allgather binary is required"
+[ -n "$OSU" ] && [ -x "$OSU" ] || die "--osu PATH: an OSU binary (osu_allgather, osu_allgatherv; osu_iallgather through osu_iallgather.sh) is required"
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -r "$LIB" ] || die "no library $LIB (build first, or --lib)"
 OSU=$(readlink -f "$OSU") LIB=$(readlink -f "$LIB")
