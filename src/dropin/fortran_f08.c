@@ -13,14 +13,15 @@
  * mpix_allgather_init_f08_ and mpix_allgatherv_init_f08_, and
  * mpi_start_f08_, mpi_startall_f08_ and mpi_request_free_f08_.
  *
- * MPICH 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_ and
- * mpi_finalize_f08_ call PMPI_* directly and are taken over here; its
+ * MPICH 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_,
+ * mpi_finalize_f08_, mpi_start_f08_, mpi_startall_f08_ and
+ * mpi_request_free_f08_ call PMPI_* directly and are taken over here; its
  * all-gathers (mpi_allgather_f08ts_ and mpi_allgatherv_f08ts_, buffers as
  * descriptors) and its non-blocking ones call the C names MPI_Allgather,
  * MPI_Allgatherv, MPI_Iallgather and MPI_Iallgatherv, which pat_mpi.c
  * already defines, with the sentinels and handles converted by
- * MPICH, as do its MPI_ALLGATHER(V)_INIT, MPI_START, MPI_STARTALL and
- * MPI_REQUEST_FREE.  (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
+ * MPICH, as do its MPI_ALLGATHER(V)_INIT (mpi_allgather(v)_init_f08ts_).
+ * (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
  * and MPI_Allgatherv_c: MPI's own.)
  */
 #include <mpi.h>
@@ -41,6 +42,19 @@ void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr
 void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) { fcall_query_thread(provided, ierror); }
 
 void mpi_finalize_f08_(MPI_Fint *ierror) { fcall_finalize(ierror); }
+
+/* Both MPIs' mpi_f08 MPI_Start, MPI_Startall and MPI_Request_free call PMPI_* */
+void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror);
+void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_start(request, ierror); }
+
+/* array_of_requests: type(MPI_Request) elements, each one Fortran handle */
+void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
+void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror) {
+  fcall_startall(count, requests, ierror);
+}
+
+void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror);
+void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_request_free(request, ierror); }
 
 #if defined(OPEN_MPI)
 void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -101,15 +115,4 @@ void mpix_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
                         ierror);
 }
 
-void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror);
-void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_start(request, ierror); }
-
-/* array_of_requests: type(MPI_Request) elements, each one Fortran handle */
-void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
-void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror) {
-  fcall_startall(count, requests, ierror);
-}
-
-void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror);
-void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_request_free(request, ierror); }
 #endif
