@@ -27,6 +27,7 @@
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
+#include "runtime/persist_prefetch.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
 #include "runtime/wait_nap.h"
@@ -111,6 +112,7 @@ static void *bg_main(void *arg) {
   while (pat_wakeup_begin_pass()) {
     int busy = pat_comm_background_pass(progress_comm);
     busy |= pat_nbc_progress(); /* the non-blocking all-gathers (nbc_queue.h) */
+    busy |= pat_prefetch_progress(); /* the persistent ones' prefetching schedule (persist_prefetch.h) */
     /* nothing in flight, nothing retiring: sleep until someone gives work */
     enum pat_wakeup_result r = pat_wakeup_wait(busy ? backoff : -1);
     if (r == PAT_WAKEUP_PENDING) continue; /* work came during the pass: at once, backoff as it was */
