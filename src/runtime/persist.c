@@ -214,6 +214,11 @@ int PAT_Request_free(MPI_Request *request) {
 
 int pat_persist_is_libpat(MPI_Request request) { return find(request, 0) != NULL; }
 
+int pat_persist_prefetched(MPI_Request request) {
+  persistent *p = find(request, 0);
+  return p && p->prefetch ? pat_prefetch_held(p->prefetch) : -1;
+}
+
 void pat_persist_stop(void) {
   pthread_mutex_lock(&persist_lock);
   persistent *all = registry;

@@ -71,6 +71,7 @@ typedef struct xfer {
   char *at;        /* where its bytes are */
   int len;
   int is_send;
+  int staged; /* a receive into the staging buffer */
 } xfer;
 
 /* What is known of one round (one per parity). */
@@ -110,10 +111,11 @@ struct pat_prefetch {
 static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pat_prefetch *calls; /* under prefetch_lock */
 static int have_calls;      /* atomic: the background pass skips the lock while 0 */
-static long long rounds_done, staged_count; /* atomic */
+static long long rounds_done, staged_count, relays; /* atomic */
 
 long long pat_prefetch_rounds(void) { return __atomic_load_n(&rounds_done, __ATOMIC_RELAXED); }
 long long pat_prefetch_staged(void) { return __atomic_load_n(&staged_count, __ATOMIC_RELAXED); }
+long long pat_prefetch_relays(void) { return __atomic_load_n(&relays, __ATOMIC_RELAXED); }
 
 /* Tags: ((owner·3 + kind)·2 + parity); the owner matters for forwarded pieces only. */
 static int tag_of(int owner, int kind, int parity) { return ((owner * KINDS + kind) << 1) | parity; }
@@ -201,7 +203,7 @@ static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st)
     rs->whole[owner] = 1;
     rs->staged[owner] = !direct;
   }
-  if (!direct) __atomic_add_fetch(&staged_count, 1, __ATOMIC_RELAXED);
+  x.staged = !direct;
   rc = MPI_Imrecv(x.at, x.len, MPI_BYTE, msg, &x.req);
   if (rc == MPI_SUCCESS) rc = add_xfer(f, x);
   return rc;
@@ -211,6 +213,7 @@ static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st)
 static int received(pat_prefetch *f, const xfer *x) {
   round_state *rs = round_of_parity(f, x->parity);
   int rc = MPI_SUCCESS;
+  if (x->staged) __atomic_add_fetch(&staged_count, 1, __ATOMIC_RELAXED);
   if (x->kind == KIND_PIECE)
     for (int d = 0; d < f->P && rc == MPI_SUCCESS; d++)
       if (d != f->me && d != x->owner)
@@ -463,6 +466,7 @@ int pat_prefetch_start(pat_prefetch *f) {
   }
   long long B = f->bytes[me];
   if (holds_all && P > 2 && B >= P - 1) { /* the last: relay through the others */
+    __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
     for (int k = 0; k < P - 1 && rc == MPI_SUCCESS; k++) {
       long long lo, hi;
       piece(B, P, k, &lo, &hi);
@@ -476,6 +480,15 @@ int pat_prefetch_start(pat_prefetch *f) {
   pthread_mutex_unlock(&prefetch_lock);
   pat_wakeup_ring();
   return MPI_SUCCESS;
+}
+
+int pat_prefetch_held(pat_prefetch *f) {
+  pthread_mutex_lock(&prefetch_lock);
+  int held = 0;
+  const round_state *rs = &f->round[cur_parity(f)];
+  for (int o = 0; o < f->P; o++) held += o != f->me && block_received(f, rs, o);
+  pthread_mutex_unlock(&prefetch_lock);
+  return held;
 }
 
 void pat_prefetch_free(pat_prefetch *f) {

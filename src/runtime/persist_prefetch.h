@@ -34,6 +34,9 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
  * the round was not started (no signal will come). */
 int pat_prefetch_start(pat_prefetch *f);
 
+/* The other ranks' blocks of the current (or next) round received so far. */
+int pat_prefetch_held(pat_prefetch *f);
+
 /* The application freed the persistent call: it goes now if no round is
  * in flight, else once its round completed (and was signalled). */
 void pat_prefetch_free(pat_prefetch *f);
@@ -42,10 +45,12 @@ void pat_prefetch_free(pat_prefetch *f);
  * lives (messages of a next round can come at any time). */
 int pat_prefetch_progress(void);
 
-/* Rounds completed by the prefetching schedule, and blocks (or pieces)
- * taken into the staging buffer before this rank's start (tests). */
+/* Rounds completed by the prefetching schedule; blocks (or pieces)
+ * received into the staging buffer (before this rank's start, or into a
+ * non-contiguous recvtype's); starts that relayed their block (tests). */
 long long pat_prefetch_rounds(void);
 long long pat_prefetch_staged(void);
+long long pat_prefetch_relays(void);
 
 /* At shutdown, the background thread stopped: whatever is left goes. */
 void pat_prefetch_stop(void);
