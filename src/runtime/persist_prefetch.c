@@ -247,8 +247,10 @@ static void signal_done(pat_prefetch *f) {
     PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty */
 }
 
-/* One non-blocking pass over a call; its round signalled once complete. */
-static void progress_call(pat_prefetch *f) {
+/* One non-blocking pass over a call; its round signalled once complete.
+ * Returns 1 if something moved (a message matched, a transfer done). */
+static int progress_call(pat_prefetch *f) {
+  int moved = 0;
   for (;;) { /* every message that came */
     int flag = 0;
     MPI_Message msg;
@@ -256,6 +258,7 @@ static void progress_call(pat_prefetch *f) {
     if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &msg, &st) != MPI_SUCCESS || !flag) break;
     int rc = take_message(f, &msg, &st);
     if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc;
+    moved = 1;
   }
   for (int i = 0; i < f->nx;) {
     int flag = 0;
@@ -269,6 +272,7 @@ static void progress_call(pat_prefetch *f) {
     }
     xfer x = f->x[i];
     f->x[i] = f->x[--f->nx];
+    moved = 1;
     if (!x.is_send) {
       int rc = received(f, &x);
       if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc;
@@ -285,6 +289,7 @@ static void progress_call(pat_prefetch *f) {
     __atomic_add_fetch(&rounds_done, 1, __ATOMIC_RELAXED);
     signal_done(f);
   }
+  return moved;
 }
 
 static void destroy(pat_prefetch *f) {
@@ -306,10 +311,11 @@ static void destroy(pat_prefetch *f) {
 int pat_prefetch_progress(void) {
   if (!__atomic_load_n(&have_calls, __ATOMIC_ACQUIRE)) return 0;
   pat_prefetch *gone = NULL;
+  int moved = 0;
   pthread_mutex_lock(&prefetch_lock);
   for (pat_prefetch **link = &calls; *link;) {
     pat_prefetch *f = *link;
-    progress_call(f);
+    moved |= progress_call(f);
     if (f->freeing && !f->started && f->nx == 0) {
       *link = f->next;
       f->next = gone;
@@ -325,6 +331,9 @@ int pat_prefetch_progress(void) {
     gone = f->next;
     destroy(f);
   }
+  /* a pass that moved something is followed at once by another (a forward, the next piece), without the
+   * backoff that grows while a call only waits for its next round's first message */
+  if (moved) pat_wakeup_ring();
   return 1; /* messages of a next round may come at any time */
 }
 
