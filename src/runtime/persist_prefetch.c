@@ -72,6 +72,7 @@ typedef struct xfer {
   int len;
   int is_send;
   int staged; /* a receive into the staging buffer */
+  char *sink; /* a message that is not the schedule's: received here, then dropped */
 } xfer;
 
 /* What is known of one round (one per parity). */
@@ -183,20 +184,27 @@ static int cur_parity(const pat_prefetch *f) { return (int)(f->cur & 1); }
 /* A matched message: where its bytes go, and its receive posted. */
 static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st) {
   int tag = st->MPI_TAG, src = st->MPI_SOURCE, parity = tag & 1, kind = (tag >> 1) % KINDS;
-  int owner = kind == KIND_FORWARDED ? (tag >> 1) / KINDS : src;
+  int owner = (tag >> 1) / KINDS; /* a whole block's or a piece's sender names itself */
+  int ours = owner < f->P && owner != f->me && src != f->me && (kind == KIND_FORWARDED) == (owner != src);
+  if (!ours) owner = src == f->me ? (f->me + 1) % f->P : src; /* sizes to compute below; dropped */
   round_state *rs = round_of_parity(f, parity);
-  long long lo = 0, hi = f->bytes[owner];
-  if (kind != KIND_WHOLE) piece(f->bytes[owner], f->P, ((kind == KIND_PIECE ? f->me : src) - owner - 1 + 2 * f->P) % f->P, &lo, &hi);
   int got = 0;
   MPI_Get_count(st, MPI_BYTE, &got);
+  long long lo = 0, hi = f->bytes[owner];
+  if (kind != KIND_WHOLE) {
+    int k = ((kind == KIND_PIECE ? f->me : src) - owner - 1 + 2 * f->P) % f->P;
+    piece(f->bytes[owner], f->P, k, &lo, &hi);
+  }
   int direct = f->contiguous && f->started && parity == cur_parity(f);
   xfer x = {.parity = parity, .owner = owner, .kind = kind, .len = (int)(hi - lo)};
   x.at = (direct ? block_in_recvbuf(f, owner) : rs->stage + f->boff[owner]) + lo;
-  int rc = got == x.len && owner != f->me ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
-  if (rc != MPI_SUCCESS) { /* not a message of this schedule: taken and dropped, the call fails */
-    char *sink = malloc(got > 0 ? (size_t)got : 1);
-    MPI_Mrecv(sink, got, MPI_BYTE, msg, MPI_STATUS_IGNORE); /* matched already: local */
-    free(sink);
+  int rc = ours && got == x.len ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+  if (rc != MPI_SUCCESS) { /* not a message of this schedule: taken and dropped, the round fails */
+    xfer drop = {.parity = parity, .len = got > 0 ? got : 0, .is_send = 1};
+    drop.sink = drop.at = malloc((size_t)drop.len + 1);
+    if (!drop.sink || MPI_Imrecv(drop.sink, drop.len, MPI_BYTE, msg, &drop.req) != MPI_SUCCESS ||
+        add_xfer(f, drop) != MPI_SUCCESS)
+      free(drop.sink); /* out of memory: the message stays matched and unreceived */
     return rc;
   }
   if (kind == KIND_WHOLE) {
@@ -273,6 +281,7 @@ static int progress_call(pat_prefetch *f) {
     xfer x = f->x[i];
     f->x[i] = f->x[--f->nx];
     moved = 1;
+    free(x.sink);
     if (!x.is_send) {
       int rc = received(f, &x);
       if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc;
@@ -304,6 +313,7 @@ static void destroy(pat_prefetch *f) {
   free(f->counts);
   free(f->bytes);
   free(f->mine);
+  for (int i = 0; i < f->nx; i++) free(f->x[i].sink);
   free(f->x);
   free(f);
 }
