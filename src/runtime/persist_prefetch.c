@@ -21,17 +21,20 @@
  * decisions gives the same result.  A block counts as received after its one
  * whole message or its P - 1 pieces, so every message sent is awaited.
  *
- * Cost (Hockney, arrival a_j, block m_j, the last arrival a_last):
- *   the others' blocks come while the last one computes, so it finishes
- *   at about a_last + m_last·β (its P - 1 pieces leave its port) + m_last/(P-1)·β
- *   + α for the forward, instead of a_last + (N - m_last)·β when it must
- *   still receive everything; a rank that is not last finishes at
- *   max(a_last + 2α + (1 + 1/(P-1))·m_last·β, its own receive port's
- *   makespan of the others' whole blocks); the bound is
- *   T_i >= max(a_i, max_{j != i} (a_j + α + m_j·β)) (model.h:
- *   pat_lower_bound_persistent).
+ * Cost (Hockney, arrival a_j, block m_j, the last arrival a_last): the
+ * others' blocks come while the last rank computes, so it holds them all at
+ * its start and ends once its P - 1 pieces left its port:
+ *   T_last ~ a_last + alpha + m_last·beta   (instead of about
+ *   a_last + (N - m_last)·beta when it must still receive everything);
+ * any other rank waits for its piece (sent within m_last·beta) and the P - 2
+ * forwarded ones (m_last·(P-2)/(P-1)·beta more on its receive port):
+ *   T_i ~ a_last + 2·alpha + 2·m_last·beta at worst, or its own port's
+ *   makespan of the earlier whole blocks if that is later.
+ * The bound: T_i >= max(a_i, max_{j != i} (a_j + alpha + m_j·beta))
+ * (model.h: pat_lower_bound_persistent).
  *
- * Rounds: rank i's messages of round r carry parity r mod 2.  Rank j
+ * Rounds (MPI: every rank starts a persistent collective as many times):
+ * rank i's messages of round r carry parity r mod 2.  Rank j
  * completes round r only after it received i's round-r block, which i sends
  * at its start of round r; so j starts round r + 1 only after i started
  * round r, and j starts round r + 2 only after i completed round r.  While i
@@ -44,8 +47,9 @@
  *
  * Data: the bytes of the recvtype's signature (MPI_Pack of one's own block;
  * MPI_Unpack into a non-contiguous recvtype, whose blocks are all received
- * into the staging buffer).  Two staging buffers, one per parity, as round
- * r + 1's blocks arrive while round r's are still forwarded from the other.
+ * into the staging buffer).  Two staging buffers, one per parity: round
+ * r + 1's blocks arrive while round r's may still land in the other (a whole
+ * block matched before the start), or be forwarded or unpacked from it.
  */
 #include "runtime/persist_prefetch.h"
 
