@@ -8,7 +8,9 @@
  * holds: it tests, then sleeps on its doorbell (wakeup.h) with a short
  * backoff while something is in flight, and until it is rung when nothing
  * is, so an idle thread costs no CPU at all (measured in
- * PAT_Stats.bg_cpu_seconds).  Whoever gives it work rings: a communicator's
+ * PAT_Stats.bg_cpu_seconds); but while a persistent call runs the
+ * prefetching schedule (persist_prefetch.h) it keeps polling at its backoff,
+ * as the next round's blocks may come at any time.  Whoever gives it work rings: a communicator's
  * lock released with work marked (comm.h: pat_comm_leave_call,
  * pat_comm_unlock_current, pat_comm_unlock), a retirement (comm.c),
  * pat_background_stop.  A communicator it skipped because another thread
