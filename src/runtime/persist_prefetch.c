@@ -109,7 +109,7 @@ struct pat_prefetch {
   xfer *x;
   int nx, cap;
   MPI_Comm signal_comm;
-  int signal_tag;
+  int signal_rank, signal_tag; /* to this process in signal_comm */
   int error;
 };
 
@@ -255,7 +255,7 @@ static void clear_round(pat_prefetch *f, round_state *rs) {
 static void signal_done(pat_prefetch *f) {
   static const char nothing = 0;
   MPI_Request sent;
-  if (MPI_Isend(&nothing, 0, MPI_BYTE, 0, f->signal_tag, f->signal_comm, &sent) == MPI_SUCCESS)
+  if (MPI_Isend(&nothing, 0, MPI_BYTE, f->signal_rank, f->signal_tag, f->signal_comm, &sent) == MPI_SUCCESS)
     PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty */
 }
 
@@ -386,6 +386,7 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   f->recvbuf = recvbuf;
   f->signal_comm = signal_comm;
   f->signal_tag = signal_tag;
+  MPI_Comm_rank(signal_comm, &f->signal_rank);
   f->counts = malloc(2 * (size_t)P * sizeof *f->counts);
   f->bytes = malloc(2 * (size_t)P * sizeof *f->bytes);
   if (!f->counts || !f->bytes) {

@@ -23,7 +23,7 @@ int pat_prefetch_applies(int P);
 /* Set up a persistent all-gather (counts NULL; recvcount each) or
  * all-gatherv (counts, displs): collective, as it duplicates comm.  When a
  * round completes, the background thread sends an empty message with
- * signal_tag to rank 0 of signal_comm (persist.c's completion).  Checks the
+ * signal_tag to this process in signal_comm (persist.c's completion).  Checks the
  * arguments once (they cannot change).  Returns an MPI error code. */
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
