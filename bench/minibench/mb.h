@@ -35,6 +35,8 @@ typedef struct mb_opts {
   double base_ms;         /* constant part of each compute half */
   int overlap;            /* --overlap: the non-blocking call, posted at the arrival, then compute, then MPI_Wait */
   double overlap_ms;      /* ... compute between the post and the wait (ms) */
+  int persistent;         /* --persistent: PAT_Allgather(v)_init once per algorithm, then PAT_Start and MPI_Wait
+                             each iteration (with --overlap: compute between them); elb is the persistent bound */
   unsigned long long seed;
   const char *csv;        /* append rows here (NULL: none) */
   const char *label;      /* free text copied to the CSV */
@@ -120,6 +122,11 @@ double mb_lower_bound_v(const double *a, int P, const double *tau);
  * memory inside a node is taken as free.  With one rank a node it is
  * mb_lower_bound's. */
 double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node);
+/* The bound of a persistent call (--persistent), whose blocks may move
+ * before their receiver starts: e_i >= max(0, max_{j != i} (a[j] + tau_j) -
+ * a[i]), tau_j = tau_v[j] (NULL: tau), tau being a block's one-way time
+ * (alpha included).  libpat's pat_lower_bound_persistent, src/model. */
+double mb_lower_bound_persistent(const double *a, int P, double tau, const double *tau_v);
 
 /* ---- one algorithm's run (rank 0 holds the results) -------------------- */
 typedef struct mb_result {

@@ -52,6 +52,13 @@ void mb_usage(FILE *out) {
           "                      the MPI library's own MPI_Iallgather(v)), computes for t more\n"
           "                      (sleep or busy, as --compute), then MPI_Wait; the exit is the wait's\n"
           "                      return (so e includes t); not with the mock-ups\n"
+          "  --persistent        persistent mode: each algorithm's call is set up once\n"
+          "                      (PAT_Allgather(v)_init on its communicator, under its setting:\n"
+          "                      native, MPI's own MPI_Iallgather(v) per start; arrival-aware ones\n"
+          "                      and auto, libpat's prefetching schedule), then each iteration: the\n"
+          "                      compute, PAT_Start at the arrival, (--overlap t: compute t), MPI_Wait;\n"
+          "                      elb is then the persistent bound max_j!=i (a_j + tau_j) - a_i, whose\n"
+          "                      blocks may move before their receiver starts; not with the mock-ups\n"
           "  --base-ms t         constant part of each compute half (default 100): each half lasts\n"
           "                      base + delay/2, as in the paper's Listing 4\n"
           "  --seed s            seed of data and delays (default 1)\n"
@@ -88,6 +95,7 @@ static int flag_option(cli_args *a, mb_opts *o, cli_error *err) {
   else if (cli_args_is(a, "--strict")) o->strict = 1;
   else if (cli_args_is(a, "--compute-by-size")) o->compute_by_size = 1;
   else if (cli_args_is(a, "--also-chosen")) o->also_chosen = 1;
+  else if (cli_args_is(a, "--persistent")) o->persistent = 1;
   else return OPT_OTHER;
   return cli_args_flag(a, err);
 }

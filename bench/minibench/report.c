@@ -113,6 +113,10 @@ void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res,
   if (s->nodes > 1 && s->nodes < s->P && !s->counts)
     printf("(%d nodes: tau between two of them, elb the two-level bound: a node's link takes in every other"
            " node's block, shared memory free)\n", s->nodes);
+  if (o->persistent)
+    printf("(persistent: each algorithm's call set up once, PAT_Start at the arrival%s; elb the persistent"
+           " bound mean_i max(0, max_j!=i (a_j + tau_j) - a_i): blocks may move before their receiver starts)\n",
+           o->overlap ? ", compute, MPI_Wait" : ", MPI_Wait");
   if (s->counts)
     printf("(counts %s: PAT_Allgatherv on blocks of %lld .. %lld floats; elb with block j taking"
            " tau * count_j / %lld)\n", s->counts_name, s->count_min, s->count_max, s->count);

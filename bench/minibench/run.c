@@ -58,6 +58,7 @@ typedef struct mb_ctx {
   FILE *trace; /* rank 0: per-iteration rows, or NULL */
   int mock;      /* a mock-up from mockups.c, or -1: PAT_Allgather */
   void *scratch; /* the mock-up's scratch */
+  MPI_Request persistent; /* --persistent: the call set up on comm, or MPI_REQUEST_NULL */
 } mb_ctx;
 
 typedef struct mb_series {
@@ -120,11 +121,21 @@ static int gather_overlapped(mb_ctx *c) {
   return MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
+/* --persistent: start the call set up in mb_run_begin, (compute,) wait. */
+static int gather_persistent(mb_ctx *c) {
+  int rc = PAT_Start(&c->persistent);
+  if (rc != MPI_SUCCESS) return rc;
+  if (c->o->overlap)
+    mb_compute_until(&c->s->clock, mb_local_now(&c->s->clock) + 1e-3 * c->o->overlap_ms, c->o->busy);
+  return MPI_Wait(&c->persistent, MPI_STATUS_IGNORE);
+}
+
 /* The call under test: PAT_Allgather, PAT_Allgatherv (--counts), their
- * non-blocking forms (--overlap) or a mock-up. */
+ * non-blocking forms (--overlap), a persistent one (--persistent) or a mock-up. */
 static int gather(mb_ctx *c) {
   const mb_setup *s = c->s;
   if (c->mock >= 0) return mb_mockup_allgather(c->mock, c->send, (int)s->count, c->recv, c->comm, c->scratch);
+  if (c->persistent != MPI_REQUEST_NULL) return gather_persistent(c);
   if (c->o->overlap) return gather_overlapped(c);
   if (s->counts)
     return PAT_Allgatherv(c->send, s->counts[c->rank], MPI_FLOAT, c->recv, s->counts, s->displs, MPI_FLOAT, c->comm);
@@ -213,7 +224,8 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     out->ebar[k] = sum_e / c->P;
     out->r[k] = max_f - min_a;
     out->omega[k] = max_a - min_a;
-    out->elb[k] = s->tau_v                           ? mb_lower_bound_v(c->a, c->P, s->tau_v)
+    out->elb[k] = o->persistent && c->mock < 0       ? mb_lower_bound_persistent(c->a, c->P, s->tau, s->tau_v)
+                  : s->tau_v                         ? mb_lower_bound_v(c->a, c->P, s->tau_v)
                   : s->nodes > 1 && s->nodes < c->P ? mb_lower_bound_nodes(c->a, c->P, s->tau, s->node)
                                                     : mb_lower_bound(c->a, c->P, s->tau);
     out->late[k] = sum_late / c->P;
@@ -268,7 +280,8 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
   mb_run *run = calloc(1, sizeof *run);
   if (!run) MPI_Abort(MPI_COMM_WORLD, 3);
   mb_ctx *c = &run->c;
-  *c = (mb_ctx){o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, s->trace, mb_mockup_index(alg), NULL};
+  *c = (mb_ctx){o, s, 0, s->P, MPI_COMM_NULL, send, recv, NULL, NULL, res, s->trace, mb_mockup_index(alg), NULL,
+                MPI_REQUEST_NULL};
   size_t scratch_bytes = c->mock >= 0 ? mb_mockup_scratch_bytes(c->mock, s->count, s->P) : 0;
   if (scratch_bytes > 0) {
     c->scratch = malloc(scratch_bytes);
@@ -302,6 +315,12 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
   /* collective the first time libpat sees the communicator: here, on every rank */
   int rc = PAT_PredictOn(c->comm);
   if (rc == MPI_SUCCESS && c->mock < 0) rc = PAT_UseAlg(run->setting);
+  /* --persistent: set up once, under the run's setting (what a start runs is chosen here) */
+  if (rc == MPI_SUCCESS && c->mock < 0 && o->persistent)
+    rc = s->counts ? PAT_Allgatherv_init(send, s->counts[c->rank], MPI_FLOAT, recv, s->counts, s->displs, MPI_FLOAT,
+                                         c->comm, MPI_INFO_NULL, &c->persistent)
+                   : PAT_Allgather_init(send, (int)s->count, MPI_FLOAT, recv, (int)s->count, MPI_FLOAT, c->comm,
+                                        MPI_INFO_NULL, &c->persistent);
   run->failed = agree_failure(c, rc);
   return run;
 }
@@ -343,6 +362,7 @@ void mb_run_end(mb_run *run) {
   MPI_Reduce(li, lo, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(ds, so, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(dm, mo, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (c->persistent != MPI_REQUEST_NULL) PAT_Request_free(&c->persistent);
   MPI_Comm_free(&c->comm);
   free(c->scratch);
   c->scratch = NULL;

@@ -114,3 +114,17 @@ double mb_lower_bound_v(const double *a, int P, const double *tau) { return port
 double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node) {
   return port_bound(a, P, NULL, tau, node);
 }
+
+double mb_lower_bound_persistent(const double *a, int P, double tau, const double *tau_v) {
+  if (P < 2) return 0;
+  double sum = 0;
+  for (int i = 0; i < P; i++) {
+    double t = a[i];
+    for (int j = 0; j < P; j++) {
+      double in = a[j] + (tau_v ? tau_v[j] : tau);
+      if (j != i && in > t) t = in;
+    }
+    sum += t - a[i];
+  }
+  return sum / P;
+}

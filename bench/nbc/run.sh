@@ -5,11 +5,17 @@
 # balanced arrivals at that N, measured first in the same cluster). Per cell, two launches:
 #   overlap: pat-minibench --overlap T with native (MPI's own MPI_Iallgather), ring and bruck
 #            (libpat's schedules, run by its background thread);
+#   persistent: pat-minibench --persistent --overlap T: each algorithm's call set up once
+#            (PAT_Allgather_init), then per iteration the delay, PAT_Start, compute T, MPI_Wait; native
+#            (MPI's own MPI_Iallgather per start, the baseline), relay and auto (libpat's prefetching
+#            schedule: blocks staged before a rank starts, the last rank relays); elb and e/elb are
+#            against the persistent bound (issue 55's target: e/elb <= 1.3 under imbalance);
 #   blocking: the same arrivals without overlap, native and auto (blocking libpat), for the column
 #            "against blocking libpat" (e = exit - arrival includes T in the overlap launch: compare
 #            e - T, or the time to completion after the last arrival, r - omega).
 # Rows go to $R/nbc.csv (label N/delay/overlap%/mode), the log to /tmp/nbc-cells.log.
-#   bash bench/nbc/run.sh cells        # the 18 cells, two launches each (about 30 min; needs root)
+# SERIES="persistent" (any of overlap persistent blocking; default all three) runs only those.
+#   bash bench/nbc/run.sh cells        # the 18 cells, three launches each (about 45 min; needs root)
 #   bash bench/nbc/run.sh dry          # the same sequence on this machine, tiny (P = 3, 3k floats, 2
 #                                      # calls per algorithm, delays in ms / 10): checks the script
 #   OUT=FOLDER bash bench/nbc/run.sh cells   # rows into FOLDER (default bench/results/nbc-new)
@@ -22,6 +28,8 @@ CL=bench/cluster/pat-cluster
 MB=build/bench/minibench/pat-minibench
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mode=${1:-}
+SERIES=${SERIES:-overlap persistent blocking}
+runs() { case " $SERIES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 case $mode in
   cells) SIZES="1M 4M"; DELAYS="0 50 100"; ITERS=(--iters 12 --warmup 3 --base-ms 20)
          launch() { $CL run --timeout 900 -np 8 -x PAT_ALG=ring "$@"; } ;;
@@ -48,11 +56,16 @@ call_time_us() {
       for pct in 0 50 100; do
         ms=$(python3 -c "print(round($T * $pct / 100 / 1000, 3))")
         echo "== N=$N delay=$d overlap=$pct% ($ms ms) $(date +%T)"
-        launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --overlap $ms --alg native,ring,bruck \
-          --csv $R/nbc.csv --label "$N/$d/$pct/overlap" --quiet 2>&1 | quiet
+        runs overlap &&
+          launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --overlap $ms --alg native,ring,bruck \
+            --csv $R/nbc.csv --label "$N/$d/$pct/overlap" --quiet 2>&1 | quiet
+        runs persistent &&
+          launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --persistent --overlap $ms \
+            --alg native,relay,auto --csv $R/nbc.csv --label "$N/$d/$pct/persistent" --quiet 2>&1 | quiet
       done
-      launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --alg native,auto \
-        --csv $R/nbc.csv --label "$N/$d/-/blocking" --quiet 2>&1 | quiet
+      runs blocking &&
+        launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --alg native,auto \
+          --csv $R/nbc.csv --label "$N/$d/-/blocking" --quiet 2>&1 | quiet
     done
   done
   [ $mode = cells ] && $CL down

@@ -21,12 +21,14 @@ int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
   pat_vsites_init(&e->vsites);
   e->unsettled.arrival = malloc((size_t)cfg->P * sizeof *e->unsettled.arrival);
   e->records = malloc((size_t)cfg->P * sizeof *e->records);
-  return e->unsettled.arrival && e->records ? 0 : -1;
+  e->bound_arrival = malloc((size_t)cfg->P * sizeof *e->bound_arrival);
+  return e->unsettled.arrival && e->records && e->bound_arrival ? 0 : -1;
 }
 
 void pat_engine_free(pat_engine *e) {
   free(e->unsettled.arrival);
   free(e->records);
+  free(e->bound_arrival);
   pat_select_cache_free(&e->select);
   memset(e, 0, sizeof *e);
 }
@@ -201,7 +203,8 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
  * (the probe's records carry the cost of the static call before it). */
 static void schedule_probe(pat_engine_site *sp, long long calls) {
   sp->next_probe = calls + 1 + sp->backoff;
-  if (sp->next_probe < sp->guard.next_try) sp->next_probe = sp->guard.next_try;
+  /* a probe tells the regime, so the earliest regime's trial bounds it */
+  if (sp->next_probe < pat_guard_next_try(&sp->guard)) sp->next_probe = pat_guard_next_try(&sp->guard);
   /* unpredictable arrivals: no probe (an exchange) before they may be trusted again */
   if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
   if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
@@ -211,7 +214,7 @@ static void schedule_probe(pat_engine_site *sp, long long calls) {
 
 /* A probe or an exchanged call found something to gain, or nothing. */
 static void found(pat_engine_site *sp, long long calls, int gain) {
-  if (gain && (sp->mode == PAT_MODE_EXCHANGE || pat_guard_may_leave(&sp->guard, calls))) {
+  if (gain && (sp->mode == PAT_MODE_EXCHANGE || pat_guard_may_leave(&sp->guard, calls, sp->guard.regime))) {
     if (sp->mode != PAT_MODE_EXCHANGE) pat_guard_enter(&sp->guard, calls);
     sp->mode = PAT_MODE_EXCHANGE;
     sp->quiet = 0;
@@ -320,6 +323,19 @@ static void promote(pat_engine_site *sp, long long now, int alg, int alt, double
   schedule_probe(sp, now);
 }
 
+/* A learned call's e-bar (s) over its lower bound (explore.h: near the
+ * bound), from its arrivals (ns) and the model's time for a block; 0
+ * without a bound. */
+static double over_bound(pat_engine *e, const int64_t *arrivals, double tau, double ebar) {
+  const int P = e->cfg.P;
+  int64_t first = arrivals[0];
+  for (int i = 1; i < P; i++)
+    if (arrivals[i] < first) first = arrivals[i];
+  for (int i = 0; i < P; i++) e->bound_arrival[i] = 1e-9 * (double)(arrivals[i] - first);
+  double lb = pat_lower_bound_nodes(P, e->bound_arrival, tau, e->cfg.node, NULL);
+  return lb > 0 && ebar > 0 ? ebar / lb : 0;
+}
+
 /* From the records: what the site's previous call cost (online refinement
  * and the guardrail) and how well its arrivals were predicted. */
 static void learn(pat_engine *e, int site, long long now) {
@@ -338,6 +354,9 @@ static void learn(pat_engine *e, int site, long long now) {
   measured /= e->cfg.P;
   /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(e->cfg.P, arrivals);
+  const double tau = block_tau(e, sp->bytes);
+  const int regime = pat_regime(e->cfg.P, arrivals, tau);
+  sp->guard.regime = regime; /* a trial lost now backs off in this regime */
   /* the guardrail, whatever this call's setting: the flags say whether that call was auto's */
   if (flags & PAT_LAST_PREDICTED) {
     double err, spread;
@@ -352,8 +371,7 @@ static void learn(pat_engine *e, int site, long long now) {
   }
   if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
   /* the exchange mode's costs, per regime of the arrivals they were measured under */
-  if (flags & PAT_LAST_ALT)
-    pat_arms_add(&sp->arms, pat_regime(e->cfg.P, arrivals, block_tau(e, sp->bytes)), alg, measured - wait);
+  if (flags & PAT_LAST_ALT) pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured));
   e->unsettled.pending = 1;
   e->unsettled.site = site;
   e->unsettled.alg = alg;
@@ -523,7 +541,7 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
 static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const int kept = sp->last.alg;
   if (sp->guard.state == PAT_GUARD_EXPLORING && sp->trial_alg >= 0) return sp->trial_alg != kept;
-  if (sp->guard.state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= PAT_EXPLORE_EVERY) {
+  if (sp->guard.state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, ~0u)) {
     const double none[PAT_ALG_COUNT] = {0};
     unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed, hierarchical) & ~(1u << kept);
     double ref = pat_guard_knows_static(&sp->guard) ? sp->guard.s_cost : 0;
@@ -540,7 +558,8 @@ static int keep_yields(const pat_engine_site *sp, long long calls, int regime, u
 
 /* The candidate this call explores (explore.h), or -1: the trial's own
  * candidate until the guard's verdict; from the static choice (a probe the
- * guard lets leave) or a kept alternative (one call in PAT_EXPLORE_EVERY),
+ * guard lets leave) or a kept alternative (one call in PAT_EXPLORE_EVERY,
+ * or PAT_EXPLORE_EVERY_NEAR near the bound),
  * the next one the regime needs measured.  model: the selection's
  * predictions; ebar: the same after measured_wins. */
 static int exploration(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical,
@@ -550,7 +569,8 @@ static int exploration(const pat_engine_site *sp, long long calls, int regime, u
     return sp->trial_alg >= 0 && model->status[sp->trial_alg] == PAT_OK && is_allowed(allowed, sp->trial_alg)
                ? sp->trial_alg
                : -1;
-  if (sp->mode == PAT_MODE_EXCHANGE && !(g->state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= PAT_EXPLORE_EVERY))
+  if (sp->mode == PAT_MODE_EXCHANGE &&
+      !(g->state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, ~0u)))
     return -1;
   double est[PAT_ALG_COUNT];
   unsigned ok = 0;
@@ -585,7 +605,7 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   if (site >= 0) {
     const pat_guard *g = &e->site[site].guard;
     x.in.ratio = e->site[site].refine.ratio;
-    held = !pat_guard_may_leave(g, call->site_calls);
+    held = !pat_guard_may_leave(g, call->site_calls, pat_regime(P, call->arrival, block_tau(e, call->bytes)));
     if (!pat_guard_trusts_predictions(g, call->site_calls)) x.in.allowed = without_prediction_bets();
   } else {
     double t;
@@ -691,7 +711,12 @@ void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size
     for (int alg = 0; alg < PAT_ALG_COUNT && n < size; alg++) {
       double c;
       if (!pat_arms_cost(&sp->arms, r, alg, &c)) continue;
+      double lb;
       n += snprintf(out + n, (size_t)(size - n), " %s:%s=%dx%.1fms", regime[r], pat_algorithms[alg].name,
                     pat_arms_n(&sp->arms, r, alg), 1e3 * c);
+      if (n < size && pat_arms_over_bound(&sp->arms, r, alg, &lb))
+        n += snprintf(out + n, (size_t)(size - n), "(%.2fx e_lb)", lb);
     }
+  for (int r = 0; r < PAT_REGIMES && n < size; r++)
+    if (pat_arms_near_bound(&sp->arms, r, ~0u)) n += snprintf(out + n, (size_t)(size - n), " %s:near-bound", regime[r]);
 }

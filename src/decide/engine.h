@@ -232,6 +232,7 @@ typedef struct pat_engine {
     int64_t *arrival;      /* P */
   } unsettled;
   pat_last_call *records;  /* P: every rank's previous call, from the exchanged records (commit) */
+  double *bound_arrival;   /* P: a learned call's arrivals (s) for its lower bound */
   pat_select_cache select; /* the selection's compiled schedules */
   pat_vsites vsites;       /* all-gatherv: the choice per count vector (vchoice.h) */
 } pat_engine;

@@ -25,27 +25,66 @@ int pat_regime(int P, const int64_t *arrival, double tau_s) {
   return 1e-9 * (double)(hi - lo) >= tau_s ? PAT_REGIME_IMBALANCED : PAT_REGIME_BALANCED;
 }
 
-void pat_arms_add(pat_arms *a, int regime, int alg, double cost) {
+void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound) {
   if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return;
   pat_arm *m = &a->arm[regime][alg];
   m->cost[m->n % PAT_ARM_SAMPLES] = cost;
+  m->over_bound[m->n % PAT_ARM_SAMPLES] = over_bound > 0 ? over_bound : 0;
   m->n++;
 }
 
-int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost) {
-  const pat_arm *m = &a->arm[regime][alg];
-  int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
-  if (n == 0) return 0;
+/* The median of the first n of at most PAT_ARM_SAMPLES values. */
+static double median(const double *v, int n) {
   double s[PAT_ARM_SAMPLES];
-  memcpy(s, m->cost, sizeof s);
+  memcpy(s, v, (size_t)n * sizeof *s);
   for (int i = 1; i < n; i++) /* insertion sort of at most five */
     for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
       double t = s[j];
       s[j] = s[j - 1];
       s[j - 1] = t;
     }
-  *cost = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost) {
+  const pat_arm *m = &a->arm[regime][alg];
+  int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
+  if (n == 0) return 0;
+  *cost = median(m->cost, n);
   return 1;
+}
+
+int pat_arms_near_bound(const pat_arms *a, int regime, unsigned candidates) {
+  if (regime < 0 || regime >= PAT_REGIMES) return 0;
+  int best = -1;
+  double cheapest = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    double c;
+    if ((candidates >> alg & 1u) && a->arm[regime][alg].n >= PAT_EXPLORE_K && pat_arms_cost(a, regime, alg, &c) &&
+        (best < 0 || c < cheapest)) {
+      best = alg;
+      cheapest = c;
+    }
+  }
+  if (best < 0) return 0;
+  double r;
+  /* measured below its bound, the bound is wrong (the block time is too
+   * long): it says nothing */
+  return pat_arms_over_bound(a, regime, best, &r) && r >= PAT_BOUND_FLOOR && r <= 1.0 + PAT_NEAR_BOUND;
+}
+
+int pat_arms_over_bound(const pat_arms *a, int regime, int alg, double *ratio) {
+  const pat_arm *m = &a->arm[regime][alg];
+  int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
+  if (n == 0) return 0;
+  for (int i = 0; i < n; i++)
+    if (!(m->over_bound[i] > 0)) return 0; /* a sample without a bound says nothing */
+  *ratio = median(m->over_bound, n);
+  return 1;
+}
+
+int pat_explore_every(const pat_arms *a, int regime, unsigned candidates) {
+  return pat_arms_near_bound(a, regime, candidates) ? PAT_EXPLORE_EVERY_NEAR : PAT_EXPLORE_EVERY;
 }
 
 unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed, int hierarchical) {

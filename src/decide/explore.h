@@ -35,6 +35,22 @@
  * candidates in a regime, every one has its PAT_EXPLORE_K samples (or was
  * dropped) within PAT_EXPLORE_EVERY * PAT_EXPLORE_K * C of the regime's
  * calls in a kept alternative (tests/unit/test_explore.c).
+ *
+ * Near the bound: every sample also keeps the call's e-bar over its lower
+ * bound (pat_lower_bound_nodes of the call's arrivals, the model's block
+ * time).  While the regime's cheapest measured candidate, with
+ * PAT_EXPLORE_K samples, is within PAT_NEAR_BOUND of the bound (the median
+ * of its ratios), no other candidate can be much faster, and a kept
+ * alternative explores at most one call in PAT_EXPLORE_EVERY_NEAR instead:
+ * each exploration there costs a call at 1.5-2x the best's time under
+ * imbalance (P = 8, 1M floats: RELAY 1.11-1.21x e_lb, DIRECT and RING
+ * 1.9-2.1x), four of them 10-20% of a 20-call run.  Exploration is
+ * deferred, not given up: every candidate still has its samples (or was
+ * dropped) within PAT_EXPLORE_EVERY_NEAR * PAT_EXPLORE_K * C calls.  A
+ * bound from a block time that is too short (the ping-pong of two ranks on
+ * one node, on nodes) is lower, so its ratios are larger: it explores as
+ * before; one from a block time too long shows as e-bar below e_lb
+ * (PAT_BOUND_FLOOR), and says nothing.
  */
 #ifndef PAT_EXPLORE_H
 #define PAT_EXPLORE_H
@@ -48,11 +64,15 @@
 #define PAT_EXPLORE_EVERY 2   /* a kept alternative explores at most one call in this many */
 #define PAT_EXPLORE_DROP 1.5  /* a candidate whose first two samples both measured this many times the
                                  cheapest is not explored further */
+#define PAT_NEAR_BOUND 0.30   /* the cheapest candidate's e-bar within this fraction above e_lb: near the bound */
+#define PAT_EXPLORE_EVERY_NEAR 16 /* ... where a kept alternative explores at most one call in this many */
+#define PAT_BOUND_FLOOR 0.95  /* a median e-bar / e_lb under this: the bound is wrong, not near */
 
 enum { PAT_REGIME_BALANCED = 0, PAT_REGIME_IMBALANCED = 1, PAT_REGIMES = 2 };
 
 typedef struct pat_arm {
   double cost[PAT_ARM_SAMPLES]; /* the last samples (s), a ring */
+  double over_bound[PAT_ARM_SAMPLES]; /* each sample's call: e-bar / e_lb (0: no bound) */
   int n;                        /* samples ever taken */
 } pat_arm;
 
@@ -70,11 +90,25 @@ void pat_arms_init(pat_arms *a);
  * move between two ranks: imbalanced when max - min >= tau. */
 int pat_regime(int P, const int64_t *arrival, double tau_s);
 
-/* A measured cost (s) of alg in a regime. */
-void pat_arms_add(pat_arms *a, int regime, int alg, double cost);
+/* A measured cost (s) of alg in a regime; over_bound: its call's e-bar /
+ * e_lb (0: not known). */
+void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound);
 
 /* The median of alg's kept samples in the regime (s); 0 if it has none. */
 int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost);
+
+/* Is the regime's cheapest measured candidate (PAT_EXPLORE_K samples or
+ * more) near the bound: the median of its samples' e-bar / e_lb at most
+ * 1 + PAT_NEAR_BOUND, and at least PAT_BOUND_FLOOR? */
+int pat_arms_near_bound(const pat_arms *a, int regime, unsigned candidates);
+
+/* The median of alg's samples' e-bar / e_lb in the regime; 0 if it has
+ * none or one without a bound. */
+int pat_arms_over_bound(const pat_arms *a, int regime, int alg, double *ratio);
+
+/* Calls between explorations in a kept alternative: PAT_EXPLORE_EVERY, or
+ * PAT_EXPLORE_EVERY_NEAR near the bound. */
+int pat_explore_every(const pat_arms *a, int regime, unsigned candidates);
 
 /* Samples alg has in the regime. */
 static inline int pat_arms_n(const pat_arms *a, int regime, int alg) { return a->arm[regime][alg].n; }

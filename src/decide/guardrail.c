@@ -7,7 +7,7 @@
 void pat_guard_init(pat_guard *g, double prior_s) {
   memset(g, 0, sizeof *g);
   g->state = PAT_GUARD_STATIC;
-  g->backoff = PAT_GUARD_BACKOFF_FIRST;
+  for (int r = 0; r < PAT_GUARD_REGIMES; r++) g->backoff[r] = PAT_GUARD_BACKOFF_FIRST;
   g->distrust_backoff = PAT_GUARD_DISTRUST_FIRST;
   g->refresh_interval = PAT_GUARD_REFRESH_FIRST;
   if (prior_s > 0) {
@@ -37,10 +37,22 @@ void pat_guard_new_static(pat_guard *g, double prior_s) {
 
 int pat_guard_knows_static(const pat_guard *g) { return g->s_n > 0 || g->has_prior; }
 
-int pat_guard_may_leave(const pat_guard *g, long long call) {
+int pat_guard_may_leave(const pat_guard *g, long long call, int regime) {
   if (g->state == PAT_GUARD_EXPLORING || g->state == PAT_GUARD_KEPT) return 1;
+  if (regime < 0 || regime >= PAT_GUARD_REGIMES) regime = g->regime;
   /* a trial needs a baseline to be judged against and budget to spend */
-  return pat_guard_knows_static(g) && call >= g->next_try && g->credit >= 0;
+  return pat_guard_knows_static(g) && call >= g->next_try[regime] && g->credit >= 0;
+}
+
+long long pat_guard_next_try(const pat_guard *g) {
+  long long t = g->next_try[0];
+  for (int r = 1; r < PAT_GUARD_REGIMES; r++)
+    if (g->next_try[r] < t) t = g->next_try[r];
+  return t;
+}
+
+static void try_from(pat_guard *g, long long call) {
+  for (int r = 0; r < PAT_GUARD_REGIMES; r++) g->next_try[r] = call;
 }
 
 int pat_guard_trusts_predictions(const pat_guard *g, long long call) {
@@ -63,8 +75,9 @@ void pat_guard_enter(pat_guard *g, long long call) {
 static void lose(pat_guard *g, long long call) {
   g->state = PAT_GUARD_BACKOFF;
   g->lost++;
-  g->next_try = call + g->backoff;
-  g->backoff = g->backoff * 2 > PAT_GUARD_BACKOFF_MAX ? PAT_GUARD_BACKOFF_MAX : g->backoff * 2;
+  const int r = g->regime >= 0 && g->regime < PAT_GUARD_REGIMES ? g->regime : 0;
+  g->next_try[r] = call + g->backoff[r];
+  g->backoff[r] = g->backoff[r] * 2 > PAT_GUARD_BACKOFF_MAX ? PAT_GUARD_BACKOFF_MAX : g->backoff[r] * 2;
   new_trial(g);
 }
 
@@ -95,7 +108,7 @@ static void static_sample(pat_guard *g, double cost) {
  * measure S again (not a loss: a trial may start as soon as it is). */
 static void refresh(pat_guard *g, long long call) {
   g->state = PAT_GUARD_STATIC;
-  g->next_try = call + 1;
+  try_from(g, call + 1);
   g->refreshing = 1;
   g->refreshes++;
   new_trial(g);
@@ -114,7 +127,7 @@ int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
      * back to static to measure it (no backoff: nothing was lost yet) */
     if (on_trial && ++g->trial_n >= PAT_GUARD_TRIAL) {
       g->state = PAT_GUARD_STATIC;
-      g->next_try = call + 1;
+      try_from(g, call + 1);
       new_trial(g);
       return 1;
     }

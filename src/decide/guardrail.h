@@ -59,7 +59,7 @@ enum pat_guard_state {
   PAT_GUARD_STATIC = 0,  /* the static choice; may try when allowed */
   PAT_GUARD_EXPLORING,   /* a trial of the alternative */
   PAT_GUARD_KEPT,        /* the alternative measured cheaper: kept while the credit lasts */
-  PAT_GUARD_BACKOFF      /* the alternative lost: static until next_try */
+  PAT_GUARD_BACKOFF      /* the alternative lost: static until next_try (of the regime) */
 };
 
 #define PAT_GUARD_BUDGET 0.03      /* the alternative may cost at most 3% above static over a window... */
@@ -75,11 +75,21 @@ enum pat_guard_state {
 #define PAT_GUARD_REFRESH_FIRST 256 /* a kept alternative returns to static after this many calls... */
 #define PAT_GUARD_REFRESH_MAX 1024  /* ...doubling each time, to measure S again */
 
+/* Trials back off per regime of the arrivals (balanced, imbalanced; the
+ * regimes of explore.h): a trial lost at balanced arrivals says nothing of
+ * what would win once a rank is late.  With one backoff per site, a site
+ * that lost three or four balanced trials (backoffs 16, 32, 64, 128 calls)
+ * and then turned imbalanced ran its static choice for 100 calls more
+ * before its first imbalanced trial (tests/unit/test_engine.c, planted:
+ * RELAY, 1.55x faster there, found at call 85-94, or not in 150 calls). */
+#define PAT_GUARD_REGIMES 2
+
 typedef struct pat_guard {
   int state;           /* enum pat_guard_state */
   int has_prior;       /* s_cost is a model file's balanced time, not yet measured */
-  long long next_try;  /* site call number from which a trial may start */
-  int backoff;         /* calls of static after the next lost trial */
+  int regime;          /* the regime of the site's last learned call (set by the engine) */
+  long long next_try[PAT_GUARD_REGIMES]; /* site call number from which a trial may start, per regime */
+  int backoff[PAT_GUARD_REGIMES];        /* calls of static after the next lost trial, per regime */
   double s_cost;       /* S (s): the static choice's measured cost, smoothed */
   long long s_n;       /* its samples */
   double credit;       /* budget account (s) */
@@ -113,9 +123,13 @@ void pat_guard_new_static(pat_guard *g, double prior_s);
 /* Is S known (measured, or a model file's prior)? */
 int pat_guard_knows_static(const pat_guard *g);
 
-/* May the site be in the exchange mode at site call `call` (a trial or a
- * kept alternative under way, or one allowed to start)? */
-int pat_guard_may_leave(const pat_guard *g, long long call);
+/* May the site be in the exchange mode at site call `call` with arrivals of
+ * `regime` (a trial or a kept alternative under way, or one allowed to
+ * start in that regime)? */
+int pat_guard_may_leave(const pat_guard *g, long long call, int regime);
+
+/* The earliest site call at which a trial may start in some regime. */
+long long pat_guard_next_try(const pat_guard *g);
 
 /* May arrival-aware algorithms run at site call `call` (predictions trusted,
  * or a distrust period over)? */

@@ -152,3 +152,30 @@ double pat_lower_bound_nodes(int P, const double *arrival, double tau, const int
 double pat_lower_bound_v(int P, const double *arrival, const double *tau, double *e_lb_out) {
   return lower_bound(P, arrival, 0, tau, e_lb_out);
 }
+
+double pat_lower_bound_persistent(int P, const double *arrival, double alpha, double tau, const double *tau_each,
+                                  double *e_lb_out) {
+  if (P < 1) return 0;
+  /* the two latest block arrivals (a_j + alpha + tau_j): rank i's own block is left out, so i takes the
+   * latest unless it is its own, then the second */
+  double first = -INFINITY, second = -INFINITY;
+  int first_rank = -1;
+  for (int j = 0; j < P; j++) {
+    double t = arrival[j] + alpha + (tau_each ? tau_each[j] : tau);
+    if (t > first) {
+      second = first;
+      first = t;
+      first_rank = j;
+    } else if (t > second) {
+      second = t;
+    }
+  }
+  double sum = 0;
+  for (int i = 0; i < P; i++) {
+    double other = i == first_rank ? second : first, T = other > arrival[i] ? other : arrival[i];
+    double e = P == 1 ? 0 : T - arrival[i];
+    if (e_lb_out) e_lb_out[i] = e;
+    sum += e;
+  }
+  return sum / P;
+}

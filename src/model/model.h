@@ -227,4 +227,15 @@ double pat_lower_bound_nodes(int P, const double *arrival, double tau, const int
  * port's makespan, whatever the times. */
 double pat_lower_bound_v(int P, const double *arrival, const double *tau, double *e_lb_out);
 
+/* The bound of a persistent call, whose blocks may move before their
+ * receiver starts (the prefetching schedule, persist_prefetch.c): rank i
+ * cannot finish before it starts, nor before any other block j, which
+ * leaves at a_j, has crossed: T_i >= max(a_i, max_{j != i} (a_j + alpha +
+ * m_j·beta)), with tau[j] = m_j·beta (NULL: every block tau).  Only one
+ * block is charged per rank, so the bound stays true however the blocks
+ * share a port.  e_i = T_i - a_i; writes e_lb_out[i] if non-NULL and returns
+ * the mean, ē_lb_persistent.  O(P). */
+double pat_lower_bound_persistent(int P, const double *arrival, double alpha, double tau, const double *tau_each,
+                                  double *e_lb_out);
+
 #endif

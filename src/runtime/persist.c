@@ -15,6 +15,11 @@
  * afterwards, as a persistent request does.  The handles are known by their
  * values (a registry under persist_lock, a leaf).
  *
+ * Under an arrival-aware setting or auto, with the background thread, a
+ * start runs the prefetching schedule instead (persist_prefetch.h: the
+ * blocks of a round move into libpat's staging buffer before this rank
+ * starts); its round's end sends the same signal.
+ *
  * Why not a duplicate of MPI_COMM_SELF: MPICH 4.0 (ch4) matches a message
  * on a one-process communicator inside the sender's call and marks the
  * receive complete without counting it as progress, and its MPI_Wait
@@ -36,6 +41,7 @@
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/persist.h"
+#include "runtime/persist_prefetch.h"
 #include "runtime/process.h"
 
 typedef struct persistent persistent;
@@ -52,6 +58,7 @@ struct persistent {
   MPI_Request handle;   /* the application's: the empty receive */
   int tag;
   char signal;          /* the empty receive's buffer */
+  pat_prefetch *prefetch; /* the prefetching schedule's call, NULL: each start posts PAT_Iallgather(v) */
   struct persistent *next; /* in the registry */
 };
 
@@ -73,6 +80,7 @@ static persistent *find(MPI_Request request, int unlink) {
 }
 
 static void release(persistent *p) {
+  if (p->prefetch) pat_prefetch_free(p->prefetch); /* a round in flight completes first */
   if (p->handle != MPI_REQUEST_NULL) PMPI_Request_free(&p->handle); /* an active one goes once its signal came */
   pat_nbc_drop_type(&p->sendtype);
   pat_nbc_drop_type(&p->recvtype);
@@ -120,6 +128,14 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   pthread_mutex_unlock(&persist_lock);
   p->handle = MPI_REQUEST_NULL;
   if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, signal_rank, p->tag, signal_comm, &p->handle);
+  if (rc == MPI_SUCCESS && pat_prefetch_applies(P)) { /* the same choice on every rank */
+    rc = pat_prefetch_make(sendbuf, sendcount, sendtype, recvbuf, recvcount, counts, displs, recvtype, comm,
+                           signal_comm, p->tag, &p->prefetch);
+    if (rc != MPI_SUCCESS) {
+      release(p);
+      return rc; /* said by pat_prefetch_make */
+    }
+  }
   if (rc != MPI_SUCCESS) {
     release(p);
     return pat_fail(rc, "%s: cannot keep the arguments", name);
@@ -153,6 +169,14 @@ int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 static int start_one(persistent *p) {
   int rc = PMPI_Start(&p->handle);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Start: cannot start the request");
+  if (p->prefetch) {
+    rc = pat_prefetch_start(p->prefetch); /* its round's end signals */
+    if (rc != MPI_SUCCESS) {
+      static const char nothing = 0;
+      MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
+    }
+    return rc;
+  }
   MPI_Request inner = MPI_REQUEST_NULL;
   rc = p->counts ? PAT_Iallgatherv(p->sendbuf, p->sendcount, p->sendtype, p->recvbuf, p->counts, p->displs,
                                    p->recvtype, p->comm, &inner)
@@ -201,6 +225,11 @@ int pat_persist_start(void) {
 
 int pat_persist_is_libpat(MPI_Request request) { return find(request, 0) != NULL; }
 
+int pat_persist_prefetched(MPI_Request request) {
+  persistent *p = find(request, 0);
+  return p && p->prefetch ? pat_prefetch_held(p->prefetch) : -1;
+}
+
 void pat_persist_stop(void) {
   pthread_mutex_lock(&persist_lock);
   persistent *all = registry;
@@ -212,5 +241,6 @@ void pat_persist_stop(void) {
     p->handle = MPI_REQUEST_NULL;
     release(p);
   }
+  pat_prefetch_stop();
   if (signal_comm != MPI_COMM_NULL) MPI_Comm_free(&signal_comm);
 }

@@ -11,6 +11,9 @@
 int pat_persist_start(void);
 /* Is request the handle of a persistent all-gather of libpat's? */
 int pat_persist_is_libpat(MPI_Request request);
+/* The other ranks' blocks of its next round that the prefetching schedule
+ * already received for request; -1 if request does not run it (tests). */
+int pat_persist_prefetched(MPI_Request request);
 /* At shutdown, after the background thread stopped (pat_nbc_stop). */
 void pat_persist_stop(void);
 

@@ -221,6 +221,19 @@ def main():
               "--overlap 1, --counts %s: every row ran its 3 iterations, correct (%s)" % (
                   dist, [(r["alg"], r["status"], r["errors"]) for r in rows]))
 
+    # 3f. --persistent: set up once, PAT_Start, MPI_Wait; MPI's own (native) and libpat's prefetching
+    # schedule (relay, auto), correct; with --overlap too
+    for dist, extra in (("equal", []), ("ramp", ["--overlap", "1"])):
+        code, header, rows, out = run(args, ["-N", "3000", "--iters", "3", "--warmup", "1", "--base-ms", "1",
+                                             "--max-delay", "2", "--persistent", "--counts", dist] + extra +
+                                      ["--alg", "native,relay,auto"],
+                                      os.path.join(args.workdir, "persistent-%s.csv" % dist), env={"PAT_ALG": "relay"})
+        check(code == 0 and [r["alg"] for r in rows] == ["native", "relay", "auto"] and
+              all(r["status"] == "ok" and r["errors"] == "0" and r["iters"] == "3" and float(r["elb_us"]) > 0
+                  for r in rows) and "persistent bound" in out,
+              "--persistent, --counts %s %s: every row ran its 3 iterations, correct, with the persistent bound (%s)" % (
+                  dist, " ".join(extra), [(r["alg"], r["status"], r["errors"]) for r in rows]))
+
     # 4. the correctness check counts a corrupted element (fault injection)
     code, header, rows, out = run(args, ["-N", "64", "--iters", "2", "--warmup", "1", "--base-ms", "1",
                                          "--max-delay", "0", "--alg", "ring", "--inject-error"],

@@ -96,6 +96,26 @@ int main(void) {
   }
   near(agree, 1, 0, "v bound = pat_lower_bound_v on 2000 random cases (ties, empty blocks)");
 
+  /* ---- the persistent bound (--persistent) against libpat's, alpha inside tau ---- */
+  const double late4[4] = {0, 0, 0, 10};
+  near(mb_lower_bound_persistent(late4, 4, 3.0, NULL), 39.0 / 4, 1e-12, "persistent, last at 10: 13, 13, 13, 0");
+  int same_persistent = 1;
+  for (int trial = 0; trial < 500; trial++) {
+    double a[8], t[8];
+    int P = 1 + trial % 8;
+    for (int j = 0; j < P; j++) {
+      lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+      a[j] = (double)((lcg >> 33) % 6);
+      t[j] = (double)((lcg >> 45) % 5) * 0.5;
+    }
+    double mine = mb_lower_bound_persistent(a, P, 0, t), lib = pat_lower_bound_persistent(P, a, 0, 0, t, NULL);
+    if (fabs(mine - lib) > 1e-9 * (1 + fabs(lib))) {
+      if (same_persistent) printf("FAIL persistent bound differs at trial %d: %.9g vs %.9g\n", trial, mine, lib);
+      same_persistent = 0;
+    }
+  }
+  near(same_persistent, 1, 0, "persistent bound = pat_lower_bound_persistent on 500 random cases");
+
   /* ---- --counts: the same total, the shapes asked for ---- */
   long long c[8];
   mb_block_counts(MB_COUNTS_EQUAL, 1, 5, 7, c);

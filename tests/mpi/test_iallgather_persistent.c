@@ -38,6 +38,9 @@
 #else
 #include "pat.h"
 #include "runtime/nbc_queue.h" /* pat_nbc_completed_calls */
+#include "runtime/persist_prefetch.h" /* pat_prefetch_rounds */
+/* calls libpat's thread completed: non-blocking ones, or rounds of the prefetching schedule */
+static long long completed_calls(void) { return pat_nbc_completed_calls() + pat_prefetch_rounds(); }
 #define ALLGATHER_INIT PAT_Allgather_init
 #define ALLGATHERV_INIT PAT_Allgatherv_init
 #define START PAT_Start
@@ -152,7 +155,7 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
    * MPI), so the test watches libpat's counter of calls its thread completed before it frees the buffers */
   const char *thread = getenv("PAT_THREAD");
   if (rc == MPI_SUCCESS && P > 1 && strcmp(alg_in_use, "native") != 0 && !(thread && !strcmp(thread, "0"))) {
-    long long before = pat_nbc_completed_calls();
+    long long before = completed_calls();
     fill_pattern(send, block, (unsigned)(rank * 31 + 99 + in_place));
     memcpy(ref, ours, total);
     if (in_place) {
@@ -165,13 +168,13 @@ static void check_comm(const char *cname, MPI_Comm parent, const test_type *t, i
     if (rc == MPI_SUCCESS) rc = REQUEST_FREE(&r);
     pa = MPI_REQUEST_NULL;
     int waited_ms = 0;
-    while (rc == MPI_SUCCESS && pat_nbc_completed_calls() == before && waited_ms++ < 60000) usleep(1000);
+    while (rc == MPI_SUCCESS && completed_calls() == before && waited_ms++ < 60000) usleep(1000);
     cases++;
-    if (rc != MPI_SUCCESS || r != MPI_REQUEST_NULL || pat_nbc_completed_calls() == before ||
+    if (rc != MPI_SUCCESS || r != MPI_REQUEST_NULL || completed_calls() == before ||
         first_difference(ours, ref, total) >= 0) {
       failures++;
       fprintf(stderr, "FAIL world rank %d: comm=%s: a persistent call freed while active: rc %d, %s\n", world_rank,
-              cname, rc, pat_nbc_completed_calls() == before ? "not completed in 60 s" : "wrong result");
+              cname, rc, completed_calls() == before ? "not completed in 60 s" : "wrong result");
     }
   }
 #endif

@@ -546,7 +546,9 @@ static int test_native_measured(void) {
  * RING and the model's pick) with the guard's backoff after each lost one,
  * or PAT_EXPLORE_EVERY * PAT_EXPLORE_K calls per candidate in a kept
  * alternative.  Found at calls 17 (balanced) and 85-94 (imbalanced, after
- * the balanced phase's probes backed off) when this was written. */
+ * the balanced phase's lost trials backed off) when this was written; with
+ * the guard's backoff per regime, at calls 15 and 7 (with another random
+ * stream the site-wide backoff had not found RELAY in 150 calls). */
 #define PLANTED_FOUND 100
 static int test_planted(void) {
   static const double cost[2][PAT_ALG_COUNT] = {
@@ -868,17 +870,17 @@ static int check_log(const char *part, uint64_t expected) {
 int main(void) {
   for (int r = 0; r < MAXP; r++) node_of[r] = r;
   pat_model_params_init(&model, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
-  if (test_agreement() || check_log("agreement", 0xb5ac32fad400f2f0ull)) return 1;
-  if (test_purpose() || check_log("purpose", 0x573e49c6ca5bf96bull)) return 1;
-  if (test_unpredictable() || check_log("unpredictable", 0x5e8079d8a4bb2cf9ull)) return 1;
-  if (test_settle() || check_log("settle", 0x0ffee9be5563bc98ull)) return 1;
+  if (test_agreement() || check_log("agreement", 0xcb50a67f27d1e173ull)) return 1;
+  if (test_purpose() || check_log("purpose", 0xf5d5c1d1beccd0eaull)) return 1;
+  if (test_unpredictable() || check_log("unpredictable", 0x50b988fcd1c0cb1bull)) return 1;
+  if (test_settle() || check_log("settle", 0xb4c2ab3770de54baull)) return 1;
   if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node() ||
       test_unequal_relay_site() || test_planted() || test_planted_nodes() || test_history_not_judged())
     return 1;
-  if (test_measured() || check_log("measured", 0x30acdb78d4c37b37ull)) return 1;
+  if (test_measured() || check_log("measured", 0x199340ef4ab00b54ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x6875afaa1dd0a98eull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0xe2aad687ae9df4e2ull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0xbf670c2628800006ull)) return 1;
+  if (test_measured() || check_log("always", 0x1fc017b79f2ba4afull)) return 1;
   return TEST_RESULT();
 }

@@ -1,13 +1,15 @@
 /* Exploration's rule (decide/explore.h), alone: on random sites with a
  * planted best candidate 10% cheaper than every other, with measurements
  * 5% noisy and a model whose ranking is random, a kept alternative that
- * explores as the engine does (one call in PAT_EXPLORE_EVERY, the rule's
+ * explores as the engine does (one call in pat_explore_every, the rule's
  * pick; the others run the cheapest by measurement) has every candidate
- * measured PAT_EXPLORE_K times or dropped within PAT_EXPLORE_EVERY *
- * PAT_EXPLORE_K * C calls (C candidates), never leaves a candidate 10%
- * cheaper than the one it runs unexplored longer than that, and from then
- * on runs the planted best.  The regimes are kept apart, and the median
- * ignores one cold sample. */
+ * measured PAT_EXPLORE_K times or dropped within EVERY * PAT_EXPLORE_K * C
+ * calls (C candidates; EVERY: PAT_EXPLORE_EVERY, PAT_EXPLORE_EVERY_NEAR
+ * where the best is near the bound), never leaves a candidate 10% cheaper
+ * than the one it runs unexplored longer than that, and from then on runs
+ * the planted best.  Half the sites have the best 1.1x the bound (near),
+ * half 2x (far: they explore every PAT_EXPLORE_EVERY calls).  The regimes
+ * are kept apart, and the median ignores one cold sample. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,7 +69,10 @@ static int test_rule(void) {
       model[alg] = 0.5 + urand(); /* a model that ranks them at random */
     }
     const double S = 1.0 + 2.0 * urand(); /* the static choice's cost, the drop rule's reference */
-    const int budget = PAT_EXPLORE_EVERY * PAT_EXPLORE_K * C;
+    const int near = site % 4 < 2;
+    const double bound = near ? 1.0 / 1.1 : 0.5; /* e_lb, as e-bar is the cost here */
+    const int budget = (near ? PAT_EXPLORE_EVERY_NEAR : PAT_EXPLORE_EVERY) * PAT_EXPLORE_K * C;
+    int went_near = 0;
     long long last_explore = -1;
     int unexplored_since[PAT_ALG_COUNT];
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) unexplored_since[alg] = -1;
@@ -79,7 +84,10 @@ static int test_rule(void) {
         est[alg] = pat_arms_cost(&a, regime, alg, &c) ? c : model[alg];
       }
       int run = -1;
-      if (call - last_explore >= PAT_EXPLORE_EVERY) {
+      const int every = pat_explore_every(&a, regime, ~0u);
+      went_near |= every == PAT_EXPLORE_EVERY_NEAR;
+      CHECK(near || every == PAT_EXPLORE_EVERY, "site %d: 2x the bound is not near it", site);
+      if (call - last_explore >= every) {
         run = pat_explore_next(&a, regime, cand, est, S);
         if (run >= 0) last_explore = call;
       }
@@ -97,13 +105,14 @@ static int test_rule(void) {
       }
       double noise = 0.95 + 0.1 * urand();
       double cold = pat_arms_n(&a, regime, run) == 0 ? 1.8 : 1.0; /* its first call builds and touches cold */
-      pat_arms_add(&a, regime, run, truth[run] * noise * cold);
-      pat_arms_add(&a, 1 - regime, run, 10.0); /* the other regime's costs must not count here */
+      pat_arms_add(&a, regime, run, truth[run] * noise * cold, truth[run] * noise * cold / bound);
+      pat_arms_add(&a, 1 - regime, run, 10.0, 0); /* the other regime's costs must not count here */
       if (settled < 0 && pat_explore_next(&a, regime, cand, est, S) < 0) settled = call;
     }
     CHECK(settled >= 0 && settled <= budget, "site %d: exploration over at call %d (budget %d, %d candidates)", site,
           settled, budget, C);
     if (settled > worst_found) worst_found = settled;
+    CHECK(!near || went_near, "site %d: the best at 1.1x the bound, measured, is near it", site);
     int final = cheapest(&a, regime, cand, model);
     CHECK(final == planted, "site %d: runs %s (%.2f) after exploring, the planted best is %s", site,
           final >= 0 ? pat_algorithms[final].name : "-", final >= 0 ? truth[final] : 0.0, pat_algorithms[planted].name);
@@ -118,7 +127,7 @@ static int test_basics(void) {
   double c;
   CHECK(!pat_arms_cost(&a, 0, PAT_ALG_RING, &c), "no sample, no cost");
   const double x[] = {5, 1, 3, 100, 2, 4, 6};
-  for (int i = 0; i < 7; i++) pat_arms_add(&a, 0, PAT_ALG_RING, x[i]);
+  for (int i = 0; i < 7; i++) pat_arms_add(&a, 0, PAT_ALG_RING, x[i], 0);
   /* the last five: 3, 100, 2, 4, 6 */
   CHECK(pat_arms_cost(&a, 0, PAT_ALG_RING, &c) && c == 4, "median of the last five: %g", c);
   CHECK(pat_arms_n(&a, 0, PAT_ALG_RING) == 7 && pat_arms_n(&a, 1, PAT_ALG_RING) == 0, "counts per regime");
@@ -129,11 +138,30 @@ static int test_basics(void) {
   pat_arms_init(&a);
   unsigned cand = (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_RING);
   double est[PAT_ALG_COUNT] = {0};
-  for (int i = 0; i < PAT_EXPLORE_K; i++) pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.0);
-  pat_arms_add(&a, 0, PAT_ALG_RING, 1.6);
+  for (int i = 0; i < PAT_EXPLORE_K; i++) pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.0, 0);
+  pat_arms_add(&a, 0, PAT_ALG_RING, 1.6, 0);
   CHECK(pat_explore_next(&a, 0, cand, est, 0) == PAT_ALG_RING, "one sample at 1.6x: explored again");
-  pat_arms_add(&a, 0, PAT_ALG_RING, 1.7);
+  pat_arms_add(&a, 0, PAT_ALG_RING, 1.7, 0);
   CHECK(pat_explore_next(&a, 0, cand, est, 0) == -1, "two samples at 1.6-1.7x: dropped");
+  /* near the bound: the cheapest measured candidate's median e-bar / e_lb */
+  pat_arms_init(&a);
+  const double ratio[] = {1.1, 3.0, 1.2}; /* a cold first call far above, median 1.2 */
+  for (int i = 0; i < 2; i++) pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[i]);
+  CHECK(!pat_arms_near_bound(&a, 1, ~0u), "two samples: not enough to say");
+  pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[2]);
+  CHECK(pat_arms_near_bound(&a, 1, ~0u) && pat_explore_every(&a, 1, ~0u) == PAT_EXPLORE_EVERY_NEAR,
+        "median 1.2x the bound: near");
+  CHECK(!pat_arms_near_bound(&a, 0, ~0u) && pat_explore_every(&a, 0, ~0u) == PAT_EXPLORE_EVERY,
+        "the other regime has no samples");
+  for (int i = 0; i < 3; i++) pat_arms_add(&a, 1, PAT_ALG_DIRECT, 0.9, 1.4);
+  CHECK(!pat_arms_near_bound(&a, 1, ~0u), "the cheapest (direct) at 1.4x the bound: not near");
+  CHECK(pat_arms_near_bound(&a, 1, 1u << PAT_ALG_RELAY), "among relay alone: near");
+  pat_arms_init(&a);
+  for (int i = 0; i < 3; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 1.0, i == 1 ? 0 : 1.0);
+  CHECK(!pat_arms_near_bound(&a, 0, ~0u), "a sample without a bound: not near");
+  pat_arms_init(&a);
+  for (int i = 0; i < 3; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 1.0, 0.7);
+  CHECK(!pat_arms_near_bound(&a, 0, ~0u), "measured at 0.7x its bound: the bound is wrong, not near");
   return 0;
 }
 

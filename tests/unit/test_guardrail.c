@@ -41,7 +41,7 @@ static outcome run(pat_guard *g, int n, double alt_mean, double noise) {
   for (int k = 0; k < n; k++) {
     if (prev_alt >= 0) pat_guard_measured(g, k, prev_alt, prev_cost);
     int alt = g->state == PAT_GUARD_EXPLORING || g->state == PAT_GUARD_KEPT;
-    if (!alt && pat_guard_may_leave(g, k)) {
+    if (!alt && pat_guard_may_leave(g, k, 0)) {
       pat_guard_enter(g, k);
       o.entered++;
       alt = 1;
@@ -96,7 +96,7 @@ static int test_loses(void) {
   long long most = 7 + NCALLS / PAT_GUARD_BACKOFF_MAX + 1;
   CHECK(o.entered <= most, "%lld trials in %d calls (at most %lld)", o.entered, NCALLS, most);
   CHECK(g.lost == g.trials && g.trials == o.entered, "lost %lld of %lld trials", g.lost, g.trials);
-  CHECK(g.backoff == PAT_GUARD_BACKOFF_MAX, "backoff %d after %lld lost trials", g.backoff, g.lost);
+  CHECK(g.backoff[0] == PAT_GUARD_BACKOFF_MAX, "backoff %d after %lld lost trials", g.backoff[0], g.lost);
   /* the gaps between trials grow */
   int last_start = -1, last_gap = 0;
   for (int k = 1; k < NCALLS; k++)
@@ -148,7 +148,7 @@ static int test_wins(void) {
         NCALLS, g.refreshes);
   /* a model file's prior serves as S until the site measures it */
   pat_guard_init(&g, S);
-  CHECK(pat_guard_may_leave(&g, 0), "with a prior the first call may try");
+  CHECK(pat_guard_may_leave(&g, 0, 0), "with a prior the first call may try");
   o = run(&g, 1000, 0.6 * S, 0.1);
   CHECK(g.state == PAT_GUARD_KEPT && o.alt_calls == 1000 - g.refreshes && g.refreshes <= 4,
         "with a prior: state %d, %lld alternative calls, %lld refreshes", g.state, o.alt_calls, g.refreshes);
@@ -190,7 +190,7 @@ static int test_stalls(void) {
   for (int k = 0; k < NCALLS; k++) {
     if (prev_alt >= 0) pat_guard_measured(&g, k, prev_alt, prev_cost);
     int alt = g.state == PAT_GUARD_EXPLORING || g.state == PAT_GUARD_KEPT;
-    if (!alt && pat_guard_may_leave(&g, k)) {
+    if (!alt && pat_guard_may_leave(&g, k, 0)) {
       pat_guard_enter(&g, k);
       alt = 1;
     }
@@ -226,15 +226,15 @@ static int test_equal(void) {
 static int test_unknown_static(void) {
   pat_guard g;
   pat_guard_init(&g, 0);
-  CHECK(!pat_guard_may_leave(&g, 100), "a trial without a measured static cost");
+  CHECK(!pat_guard_may_leave(&g, 100, 0), "a trial without a measured static cost");
   pat_guard_enter(&g, 0);
   int back = 0, k;
   for (k = 1; k <= PAT_GUARD_TRIAL + 1 && !back; k++) back = pat_guard_measured(&g, k, 1, 0.5 * S);
   CHECK(back && k - 1 == PAT_GUARD_TRIAL, "back to static after %d calls (%d)", k - 1, back);
-  CHECK(g.state == PAT_GUARD_STATIC && g.lost == 0 && g.backoff == PAT_GUARD_BACKOFF_FIRST,
-        "state %d, %lld lost, backoff %d", g.state, g.lost, g.backoff);
+  CHECK(g.state == PAT_GUARD_STATIC && g.lost == 0 && g.backoff[0] == PAT_GUARD_BACKOFF_FIRST,
+        "state %d, %lld lost, backoff %d", g.state, g.lost, g.backoff[0]);
   pat_guard_measured(&g, k, 0, S);
-  CHECK(pat_guard_may_leave(&g, k + 1), "static measured: a trial may start");
+  CHECK(pat_guard_may_leave(&g, k + 1, 0), "static measured: a trial may start");
   return 0;
 }
 
@@ -251,13 +251,13 @@ static int test_agreement(void) {
     double err = urand() * S, spread = urand() * 2 * S;
     int enter = !alt && urand() < 0.3;
     for (int r = 0; r < RANKS; r++) {
-      if (enter && pat_guard_may_leave(&g[r], k)) pat_guard_enter(&g[r], k);
+      if (enter && pat_guard_may_leave(&g[r], k, 0)) pat_guard_enter(&g[r], k);
       if (k % 3 == 0) pat_guard_prediction(&g[r], k, err, spread);
       pat_guard_measured(&g[r], k, alt, c);
       if (k % 50 == 49) pat_guard_leave(&g[r], k);
       pat_guard_tick(&g[r]);
       CHECK(memcmp(&g[r], &g[0], sizeof g[0]) == 0, "call %d: rank %d's guard differs from rank 0's", k, r);
-      CHECK(pat_guard_may_leave(&g[r], k + 1) == pat_guard_may_leave(&g[0], k + 1) &&
+      CHECK(pat_guard_may_leave(&g[r], k + 1, 0) == pat_guard_may_leave(&g[0], k + 1, 0) &&
                 pat_guard_trusts_predictions(&g[r], k + 1) == pat_guard_trusts_predictions(&g[0], k + 1),
             "call %d: rank %d decides differently", k, r);
     }
@@ -285,8 +285,47 @@ static int test_predictions(void) {
   return 0;
 }
 
+/* Trials lost in one regime back that regime off, not the other: after
+ * three lost balanced trials (backoff now 128 calls there) a trial may
+ * start at once when the arrivals turn imbalanced, and losing it backs the
+ * imbalanced regime off from its own first backoff. */
+static int test_regimes(void) {
+  pat_guard g;
+  pat_guard_init(&g, 0);
+  measured_static(&g);
+  long long k = 0;
+  g.regime = 0;
+  for (int t = 0; t < 3; t++) {
+    for (int i = 0; i < 100000 && !pat_guard_may_leave(&g, k, 0); i++) { /* static calls */
+      pat_guard_tick(&g);
+      pat_guard_measured(&g, ++k, 0, S);
+    }
+    CHECK(pat_guard_may_leave(&g, k, 0), "balanced trial %d may start", t);
+    pat_guard_enter(&g, k);
+    for (int i = 0; i <= PAT_GUARD_TRIAL + 1 && g.state == PAT_GUARD_EXPLORING; i++) pat_guard_measured(&g, ++k, 1, 3 * S);
+    CHECK(g.state == PAT_GUARD_BACKOFF, "balanced trial %d lost", t);
+  }
+  CHECK(g.backoff[0] == 8 * PAT_GUARD_BACKOFF_FIRST && g.backoff[1] == PAT_GUARD_BACKOFF_FIRST,
+        "backoffs %d (balanced), %d (imbalanced)", g.backoff[0], g.backoff[1]);
+  CHECK(g.next_try[0] >= k + 64 && g.next_try[1] <= k + 1 && pat_guard_next_try(&g) == g.next_try[1],
+        "after the lost balanced trials: next try balanced at +%lld, imbalanced at +%lld", g.next_try[0] - k,
+        g.next_try[1] - k);
+  for (int i = 0; i < 100000 && g.credit < 0; i++) { /* the budget refills */
+    pat_guard_tick(&g);
+    pat_guard_measured(&g, ++k, 0, S);
+  }
+  CHECK(pat_guard_may_leave(&g, k + 1, 1), "imbalanced: nothing lost there, a trial may start");
+
+  g.regime = 1;
+  pat_guard_enter(&g, ++k);
+  for (int i = 0; i <= PAT_GUARD_TRIAL + 1 && g.state == PAT_GUARD_EXPLORING; i++) pat_guard_measured(&g, ++k, 1, 3 * S);
+  CHECK(g.state == PAT_GUARD_BACKOFF && g.next_try[1] == k + PAT_GUARD_BACKOFF_FIRST && g.backoff[1] == 2 * PAT_GUARD_BACKOFF_FIRST,
+        "imbalanced trial lost: next try at +%lld, backoff %d", g.next_try[1] - k, g.backoff[1]);
+  return 0;
+}
+
 int main(void) {
-  if (test_loses() || test_loses_big() || test_wins() || test_stale_static() || test_stalls() || test_equal() || test_unknown_static() ||
+  if (test_regimes() || test_loses() || test_loses_big() || test_wins() || test_stale_static() || test_stalls() || test_equal() || test_unknown_static() ||
       test_agreement() || test_predictions())
     return 1;
   return TEST_RESULT();

@@ -1,0 +1,536 @@
+/*
+ * PREFETCH: the schedule of a persistent all-gather(v) whose blocks move
+ * before their receiver starts.
+ *
+ * A persistent call's arguments are known from its set-up on, so a rank's
+ * background thread can take the next round's blocks while the rank still
+ * computes.  It takes them into a staging buffer of libpat's, never into the
+ * application's recvbuf: between a completion and the next start MPI gives
+ * that buffer back to the application (iterative codes read last round's
+ * data while they compute).  At PAT_Start the staged blocks are copied into
+ * recvbuf, and the round's later blocks go straight there.
+ *
+ * At its start a rank sends its block of B bytes.  If it already holds every
+ * other block of the round (it is the last: all the others started), it
+ * sends it in P - 1 pieces, piece k to rank me + 1 + k, and each receiver
+ * forwards its piece to the P - 2 others (a relay); otherwise it sends the
+ * whole block to every rank.  A receiver takes either form for any block,
+ * and learns which from the message itself (MPI_Improbe on the call's own
+ * duplicate communicator, the tag saying whole block, piece to forward or
+ * forwarded piece): no rank needs to agree with another, and every mix of
+ * decisions gives the same result.  A block counts as received after its one
+ * whole message or its P - 1 pieces, so every message sent is awaited.
+ *
+ * Cost (Hockney, arrival a_j, block m_j, the last arrival a_last): the
+ * others' blocks come while the last rank computes, so it holds them all at
+ * its start and ends once its P - 1 pieces left its port:
+ *   T_last ~ a_last + alpha + m_last·beta   (instead of about
+ *   a_last + (N - m_last)·beta when it must still receive everything);
+ * any other rank waits for its piece (sent within m_last·beta) and the P - 2
+ * forwarded ones (m_last·(P-2)/(P-1)·beta more on its receive port):
+ *   T_i ~ a_last + 2·alpha + 2·m_last·beta at worst, or its own port's
+ *   makespan of the earlier whole blocks if that is later.
+ * The bound: T_i >= max(a_i, max_{j != i} (a_j + alpha + m_j·beta))
+ * (model.h: pat_lower_bound_persistent).
+ *
+ * Rounds (MPI: every rank starts a persistent collective as many times):
+ * rank i's messages of round r carry parity r mod 2.  Rank j
+ * completes round r only after it received i's round-r block, which i sends
+ * at its start of round r; so j starts round r + 1 only after i started
+ * round r, and j starts round r + 2 only after i completed round r.  While i
+ * has not completed round r, the messages to it are therefore of round r or
+ * r + 1, and the parity tells which.  A piece of round r comes only after
+ * its owner held every other block of round r, so after the receiver
+ * started round r: pieces never go to the staging buffer but for a
+ * non-contiguous recvtype.  Empty blocks are sent too (an empty whole
+ * message), which keeps this argument true for zero counts.
+ *
+ * Data: the bytes of the recvtype's signature (MPI_Pack of one's own block;
+ * MPI_Unpack into a non-contiguous recvtype, whose blocks are all received
+ * into the staging buffer).  Two staging buffers, one per parity: round
+ * r + 1's blocks arrive while round r's may still land in the other (a whole
+ * block matched before the start), or be forwarded or unpacked from it.
+ */
+#include "runtime/persist_prefetch.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms/algorithms.h"
+#include "runtime/args.h"
+#include "runtime/errors.h"
+#include "runtime/nbc_queue.h"
+#include "runtime/process.h"
+#include "runtime/wakeup.h"
+
+enum { KIND_WHOLE = 0, KIND_PIECE = 1, KIND_FORWARDED = 2, KINDS = 3 };
+
+/* An in-flight receive or send of a round. */
+typedef struct xfer {
+  MPI_Request req;
+  int parity;
+  int owner, kind; /* a receive's: whose block, which form */
+  char *at;        /* where its bytes are */
+  int len;
+  int is_send;
+  int staged; /* a receive into the staging buffer */
+  char *sink; /* a message that is not the schedule's: received here, then dropped */
+} xfer;
+
+/* What is known of one round (one per parity). */
+typedef struct round_state {
+  char *stage;   /* the blocks' bytes at their offsets (boff) */
+  char *whole;   /* per owner: 0, 1 receiving, 2 received */
+  char *staged;  /* per owner: its whole block arrived in stage (contiguous recvtype) */
+  char *placed;  /* per owner: in recvbuf */
+  int *pieces;   /* per owner: pieces received */
+  int nplaced;
+} round_state;
+
+struct pat_prefetch {
+  struct pat_prefetch *next;
+  MPI_Comm comm; /* libpat's own duplicate: every message of the call */
+  int P, me;
+  /* the application's arguments */
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype, recvtype; /* kept (pat_nbc_keep_type) */
+  char *recvbuf;
+  int *counts, *displs; /* per rank, elements (an all-gather's: recvcount, rank·recvcount) */
+  MPI_Aint extent, true_lb;
+  int contiguous; /* block j is B_j bytes at recvbuf + displs[j]·extent + true_lb */
+  long long *bytes, *boff; /* per rank: B_j, offset in a staging buffer */
+  char *mine;     /* this rank's block, packed */
+  round_state round[2];
+  long long cur; /* the round the next (or current) start belongs to */
+  int started, freeing;
+  xfer *x;
+  int nx, cap;
+  MPI_Comm signal_comm;
+  int signal_rank, signal_tag; /* to this process in signal_comm */
+  int error;
+};
+
+static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pat_prefetch *calls; /* under prefetch_lock */
+static int have_calls;      /* atomic: the background pass skips the lock while 0 */
+static long long rounds_done, staged_count, relays; /* atomic */
+
+long long pat_prefetch_rounds(void) { return __atomic_load_n(&rounds_done, __ATOMIC_RELAXED); }
+long long pat_prefetch_staged(void) { return __atomic_load_n(&staged_count, __ATOMIC_RELAXED); }
+long long pat_prefetch_relays(void) { return __atomic_load_n(&relays, __ATOMIC_RELAXED); }
+
+/* Tags: ((owner·3 + kind)·2 + parity); the owner matters for forwarded pieces only. */
+static int tag_of(int owner, int kind, int parity) { return ((owner * KINDS + kind) << 1) | parity; }
+
+int pat_prefetch_applies(int P) {
+  if (P < 2 || !pat_proc.background) return 0;
+  if (tag_of(P - 1, KIND_FORWARDED, 1) > 32767) return 0; /* the tags MPI guarantees */
+  int setting = pat_proc.alg;
+  if (setting == PAT_ALG_AUTO) return 1;
+  return setting >= 0 && setting < PAT_ALG_COUNT && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
+}
+
+/* Piece k (0 .. P-2) of a block of B bytes: [lo, hi). */
+static void piece(long long B, int P, int k, long long *lo, long long *hi) {
+  *lo = B * k / (P - 1);
+  *hi = B * (k + 1) / (P - 1);
+}
+
+static int block_received(const pat_prefetch *f, const round_state *rs, int o) {
+  return rs->whole[o] == 2 || rs->pieces[o] == f->P - 1;
+}
+
+static char *block_in_recvbuf(const pat_prefetch *f, int o) {
+  return f->recvbuf + (MPI_Aint)f->displs[o] * f->extent + (f->contiguous ? f->true_lb : 0);
+}
+
+static int add_xfer(pat_prefetch *f, xfer x) {
+  if (f->nx == f->cap) {
+    int cap = f->cap ? 2 * f->cap : 16;
+    xfer *nx = realloc(f->x, (size_t)cap * sizeof *nx);
+    if (!nx) return MPI_ERR_NO_MEM;
+    f->x = nx;
+    f->cap = cap;
+  }
+  f->x[f->nx++] = x;
+  return MPI_SUCCESS;
+}
+
+static int send_bytes(pat_prefetch *f, char *at, long long len, int to, int tag, int parity) {
+  xfer x = {.parity = parity, .at = at, .len = (int)len, .is_send = 1};
+  int rc = MPI_Isend(at, (int)len, MPI_BYTE, to, tag, f->comm, &x.req);
+  if (rc == MPI_SUCCESS) rc = add_xfer(f, x);
+  return rc;
+}
+
+/* Block o of the current round, received, into recvbuf (once). */
+static int place(pat_prefetch *f, round_state *rs, int o) {
+  if (rs->placed[o] || !block_received(f, rs, o)) return MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  if (f->contiguous) {
+    if (rs->staged[o]) memcpy(block_in_recvbuf(f, o), rs->stage + f->boff[o], (size_t)f->bytes[o]);
+  } else if (f->bytes[o] > 0) {
+    int pos = 0;
+    rc = MPI_Unpack(rs->stage + f->boff[o], (int)f->bytes[o], &pos, block_in_recvbuf(f, o), f->counts[o],
+                    f->recvtype, MPI_COMM_SELF);
+  }
+  rs->placed[o] = 1;
+  rs->nplaced++;
+  return rc;
+}
+
+static round_state *round_of_parity(pat_prefetch *f, int parity) { return &f->round[parity]; }
+static int cur_parity(const pat_prefetch *f) { return (int)(f->cur & 1); }
+
+/* A matched message: where its bytes go, and its receive posted. */
+static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st) {
+  int tag = st->MPI_TAG, src = st->MPI_SOURCE, parity = tag & 1, kind = (tag >> 1) % KINDS;
+  int owner = (tag >> 1) / KINDS; /* a whole block's or a piece's sender names itself */
+  int ours = owner < f->P && owner != f->me && src != f->me && (kind == KIND_FORWARDED) == (owner != src);
+  if (!ours) owner = src == f->me ? (f->me + 1) % f->P : src; /* sizes to compute below; dropped */
+  round_state *rs = round_of_parity(f, parity);
+  int got = 0;
+  MPI_Get_count(st, MPI_BYTE, &got);
+  long long lo = 0, hi = f->bytes[owner];
+  if (kind != KIND_WHOLE) {
+    int k = ((kind == KIND_PIECE ? f->me : src) - owner - 1 + 2 * f->P) % f->P;
+    piece(f->bytes[owner], f->P, k, &lo, &hi);
+  }
+  int direct = f->contiguous && f->started && parity == cur_parity(f);
+  xfer x = {.parity = parity, .owner = owner, .kind = kind, .len = (int)(hi - lo)};
+  x.at = (direct ? block_in_recvbuf(f, owner) : rs->stage + f->boff[owner]) + lo;
+  int rc = ours && got == x.len ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+  if (rc != MPI_SUCCESS) { /* not a message of this schedule: taken and dropped, the round fails */
+    xfer drop = {.parity = parity, .len = got > 0 ? got : 0, .is_send = 1};
+    drop.sink = drop.at = malloc((size_t)drop.len + 1);
+    if (!drop.sink || MPI_Imrecv(drop.sink, drop.len, MPI_BYTE, msg, &drop.req) != MPI_SUCCESS ||
+        add_xfer(f, drop) != MPI_SUCCESS)
+      free(drop.sink); /* out of memory: the message stays matched and unreceived */
+    return rc;
+  }
+  if (kind == KIND_WHOLE) {
+    rs->whole[owner] = 1;
+    rs->staged[owner] = !direct;
+  }
+  x.staged = !direct;
+  rc = MPI_Imrecv(x.at, x.len, MPI_BYTE, msg, &x.req);
+  if (rc == MPI_SUCCESS) rc = add_xfer(f, x);
+  return rc;
+}
+
+/* A receive completed: forward a piece, count it, place the block if its round runs. */
+static int received(pat_prefetch *f, const xfer *x) {
+  round_state *rs = round_of_parity(f, x->parity);
+  int rc = MPI_SUCCESS;
+  if (x->staged) __atomic_add_fetch(&staged_count, 1, __ATOMIC_RELAXED);
+  if (x->kind == KIND_PIECE)
+    for (int d = 0; d < f->P && rc == MPI_SUCCESS; d++)
+      if (d != f->me && d != x->owner)
+        rc = send_bytes(f, x->at, x->len, d, tag_of(x->owner, KIND_FORWARDED, x->parity), x->parity);
+  if (x->kind == KIND_WHOLE)
+    rs->whole[x->owner] = 2;
+  else
+    rs->pieces[x->owner]++;
+  if (f->started && x->parity == cur_parity(f) && rc == MPI_SUCCESS) rc = place(f, rs, x->owner);
+  return rc;
+}
+
+static int xfers_of(const pat_prefetch *f, int parity) {
+  for (int i = 0; i < f->nx; i++)
+    if (f->x[i].parity == parity) return 1;
+  return 0;
+}
+
+static void clear_round(pat_prefetch *f, round_state *rs) {
+  memset(rs->whole, 0, (size_t)f->P);
+  memset(rs->staged, 0, (size_t)f->P);
+  memset(rs->placed, 0, (size_t)f->P);
+  memset(rs->pieces, 0, (size_t)f->P * sizeof *rs->pieces);
+  rs->nplaced = 0;
+}
+
+static void signal_done(pat_prefetch *f) {
+  static const char nothing = 0;
+  MPI_Request sent;
+  if (MPI_Isend(&nothing, 0, MPI_BYTE, f->signal_rank, f->signal_tag, f->signal_comm, &sent) == MPI_SUCCESS)
+    PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty */
+}
+
+/* One non-blocking pass over a call; its round signalled once complete.
+ * Returns 1 if something moved (a message matched, a transfer done). */
+static int progress_call(pat_prefetch *f) {
+  int moved = 0;
+  for (;;) { /* every message that came */
+    int flag = 0;
+    MPI_Message msg;
+    MPI_Status st;
+    if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &msg, &st) != MPI_SUCCESS || !flag) break;
+    int rc = take_message(f, &msg, &st);
+    if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc;
+    moved = 1;
+  }
+  for (int i = 0; i < f->nx;) {
+    int flag = 0;
+    if (MPI_Test(&f->x[i].req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      flag = 1;
+      if (f->error == MPI_SUCCESS) f->error = MPI_ERR_OTHER;
+    }
+    if (!flag) {
+      i++;
+      continue;
+    }
+    xfer x = f->x[i];
+    f->x[i] = f->x[--f->nx];
+    moved = 1;
+    free(x.sink);
+    if (!x.is_send) {
+      int rc = received(f, &x);
+      if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc;
+    }
+  }
+  int q = cur_parity(f);
+  round_state *rs = round_of_parity(f, q);
+  /* an error ends the round once nothing of it is in flight (its blocks are then undefined) */
+  if (f->started && (rs->nplaced == f->P || f->error != MPI_SUCCESS) && !xfers_of(f, q)) {
+    clear_round(f, rs);
+    f->cur++;
+    f->started = 0;
+    f->error = MPI_SUCCESS; /* not carried by the signal (docs/usage.md) */
+    __atomic_add_fetch(&rounds_done, 1, __ATOMIC_RELAXED);
+    signal_done(f);
+  }
+  return moved;
+}
+
+static void destroy(pat_prefetch *f) {
+  if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+  pat_nbc_drop_type(&f->sendtype);
+  pat_nbc_drop_type(&f->recvtype);
+  for (int q = 0; q < 2; q++) {
+    free(f->round[q].stage);
+    free(f->round[q].whole);
+    free(f->round[q].pieces);
+  }
+  free(f->counts);
+  free(f->bytes);
+  free(f->mine);
+  for (int i = 0; i < f->nx; i++) free(f->x[i].sink);
+  free(f->x);
+  free(f);
+}
+
+int pat_prefetch_progress(void) {
+  if (!__atomic_load_n(&have_calls, __ATOMIC_ACQUIRE)) return 0;
+  pat_prefetch *gone = NULL;
+  int moved = 0;
+  pthread_mutex_lock(&prefetch_lock);
+  for (pat_prefetch **link = &calls; *link;) {
+    pat_prefetch *f = *link;
+    moved |= progress_call(f);
+    if (f->freeing && !f->started && f->nx == 0) {
+      *link = f->next;
+      f->next = gone;
+      gone = f;
+      continue;
+    }
+    link = &f->next;
+  }
+  if (!calls) __atomic_store_n(&have_calls, 0, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&prefetch_lock);
+  while (gone) { /* communicators and types are freed with no lock held */
+    pat_prefetch *f = gone;
+    gone = f->next;
+    destroy(f);
+  }
+  /* a pass that moved something is followed at once by another (a forward, the next piece), without the
+   * backoff that grows while a call only waits for its next round's first message */
+  if (moved) pat_wakeup_ring();
+  return 1; /* messages of a next round may come at any time */
+}
+
+/* The arguments, once: what PAT_Iallgather(v) checks at every call. */
+static int check(const pat_prefetch *f, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 MPI_Datatype recvtype, const int *counts, const int *displs, MPI_Count rsize) {
+  if (f->recvbuf == MPI_IN_PLACE) return pat_fail(MPI_ERR_BUFFER, "persistent all-gather: recvbuf is MPI_IN_PLACE");
+  long long total = 0;
+  for (int r = 0; r < f->P; r++) {
+    if (f->counts[r] < 0) return pat_fail(MPI_ERR_COUNT, "persistent all-gather: a count %d < 0", f->counts[r]);
+    total += (long long)rsize * f->counts[r];
+    if ((long long)rsize * f->counts[r] > INT_MAX) return pat_fail(MPI_ERR_COUNT, "persistent all-gather: a block over 2 GiB");
+  }
+  if (total > 0 && pat_null_buffer(f->recvbuf, recvtype))
+    return pat_fail(MPI_ERR_BUFFER, "persistent all-gather: recvbuf is NULL");
+  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  return pat_check_send("persistent all-gather", sendbuf, sendcount, sendtype, f->recvbuf, recvtype, rsize,
+                        (long long)rsize * f->counts[f->me], counts ? f->P : 0, counts, displs);
+}
+
+int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Comm signal_comm, int signal_tag, pat_prefetch **out) {
+  MPI_Count rsize = 0;
+  if (recvtype == MPI_DATATYPE_NULL || pat_type_size(recvtype, &rsize))
+    return pat_fail(MPI_ERR_TYPE, "persistent all-gather: bad recvtype");
+  pat_prefetch *f = calloc(1, sizeof *f);
+  if (!f) return pat_fail(MPI_ERR_NO_MEM, "persistent all-gather: out of memory");
+  f->comm = MPI_COMM_NULL;
+  f->sendtype = f->recvtype = MPI_DATATYPE_NULL;
+  MPI_Comm_size(comm, &f->P);
+  MPI_Comm_rank(comm, &f->me);
+  int P = f->P, rc = MPI_SUCCESS;
+  f->sendbuf = sendbuf;
+  f->sendcount = sendcount;
+  f->recvbuf = recvbuf;
+  f->signal_comm = signal_comm;
+  f->signal_tag = signal_tag;
+  MPI_Comm_rank(signal_comm, &f->signal_rank);
+  f->counts = malloc(2 * (size_t)P * sizeof *f->counts);
+  f->bytes = malloc(2 * (size_t)P * sizeof *f->bytes);
+  if (!f->counts || !f->bytes) {
+    destroy(f);
+    return pat_fail(MPI_ERR_NO_MEM, "persistent all-gather: out of memory");
+  }
+  f->displs = f->counts + P;
+  f->boff = f->bytes + P;
+  for (int r = 0; r < P; r++) {
+    f->counts[r] = counts ? counts[r] : recvcount;
+    f->displs[r] = counts ? displs[r] : r * recvcount;
+  }
+  rc = check(f, sendbuf, sendcount, sendtype, recvtype, counts, displs, rsize);
+  if (rc != MPI_SUCCESS) {
+    destroy(f);
+    return rc;
+  }
+  MPI_Aint lb, true_extent;
+  MPI_Type_get_extent(recvtype, &lb, &f->extent);
+  MPI_Type_get_true_extent(recvtype, &f->true_lb, &true_extent);
+  f->contiguous = (MPI_Aint)rsize == f->extent && (MPI_Aint)rsize == true_extent;
+  long long total = 0;
+  for (int r = 0; r < P; r++) {
+    f->bytes[r] = (long long)rsize * f->counts[r];
+    f->boff[r] = total;
+    total += f->bytes[r];
+  }
+  for (int q = 0; q < 2 && rc == MPI_SUCCESS; q++) {
+    round_state *rs = &f->round[q];
+    rs->stage = malloc((size_t)total + 1);
+    rs->whole = calloc(3 * (size_t)P, 1);
+    rs->pieces = calloc((size_t)P, sizeof *rs->pieces);
+    if (!rs->stage || !rs->whole || !rs->pieces) rc = MPI_ERR_NO_MEM;
+    else {
+      rs->staged = rs->whole + P;
+      rs->placed = rs->whole + 2 * P;
+    }
+  }
+  f->mine = malloc((size_t)f->bytes[f->me] + 1);
+  if (!f->mine) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) rc = pat_nbc_keep_type(sendtype, &f->sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(recvtype, &f->recvtype);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &f->comm);
+  if (rc != MPI_SUCCESS) {
+    destroy(f);
+    return pat_fail(rc, "persistent all-gather: cannot set the prefetching schedule up");
+  }
+  pthread_mutex_lock(&prefetch_lock);
+  f->next = calls;
+  calls = f;
+  __atomic_store_n(&have_calls, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&prefetch_lock);
+  pat_wakeup_ring();
+  *out = f;
+  return MPI_SUCCESS;
+}
+
+/* This rank's block, packed into f->mine (from recvbuf in place). */
+static int pack_own(pat_prefetch *f) {
+  long long B = f->bytes[f->me];
+  if (B == 0) return MPI_SUCCESS;
+  int pos = 0, rc;
+  if (f->sendbuf == MPI_IN_PLACE)
+    rc = MPI_Pack(f->recvbuf + (MPI_Aint)f->displs[f->me] * f->extent, f->counts[f->me], f->recvtype, f->mine,
+                  (int)B, &pos, MPI_COMM_SELF);
+  else
+    rc = MPI_Pack(f->sendbuf, f->sendcount, f->sendtype, f->mine, (int)B, &pos, MPI_COMM_SELF);
+  if (rc == MPI_SUCCESS && pos != B) rc = MPI_ERR_TRUNCATE; /* a packed form that is not the bare bytes */
+  if (rc != MPI_SUCCESS || f->sendbuf == MPI_IN_PLACE) return rc;
+  if (f->contiguous) {
+    memcpy(block_in_recvbuf(f, f->me), f->mine, (size_t)B);
+    return MPI_SUCCESS;
+  }
+  pos = 0;
+  return MPI_Unpack(f->mine, (int)B, &pos, block_in_recvbuf(f, f->me), f->counts[f->me], f->recvtype,
+                    MPI_COMM_SELF);
+}
+
+int pat_prefetch_start(pat_prefetch *f) {
+  pthread_mutex_lock(&prefetch_lock);
+  if (f->started) {
+    pthread_mutex_unlock(&prefetch_lock);
+    return pat_fail(MPI_ERR_REQUEST, "PAT_Start: the persistent all-gather is active");
+  }
+  int q = cur_parity(f), P = f->P, me = f->me;
+  round_state *rs = &f->round[q];
+  int rc = pack_own(f);
+  if (rc != MPI_SUCCESS) {
+    pthread_mutex_unlock(&prefetch_lock);
+    return pat_fail(rc, "PAT_Start: cannot pack this rank's block");
+  }
+  f->started = 1;
+  rs->placed[me] = 1;
+  rs->nplaced++;
+  int holds_all = 1;
+  for (int o = 0; o < P; o++) {
+    if (o == me) continue;
+    if (!block_received(f, rs, o)) holds_all = 0;
+    int prc = place(f, rs, o);
+    if (prc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = prc;
+  }
+  long long B = f->bytes[me];
+  if (holds_all && P > 2 && B >= P - 1) { /* the last: relay through the others */
+    __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
+    for (int k = 0; k < P - 1 && rc == MPI_SUCCESS; k++) {
+      long long lo, hi;
+      piece(B, P, k, &lo, &hi);
+      rc = send_bytes(f, f->mine + lo, hi - lo, (me + 1 + k) % P, tag_of(me, KIND_PIECE, q), q);
+    }
+  } else {
+    for (int k = 1; k < P && rc == MPI_SUCCESS; k++)
+      rc = send_bytes(f, f->mine, B, (me + k) % P, tag_of(me, KIND_WHOLE, q), q);
+  }
+  if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc; /* the round ends in error (progress_call) */
+  pthread_mutex_unlock(&prefetch_lock);
+  pat_wakeup_ring();
+  return MPI_SUCCESS;
+}
+
+int pat_prefetch_held(pat_prefetch *f) {
+  pthread_mutex_lock(&prefetch_lock);
+  int held = 0;
+  const round_state *rs = &f->round[cur_parity(f)];
+  for (int o = 0; o < f->P; o++) held += o != f->me && block_received(f, rs, o);
+  pthread_mutex_unlock(&prefetch_lock);
+  return held;
+}
+
+void pat_prefetch_free(pat_prefetch *f) {
+  pthread_mutex_lock(&prefetch_lock);
+  f->freeing = 1; /* the background thread's next pass lets it go once nothing is in flight */
+  pthread_mutex_unlock(&prefetch_lock);
+  pat_wakeup_ring();
+}
+
+void pat_prefetch_stop(void) {
+  pthread_mutex_lock(&prefetch_lock);
+  pat_prefetch *all = calls;
+  calls = NULL;
+  __atomic_store_n(&have_calls, 0, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&prefetch_lock);
+  while (all) { /* requests still in flight belong to an erroneous program: left to MPI */
+    pat_prefetch *f = all;
+    all = f->next;
+    destroy(f);
+  }
+}

@@ -1,0 +1,58 @@
+/*
+ * The prefetching schedule of persistent all-gathers (persist_prefetch.c):
+ * a persistent call's blocks are taken into libpat's staging buffer while
+ * this rank computes, before its PAT_Start; the last rank to start relays
+ * its block through the others.
+ *
+ * Locks (docs/locks.md): prefetch_lock, a leaf, guards every prefetching
+ * call; it is held for a start (the application's thread) and for one pass
+ * of the background thread, in which only non-blocking MPI is called.
+ */
+#ifndef PAT_PERSIST_PREFETCH_H
+#define PAT_PERSIST_PREFETCH_H
+
+#include <mpi.h>
+
+typedef struct pat_prefetch pat_prefetch;
+
+/* Does a persistent call on a communicator of P processes run the
+ * prefetching schedule under the process's setting (an arrival-aware one or
+ * auto, with the background thread)?  The same on every rank. */
+int pat_prefetch_applies(int P);
+
+/* Set up a persistent all-gather (counts NULL; recvcount each) or
+ * all-gatherv (counts, displs): collective, as it duplicates comm.  When a
+ * round completes, the background thread sends an empty message with
+ * signal_tag to this process in signal_comm (persist.c's completion).  Checks the
+ * arguments once (they cannot change).  Returns an MPI error code. */
+int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Comm signal_comm, int signal_tag, pat_prefetch **out);
+
+/* Start the next round: the staged blocks go into recvbuf, this rank's
+ * block goes out.  Non-blocking.  Returns an MPI error code; on an error
+ * the round was not started (no signal will come). */
+int pat_prefetch_start(pat_prefetch *f);
+
+/* The other ranks' blocks of the current (or next) round received so far. */
+int pat_prefetch_held(pat_prefetch *f);
+
+/* The application freed the persistent call: it goes now if no round is
+ * in flight, else once its round completed (and was signalled). */
+void pat_prefetch_free(pat_prefetch *f);
+
+/* The background thread's pass over every prefetching call; 1 while one
+ * lives (messages of a next round can come at any time). */
+int pat_prefetch_progress(void);
+
+/* Rounds completed by the prefetching schedule; blocks (or pieces)
+ * received into the staging buffer (before this rank's start, or into a
+ * non-contiguous recvtype's); starts that relayed their block (tests). */
+long long pat_prefetch_rounds(void);
+long long pat_prefetch_staged(void);
+long long pat_prefetch_relays(void);
+
+/* At shutdown, the background thread stopped: whatever is left goes. */
+void pat_prefetch_stop(void);
+
+#endif
