@@ -6,6 +6,10 @@ ratio to the fastest fixed algorithm of the cell (the one with the lowest median
 the median of the rounds' ratios with its 95% bootstrap interval. Markdown on stdout.
 
   python3 bench/auto/summarize.py OUTDIR/raw.csv > OUTDIR/summary.md
+  python3 bench/auto/summarize.py OUTDIR/raw.csv --dat OUTDIR/ratios.dat > OUTDIR/summary.md
+
+--dat also writes the all-cells table for gnuplot (bench/auto/plot.gp): one block per model condition
+and calls per launch (blank lines between), rows "maxDelay ratio low high N".
 """
 import csv
 import random
@@ -24,8 +28,14 @@ def boot_ci(xs, reps=2000, seed=53):
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    dat = None
+    if len(args) == 3 and args[1] == "--dat":
+        dat = args[2]
+        args = args[:1]
+    if len(args) != 1:
         sys.exit(__doc__)
+    sys.argv = [sys.argv[0]] + args
     cells = defaultdict(lambda: defaultdict(dict))  # (cond, iters, N, delay) -> alg -> round -> row
     with open(sys.argv[1], newline="") as f:
         for row in csv.DictReader(f):
@@ -69,6 +79,16 @@ def main():
     for cond, iters, n, delay, best, r, lo, hi in summary:
         print("| %s | %d | %s | %g | %s | %.3f | %.3f-%.3f | %s |" % (cond, iters, n, delay, best, r, lo, hi,
                                                                     "yes" if r <= 1.05 else "no"))
+    if dat:
+        with open(dat, "w") as f:
+            groups = defaultdict(list)
+            for cond, iters, n, delay, best, r, lo, hi in summary:
+                groups[(cond, iters, n)].append((delay, r, lo, hi))
+            for (cond, iters, n), rows in sorted(groups.items()):
+                f.write("# %s, %d calls, N = %s\n" % (cond, iters, n))
+                for delay, r, lo, hi in sorted(rows):
+                    f.write("%g %.4f %.4f %.4f %s\n" % (delay, r, lo if lo == lo else r, hi if hi == hi else r, n))
+                f.write("\n\n")
 
 
 if __name__ == "__main__":
