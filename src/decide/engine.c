@@ -601,11 +601,12 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * are trusted.  A site's first call has no guard yet: without a model
    * file's measured times it runs the static choice (the site measures
    * before it bets); with them, the model's pick as before. */
+  const int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
   int held = 0;
   if (site >= 0) {
     const pat_guard *g = &e->site[site].guard;
     x.in.ratio = e->site[site].refine.ratio;
-    held = !pat_guard_may_leave(g, call->site_calls, pat_regime(P, call->arrival, block_tau(e, call->bytes)));
+    held = !pat_guard_may_leave(g, call->site_calls, regime);
     if (!pat_guard_trusts_predictions(g, call->site_calls)) x.in.allowed = without_prediction_bets();
   } else {
     double t;
@@ -618,7 +619,6 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * floats, and these decisions run on every rank at once while it computes
    * (measured: BENCHMARKS.md, the cost of decisions). */
   const pat_engine_site *sp = site >= 0 ? &e->site[site] : NULL;
-  const int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
   const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY &&
                    !keep_yields(sp, call->site_calls, regime, x.in.allowed, e->hierarchical);
   if (keep && !held) {
