@@ -74,19 +74,24 @@ void fcall_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
   set_ierror(ierror, rc);
 }
 
+/* An all-gatherv's count arrays passed on as C ints: where MPI_Fint is not
+ * a C int the converted arrays would have to outlive the call (see
+ * fortran_calls.h), so the call fails with MPI_ERR_INTERN, said here. */
+static int fint_arrays_unsupported(MPI_Comm c, MPI_Fint *ierror) {
+  if (sizeof(MPI_Fint) == sizeof(int)) return 0;
+  PMPI_Comm_call_errhandler(c, MPI_ERR_INTERN);
+  set_ierror(ierror, MPI_ERR_INTERN);
+  return 1;
+}
+
 void fcall_iallgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
                        MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) {
   const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
   void *rbuf = fsentinel_bottom(recvbuf);
   MPI_Comm c = PMPI_Comm_f2c(*comm);
   MPI_Request req = MPI_REQUEST_NULL;
+  if (fint_arrays_unsupported(c, ierror)) return;
   int rc;
-  if (sizeof(MPI_Fint) != sizeof(int)) { /* see fortran_calls.h */
-    rc = MPI_ERR_INTERN;
-    PMPI_Comm_call_errhandler(c, rc);
-    set_ierror(ierror, rc);
-    return;
-  }
   rc = dropin_iallgatherv(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, (const int *)recvcounts,
                           (const int *)displs, PMPI_Type_f2c(*recvtype), c, &req);
   if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
@@ -111,13 +116,8 @@ void fcall_allgatherv_init(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
   void *rbuf = fsentinel_bottom(recvbuf);
   MPI_Comm c = PMPI_Comm_f2c(*comm);
   MPI_Request req = MPI_REQUEST_NULL;
+  if (fint_arrays_unsupported(c, ierror)) return;
   int rc;
-  if (sizeof(MPI_Fint) != sizeof(int)) { /* see fortran_calls.h */
-    rc = MPI_ERR_INTERN;
-    PMPI_Comm_call_errhandler(c, rc);
-    set_ierror(ierror, rc);
-    return;
-  }
   rc = dropin_allgatherv_init(sbuf, (int)*sendcount, PMPI_Type_f2c(*sendtype), rbuf, (const int *)recvcounts,
                               (const int *)displs, PMPI_Type_f2c(*recvtype), c, PMPI_Info_f2c(*info), &req);
   if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
