@@ -413,12 +413,18 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   if (choice->explored) pat_refine_explored(&sp->refine, choice->alg);
   const int was_static = sp->mode == PAT_MODE_STATIC;
   after_choice(e, site, site_calls, choice);
-  /* a trial entered to explore a candidate measures that one (choose runs it
-   * until the guard's verdict); any other trial runs the best as chosen */
+  /* A trial measures the alternative it was entered with (choose runs it
+   * until the guard's verdict), explored or the predicted gain: its first
+   * call is cold, and a trial that ran the best as chosen after it had the
+   * cold cost replace the prediction, went back to the static choice in the
+   * exchange mode and lost for nothing to gain, never measuring the
+   * alternative warm (a model file's pick at a site's first call, RELAY at
+   * 10 ms: backed off past the launch's 20 calls).  One entered by the
+   * static choice itself runs the best as chosen. */
   if (sp->guard.state != PAT_GUARD_EXPLORING)
     sp->trial_alg = -1;
   else if (was_static)
-    sp->trial_alg = choice->explored ? choice->alg : -1;
+    sp->trial_alg = choice->explored || choice->alg != choice->static_alg ? choice->alg : -1;
   if (choice->explored) {
     sp->arms.explored++;
     if (!was_static) sp->arms.last_explore = site_calls;
@@ -533,6 +539,15 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
     ebar[static_alg] = (int64_t)(1e9 * (wait + sp->guard.s_cost));
 }
 
+/* May a kept alternative explore this call (explore.h): its interval since
+ * the last exploration, and credit for a call that may cost a static
+ * call's more. */
+static int kept_explores(const pat_engine_site *sp, long long calls, int regime) {
+  const pat_guard *g = &sp->guard;
+  return g->state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, ~0u) &&
+         (!pat_guard_knows_static(g) || g->credit >= PAT_EXPLORE_CREDIT * g->s_cost);
+}
+
 /* Does a site that kept its plan-ahead algorithm from history need a
  * choice instead: its trial measures another candidate, a candidate of the
  * regime is due for exploration, or another algorithm measured (with
@@ -541,7 +556,7 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
 static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const int kept = sp->last.alg;
   if (sp->guard.state == PAT_GUARD_EXPLORING && sp->trial_alg >= 0) return sp->trial_alg != kept;
-  if (sp->guard.state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, ~0u)) {
+  if (kept_explores(sp, calls, regime)) {
     const double none[PAT_ALG_COUNT] = {0};
     unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed, hierarchical) & ~(1u << kept);
     double ref = pat_guard_knows_static(&sp->guard) ? sp->guard.s_cost : 0;
@@ -569,9 +584,7 @@ static int exploration(const pat_engine_site *sp, long long calls, int regime, u
     return sp->trial_alg >= 0 && model->status[sp->trial_alg] == PAT_OK && is_allowed(allowed, sp->trial_alg)
                ? sp->trial_alg
                : -1;
-  if (sp->mode == PAT_MODE_EXCHANGE &&
-      !(g->state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, ~0u)))
-    return -1;
+  if (sp->mode == PAT_MODE_EXCHANGE && !kept_explores(sp, calls, regime)) return -1;
   double est[PAT_ALG_COUNT];
   unsigned ok = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {

@@ -34,7 +34,13 @@
  * PAT_EXPLORE_EVERY (the kept one's gain pays for the others).  So with C
  * candidates in a regime, every one has its PAT_EXPLORE_K samples (or was
  * dropped) within PAT_EXPLORE_EVERY * PAT_EXPLORE_K * C of the regime's
- * calls in a kept alternative (tests/unit/test_explore.c).
+ * calls in a kept alternative (tests/unit/test_explore.c), while its
+ * credit lasts: a kept alternative explores only while the guardrail's
+ * credit holds PAT_EXPLORE_CREDIT static calls' cost, so exploring pauses
+ * until the kept one's gains pay it back, and never spends the credit that
+ * keeps the kept one (candidates at twice its cost, one explored in two
+ * calls, had exhausted it in six calls, and the site went back to its
+ * static choice for the backoff: tests/unit/test_engine.c, cold model pick).
  *
  * Near the bound: every sample also keeps the call's e-bar over its lower
  * bound (pat_lower_bound_nodes of the call's arrivals, the model's block
@@ -67,6 +73,8 @@
 #define PAT_NEAR_BOUND 0.30   /* the cheapest candidate's e-bar within this fraction above e_lb: near the bound */
 #define PAT_EXPLORE_EVERY_NEAR 16 /* ... where a kept alternative explores at most one call in this many */
 #define PAT_BOUND_FLOOR 0.95  /* a median e-bar / e_lb under this: the bound is wrong, not near */
+#define PAT_EXPLORE_CREDIT 1.0 /* a kept alternative explores only while the guard's credit holds this many
+                                  static calls' cost (an explored call may cost that much more) */
 
 enum { PAT_REGIME_BALANCED = 0, PAT_REGIME_IMBALANCED = 1, PAT_REGIMES = 2 };
 
