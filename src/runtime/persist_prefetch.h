@@ -34,6 +34,10 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
  * the round was not started (no signal will come). */
 int pat_prefetch_start(pat_prefetch *f);
 
+/* The application saw its request complete (PAT_Waited): with
+ * PAT_TIMELINE, the round's trace is written now with this time. */
+void pat_prefetch_waited(pat_prefetch *f);
+
 /* The other ranks' blocks of the current (or next) round received so far. */
 int pat_prefetch_held(pat_prefetch *f);
 
