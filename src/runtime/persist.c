@@ -138,7 +138,7 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, signal_rank, p->tag, signal_comm, &p->handle);
   if (rc == MPI_SUCCESS && pat_prefetch_applies(P)) { /* the same choice on every rank */
     rc = pat_prefetch_make(sendbuf, sendcount, sendtype, recvbuf, recvcount, counts, displs, recvtype, comm,
-                           signal_comm, p->tag, &p->prefetch);
+                           signal_comm, p->tag, p->trace_id, &p->prefetch);
     if (rc != MPI_SUCCESS) {
       release(p);
       return rc; /* said by pat_prefetch_make */
@@ -215,7 +215,11 @@ static int start_one(persistent *p) {
     static const char nothing = 0;
     MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
   }
-  free(trace); /* not watched: complete here, nothing to see */
+  if (trace && rc == MPI_SUCCESS) { /* complete here (one process, nothing to move) */
+    trace->done = trace->signal = pat_clock_global_ns();
+    pat_round_trace_write(trace, "in-start");
+  }
+  free(trace); /* handed to the watch, or written */
   return rc;
 }
 

@@ -130,7 +130,6 @@ static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pat_prefetch *calls; /* under prefetch_lock */
 static int have_calls;      /* atomic: the background pass skips the lock while 0 */
 static long long rounds_done, staged_count, relays; /* atomic */
-static long long traced_calls; /* under prefetch_lock: the calls' numbers in the timeline */
 
 long long pat_prefetch_rounds(void) { return __atomic_load_n(&rounds_done, __ATOMIC_RELAXED); }
 long long pat_prefetch_staged(void) { return __atomic_load_n(&staged_count, __ATOMIC_RELAXED); }
@@ -436,7 +435,7 @@ static int check(const pat_prefetch *f, const void *sendbuf, int sendcount, MPI_
 
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Comm signal_comm, int signal_tag, pat_prefetch **out) {
+                      MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out) {
   MPI_Count rsize = 0;
   if (recvtype == MPI_DATATYPE_NULL || pat_type_size(recvtype, &rsize))
     return pat_fail(MPI_ERR_TYPE, "persistent all-gather: bad recvtype");
@@ -501,8 +500,8 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return pat_fail(rc, "persistent all-gather: cannot set the prefetching schedule up");
   }
   f->tracing = pat_timeline_on();
+  f->trace_id = trace_id;
   pthread_mutex_lock(&prefetch_lock);
-  f->trace_id = traced_calls++;
   f->next = calls;
   calls = f;
   __atomic_store_n(&have_calls, 1, __ATOMIC_RELEASE);

@@ -24,10 +24,11 @@ int pat_prefetch_applies(int P);
  * all-gatherv (counts, displs): collective, as it duplicates comm.  When a
  * round completes, the background thread sends an empty message with
  * signal_tag to this process in signal_comm (persist.c's completion).  Checks the
- * arguments once (they cannot change).  Returns an MPI error code. */
+ * arguments once (they cannot change).  trace_id: its number in the
+ * timeline (PAT_TIMELINE).  Returns an MPI error code. */
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Comm signal_comm, int signal_tag, pat_prefetch **out);
+                      MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out);
 
 /* Start the next round: the staged blocks go into recvbuf, this rank's
  * block goes out.  Non-blocking.  Returns an MPI error code; on an error

@@ -12,7 +12,12 @@
  *     passes N maxgap G prepasses N premaxgap G
  *   msg send|recv whole|piece|forwarded peer R owner O bytes B
  *     matched T posted T done T staged 0|1
- * (each on one line).  start: the rank's start (its arrival); copy: the
+ * (each on one line); a start per PAT_Iallgather(v) is a round line alone
+ * (schedule mpi-own or the classic algorithm's name, "in-start" if it
+ * completed inside PAT_Start), its application's completion a line
+ *   waited <id> <n> at T
+ * of its own (PAT_Waited).  <id>: the persistent call's number in the
+ * process, <n>: the start's.  start: the rank's start (its arrival); copy: the
  * staged blocks copied into recvbuf at the start; done: when the background
  * thread saw the round's last message complete; signal: when it completed
  * the application's request; waited: when the application saw it complete
