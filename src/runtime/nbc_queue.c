@@ -13,6 +13,8 @@
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
 #include "runtime/process.h"
+#include "runtime/report.h"
+#include "runtime/report_nbc.h"
 #include "runtime/round_trace.h"
 #include "runtime/timeline.h"
 #include "runtime/wakeup.h"
@@ -44,9 +46,11 @@ typedef struct nbc_op {
   MPI_Request greq;
   int rc;   /* set before MPI_Grequest_complete, read by the query function */
   int refs; /* the background thread's and MPI's (free function): the last one frees */
-  /* PAT_TIMELINE: the call's times on the common clock; its op lines,
-   * formatted before its executor goes, written with its header by the free
-   * function (the application's thread, after its wait) */
+  /* PAT_TIMELINE (tracing) and PAT_REPORT (t_post set): the call's times
+   * on the common clock; its op lines, formatted before its executor goes,
+   * written with its header by the free function (the application's
+   * thread, after its wait) */
+  int tracing;
   int64_t t_post, t_start, t_done, t_waited;
   long long trace_id, trace_bytes;
   char *trace_ops;
@@ -231,7 +235,8 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   if (!op) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
   op->refs = 2;
   op->alg = c->alg;
-  if (pat_timeline_on()) op->t_post = pat_clock_global_ns();
+  op->tracing = pat_timeline_on();
+  if (op->tracing || pat_report_on) op->t_post = pat_clock_global_ns();
   int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->greq);
   if (rc != MPI_SUCCESS) {
     free(op);
@@ -254,7 +259,7 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
     return pat_fail(rc, "cannot queue the call");
   }
   op->ctx = ctx;
-  if (op->t_post) op->trace_id = __atomic_fetch_add(&traced_calls, 1, __ATOMIC_RELAXED);
+  if (op->tracing) op->trace_id = __atomic_fetch_add(&traced_calls, 1, __ATOMIC_RELAXED);
   pthread_mutex_lock(&nbc_lock);
   op->seq = ctx->posted++;
   if (ctx->tail)
@@ -308,6 +313,7 @@ static int progress_watches(watch **traced) {
     *link = w->next;
     if (w->trace) {
       w->trace->signal = pat_clock_global_ns();
+      pat_report_nbc_add("persistent", w->what, w->trace->P, w->trace->bytes, w->trace->done - w->trace->start);
       w->next = *traced;
       *traced = w;
     } else {
@@ -344,7 +350,7 @@ static int start_op(nbc_op *op) {
     int type_size = 0;
     MPI_Type_size(op->recvtype, &type_size);
     op->trace_bytes = (long long)type_size * (op->counts ? op->counts[ctx->rank] : op->recvcount);
-    rc = pat_exec_record(&op->exec);
+    if (op->tracing) rc = pat_exec_record(&op->exec);
   }
   return rc;
 }
@@ -394,7 +400,6 @@ static int step_op(nbc_op *op) {
 
 /* The finished call's op lines, kept for free_fn (no memory: no timeline). */
 static void trace_ops(nbc_op *op) {
-  op->t_done = pat_clock_global_ns();
   size_t len = 0;
   char *text = NULL;
   FILE *f = open_memstream(&text, &len);
@@ -478,7 +483,7 @@ int pat_nbc_progress(void) {
   while (traced) { /* a persistent start's line: one write per round, after its signal */
     watch *w = traced;
     traced = w->next;
-    pat_round_trace_write(w->trace, w->what);
+    if (pat_timeline_on()) pat_round_trace_write(w->trace, w->what);
     pat_round_trace_free(w->trace);
     free(w->trace);
     free(w);
@@ -486,7 +491,12 @@ int pat_nbc_progress(void) {
   while (done) {
     nbc_op *op = done;
     done = op->next;
-    if (op->t_post && op->have_exec) trace_ops(op);
+    if (op->t_post) {
+      op->t_done = pat_clock_global_ns();
+      pat_report_nbc_add("non-blocking", pat_algorithms[op->alg].name, op->ctx->P, op->trace_bytes,
+                         op->t_done - op->t_post);
+    }
+    if (op->tracing && op->have_exec) trace_ops(op);
     release_run(op);
     MPI_Request greq = op->greq;
     __atomic_store_n(&op->rc, op->rc, __ATOMIC_RELEASE);

@@ -46,6 +46,8 @@
 #include "runtime/persist.h"
 #include "runtime/persist_prefetch.h"
 #include "runtime/process.h"
+#include "runtime/report.h"
+#include "runtime/report_nbc.h"
 #include "runtime/round_trace.h"
 #include "runtime/timeline.h"
 
@@ -186,7 +188,8 @@ static int start_one(persistent *p) {
     return rc;
   }
   MPI_Request inner = MPI_REQUEST_NULL;
-  pat_round_trace *trace = pat_timeline_on() ? calloc(1, sizeof *trace) : NULL;
+  /* the timeline's, and the report's start time */
+  pat_round_trace *trace = pat_timeline_on() || pat_report_on ? calloc(1, sizeof *trace) : NULL;
   if (trace) {
     trace->start = pat_clock_global_ns();
     trace->id = p->trace_id;
@@ -217,7 +220,8 @@ static int start_one(persistent *p) {
   }
   if (trace && rc == MPI_SUCCESS) { /* complete here (one process, nothing to move) */
     trace->done = trace->signal = pat_clock_global_ns();
-    pat_round_trace_write(trace, "in-start");
+    pat_report_nbc_add("persistent", "in-start", trace->P, trace->bytes, trace->done - trace->start);
+    if (pat_timeline_on()) pat_round_trace_write(trace, "in-start");
   }
   free(trace); /* handed to the watch, or written */
   return rc;

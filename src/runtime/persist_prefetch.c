@@ -64,6 +64,8 @@
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/process.h"
+#include "runtime/report.h"
+#include "runtime/report_nbc.h"
 #include "runtime/round_trace.h"
 #include "runtime/timeline.h"
 #include "runtime/wakeup.h"
@@ -120,7 +122,8 @@ struct pat_prefetch {
    * finished for the application's thread to write it (pat_prefetch_waited,
    * the next start, or the end) */
   int tracing;
-  long long trace_id; /* its number in the timeline */
+  long long trace_id;  /* its number in the timeline */
+  int64_t round_start; /* PAT_REPORT: the current round's start */
   int64_t last_pass;
   pat_round_trace finished;
   int finished_pending;
@@ -355,6 +358,8 @@ static int progress_call(pat_prefetch *f) {
   /* an error ends the round once nothing of it is in flight (its blocks are then undefined) */
   if (f->started && (rs->nplaced == f->P || f->error != MPI_SUCCESS) && !xfers_of(f, q)) {
     if (f->tracing) rs->trace.done = pat_clock_global_ns();
+    if (f->round_start)
+      pat_report_nbc_add("persistent", "prefetch", f->P, f->bytes[f->me], pat_clock_global_ns() - f->round_start);
     f->cur++;
     f->started = 0;
     f->error = MPI_SUCCESS; /* not carried by the signal (docs/usage.md) */
@@ -533,7 +538,7 @@ static int pack_own(pat_prefetch *f) {
 }
 
 int pat_prefetch_start(pat_prefetch *f) {
-  int64_t arrival = f->tracing ? pat_clock_global_ns() : 0;
+  int64_t arrival = f->tracing || pat_report_on ? pat_clock_global_ns() : 0;
   pthread_mutex_lock(&prefetch_lock);
   if (f->started) {
     pthread_mutex_unlock(&prefetch_lock);
@@ -560,6 +565,7 @@ int pat_prefetch_start(pat_prefetch *f) {
   }
   long long B = f->bytes[me];
   int relay = holds_all && P > 2 && B >= P - 1;
+  f->round_start = arrival;
   if (f->tracing) {
     t->copy_end = pat_clock_global_ns();
     t->start = arrival;
