@@ -234,7 +234,9 @@ const pat_setting pat_setting_table[] = {
      "estimate made at `PAT_Init`. A bad file makes `PAT_Init` fail with `file:line: what`.",
      parse_model, NULL},
     {"PAT_REPORT", "0, 1", "1 if PAT_VERBOSE is 2, else 0", PAT_SCOPE_ROOT,
-     "at `PAT_Finalize`, world rank 0 prints one line per call site (see *Unmodified programs*).", parse_report, NULL},
+     "at `PAT_Finalize`, world rank 0 prints one line per call site (see *Unmodified programs*), and one per "
+     "schedule of the non-blocking and persistent calls (calls, mean and largest time from post or start to "
+     "completion).", parse_report, NULL},
     {"PAT_VERBOSE", "0, 1, 2", "0", PAT_SCOPE_RANK,
      "`1` prints every error and placement on stderr (and, under libpat_mpi, that libpat is active); `2` also the "
      "report.",
