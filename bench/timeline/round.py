@@ -4,12 +4,14 @@ PAT_TIMELINE=PREFIX recorded (PREFIX.<world rank>; their format in
 src/runtime/round_trace.h), or check them (tests/mpi/timeline_check.sh).
 
     round.py PREFIX                      list the recorded calls and their rounds
+    round.py PREFIX --call ID            a line per round of a persistent call
     round.py PREFIX --call ID --round N [--msgs]
     round.py PREFIX --nbc ID [--msgs]
     round.py PREFIX --check prefetch=6,ring=2,mpi-own=2,nbc=5 [--late-odd]
 
 A round, per rank, in ms from the earliest start: start (the rank's
-arrival), done (the background thread saw its last message complete),
+arrival; spread: the latest start - the earliest), done (the background
+thread saw its last message complete),
 waited (the application saw the request complete: PAT_Waited; for a
 non-blocking call its wait or test), e_i = completion - start (the
 application's completion where known), the receive port's busy time
@@ -125,6 +127,22 @@ def show_round(ranks, cid, n, msgs):
                       f"{' staged' if m['staged'] else ''}")
 
 
+def show_rounds(ranks, cid):
+    """A line per round: e-bar over ranks, the largest e_i, the largest poll gap after a start, relays."""
+    ns = sorted({n for d in ranks.values() for (c, n) in d["rounds"] if c == cid})
+    if not ns:
+        sys.exit(f"no rounds of call {cid}")
+    print(f"call {cid}: ms; e_i = completion (the application's where known) - start")
+    print(f"{'round':>5} {'what':>9} {'ranks':>5} {'e-bar':>8} {'max e_i':>8} {'spread':>8} {'maxgap':>7} {'relays':>6}")
+    for n in ns:
+        rows = [d["rounds"][(cid, n)] for d in ranks.values() if (cid, n) in d["rounds"]]
+        e = [ms((t["waited"] or t["done"]) - t["start"]) for t in rows]
+        starts = [t["start"] for t in rows]
+        print(f"{n:>5} {rows[0]['what']:>9} {len(rows):>5} {sum(e) / len(e):8.3f} {max(e):8.3f} "
+              f"{ms(max(starts) - min(starts)):8.3f} {ms(max(t['maxgap'] for t in rows)):7.3f} "
+              f"{sum(t['relay'] for t in rows):>6}")
+
+
 def show_nbc(ranks, cid, msgs):
     rows = {r: d["nbc"][cid] for r, d in sorted(ranks.items()) if cid in d["nbc"]}
     if not rows:
@@ -236,7 +254,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("prefix")
     ap.add_argument("--call", type=int, help="a persistent call's number")
-    ap.add_argument("--round", type=int, default=0)
+    ap.add_argument("--round", type=int)
     ap.add_argument("--nbc", type=int, help="a non-blocking call's number")
     ap.add_argument("--msgs", action="store_true")
     ap.add_argument("--check", help="what=rounds,...,nbc=calls: check the files (tests)")
@@ -251,7 +269,9 @@ def main():
             print("FAIL", e)
         print(f"timeline of {len(ranks)} ranks: {len(errors)} error(s)")
         sys.exit(1 if errors else 0)
-    if a.call is not None:
+    if a.call is not None and a.round is None:
+        show_rounds(ranks, a.call)
+    elif a.call is not None:
         show_round(ranks, a.call, a.round, a.msgs)
     elif a.nbc is not None:
         show_nbc(ranks, a.nbc, a.msgs)
