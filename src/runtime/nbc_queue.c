@@ -51,6 +51,7 @@ typedef struct nbc_op {
    * written with its header by the free function (the application's
    * thread, after its wait) */
   int tracing;
+  struct nbc_op *deferred_next; /* in deferred: freed inside the background thread's pass */
   int64_t t_post, t_start, t_done, t_waited;
   long long trace_id, trace_bytes;
   char *trace_ops;
@@ -84,6 +85,11 @@ static watch *watches;     /* under nbc_lock */
 static int keyval = MPI_KEYVAL_INVALID;
 static long long queued, completed; /* atomic */
 static long long traced_calls;      /* atomic: the calls' numbers in the timeline */
+/* The background thread's pass holds nbc_lock: a free function it causes
+ * (its MPI_Test of a watched request) leaves the timeline write to the end
+ * of the pass, in deferred (that thread's only). */
+static _Thread_local int in_locked_pass;
+static nbc_op *deferred;
 
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
@@ -126,6 +132,11 @@ static void write_trace(nbc_op *op) {
 
 static int free_fn(void *extra) {
   nbc_op *op = extra;
+  if (op->trace_ops && in_locked_pass) { /* MPI's reference kept until then */
+    op->deferred_next = deferred;
+    deferred = op;
+    return MPI_SUCCESS;
+  }
   if (op->trace_ops) write_trace(op); /* set before MPI_Grequest_complete, which came before this */
   op_release(extra);
   return MPI_SUCCESS;
@@ -452,6 +463,7 @@ int pat_nbc_progress(void) {
   MPI_Comm to_free[16];
   int nfree = 0, busy = 0;
   pthread_mutex_lock(&nbc_lock);
+  in_locked_pass = 1;
   nbc_comm **link = &contexts;
   while (*link) {
     nbc_comm *ctx = *link;
@@ -477,7 +489,14 @@ int pat_nbc_progress(void) {
   watch *traced = NULL;
   if (watches && progress_watches(&traced)) busy = 1;
   if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  in_locked_pass = 0;
   pthread_mutex_unlock(&nbc_lock);
+  while (deferred) { /* the timelines of calls freed during the pass (free_fn) */
+    nbc_op *op = deferred;
+    deferred = op->deferred_next;
+    write_trace(op);
+    op_release(op);
+  }
   for (int i = 0; i < nfree; i++)
     if (to_free[i] != MPI_COMM_NULL) MPI_Comm_free(&to_free[i]);
   while (traced) { /* a persistent start's line: one write per round, after its signal */
