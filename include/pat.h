@@ -118,6 +118,11 @@ int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 int PAT_Start(MPI_Request *request);
 int PAT_Startall(int count, MPI_Request requests[]);
 int PAT_Request_free(MPI_Request *request);
+/* The application saw request complete just now (its MPI_Wait or MPI_Test
+ * returned): with PAT_TIMELINE set, the timeline records the time for a
+ * persistent all-gather's round (a non-blocking call's is seen by libpat
+ * itself).  Does nothing otherwise; always MPI_SUCCESS. */
+int PAT_Waited(MPI_Request request);
 
 /* Number of algorithms and their names (index 0 .. PAT_AlgCount()-1). */
 int PAT_AlgCount(void);

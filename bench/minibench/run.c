@@ -127,7 +127,9 @@ static int gather_persistent(mb_ctx *c) {
   if (rc != MPI_SUCCESS) return rc;
   if (c->o->overlap)
     mb_compute_until(&c->s->clock, mb_local_now(&c->s->clock) + 1e-3 * c->o->overlap_ms, c->o->busy);
-  return MPI_Wait(&c->persistent, MPI_STATUS_IGNORE);
+  rc = MPI_Wait(&c->persistent, MPI_STATUS_IGNORE);
+  PAT_Waited(c->persistent); /* PAT_TIMELINE: the round's completion as this rank saw it */
+  return rc;
 }
 
 /* The call under test: PAT_Allgather, PAT_Allgatherv (--counts), their

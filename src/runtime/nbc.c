@@ -25,7 +25,7 @@
 #include "runtime/process.h"
 
 /* The algorithm the non-blocking calls run under the process's setting. */
-static int nbc_alg(void) {
+int pat_nbc_alg(void) {
   int setting = pat_proc.alg;
   if (pat_nbc_runs_mpi_own()) return PAT_ALG_NATIVE;
   if (pat_algorithms[setting].flags & PAT_ALGF_CLASSIC) return setting;
@@ -85,7 +85,7 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   int P = 1;
   if (!inter) {
     MPI_Comm_size(comm, &P);
-    alg = P == 1 ? PAT_ALG_RING : nbc_alg(); /* one process: copied here (copy_single) */
+    alg = P == 1 ? PAT_ALG_RING : pat_nbc_alg(); /* one process: copied here (copy_single) */
   }
   if (alg == PAT_ALG_NATIVE)
     return own_error(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), name);
@@ -125,7 +125,7 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
   int P = 1;
   if (!inter) {
     MPI_Comm_size(comm, &P);
-    alg = P == 1 ? PAT_ALG_RING : nbc_alg(); /* one process: copied here (copy_single) */
+    alg = P == 1 ? PAT_ALG_RING : pat_nbc_alg(); /* one process: copied here (copy_single) */
   }
   if (alg == PAT_ALG_NATIVE)
     return own_error(

@@ -2,15 +2,21 @@
 #include "runtime/nbc_queue.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algorithms/algorithms.h"
 #include "exec/executor.h"
 #include "model/build_args.h"
+#include "pat/clock.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
 #include "runtime/process.h"
+#include "runtime/report.h"
+#include "runtime/report_nbc.h"
+#include "runtime/round_trace.h"
+#include "runtime/timeline.h"
 #include "runtime/wakeup.h"
 
 typedef struct nbc_comm nbc_comm;
@@ -40,6 +46,15 @@ typedef struct nbc_op {
   MPI_Request greq;
   int rc;   /* set before MPI_Grequest_complete, read by the query function */
   int refs; /* the background thread's and MPI's (free function): the last one frees */
+  /* PAT_TIMELINE (tracing) and PAT_REPORT (t_post set): the call's times
+   * on the common clock; its op lines, formatted before its executor goes,
+   * written with its header by the free function (the application's
+   * thread, after its wait) */
+  int tracing;
+  struct nbc_op *deferred_next; /* in deferred: freed inside the background thread's pass */
+  int64_t t_post, t_start, t_done, t_waited;
+  long long trace_id, trace_bytes;
+  char *trace_ops;
 } nbc_op;
 
 struct nbc_comm {
@@ -59,6 +74,8 @@ typedef struct watch {
   MPI_Request request;
   MPI_Comm signal_comm;
   int tag;
+  pat_round_trace *trace; /* PAT_TIMELINE: the persistent start's, or NULL */
+  const char *what;
 } watch;
 
 static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,6 +84,12 @@ static int have_contexts;  /* atomic: the background thread's pass skips the loc
 static watch *watches;     /* under nbc_lock */
 static int keyval = MPI_KEYVAL_INVALID;
 static long long queued, completed; /* atomic */
+static long long traced_calls;      /* atomic: the calls' numbers in the timeline */
+/* The background thread's pass holds nbc_lock: a free function it causes
+ * (its MPI_Test of a watched request) leaves the timeline write to the end
+ * of the pass, in deferred (that thread's only). */
+static _Thread_local int in_locked_pass;
+static nbc_op *deferred;
 
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
@@ -83,6 +106,7 @@ static void op_release(nbc_op *op) {
 
 static int query_fn(void *extra, MPI_Status *status) {
   nbc_op *op = extra;
+  if (op->trace_ops && !op->t_waited) op->t_waited = pat_clock_global_ns(); /* the application's wait or test */
   MPI_Status_set_elements(status, MPI_BYTE, 0);
   MPI_Status_set_cancelled(status, 0);
   status->MPI_SOURCE = MPI_UNDEFINED;
@@ -90,7 +114,30 @@ static int query_fn(void *extra, MPI_Status *status) {
   return __atomic_load_n(&op->rc, __ATOMIC_ACQUIRE);
 }
 
+/* The call's timeline, complete: header and op lines (one open). */
+static void write_trace(nbc_op *op) {
+  char path[PAT_SETTING_TEXT + 32];
+  snprintf(path, sizeof path, "%s.%d", pat_proc.settings.timeline, pat_proc.world_rank);
+  FILE *f = fopen(path, "a");
+  if (f) {
+    fprintf(f, "nbc %lld alg %s rank %d P %d bytes %lld post %lld start %lld done %lld waited %lld\n", op->trace_id,
+            pat_algorithms[op->alg].name, op->ctx->rank, op->ctx->P, op->trace_bytes, (long long)op->t_post,
+            (long long)op->t_start, (long long)op->t_done, (long long)op->t_waited);
+    fputs(op->trace_ops, f);
+    fclose(f);
+  }
+  free(op->trace_ops);
+  op->trace_ops = NULL;
+}
+
 static int free_fn(void *extra) {
+  nbc_op *op = extra;
+  if (op->trace_ops && in_locked_pass) { /* MPI's reference kept until then */
+    op->deferred_next = deferred;
+    deferred = op;
+    return MPI_SUCCESS;
+  }
+  if (op->trace_ops) write_trace(op); /* set before MPI_Grequest_complete, which came before this */
   op_release(extra);
   return MPI_SUCCESS;
 }
@@ -199,6 +246,8 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   if (!op) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
   op->refs = 2;
   op->alg = c->alg;
+  op->tracing = pat_timeline_on();
+  if (op->tracing || pat_report_on) op->t_post = pat_clock_global_ns();
   int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->greq);
   if (rc != MPI_SUCCESS) {
     free(op);
@@ -221,6 +270,7 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
     return pat_fail(rc, "cannot queue the call");
   }
   op->ctx = ctx;
+  if (op->tracing) op->trace_id = __atomic_fetch_add(&traced_calls, 1, __ATOMIC_RELAXED);
   pthread_mutex_lock(&nbc_lock);
   op->seq = ctx->posted++;
   if (ctx->tail)
@@ -234,10 +284,13 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   return MPI_SUCCESS;
 }
 
-int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag) {
+int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_trace *trace, const char *what) {
   watch *w = malloc(sizeof *w);
-  if (!w) return MPI_ERR_NO_MEM;
-  *w = (watch){.request = request, .signal_comm = signal_comm, .tag = tag};
+  if (!w) {
+    free(trace);
+    return MPI_ERR_NO_MEM;
+  }
+  *w = (watch){.request = request, .signal_comm = signal_comm, .tag = tag, .trace = trace, .what = what};
   pthread_mutex_lock(&nbc_lock);
   w->next = watches;
   watches = w;
@@ -249,8 +302,9 @@ int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag) {
 
 /* ---- the background thread ---- */
 
-/* Signal the watched requests that completed; 1 while some are left. */
-static int progress_watches(void) {
+/* Signal the watched requests that completed; 1 while some are left.
+ * Those with a trace go to *traced, to be written with no lock held. */
+static int progress_watches(watch **traced) {
   for (watch **link = &watches; *link;) {
     watch *w = *link;
     int flag = 0;
@@ -260,6 +314,7 @@ static int progress_watches(void) {
       link = &w->next;
       continue;
     }
+    if (w->trace) w->trace->done = pat_clock_global_ns();
     MPI_Request sent;
     static const char nothing = 0;
     int self = 0;
@@ -267,7 +322,14 @@ static int progress_watches(void) {
     if (MPI_Isend(&nothing, 0, MPI_BYTE, self, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
       PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty: it goes at once */
     *link = w->next;
-    free(w);
+    if (w->trace) {
+      w->trace->signal = pat_clock_global_ns();
+      pat_report_nbc_add("persistent", w->what, w->trace->P, w->trace->bytes, w->trace->done - w->trace->start);
+      w->next = *traced;
+      *traced = w;
+    } else {
+      free(w);
+    }
   }
   return watches != NULL;
 }
@@ -294,7 +356,14 @@ static int start_op(nbc_op *op) {
   op->have_exec = 1;
   op->exec.tag_gen = (int)(op->seq % PAT_TAG_GENS);
   op->exec.own_held = 1; /* in place before the first step */
-  return MPI_SUCCESS;
+  if (op->t_post) {
+    op->t_start = pat_clock_global_ns();
+    int type_size = 0;
+    MPI_Type_size(op->recvtype, &type_size);
+    op->trace_bytes = (long long)type_size * (op->counts ? op->counts[ctx->rank] : op->recvcount);
+    if (op->tracing) rc = pat_exec_record(&op->exec);
+  }
+  return rc;
 }
 
 /* An abandoned step's requests that MPI keeps active: the buffers stay
@@ -340,6 +409,17 @@ static int step_op(nbc_op *op) {
   }
 }
 
+/* The finished call's op lines, kept for free_fn (no memory: no timeline). */
+static void trace_ops(nbc_op *op) {
+  size_t len = 0;
+  char *text = NULL;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return;
+  pat_timeline_ops(f, "nbcop", op->ctx->P, &op->exec);
+  if (fclose(f) == 0) op->trace_ops = text;
+  else free(text);
+}
+
 /* Everything but the op itself and its request's result. */
 static void release_run(nbc_op *op) {
   free(op->pending);
@@ -383,6 +463,7 @@ int pat_nbc_progress(void) {
   MPI_Comm to_free[16];
   int nfree = 0, busy = 0;
   pthread_mutex_lock(&nbc_lock);
+  in_locked_pass = 1;
   nbc_comm **link = &contexts;
   while (*link) {
     nbc_comm *ctx = *link;
@@ -405,14 +486,36 @@ int pat_nbc_progress(void) {
     }
     link = &ctx->next;
   }
-  if (watches && progress_watches()) busy = 1;
+  watch *traced = NULL;
+  if (watches && progress_watches(&traced)) busy = 1;
   if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  in_locked_pass = 0;
   pthread_mutex_unlock(&nbc_lock);
+  while (deferred) { /* the timelines of calls freed during the pass (free_fn) */
+    nbc_op *op = deferred;
+    deferred = op->deferred_next;
+    write_trace(op);
+    op_release(op);
+  }
   for (int i = 0; i < nfree; i++)
     if (to_free[i] != MPI_COMM_NULL) MPI_Comm_free(&to_free[i]);
+  while (traced) { /* a persistent start's line: one write per round, after its signal */
+    watch *w = traced;
+    traced = w->next;
+    if (pat_timeline_on()) pat_round_trace_write(w->trace, w->what);
+    pat_round_trace_free(w->trace);
+    free(w->trace);
+    free(w);
+  }
   while (done) {
     nbc_op *op = done;
     done = op->next;
+    if (op->t_post) {
+      op->t_done = pat_clock_global_ns();
+      pat_report_nbc_add("non-blocking", pat_algorithms[op->alg].name, op->ctx->P, op->trace_bytes,
+                         op->t_done - op->t_post);
+    }
+    if (op->tracing && op->have_exec) trace_ops(op);
     release_run(op);
     MPI_Request greq = op->greq;
     __atomic_store_n(&op->rc, op->rc, __ATOMIC_RELEASE);
@@ -438,6 +541,8 @@ void pat_nbc_stop(void) {
   while (watches) { /* requests of persistent calls still in flight: erroneous at finalize, left to MPI */
     watch *w = watches;
     watches = w->next;
+    if (w->trace) pat_round_trace_free(w->trace);
+    free(w->trace);
     free(w);
   }
   __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);

@@ -27,6 +27,8 @@
 
 #include <mpi.h>
 
+#include "runtime/round_trace.h"
+
 /* One posted call, as checked by nbc.c.  counts and displs: an
  * all-gatherv's (copied), NULL for an all-gather. */
 typedef struct pat_nbc_call {
@@ -56,8 +58,14 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request);
 /* When request (a non-blocking all-gather's, libpat's or MPI's own)
  * completes, the background thread sends an empty message with tag to this
  * process in signal_comm: what completes a persistent call's request
- * (persist.c).  Returns an MPI error code. */
-int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag);
+ * (persist.c).  trace (malloc'd, taken over; NULL: none): the start's
+ * timeline, written as schedule `what` with its done and signal times once
+ * it completed.  Returns an MPI error code. */
+int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_trace *trace, const char *what);
+
+/* The algorithm PAT_Iallgather(v) runs on a communicator of P > 1
+ * processes under the process's setting (nbc.c). */
+int pat_nbc_alg(void);
 
 /* The background thread's pass over every context; 1 while something is in
  * flight. */

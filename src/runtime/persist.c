@@ -34,15 +34,22 @@
  * the set-up (as MPI allows), as Open MPI 4.1's MPIX_Allgather_init crashed.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/algorithms.h"
 #include "pat.h"
+#include "pat/clock.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/persist.h"
 #include "runtime/persist_prefetch.h"
 #include "runtime/process.h"
+#include "runtime/report.h"
+#include "runtime/report_nbc.h"
+#include "runtime/round_trace.h"
+#include "runtime/timeline.h"
 
 typedef struct persistent persistent;
 
@@ -59,6 +66,7 @@ struct persistent {
   int tag;
   char signal;          /* the empty receive's buffer */
   pat_prefetch *prefetch; /* the prefetching schedule's call, NULL: each start posts PAT_Iallgather(v) */
+  long long trace_id, starts; /* PAT_TIMELINE: its number, its starts so far */
   struct persistent *next; /* in the registry */
 };
 
@@ -67,6 +75,7 @@ static persistent *registry; /* under persist_lock */
 static MPI_Comm signal_comm = MPI_COMM_NULL; /* the signals' (pat_persist_start) */
 static int signal_rank;                     /* this process's in signal_comm */
 static int next_tag;
+static long long traced_calls; /* under persist_lock */
 
 /* The persistent call whose handle is request, unlinked from the registry if unlink. */
 static persistent *find(MPI_Request request, int unlink) {
@@ -124,13 +133,14 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &p->comm);
   pthread_mutex_lock(&persist_lock);
   p->tag = next_tag;
+  p->trace_id = traced_calls++;
   next_tag = next_tag == 32767 ? 0 : next_tag + 1; /* a tag per live persistent call (MPI guarantees 32767) */
   pthread_mutex_unlock(&persist_lock);
   p->handle = MPI_REQUEST_NULL;
   if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, signal_rank, p->tag, signal_comm, &p->handle);
   if (rc == MPI_SUCCESS && pat_prefetch_applies(P)) { /* the same choice on every rank */
     rc = pat_prefetch_make(sendbuf, sendcount, sendtype, recvbuf, recvcount, counts, displs, recvtype, comm,
-                           signal_comm, p->tag, &p->prefetch);
+                           signal_comm, p->tag, p->trace_id, &p->prefetch);
     if (rc != MPI_SUCCESS) {
       release(p);
       return rc; /* said by pat_prefetch_make */
@@ -178,6 +188,19 @@ static int start_one(persistent *p) {
     return rc;
   }
   MPI_Request inner = MPI_REQUEST_NULL;
+  /* the timeline's, and the report's start time */
+  pat_round_trace *trace = pat_timeline_on() || pat_report_on ? calloc(1, sizeof *trace) : NULL;
+  if (trace) {
+    trace->start = pat_clock_global_ns();
+    trace->id = p->trace_id;
+    trace->round = p->starts;
+    MPI_Comm_rank(p->comm, &trace->rank);
+    MPI_Comm_size(p->comm, &trace->P);
+    int type_size = 0;
+    MPI_Type_size(p->recvtype, &type_size);
+    trace->bytes = (long long)type_size * (p->counts ? p->counts[trace->rank] : p->recvcount);
+  }
+  p->starts++;
   rc = p->counts ? PAT_Iallgatherv(p->sendbuf, p->sendcount, p->sendtype, p->recvbuf, p->counts, p->displs,
                                    p->recvtype, p->comm, &inner)
                  : PAT_Iallgather(p->sendbuf, p->sendcount, p->sendtype, p->recvbuf, p->recvcount, p->recvtype,
@@ -185,12 +208,22 @@ static int start_one(persistent *p) {
   /* complete already (one process, nothing to move): signalled here, the thread is not needed */
   int done = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Test(&inner, &done, MPI_STATUS_IGNORE);
-  if (rc == MPI_SUCCESS && !done && pat_proc.background) rc = pat_nbc_watch(inner, signal_comm, p->tag);
+  if (rc == MPI_SUCCESS && !done && pat_proc.background) {
+    int alg = pat_nbc_alg(); /* what PAT_Iallgather(v) ran: the same setting, a moment ago */
+    rc = pat_nbc_watch(inner, signal_comm, p->tag, trace, alg == PAT_ALG_NATIVE ? "mpi-own" : pat_algorithms[alg].name);
+    trace = NULL;
+  }
   else if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&inner, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS || done || !pat_proc.background) { /* the request completes (an error is returned here) */
     static const char nothing = 0;
     MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
   }
+  if (trace && rc == MPI_SUCCESS) { /* complete here (one process, nothing to move) */
+    trace->done = trace->signal = pat_clock_global_ns();
+    pat_report_nbc_add("persistent", "in-start", trace->P, trace->bytes, trace->done - trace->start);
+    if (pat_timeline_on()) pat_round_trace_write(trace, "in-start");
+  }
+  free(trace); /* handed to the watch, or written */
   return rc;
 }
 
@@ -214,6 +247,26 @@ int PAT_Request_free(MPI_Request *request) {
   if (!p) return PMPI_Request_free(request);
   release(p); /* a call in flight keeps its own copies, and completes */
   *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int PAT_Waited(MPI_Request request) {
+  if (!pat_proc.initialized || !pat_timeline_on() || request == MPI_REQUEST_NULL) return MPI_SUCCESS;
+  int64_t now = pat_clock_global_ns();
+  persistent *p = find(request, 0);
+  if (!p) return MPI_SUCCESS;
+  if (p->prefetch) {
+    pat_prefetch_waited(p->prefetch);
+    return MPI_SUCCESS;
+  }
+  /* a start per PAT_Iallgather(v): its line was written by the background thread at its signal */
+  char path[PAT_SETTING_TEXT + 32];
+  snprintf(path, sizeof path, "%s.%d", pat_proc.settings.timeline, pat_proc.world_rank);
+  FILE *f = fopen(path, "a");
+  if (f) {
+    fprintf(f, "waited %lld %lld at %lld\n", p->trace_id, p->starts - 1, (long long)now);
+    fclose(f);
+  }
   return MPI_SUCCESS;
 }
 

@@ -59,10 +59,15 @@
 #include <string.h>
 
 #include "algorithms/algorithms.h"
+#include "pat/clock.h"
 #include "runtime/args.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/process.h"
+#include "runtime/report.h"
+#include "runtime/report_nbc.h"
+#include "runtime/round_trace.h"
+#include "runtime/timeline.h"
 #include "runtime/wakeup.h"
 
 enum { KIND_WHOLE = 0, KIND_PIECE = 1, KIND_FORWARDED = 2, KINDS = 3 };
@@ -77,6 +82,7 @@ typedef struct xfer {
   int is_send;
   int staged; /* a receive into the staging buffer */
   char *sink; /* a message that is not the schedule's: received here, then dropped */
+  int traced; /* its message in its round's trace + 1; 0: none */
 } xfer;
 
 /* What is known of one round (one per parity). */
@@ -87,6 +93,7 @@ typedef struct round_state {
   char *placed;  /* per owner: in recvbuf */
   int *pieces;   /* per owner: pieces received */
   int nplaced;
+  pat_round_trace trace; /* PAT_TIMELINE: the round's messages and polling */
 } round_state;
 
 struct pat_prefetch {
@@ -111,6 +118,15 @@ struct pat_prefetch {
   MPI_Comm signal_comm;
   int signal_rank, signal_tag; /* to this process in signal_comm */
   int error;
+  /* PAT_TIMELINE (round_trace.h): a completed round's trace waits in
+   * finished for the application's thread to write it (pat_prefetch_waited,
+   * the next start, or the end) */
+  int tracing;
+  long long trace_id;  /* its number in the timeline */
+  int64_t round_start; /* PAT_REPORT: the current round's start */
+  int64_t last_pass;
+  pat_round_trace finished;
+  int finished_pending;
 };
 
 static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -164,7 +180,10 @@ static int add_xfer(pat_prefetch *f, xfer x) {
 
 static int send_bytes(pat_prefetch *f, char *at, long long len, int to, int tag, int parity) {
   xfer x = {.parity = parity, .at = at, .len = (int)len, .is_send = 1};
+  pat_round_trace *t = &f->round[parity].trace;
+  if (f->tracing) x.traced = 1 + pat_round_trace_add(t, 1, (tag >> 1) % KINDS, to, (tag >> 1) / KINDS, len);
   int rc = MPI_Isend(at, (int)len, MPI_BYTE, to, tag, f->comm, &x.req);
+  if (x.traced) t->msg[x.traced - 1].posted = pat_clock_global_ns();
   if (rc == MPI_SUCCESS) rc = add_xfer(f, x);
   return rc;
 }
@@ -189,7 +208,7 @@ static round_state *round_of_parity(pat_prefetch *f, int parity) { return &f->ro
 static int cur_parity(const pat_prefetch *f) { return (int)(f->cur & 1); }
 
 /* A matched message: where its bytes go, and its receive posted. */
-static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st) {
+static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st, int64_t matched) {
   int tag = st->MPI_TAG, src = st->MPI_SOURCE, parity = tag & 1, kind = (tag >> 1) % KINDS;
   int owner = (tag >> 1) / KINDS; /* a whole block's or a piece's sender names itself */
   int ours = owner < f->P && owner != f->me && src != f->me && (kind == KIND_FORWARDED) == (owner != src);
@@ -219,7 +238,15 @@ static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st)
     rs->staged[owner] = !direct;
   }
   x.staged = !direct;
+  if (f->tracing) {
+    x.traced = 1 + pat_round_trace_add(&rs->trace, 0, kind, src, owner, x.len);
+    if (x.traced) {
+      rs->trace.msg[x.traced - 1].matched = matched;
+      rs->trace.msg[x.traced - 1].staged = x.staged;
+    }
+  }
   rc = MPI_Imrecv(x.at, x.len, MPI_BYTE, msg, &x.req);
+  if (x.traced) rs->trace.msg[x.traced - 1].posted = pat_clock_global_ns();
   if (rc == MPI_SUCCESS) rc = add_xfer(f, x);
   return rc;
 }
@@ -255,6 +282,32 @@ static void clear_round(pat_prefetch *f, round_state *rs) {
   rs->nplaced = 0;
 }
 
+/* The round's trace, complete, into f->finished (whose last one was
+ * written: at this rank's start of the round at the latest); rs's is left
+ * empty for the round two on. */
+static void finish_trace(pat_prefetch *f, round_state *rs) {
+  rs->trace.signal = pat_clock_global_ns();
+  pat_round_trace done = rs->trace;
+  rs->trace = f->finished;
+  f->finished = done;
+  f->finished_pending = 1;
+  pat_round_trace_clear(&rs->trace);
+}
+
+/* The finished round's trace, if one waits, moved into *out (under prefetch_lock). */
+static int take_finished(pat_prefetch *f, pat_round_trace *out) {
+  if (!f->finished_pending) return 0;
+  f->finished_pending = 0;
+  *out = f->finished;
+  f->finished = (pat_round_trace){0};
+  return 1;
+}
+
+static void write_trace(pat_round_trace *t) {
+  pat_round_trace_write(t, "prefetch");
+  pat_round_trace_free(t);
+}
+
 static void signal_done(pat_prefetch *f) {
   static const char nothing = 0;
   MPI_Request sent;
@@ -266,12 +319,17 @@ static void signal_done(pat_prefetch *f) {
  * Returns 1 if something moved (a message matched, a transfer done). */
 static int progress_call(pat_prefetch *f) {
   int moved = 0;
+  if (f->tracing) { /* the suspect: a pass too rare for the transport's own progress */
+    int64_t now = pat_clock_global_ns();
+    pat_round_trace_pass(&f->round[cur_parity(f)].trace, f->last_pass ? now - f->last_pass : 0, f->started);
+    f->last_pass = now;
+  }
   for (;;) { /* every message that came */
     int flag = 0;
     MPI_Message msg;
     MPI_Status st;
     if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &msg, &st) != MPI_SUCCESS || !flag) break;
-    int rc = take_message(f, &msg, &st);
+    int rc = take_message(f, &msg, &st, f->tracing ? pat_clock_global_ns() : 0);
     if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc;
     moved = 1;
   }
@@ -288,6 +346,7 @@ static int progress_call(pat_prefetch *f) {
     xfer x = f->x[i];
     f->x[i] = f->x[--f->nx];
     moved = 1;
+    if (x.traced) f->round[x.parity].trace.msg[x.traced - 1].done = pat_clock_global_ns();
     free(x.sink);
     if (!x.is_send) {
       int rc = received(f, &x);
@@ -298,17 +357,24 @@ static int progress_call(pat_prefetch *f) {
   round_state *rs = round_of_parity(f, q);
   /* an error ends the round once nothing of it is in flight (its blocks are then undefined) */
   if (f->started && (rs->nplaced == f->P || f->error != MPI_SUCCESS) && !xfers_of(f, q)) {
-    clear_round(f, rs);
+    if (f->tracing) rs->trace.done = pat_clock_global_ns();
+    if (f->round_start)
+      pat_report_nbc_add("persistent", "prefetch", f->P, f->bytes[f->me], pat_clock_global_ns() - f->round_start);
     f->cur++;
     f->started = 0;
     f->error = MPI_SUCCESS; /* not carried by the signal (docs/usage.md) */
     __atomic_add_fetch(&rounds_done, 1, __ATOMIC_RELAXED);
     signal_done(f);
+    if (f->tracing) finish_trace(f, rs);
+    clear_round(f, rs);
   }
   return moved;
 }
 
 static void destroy(pat_prefetch *f) {
+  pat_round_trace last;
+  if (take_finished(f, &last)) write_trace(&last);
+  pat_round_trace_free(&f->finished);
   if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
   pat_nbc_drop_type(&f->sendtype);
   pat_nbc_drop_type(&f->recvtype);
@@ -316,6 +382,7 @@ static void destroy(pat_prefetch *f) {
     free(f->round[q].stage);
     free(f->round[q].whole);
     free(f->round[q].pieces);
+    pat_round_trace_free(&f->round[q].trace);
   }
   free(f->counts);
   free(f->bytes);
@@ -373,7 +440,7 @@ static int check(const pat_prefetch *f, const void *sendbuf, int sendcount, MPI_
 
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Comm signal_comm, int signal_tag, pat_prefetch **out) {
+                      MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out) {
   MPI_Count rsize = 0;
   if (recvtype == MPI_DATATYPE_NULL || pat_type_size(recvtype, &rsize))
     return pat_fail(MPI_ERR_TYPE, "persistent all-gather: bad recvtype");
@@ -437,6 +504,8 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     destroy(f);
     return pat_fail(rc, "persistent all-gather: cannot set the prefetching schedule up");
   }
+  f->tracing = pat_timeline_on();
+  f->trace_id = trace_id;
   pthread_mutex_lock(&prefetch_lock);
   f->next = calls;
   calls = f;
@@ -469,6 +538,7 @@ static int pack_own(pat_prefetch *f) {
 }
 
 int pat_prefetch_start(pat_prefetch *f) {
+  int64_t arrival = f->tracing || pat_report_on ? pat_clock_global_ns() : 0;
   pthread_mutex_lock(&prefetch_lock);
   if (f->started) {
     pthread_mutex_unlock(&prefetch_lock);
@@ -485,6 +555,8 @@ int pat_prefetch_start(pat_prefetch *f) {
   rs->placed[me] = 1;
   rs->nplaced++;
   int holds_all = 1;
+  pat_round_trace *t = &rs->trace;
+  if (f->tracing) t->copy_begin = pat_clock_global_ns();
   for (int o = 0; o < P; o++) {
     if (o == me) continue;
     if (!block_received(f, rs, o)) holds_all = 0;
@@ -492,7 +564,20 @@ int pat_prefetch_start(pat_prefetch *f) {
     if (prc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = prc;
   }
   long long B = f->bytes[me];
-  if (holds_all && P > 2 && B >= P - 1) { /* the last: relay through the others */
+  int relay = holds_all && P > 2 && B >= P - 1;
+  f->round_start = arrival;
+  if (f->tracing) {
+    t->copy_end = pat_clock_global_ns();
+    t->start = arrival;
+    t->round = f->cur;
+    t->rank = me;
+    t->P = P;
+    t->parity = q;
+    t->bytes = B;
+    t->relay = relay;
+    t->id = f->trace_id;
+  }
+  if (relay) { /* the last: relay through the others */
     __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
     for (int k = 0; k < P - 1 && rc == MPI_SUCCESS; k++) {
       long long lo, hi;
@@ -504,9 +589,24 @@ int pat_prefetch_start(pat_prefetch *f) {
       rc = send_bytes(f, f->mine, B, (me + k) % P, tag_of(me, KIND_WHOLE, q), q);
   }
   if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc; /* the round ends in error (progress_call) */
+  pat_round_trace last;
+  int write_last = take_finished(f, &last); /* the application did not say when it saw it complete */
   pthread_mutex_unlock(&prefetch_lock);
   pat_wakeup_ring();
+  if (write_last) write_trace(&last); /* after the sends are out: a file write on this rank's own time */
   return MPI_SUCCESS;
+}
+
+void pat_prefetch_waited(pat_prefetch *f) {
+  if (!f->tracing) return;
+  int64_t now = pat_clock_global_ns();
+  pthread_mutex_lock(&prefetch_lock);
+  pat_round_trace last;
+  int have = take_finished(f, &last);
+  pthread_mutex_unlock(&prefetch_lock);
+  if (!have) return; /* not complete yet, or said already */
+  last.waited = now;
+  write_trace(&last);
 }
 
 int pat_prefetch_held(pat_prefetch *f) {

@@ -24,15 +24,20 @@ int pat_prefetch_applies(int P);
  * all-gatherv (counts, displs): collective, as it duplicates comm.  When a
  * round completes, the background thread sends an empty message with
  * signal_tag to this process in signal_comm (persist.c's completion).  Checks the
- * arguments once (they cannot change).  Returns an MPI error code. */
+ * arguments once (they cannot change).  trace_id: its number in the
+ * timeline (PAT_TIMELINE).  Returns an MPI error code. */
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Comm signal_comm, int signal_tag, pat_prefetch **out);
+                      MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out);
 
 /* Start the next round: the staged blocks go into recvbuf, this rank's
  * block goes out.  Non-blocking.  Returns an MPI error code; on an error
  * the round was not started (no signal will come). */
 int pat_prefetch_start(pat_prefetch *f);
+
+/* The application saw its request complete (PAT_Waited): with
+ * PAT_TIMELINE, the round's trace is written now with this time. */
+void pat_prefetch_waited(pat_prefetch *f);
 
 /* The other ranks' blocks of the current (or next) round received so far. */
 int pat_prefetch_held(pat_prefetch *f);

@@ -19,6 +19,7 @@
 #include "runtime/persist.h"
 #include "runtime/netparams.h"
 #include "runtime/report.h"
+#include "runtime/report_nbc.h"
 #include "runtime/stats.h"
 #include "runtime/wait_nap.h"
 
@@ -114,6 +115,7 @@ static void shut_down(void) {
   pat_nbc_stop(); /* the thread is gone: what it left queued fails, the duplicates go */
   pat_persist_stop();
   pat_comms_finalize();
+  pat_report_nbc_finalize(pat_proc.world); /* while the report is still on */
   pat_report_finalize();
   MPI_Comm_free(&pat_proc.world);
   pat_proc.initialized = 0;

@@ -234,7 +234,9 @@ const pat_setting pat_setting_table[] = {
      "estimate made at `PAT_Init`. A bad file makes `PAT_Init` fail with `file:line: what`.",
      parse_model, NULL},
     {"PAT_REPORT", "0, 1", "1 if PAT_VERBOSE is 2, else 0", PAT_SCOPE_ROOT,
-     "at `PAT_Finalize`, world rank 0 prints one line per call site (see *Unmodified programs*).", parse_report, NULL},
+     "at `PAT_Finalize`, world rank 0 prints one line per call site (see *Unmodified programs*), and one per "
+     "schedule of the non-blocking and persistent calls (calls, mean and largest time from post or start to "
+     "completion).", parse_report, NULL},
     {"PAT_VERBOSE", "0, 1, 2", "0", PAT_SCOPE_RANK,
      "`1` prints every error and placement on stderr (and, under libpat_mpi, that libpat is active); `2` also the "
      "report.",
@@ -266,7 +268,13 @@ const pat_setting pat_setting_table[] = {
     {"PAT_TIMELINE", "a file path prefix", "unset", PAT_SCOPE_RANK,
      "record every executed call's per-op timeline (post and completion of each message on the common clock, "
      "background or foreground) into PREFIX.RANK (world rank), one line per op; `bench/timeline/timeline.py` "
-     "prints it beside the model's replay.",
+     "prints it beside the model's replay.  Non-blocking calls of libpat's classic schedules: a line per call "
+     "(post, the background thread's start and end, the application's wait or test) and their op lines.  "
+     "Persistent calls, a line per start and rank: under the prefetching schedule its messages (whole, piece "
+     "or forwarded; match, post and completion; staged or not), the staging copy at the start, the background "
+     "thread's passes and longest gap between two, its completion and, if the program calls PAT_Waited after "
+     "its wait (pat-minibench does), the application's; a start run as a non-blocking call (MPI's own "
+     "included) its post and completion.  `bench/timeline/round.py` prints a round.",
      parse_timeline, NULL},
     {"PAT_DECISIONS", "a file path prefix", "unset", PAT_SCOPE_RANK,
      "debugging auto: after every call of auto, rank 0 of the communicator appends to PREFIX.RANK (world rank) "

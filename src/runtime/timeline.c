@@ -40,6 +40,18 @@ static long long op_bytes(const pat_op *op, const pat_buffers *b, int P) {
   return (long long)(bytes + 0.5);
 }
 
+void pat_timeline_ops(FILE *f, const char *word, int P, const pat_exec *e) {
+  for (size_t i = 0; i < e->nops; i++) {
+    const pat_op *op = &e->ops[i];
+    double blocks = 0;
+    for (int k = 0; k < op->nspans; k++)
+      blocks += op->span[k].count * (double)(op->span[k].hi - op->span[k].lo) / PAT_FRAC_ONE;
+    fprintf(f, "%s %zu step %d %s peer %d blocks %.6f post %lld %s done %lld %s bytes %lld\n", word, i, op->step,
+            kind_name(op->kind), op->peer, blocks, (long long)e->t_post[i], who(e->t_fg[i], 1), (long long)e->t_done[i],
+            who(e->t_fg[i], 2), e->buf ? op_bytes(op, e->buf, P) : -1);
+  }
+}
+
 void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched *s, const pat_exec *e,
                         const int64_t *predicted, int64_t arrival, int64_t handover, int64_t exit) {
   if (!pat_timeline_on() || !e->t_post) return;
@@ -56,14 +68,6 @@ void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched
     for (int i = 0; i < P; i++) fprintf(f, "%c%lld", i ? ',' : ' ', (long long)predicted[i]);
   }
   fprintf(f, "\n");
-  for (size_t i = 0; i < e->nops; i++) {
-    const pat_op *op = &e->ops[i];
-    double blocks = 0;
-    for (int k = 0; k < op->nspans; k++)
-      blocks += op->span[k].count * (double)(op->span[k].hi - op->span[k].lo) / PAT_FRAC_ONE;
-    fprintf(f, "op %zu step %d %s peer %d blocks %.6f post %lld %s done %lld %s bytes %lld\n", i, op->step,
-            kind_name(op->kind), op->peer, blocks, (long long)e->t_post[i], who(e->t_fg[i], 1), (long long)e->t_done[i],
-            who(e->t_fg[i], 2), e->buf ? op_bytes(op, e->buf, P) : -1);
-  }
+  pat_timeline_ops(f, "op", P, e);
   fclose(f);
 }

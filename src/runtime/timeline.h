@@ -7,12 +7,15 @@
  * costs one test per op; on, a clock read per post and completion, and a
  * file write at the end of the call, inside it: use it to see where time
  * goes, not for the headline numbers.
- * bench/timeline/timeline.py reads the files of every rank.
+ * bench/timeline/timeline.py reads the files of every rank.  The
+ * non-blocking and persistent calls write theirs into the same files
+ * (round_trace.h).
  */
 #ifndef PAT_TIMELINE_H
 #define PAT_TIMELINE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "exec/executor.h"
 #include "algorithms/sched/schedule.h"
@@ -26,5 +29,9 @@ int pat_timeline_on(void);
  * schedule was built from (NULL for classic schedules). */
 void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched *s, const pat_exec *e,
                         const int64_t *predicted, int64_t arrival, int64_t handover, int64_t exit);
+
+/* The op lines of e (recorded), each opening with word ("op" for a
+ * blocking call's, "nbcop" for a non-blocking one's: round_trace.h). */
+void pat_timeline_ops(FILE *f, const char *word, int P, const pat_exec *e);
 
 #endif

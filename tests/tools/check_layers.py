@@ -35,8 +35,8 @@ PURE = {"algorithms/sched", "algorithms", "src/model", "src/decide"}
 # src/runtime's modules, bottom to top: each may include only those before it
 # (docs/design.md §2 says what each is).  A new runtime file takes its place here.
 RUNTIME_ORDER = [
-    "errors", "args", "settings", "process", "bind", "wakeup", "stats", "timeline", "wait_nap", "netparams",
-    "comm_base", "plan", "run", "retire", "report",  # the parts of a communicator's state
+    "errors", "args", "settings", "process", "bind", "wakeup", "stats", "timeline", "round_trace", "wait_nap", "netparams",
+    "comm_base", "plan", "run", "retire", "report", "report_nbc",  # the parts of a communicator's state
     "comm",                                   # the state itself: identity, lock, registry, lifecycle
     "decisions",                              # the decision log (reads the state)
     "debug", "arrivals", "nbc_queue", "persist_prefetch", "background", "finalize_hook", "through", "call", "callv", "nbc", "persist", "runtime",
