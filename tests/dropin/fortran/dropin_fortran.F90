@@ -99,18 +99,8 @@ program dropin_fortran
 
 contains
 
-  ! what rank r of a communicator contributes as element i
-  integer function val(r, i, salt)
-    integer, intent(in) :: r, i, salt
-    val = r * 100003 + i * 7 + salt
-  end function val
-
-  subroutine fail(what, detail)
-    character(*), intent(in) :: what
-    integer, intent(in) :: detail
-    write (0, '(a,i0,a,a,a,i0)') 'FAIL world rank ', world_rank, ': ', what, ': ', detail
-    failures = failures + 1
-  end subroutine fail
+  include 'fvalues.inc'
+  include 'ffail.inc'
 
   ! every block of recv holds its owner's values, and the call succeeded
   subroutine expect(comm, recv, n, salt, rc, what)

@@ -86,17 +86,8 @@ program dropin_fpersist
 
 contains
 
-  integer function val(r, i, salt)
-    integer, intent(in) :: r, i, salt
-    val = r * 100003 + i * 7 + salt
-  end function val
-
-  subroutine fail(what, detail)
-    character(*), intent(in) :: what
-    integer, intent(in) :: detail
-    write (0, '(a,i0,a,a,a,i0)') 'FAIL world rank ', world_rank, ': ', what, ': ', detail
-    failures = failures + 1
-  end subroutine fail
+  include 'fvalues.inc'
+  include 'ffail.inc'
 
   ! an all-gather of n integers and an all-gatherv (rank q: n + q integers,
   ! none from rank 1, in reverse rank order with a gap of 2 after each
