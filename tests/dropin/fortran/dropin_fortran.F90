@@ -45,7 +45,7 @@ program dropin_fortran
   end interface
   integer, parameter :: counts(4) = [1, 7, 100, 1000]
   HANDLE(MPI_Comm) :: sub
-  integer :: world_rank, nprocs, ierr, provided, query, failures, worst, k
+  integer :: world_rank, nprocs, ierr, provided, query, failures, k
   integer(c_long) :: calls
 
   failures = 0
@@ -86,21 +86,12 @@ program dropin_fortran
 
   if (fdropin_check(FINT(MPI_COMM_WORLD), calls) /= 0) failures = failures + 1
   if (fdropin_check_queued() /= 0) failures = failures + 1
-  call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-  if (world_rank == 0) then
-    if (worst == 0) then
-      print '(a,i0,a,i0,a)', 'dropin Fortran (' // BINDING // '), P=', nprocs, ': ', calls, ' all-gathers per rank, passed'
-    else
-      print '(a,i0,a)', 'dropin Fortran (' // BINDING // '), P=', nprocs, ': FAILED'
-    end if
-  end if
-  call MPI_FINALIZE(ierr)
-  if (worst /= 0) stop 1
+  call finish('dropin Fortran (' // BINDING // ')', calls, 'all-gathers')
 
 contains
 
   include 'fvalues.inc'
-  include 'ffail.inc'
+  include 'freport.inc'
 
   ! every block of recv holds its owner's values, and the call succeeded
   subroutine expect(comm, recv, n, salt, rc, what)

@@ -39,7 +39,7 @@ program dropin_fpersist
 #define ALLGATHER_INIT MPI_ALLGATHER_INIT
 #define ALLGATHERV_INIT MPI_ALLGATHERV_INIT
 #endif
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_long
   implicit none
 #if !defined(PAT_F08) && !defined(PAT_USE_MPI)
   include 'mpif.h'
@@ -58,7 +58,7 @@ program dropin_fpersist
   end interface
   integer, parameter :: iters = 5
   HANDLE(MPI_Comm) :: sub
-  integer :: world_rank, nprocs, ierr, failures, worst, starts
+  integer :: world_rank, nprocs, ierr, failures, starts
 
   failures = 0
   starts = 0
@@ -72,22 +72,12 @@ program dropin_fpersist
   call MPI_COMM_FREE(sub, ierr)
   call mpi_own()
   if (fdropin_check_queued() /= 0) failures = failures + 1
-  call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-  if (world_rank == 0) then
-    if (worst == 0) then
-      print '(a,i0,a,i0,a)', 'dropin Fortran persistent (' // BINDING // '), P=', nprocs, ': ', starts, &
-        ' starts per rank, passed'
-    else
-      print '(a,i0,a)', 'dropin Fortran persistent (' // BINDING // '), P=', nprocs, ': FAILED'
-    end if
-  end if
-  call MPI_FINALIZE(ierr)
-  if (worst /= 0) stop 1
+  call finish('dropin Fortran persistent (' // BINDING // ')', int(starts, c_long), 'starts')
 
 contains
 
   include 'fvalues.inc'
-  include 'ffail.inc'
+  include 'freport.inc'
 
   ! an all-gather of n integers and an all-gatherv (rank q: n + q integers,
   ! none from rank 1, in reverse rank order with a gap of 2 after each
