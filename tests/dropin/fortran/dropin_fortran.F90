@@ -91,7 +91,7 @@ program dropin_fortran
 contains
 
   include 'fvalues.inc'
-  include 'freport.inc'
+  include 'fshared.inc'
 
   ! every block of recv holds its owner's values, and the call succeeded
   subroutine expect(comm, recv, n, salt, rc, what)
@@ -184,13 +184,7 @@ contains
     character(40) :: what
     call MPI_COMM_SIZE(comm, p, e)
     call MPI_COMM_RANK(comm, me, e)
-    allocate (rcounts(p), displs(p))
-    total = 0
-    do q = p - 1, 0, -1
-      rcounts(q + 1) = merge(0, n + q, q == 1)
-      displs(q + 1) = total
-      total = total + rcounts(q + 1) + 2
-    end do
+    call gatherv_layout(p, n, rcounts, displs, total)
     allocate (send(rcounts(me + 1) + 1), recv(total + 1))
     send = [(val(me, i, salt), i = 1, rcounts(me + 1)), -7]
     recv = -1

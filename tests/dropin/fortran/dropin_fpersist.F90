@@ -77,7 +77,7 @@ program dropin_fpersist
 contains
 
   include 'fvalues.inc'
-  include 'freport.inc'
+  include 'fshared.inc'
 
   ! an all-gather of n integers and an all-gatherv (rank q: n + q integers,
   ! none from rank 1, in reverse rank order with a gap of 2 after each
@@ -94,13 +94,7 @@ contains
     logical :: done(2), flag
     call MPI_COMM_SIZE(comm, p, e)
     call MPI_COMM_RANK(comm, me, e)
-    allocate (rcounts(p), displs(p))
-    total = 0
-    do q = p - 1, 0, -1
-      rcounts(q + 1) = merge(0, n + q, q == 1)
-      displs(q + 1) = total
-      total = total + rcounts(q + 1) + 2
-    end do
+    call gatherv_layout(p, n, rcounts, displs, total)
     allocate (send(n), recv(n * p), vsend(rcounts(me + 1) + 1), vrecv(total))
     call ALLGATHER_INIT(send, n, MPI_INTEGER, recv, n, MPI_INTEGER, comm, MPI_INFO_NULL, reqs(1), e)
     if (e /= MPI_SUCCESS) call fail('ALLGATHER_INIT: ierror', e)
