@@ -192,7 +192,8 @@ static int factor_option(cli_args *a, options *o, cli_error *err) {
   return -1;
 }
 
-static int parse_option(cli_args *a, options *o, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  options *o = opts;
   const char *v;
   if (cli_args_is(a, "--no-call-check|--require-libpat|--inject-error")) return flag_option(a, o, err);
   if (cli_args_is(a, "--sizes"))
@@ -231,12 +232,8 @@ static int size_ladder(options *o, cli_error *err) {
 /* 0, 1 for --help, or -1 with a message in *err. */
 static int parse_args(int argc, char **argv, options *o, cli_error *err) {
   set_defaults(o);
-  cli_args a;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) return 1;
-    if (parse_option(&a, o, err)) return -1;
-  }
+  int rc = cli_args_parse(argc, argv, parse_option, o, err);
+  if (rc) return rc;
   if (o->max_time_per_size <= 0) o->max_time_per_size = 10 * o->time_per_size;
   if (o->calls_min > o->calls_max) {
     snprintf(err->text, sizeof err->text, "--calls-min is larger than --calls-max");

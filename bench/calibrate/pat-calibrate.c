@@ -148,7 +148,8 @@ static int add_alg(const char *opt, const char *name, int i, void *ctx, cli_erro
   return 0;
 }
 
-static int parse_option(cli_args *a, calib_opts *o, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  calib_opts *o = opts;
   const char *v;
   int n;
   if (cli_args_is(a, "--quick")) return cli_args_flag(a, err); /* applied before the loop */
@@ -184,12 +185,8 @@ static void set_defaults(int argc, char **argv, calib_opts *o) {
 /* The options: 0, 1 for --help, or -1 with a message in *err. */
 static int parse_options(int argc, char **argv, calib_opts *o, cli_error *err) {
   set_defaults(argc, argv, o);
-  cli_args a;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) return 1;
-    if (parse_option(&a, o, err)) return -1;
-  }
+  int rc = cli_args_parse(argc, argv, parse_option, o, err);
+  if (rc) return rc;
   if (!(o->gap >= 0 && o->gap <= 10)) snprintf(err->text, sizeof err->text, "--gap must be within 0..10 s");
   else if (o->max_bytes < o->min_bytes) snprintf(err->text, sizeof err->text, "--max-bytes is below --min-bytes");
   else if (o->max_reps < o->min_reps) snprintf(err->text, sizeof err->text, "--max-reps is below --min-reps");

@@ -89,7 +89,8 @@ static int flag_option(cli_args *a, options *o, cli_error *err) {
   return cli_args_flag(a, err);
 }
 
-static int parse_option(cli_args *a, options *o, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  options *o = opts;
   if (cli_args_is(a, "--pingpong|--ring|--gather|--no-check")) return flag_option(a, o, err);
   if (cli_args_is(a, "--rate")) return rate_option(a, o, err);
   if (cli_args_is(a, "--size")) return size_option(a, &o->size, err);
@@ -117,12 +118,8 @@ static int parse_args(int argc, char **argv, options *o, cli_error *err) {
   o->max_pp_ratio = 1.10;
   o->max_ring_ratio = 2.0;
   o->check = 1;
-  cli_args a;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) return 1;
-    if (parse_option(&a, o, err)) return -1;
-  }
+  int rc = cli_args_parse(argc, argv, parse_option, o, err);
+  if (rc) return rc;
   if (!o->do_pingpong && !o->do_ring && !o->do_gather) o->do_pingpong = o->do_ring = 1;
   const char *env = getenv("PAT_CLUSTER_RATE_BITS");
   if (o->rate_bits <= 0 && env && cli_rate("PAT_CLUSTER_RATE_BITS", env, &o->rate_bits, NULL) == 0)

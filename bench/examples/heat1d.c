@@ -58,7 +58,8 @@ static void usage(void) {
           "defaults: -n 8192 -i 300 -b 20 -x 3 -w 1 -d 0.02 -s 0\n");
 }
 
-static int parse_option(cli_args *a, options *o, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  options *o = opts;
   if (cli_args_is(a, "-n")) return cli_args_int(a, 1, 1 << 30, &o->n, err);
   if (cli_args_is(a, "-i")) return cli_args_int(a, 1, 1 << 30, &o->iters, err);
   if (cli_args_is(a, "-b")) return cli_args_int(a, 1, 1 << 30, &o->base, err);
@@ -72,13 +73,7 @@ static int parse_option(cli_args *a, options *o, cli_error *err) {
 /* The options: 0, 1 for -h, or -1 with a message in *err. */
 static int parse(int argc, char **argv, options *o, cli_error *err) {
   *o = (options){8192, 300, 20, 3.0, 1.0, 0.02, 0.0};
-  cli_args a;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) return 1;
-    if (parse_option(&a, o, err)) return -1;
-  }
-  return 0;
+  return cli_args_parse(argc, argv, parse_option, o, err);
 }
 
 /* Centre of the hot spot (in cells) at iteration it: moves around the rod. */

@@ -96,7 +96,8 @@ static void usage(void) {
           "defaults: -n 10000 -i 200 -c 4 -k 24 -x 2 -d 0.2 -r 2.5 -w 4 -s 1\n");
 }
 
-static int parse_option(cli_args *a, options *o, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  options *o = opts;
   uint64_t seed;
   if (cli_args_is(a, "-n")) return cli_args_int(a, 1, 1 << 26, &o->n, err);
   if (cli_args_is(a, "-i")) return cli_args_int(a, 0, 1 << 30, &o->steps, err);
@@ -119,13 +120,7 @@ static int parse_option(cli_args *a, options *o, cli_error *err) {
 static int parse(int argc, char **argv, options *o, cli_error *err) {
   *o = (options){.n = 10000, .steps = 200, .clusters = 4, .terms = 4, .profile = 0, .cutoff = 2.5,
                  .neighbours = 24.0, .contrast = 2.0, .drift = 0.2, .seed = 1};
-  cli_args a;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) return 1;
-    if (parse_option(&a, o, err)) return -1;
-  }
-  return 0;
+  return cli_args_parse(argc, argv, parse_option, o, err);
 }
 
 /* ---- deterministic random numbers (splitmix64) ---------------------------- */

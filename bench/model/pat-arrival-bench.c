@@ -81,7 +81,8 @@ static int P_option(cli_args *a, bench_opts *o, cli_error *err) {
   return 0;
 }
 
-static int parse_option(cli_args *a, bench_opts *o, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  bench_opts *o = opts;
   const char *v;
   uint64_t n;
   if (cli_args_is(a, "--no-build")) {
@@ -110,24 +111,13 @@ static int parse_option(cli_args *a, bench_opts *o, cli_error *err) {
 /* Parses the command line into *o; exits after --help (0) or a bad option (2). */
 static void parse_options(int argc, char **argv, bench_opts *o) {
   *o = (bench_opts){.N = 1048576, .delay_ms = 50, .alpha_us = 50, .gbit = 1, .trials = 20, .build = 1};
-  cli_args a;
-  cli_error err;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) {
-      usage(stdout);
-      exit(0);
-    }
-    if (parse_option(&a, o, &err)) {
-      fprintf(stderr, "pat-arrival-bench: %s\n", err.text);
-      exit(2);
-    }
-  }
+  cli_args_parse_or_exit(argc, argv, parse_option, o, "pat-arrival-bench", usage);
   if (!o->nP) {
     o->nP = (int)(sizeof default_P / sizeof *default_P);
     memcpy(o->P, default_P, sizeof default_P);
   }
-  if (!o->nalg) algs_option("--algs", default_algs, o, &err);
+  cli_error unused; /* the default list is valid */
+  if (!o->nalg) algs_option("--algs", default_algs, o, &unused);
 }
 
 /* ---- one P --------------------------------------------------------------- */

@@ -28,91 +28,56 @@
 
 #include "dropin/fortran_calls.h"
 
-void mpi_init_f08_(MPI_Fint *ierror);
-void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
-void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror);
-void mpi_finalize_f08_(MPI_Fint *ierror);
+/* One subroutine under its mpi_f08 name, declared (only the MPI's module calls it) and defined. */
+#define F08_NAME(name, params, call) \
+  void name params;                  \
+  void name params { call; }
 
-void mpi_init_f08_(MPI_Fint *ierror) { fcall_init(ierror); }
+F08_NAME(mpi_init_f08_, (MPI_Fint * ierror), fcall_init(ierror))
+F08_NAME(mpi_init_thread_f08_, (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierror),
+         fcall_init_thread(required, provided, ierror))
+F08_NAME(mpi_query_thread_f08_, (MPI_Fint * provided, MPI_Fint *ierror), fcall_query_thread(provided, ierror))
+F08_NAME(mpi_finalize_f08_, (MPI_Fint * ierror), fcall_finalize(ierror))
 
-void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
-  fcall_init_thread(required, provided, ierror);
-}
-
-void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) { fcall_query_thread(provided, ierror); }
-
-void mpi_finalize_f08_(MPI_Fint *ierror) { fcall_finalize(ierror); }
-
-/* Both MPIs' mpi_f08 MPI_Start, MPI_Startall and MPI_Request_free call PMPI_* */
-void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror);
-void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_start(request, ierror); }
-
-/* array_of_requests: type(MPI_Request) elements, each one Fortran handle */
-void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
-void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror) {
-  fcall_startall(count, requests, ierror);
-}
-
-void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror);
-void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) { fcall_request_free(request, ierror); }
+/* Both MPIs' mpi_f08 MPI_Start, MPI_Startall and MPI_Request_free call PMPI_*;
+ * startall's array_of_requests: type(MPI_Request) elements, each one Fortran handle */
+F08_NAME(mpi_start_f08_, (MPI_Fint * request, MPI_Fint *ierror), fcall_start(request, ierror))
+F08_NAME(mpi_startall_f08_, (MPI_Fint * count, MPI_Fint *requests, MPI_Fint *ierror),
+         fcall_startall(count, requests, ierror))
+F08_NAME(mpi_request_free_f08_, (MPI_Fint * request, MPI_Fint *ierror), fcall_request_free(request, ierror))
 
 #if defined(OPEN_MPI)
-void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+F08_NAME(mpi_allgather_f08_,
+         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+          MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror),
+         fcall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror))
+F08_NAME(mpi_allgatherv_f08_,
+         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+          MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror),
+         fcall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror))
 
-void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) {
-  fcall_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-}
-
-void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
-                         MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-
-void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
-                         MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) {
-  fcall_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
-}
-
-/* mpi_iallgather_f08_ and mpi_iallgatherv_f08_: the same arguments and a request (type(MPI_Request), its
- * Fortran handle) before ierror */
-void mpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-
-void mpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) {
-  fcall_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-}
-
-void mpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                          MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
-                          MPI_Fint *request, MPI_Fint *ierror);
-
-void mpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                          MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
-                          MPI_Fint *request, MPI_Fint *ierror) {
-  fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-}
+/* the non-blocking forms: the same arguments and a request (type(MPI_Request), its Fortran handle) before
+ * ierror */
+F08_NAME(mpi_iallgather_f08_,
+         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+          MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror),
+         fcall_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror))
+F08_NAME(mpi_iallgatherv_f08_,
+         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+          MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror),
+         fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                           ierror))
 
 /* the persistent forms (Open MPI 4.1's pcollreq extension): info and request are handles, before ierror */
-void mpix_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                              MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
-                              MPI_Fint *request, MPI_Fint *ierror);
-
-void mpix_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                              MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
-                              MPI_Fint *request, MPI_Fint *ierror) {
-  fcall_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-}
-
-void mpix_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                               MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
-                               MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-
-void mpix_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                               MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
-                               MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) {
-  fcall_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request,
-                        ierror);
-}
-
+F08_NAME(mpix_allgather_init_f08_,
+         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+          MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror),
+         fcall_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request,
+                              ierror))
+F08_NAME(mpix_allgatherv_init_f08_,
+         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+          MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+          MPI_Fint *ierror),
+         fcall_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
+                               request, ierror))
 #endif

@@ -26,11 +26,34 @@ static int parse_int(const char *text, long long lo, long long hi, long long *ou
   return 0;
 }
 
-static int parse_flag(const char *text, int *out, char *why, size_t len) {
+/* An integer setting in [lo, hi]; expected says what it must be when it is not. */
+static int parse_ranged(const char *text, long long lo, long long hi, int *out, char *why, size_t len,
+                        const char *expected) {
   long long v;
-  if (parse_int(text, 0, 1, &v)) return reason(why, len, "not 0 or 1");
+  if (parse_int(text, lo, hi, &v)) return reason(why, len, expected);
   *out = (int)v;
   return 0;
+}
+
+/* An integer setting in [lo, hi], or the word that stands for a value outside that range. */
+static int parse_word_or_ranged(const char *text, const char *word, int word_value, long long lo, long long hi,
+                                int *out, char *why, size_t len, const char *expected) {
+  if (strcmp(text, word) == 0) {
+    *out = word_value;
+    return 0;
+  }
+  return parse_ranged(text, lo, hi, out, why, len, expected);
+}
+
+/* A path, with room left for the `reserve` characters the runtime appends to it. */
+static int parse_path(const char *text, char *dst, size_t size, size_t reserve, char *why, size_t len) {
+  if (strlen(text) + reserve >= size) return reason(why, len, "path too long");
+  snprintf(dst, size, "%s", text);
+  return 0;
+}
+
+static int parse_flag(const char *text, int *out, char *why, size_t len) {
+  return parse_ranged(text, 0, 1, out, why, len, "not 0 or 1");
 }
 
 static int parse_alg(const char *text, pat_settings *s, char *why, size_t len) {
@@ -64,10 +87,7 @@ static int64_t key_plan_ahead_auto(const pat_settings *s) { return s->plan_ahead
 
 #define CLOCK_SAMPLES_MAX 1000
 static int parse_clock_samples(const char *text, pat_settings *s, char *why, size_t len) {
-  long long v;
-  if (parse_int(text, 1, CLOCK_SAMPLES_MAX, &v)) return reason(why, len, "not an integer from 1 to 1000");
-  s->clock_samples = (int)v;
-  return 0;
+  return parse_ranged(text, 1, CLOCK_SAMPLES_MAX, &s->clock_samples, why, len, "not an integer from 1 to 1000");
 }
 static int64_t key_clock_samples(const pat_settings *s) { return s->clock_samples; }
 
@@ -83,17 +103,12 @@ static int parse_one_node(const char *text, pat_settings *s, char *why, size_t l
 static int64_t key_one_node(const pat_settings *s) { return s->one_node_auto; }
 
 static int parse_node_size(const char *text, pat_settings *s, char *why, size_t len) {
-  long long v;
-  if (parse_int(text, 0, 1 << 20, &v)) return reason(why, len, "not an integer from 0 to 1048576");
-  s->node_size = (int)v;
-  return 0;
+  return parse_ranged(text, 0, 1 << 20, &s->node_size, why, len, "not an integer from 0 to 1048576");
 }
 static int64_t key_node_size(const pat_settings *s) { return s->node_size; }
 
 static int parse_model(const char *text, pat_settings *s, char *why, size_t len) {
-  if (strlen(text) >= sizeof s->model) return reason(why, len, "path too long");
-  snprintf(s->model, sizeof s->model, "%s", text);
-  return 0;
+  return parse_path(text, s->model, sizeof s->model, 0, why, len);
 }
 
 static int parse_report(const char *text, pat_settings *s, char *why, size_t len) {
@@ -101,10 +116,7 @@ static int parse_report(const char *text, pat_settings *s, char *why, size_t len
 }
 
 static int parse_verbose(const char *text, pat_settings *s, char *why, size_t len) {
-  long long v;
-  if (parse_int(text, 0, 2, &v)) return reason(why, len, "not 0, 1 or 2");
-  s->verbose = (int)v;
-  return 0;
+  return parse_ranged(text, 0, 2, &s->verbose, why, len, "not 0, 1 or 2");
 }
 
 static int parse_bind(const char *text, pat_settings *s, char *why, size_t len) {
@@ -147,51 +159,34 @@ static int parse_clock_skew(const char *text, pat_settings *s, char *why, size_t
 
 #define SEND_WINDOW_MAX 1024
 static int parse_send_window(const char *text, pat_settings *s, char *why, size_t len) {
-  long long v;
-  if (strcmp(text, "schedule") == 0) {
-    s->send_window = -1;
-    return 0;
-  }
-  if (parse_int(text, 0, SEND_WINDOW_MAX, &v)) return reason(why, len, "not schedule or an integer from 0 to 1024");
-  s->send_window = (int)v;
-  return 0;
+  return parse_word_or_ranged(text, "schedule", -1, 0, SEND_WINDOW_MAX, &s->send_window, why, len,
+                              "not schedule or an integer from 0 to 1024");
 }
 static int64_t key_send_window(const pat_settings *s) { return s->send_window; }
 
 #define WAIT_NAP_MAX_US 1000
 static int parse_wait_nap(const char *text, pat_settings *s, char *why, size_t len) {
-  long long v;
-  if (strcmp(text, "model") == 0) {
-    s->wait_nap_us = -1;
-    return 0;
-  }
-  if (parse_int(text, 0, WAIT_NAP_MAX_US, &v)) return reason(why, len, "not model or an integer from 0 to 1000");
-  s->wait_nap_us = (int)v;
-  return 0;
+  return parse_word_or_ranged(text, "model", -1, 0, WAIT_NAP_MAX_US, &s->wait_nap_us, why, len,
+                              "not model or an integer from 0 to 1000");
 }
 
 #define PACE_MAX_MBIT 10000000
 static int parse_pace(const char *text, pat_settings *s, char *why, size_t len) {
-  long long v;
-  if (strcmp(text, "model") == 0 || strcmp(text, "off") == 0) {
-    s->pace_mbit = text[0] == 'm' ? -1 : 0;
+  if (strcmp(text, "off") == 0) {
+    s->pace_mbit = 0;
     return 0;
   }
-  if (parse_int(text, 1, PACE_MAX_MBIT, &v)) return reason(why, len, "not model, off or an integer from 1 to 10000000");
-  s->pace_mbit = (int)v;
-  return 0;
+  return parse_word_or_ranged(text, "model", -1, 1, PACE_MAX_MBIT, &s->pace_mbit, why, len,
+                              "not model, off or an integer from 1 to 10000000");
 }
 
+/* the timeline and decision logs append ".<rank>" to their path */
 static int parse_timeline(const char *text, pat_settings *s, char *why, size_t len) {
-  if (strlen(text) + 16 >= sizeof s->timeline) return reason(why, len, "path too long");
-  snprintf(s->timeline, sizeof s->timeline, "%s", text);
-  return 0;
+  return parse_path(text, s->timeline, sizeof s->timeline, 16, why, len);
 }
 
 static int parse_decisions(const char *text, pat_settings *s, char *why, size_t len) {
-  if (strlen(text) + 16 >= sizeof s->decisions) return reason(why, len, "path too long");
-  snprintf(s->decisions, sizeof s->decisions, "%s", text);
-  return 0;
+  return parse_path(text, s->decisions, sizeof s->decisions, 16, why, len);
 }
 
 const pat_setting pat_setting_table[] = {

@@ -391,3 +391,27 @@ int cli_args_flag(const cli_args *a, cli_error *err) {
 int cli_args_unknown(const cli_args *a, cli_error *err) {
   return fail(err, "unknown option %s (see --help)", a->opt);
 }
+
+int cli_args_parse(int argc, char **argv, cli_option_fn option, void *opts, cli_error *err) {
+  cli_args a;
+  cli_args_init(&a, argc, argv);
+  while (cli_args_next(&a)) {
+    if (cli_args_is(&a, "-h|--help")) return 1;
+    if (option(&a, opts, err)) return -1;
+  }
+  return 0;
+}
+
+void cli_args_parse_or_exit(int argc, char **argv, cli_option_fn option, void *opts, const char *prog,
+                            void (*usage)(FILE *)) {
+  cli_error err;
+  int rc = cli_args_parse(argc, argv, option, opts, &err);
+  if (rc > 0) {
+    usage(stdout);
+    exit(0);
+  }
+  if (rc < 0) {
+    fprintf(stderr, "%s: %s\n", prog, err.text);
+    exit(2);
+  }
+}

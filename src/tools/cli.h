@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CLI_ERR_MAX 512
 
@@ -115,5 +116,15 @@ int cli_args_time(cli_args *a, cli_unit unit, double *out, int *in_tau, cli_erro
 int cli_args_flag(const cli_args *a, cli_error *err);
 /* -1 with "unknown option OPT (see --help)" in *err. */
 int cli_args_unknown(const cli_args *a, cli_error *err);
+
+/* A program's options: 0 when it took the current option, else -1 with a message in *err. */
+typedef int (*cli_option_fn)(cli_args *a, void *opts, cli_error *err);
+/* Walks the whole command line, handing every option but -h/--help to option(a, opts, err):
+ * 0, 1 at -h/--help (what follows it is not read), -1 when option refused one. */
+int cli_args_parse(int argc, char **argv, cli_option_fn option, void *opts, cli_error *err);
+/* The same for a program's main: after -h/--help usage(stdout) and exit(0); after a refusal
+ * "prog: message" on stderr and exit(2). */
+void cli_args_parse_or_exit(int argc, char **argv, cli_option_fn option, void *opts, const char *prog,
+                            void (*usage)(FILE *));
 
 #endif

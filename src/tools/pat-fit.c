@@ -196,7 +196,8 @@ static int bytes_option(cli_args *a, double *out, cli_error *err) {
   return 0;
 }
 
-static int parse_option(cli_args *a, fit_args *f, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  fit_args *f = opts;
   const char *v;
   if (cli_args_is(a, "--synthetic")) {
     f->synthetic = 1;
@@ -221,16 +222,7 @@ static int parse_option(cli_args *a, fit_args *f, cli_error *err) {
  * f->P stays 0 when --P is not given. */
 static void parse_options(int argc, char **argv, fit_args *f) {
   *f = (fit_args){.P = 0, .metric = PAT_FIT_EBAR, .alpha = 50e-6, .beta = 8e-9, .noise = 0.02, .max_bytes = 1e300};
-  cli_args a;
-  cli_error err;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) {
-      usage(stdout);
-      exit(0);
-    }
-    if (parse_option(&a, f, &err)) die(err.text, NULL);
-  }
+  cli_args_parse_or_exit(argc, argv, parse_option, f, "pat-fit", usage);
 }
 
 /* ---- measured times ---------------------------------------------------------- */

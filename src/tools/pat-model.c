@@ -632,23 +632,20 @@ static void check_options(const tool_args *g) {
   if (g->o.pap == PAP_CSV && !g->o.csv) die("%s", "--pap csv needs --csv FILE");
 }
 
+/* One option, whichever group takes it: OPT_TAKEN, or OPT_BAD with a message in *err. */
+static int tool_option(cli_args *a, void *opts, cli_error *err) {
+  tool_args *g = opts;
+  int rc = model_option(a, &g->model, err);
+  if (rc == OPT_OTHER) rc = pattern_option(a, &g->o, err);
+  if (rc == OPT_OTHER) rc = output_option(a, g, err);
+  if (rc == OPT_OTHER) rc = cli_args_unknown(a, err);
+  return rc == OPT_TAKEN ? OPT_TAKEN : OPT_BAD;
+}
+
 /* Parses the command line into *g; exits after --help (0) or a bad option (2). */
 static void parse_options(int argc, char **argv, tool_args *g) {
   set_defaults(g);
-  cli_args a;
-  cli_error err;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) {
-      usage(stdout);
-      exit(0);
-    }
-    int rc = model_option(&a, &g->model, &err);
-    if (rc == OPT_OTHER) rc = pattern_option(&a, &g->o, &err);
-    if (rc == OPT_OTHER) rc = output_option(&a, g, &err);
-    if (rc == OPT_OTHER) rc = cli_args_unknown(&a, &err);
-    if (rc != OPT_TAKEN) die("%s", err.text);
-  }
+  cli_args_parse_or_exit(argc, argv, tool_option, g, "pat-model", usage);
   check_options(g);
   if (!g->o.algs)
     for (int i = 0; i < PAT_ALG_COUNT; i++)

@@ -123,9 +123,10 @@ static void op_text(char *buf, size_t n, int P, const pat_op *op) {
   }
 }
 
-enum { PARSED, PARSED_HELP, PARSE_FAILED };
+enum { PARSED, PARSE_FAILED };
 
-static int parse_option(cli_args *a, schedule_opts *o, cli_error *err) {
+static int parse_option(cli_args *a, void *opts, cli_error *err) {
+  schedule_opts *o = opts;
   if (cli_args_is(a, "--summary")) {
     o->summary = 1;
     return cli_args_flag(a, err);
@@ -162,19 +163,7 @@ static int schedule_alg(const char *name) {
 
 static int parse_options(int argc, char **argv, schedule_opts *o) {
   *o = (schedule_opts){.alg = -1, .random_w = -1, .seed = 1};
-  cli_args a;
-  cli_error err;
-  cli_args_init(&a, argc, argv);
-  while (cli_args_next(&a)) {
-    if (cli_args_is(&a, "-h|--help")) {
-      usage(stdout);
-      return PARSED_HELP;
-    }
-    if (parse_option(&a, o, &err)) {
-      fprintf(stderr, "pat-schedule: %s\n", err.text);
-      return PARSE_FAILED;
-    }
-  }
+  cli_args_parse_or_exit(argc, argv, parse_option, o, "pat-schedule", usage);
   if (!o->alg_name || !o->P) {
     usage(stderr);
     return PARSE_FAILED;
@@ -526,7 +515,7 @@ static int summary(const schedule_opts *o, const rank_times *t) {
 int main(int argc, char **argv) {
   schedule_opts o;
   int parsed = parse_options(argc, argv, &o);
-  if (parsed != PARSED) return parsed == PARSED_HELP ? 0 : 2;
+  if (parsed != PARSED) return 2;
   rank_times t;
   if (rank_times_alloc(&t, o.P)) return 1;
   if (o.ppn > 1) { /* --ppn: nodes of ppn consecutive ranks */

@@ -89,10 +89,7 @@ program test_pat_module
 
 contains
 
-  integer function val(r, i, salt)
-    integer, intent(in) :: r, i, salt
-    val = r * 100003 + i * 7 + salt
-  end function val
+  include 'fvalues.inc'
 
   subroutine check(what, code)
     character(*), intent(in) :: what

@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allgather_under_test.h"
-#include "mpitest.h"
+#include "matrix.h"
 
 static const int counts[] = {0, 1, 7, 1000, 131072};
 #define NCOUNTS (int)(sizeof counts / sizeof counts[0])
@@ -97,38 +96,26 @@ static void check_mixed_types(const char *alg, MPI_Comm comm, int count) {
 }
 
 int main(int argc, char **argv) {
-  const char *const *algs;
-  int nalgs = under_test_start(&argc, &argv, &algs);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  int P;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  test_type types[5];
-  int ntypes = test_types_create(types);
-  test_comm comms[TEST_NCOMMS];
-  test_comms_create(comms);
-  MPI_Comm reversed = comms[1].comm;
+  matrix m;
+  matrix_start(&m, &argc, &argv, &world_rank);
+  MPI_Comm reversed = m.comms[1].comm;
 
-  for (int a = 0; a < nalgs; a++) {
-    const char *alg = algs[a];
+  for (int a = 0; a < m.nalgs; a++) {
+    const char *alg = m.algs[a];
     ref_next_alg();
     if (under_test_use(alg)) {
       failures++;
       continue;
     }
     for (size_t c = 0; c < TEST_NCOMMS; c++)
-      for (int ti = 0; ti < ntypes; ti++)
+      for (int ti = 0; ti < m.ntypes; ti++)
         for (int ci = 0; ci < NCOUNTS; ci++)
-          for (int ip = 0; ip < 2; ip++) check_case(alg, comms[c].name, comms[c].comm, &types[ti], counts[ci], ip);
+          for (int ip = 0; ip < 2; ip++)
+            check_case(alg, m.comms[c].name, m.comms[c].comm, &m.types[ti], counts[ci], ip);
     for (int ci = 0; ci < NCOUNTS; ci++) check_mixed_types(alg, reversed, counts[ci]);
   }
 #ifdef PAT_MATRIX_DROPIN
-  failures += dropin_check(MPI_COMM_WORLD, algs[0], cases);
+  failures += dropin_check(MPI_COMM_WORLD, m.algs[0], cases);
 #endif
-  char what[64];
-  snprintf(what, sizeof what, "allgather matrix, P=%d", P);
-  int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
-  test_comms_free(comms);
-  test_types_free(types, ntypes);
-  under_test_finish();
-  return bad;
+  return matrix_finish(&m, "allgather matrix", cases, failures);
 }

@@ -23,8 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allgather_under_test.h"
-#include "mpitest.h"
+#include "matrix.h"
 
 #define HUGE_COUNT 131072
 
@@ -262,19 +261,12 @@ static void check_mixed_types(const char *alg, MPI_Comm comm, int pattern) {
 }
 
 int main(int argc, char **argv) {
-  const char *const *algs;
-  int nalgs = under_test_start(&argc, &argv, &algs);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  int P;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  test_type types[5];
-  int ntypes = test_types_create(types);
-  test_comm comms[TEST_NCOMMS];
-  test_comms_create(comms);
-  MPI_Comm reversed = comms[1].comm;
+  matrix m;
+  matrix_start(&m, &argc, &argv, &world_rank);
+  MPI_Comm reversed = m.comms[1].comm;
 
-  for (int a = 0; a < nalgs; a++) {
-    const char *alg = algs[a];
+  for (int a = 0; a < m.nalgs; a++) {
+    const char *alg = m.algs[a];
     ref_next_alg();
     if (under_test_use(alg)) {
       failures++;
@@ -282,15 +274,16 @@ int main(int argc, char **argv) {
     }
     for (size_t ci = 0; ci < TEST_NCOMMS; ci++)
       for (int pat = 0; pat < NPATTERNS; pat++)
-        for (int ti = 0; ti < ntypes; ti++) {
-          if (pat == HUGE_ONE && !huge_type(&types[ti])) continue;
+        for (int ti = 0; ti < m.ntypes; ti++) {
+          if (pat == HUGE_ONE && !huge_type(&m.types[ti])) continue;
           for (int o = 0; o < NORDERS; o++)
-            for (int ip = 0; ip < 2; ip++) check_case(alg, comms[ci].name, comms[ci].comm, &types[ti], pat, o, ip);
+            for (int ip = 0; ip < 2; ip++)
+              check_case(alg, m.comms[ci].name, m.comms[ci].comm, &m.types[ti], pat, o, ip);
         }
     for (int pat = 0; pat < NPATTERNS; pat++) check_mixed_types(alg, reversed, pat);
   }
 #ifdef PAT_MATRIX_DROPIN
-  failures += check_dropin(algs[0], cases);
+  failures += check_dropin(m.algs[0], cases);
 #else
   /* with PAT_VMATRIX_CHOOSES (set beside the test's made-up model file), auto
    * must have chosen libpat's algorithms for some of the counts */
@@ -301,11 +294,5 @@ int main(int argc, char **argv) {
   if (getenv("PAT_VMATRIX_CHOOSES") && world_rank == 0)
     printf("auto ran libpat's algorithms in %ld of %ld cases on rank 0\n", auto_ran_libpat, cases);
 #endif
-  char what[64];
-  snprintf(what, sizeof what, "allgatherv matrix, P=%d", P);
-  int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
-  test_comms_free(comms);
-  test_types_free(types, ntypes);
-  under_test_finish();
-  return bad;
+  return matrix_finish(&m, "allgatherv matrix", cases, failures);
 }

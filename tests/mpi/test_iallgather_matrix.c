@@ -24,8 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allgather_under_test.h"
-#include "mpitest.h"
+#include "matrix.h"
 #ifndef PAT_MATRIX_DROPIN
 #include "runtime/nbc_queue.h" /* pat_nbc_queued_calls */
 #endif
@@ -265,18 +264,12 @@ static void check_progress(const char *alg, MPI_Comm comm) {
 #endif
 
 int main(int argc, char **argv) {
-  const char *const *algs;
-  int nalgs = under_test_start(&argc, &argv, &algs);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  int P;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  test_type types[5];
-  int ntypes = test_types_create(types);
-  test_comm comms[TEST_NCOMMS];
-  test_comms_create(comms);
+  matrix m;
+  matrix_start(&m, &argc, &argv, &world_rank);
+  const int P = m.P;
   int n = 0;
-  for (int a = 0; a < nalgs; a++) {
-    const char *alg = algs[a];
+  for (int a = 0; a < m.nalgs; a++) {
+    const char *alg = m.algs[a];
     if (under_test_use(alg)) {
       failures++;
       continue;
@@ -285,15 +278,15 @@ int main(int argc, char **argv) {
     long long queued_before = pat_nbc_queued_calls();
 #endif
     for (size_t c = 0; c < TEST_NCOMMS; c++)
-      for (int ti = 0; ti < ntypes; ti++)
+      for (int ti = 0; ti < m.ntypes; ti++)
         for (int ci = 0; ci < NCOUNTS; ci++)
           for (int ip = 0; ip < 2; ip++, n++)
-            check_case(alg, comms[c].name, comms[c].comm, comms[(c + 1) % TEST_NCOMMS].comm, &types[ti], counts[ci],
-                       ip, n % NMODES);
-    check_many(alg, comms[1].comm);
+            check_case(alg, m.comms[c].name, m.comms[c].comm, m.comms[(c + 1) % TEST_NCOMMS].comm, &m.types[ti],
+                       counts[ci], ip, n % NMODES);
+    check_many(alg, m.comms[1].comm);
 #ifndef PAT_MATRIX_DROPIN
     if (strcmp(alg, "native") != 0 && P > 1 && !(getenv("PAT_THREAD") && !strcmp(getenv("PAT_THREAD"), "0")))
-      check_progress(alg, comms[0].comm); /* one process copies at once; without the thread MPI's own runs */
+      check_progress(alg, m.comms[0].comm); /* one process copies at once; without the thread MPI's own runs */
     /* a classic setting's calls run in libpat's background thread (PAT_ALG must name one at PAT_Init, or
      * auto on one node starts no thread), native's are MPI's own */
     long long queued = pat_nbc_queued_calls() - queued_before;
@@ -302,8 +295,8 @@ int main(int argc, char **argv) {
     int mpi_own = strcmp(alg, "native") == 0 || P == 1 || (getenv("PAT_THREAD") && !strcmp(getenv("PAT_THREAD"), "0"));
     if (mpi_own != (queued == 0)) {
       failures++;
-      fprintf(stderr, "FAIL world rank %d: alg=%s: libpat's background thread ran %lld of the calls\n", world_rank,
-              alg, queued);
+      fprintf(stderr, "FAIL world rank %d: alg=%s: libpat's background thread ran %lld of the calls\n", world_rank, alg,
+              queued);
     }
 #endif
   }
@@ -319,11 +312,5 @@ int main(int argc, char **argv) {
     fprintf(stderr, "FAIL world rank %d: PAT_ALG=%s, and libpat queued none of the calls\n", world_rank, alg);
   }
 #endif
-  char what[64];
-  snprintf(what, sizeof what, "iallgather matrix, P=%d", P);
-  int bad = report_failures(what, cases, failures, MPI_COMM_WORLD);
-  test_comms_free(comms);
-  test_types_free(types, ntypes);
-  under_test_finish();
-  return bad;
+  return matrix_finish(&m, "iallgather matrix", cases, failures);
 }

@@ -4,13 +4,9 @@
 # tbf FIFO links, P = 8 at 500 Mbit/s, two rounds alternating the two emulations.
 #   bash bench/runs/ackfirst/run.sh
 # Needs root, build/ (cmake --build build) and a quiet machine; tears the cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-ackfirst} # OUT: the output folder (default: the committed one)
 H=bench/runs/ackfirst # this script's helpers
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpicc -O2 -o /tmp/duplex bench/runs/duplex/duplex.c
 rm -f $R/minibench.csv
 for round in 1 2; do

@@ -6,13 +6,9 @@
 # Needs root, build/ (cmake --build build), a quiet machine, and for `osu` OSU's osu_allgatherv
 # built unmodified from its 5.x release (see bench/balanced/osu.sh; OSU=path, default
 # /tmp/osu/osu_allgatherv).  `cluster` tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-allgatherv} # OUT: the output folder (default: the committed one)
 H=bench/runs/allgatherv # this script's helpers
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 case ${1:-} in
   osu)
     bash bench/balanced/osu.sh --osu "${OSU:-/tmp/osu/osu_allgatherv}" --out $R/osu --configs shm2,shm4 \

@@ -6,11 +6,8 @@
 #   bash bench/runs/b2b/run.sh [calibrate|osu|all]
 # Needs root, build/ and OSU's osu_allgather at $OSU (default /tmp/osu/osu_allgather; build it as
 # bench/balanced/osu.sh says), a quiet machine.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-b2b} # OUT: the output folder (default: the committed one)
-CL=bench/cluster/pat-cluster
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 part=${1:-all}
 if [ "$part" = all ] || [ "$part" = calibrate ]; then
   # the same settings as 2026-11-23-gap's calibration, plus the back-to-back times

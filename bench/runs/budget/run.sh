@@ -13,15 +13,10 @@
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build /tmp/headsrc/build --target pat pat_mpi).
 # `budget` builds two more worktrees of OLD's commit with the budget edited (/tmp/budget-320, /tmp/budget-420).
 # Tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-budget} # OUT: another folder (2026-11-25-head used it)
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-24-b2b/model/cluster-p8.model # calibrated on the same emulated cluster (P = 8, 500 Mbit/s)
 OLD=${OLD:-/tmp/headsrc/build}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
 cell() { # lib csv N counts delay algs
   local extra="--order blocked"
   [ $5 = 50+size ] && extra="$extra --compute-by-size"

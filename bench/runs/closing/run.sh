@@ -20,16 +20,11 @@
 #   OUT=FOLDER bash bench/runs/closing/run.sh sweep|table NAME  # the same into another folder (or SWEEP_DIR)
 #                                                              # (bench/runs/pieces/run.sh sweep)
 # Needs root, build/ (cmake --build build) and a quiet machine. Tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 HERE=bench/runs/closing # this script's helpers
 R=${OUT:-${SWEEP_DIR:-bench/results/2026-11-25-closing}} # where NAME.csv, NAME.md and figures/NAME* go
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
 NAME=${2:-sweep}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
 cell() { # round N counts delay
   local extra=()
   case $4 in *+size) extra=(--compute-by-size) ;; esac

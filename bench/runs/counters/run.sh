@@ -8,10 +8,8 @@
 # /tmp/oldbuild/libpat_mpi.so:
 #   git worktree add /tmp/oldsrc 7305e65 && cmake -S /tmp/oldsrc -B /tmp/oldbuild && cmake --build /tmp/oldbuild --target pat_mpi)
 # and OSU's osu_allgather at $OSU (bench/balanced/osu.sh says how to build it); a quiet machine.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-counters} # OUT: the output folder (default: the committed one)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OSU=${OSU:-/tmp/osu/osu_allgather}
 OLD=${OLD:-/tmp/oldbuild/libpat_mpi.so}
 bash bench/balanced/osu.sh --osu "$OSU" --out $R/osu-shm --configs shm2,shm4 --rounds 15 --old-lib "$OLD" \

@@ -3,14 +3,11 @@
 # were run on the idle 2-core VM, from the repository root after
 # `bash bench/setup.sh`.  OSU=path of an unmodified osu_allgather (OSU
 # micro-benchmarks 5.3, built out of tree: see bench/balanced/osu.sh).
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-23-dataflow} # OUT: the output folder (default: the committed one)
 OSU=${OSU:-/tmp/osu/osu_allgather}
 MODEL_CL=$PWD/bench/results/2026-11-22-auto/model/cluster-p8.model
 MODEL_SHM=$PWD/bench/results/2026-11-22-auto/model/shm-p4.model
-CL=bench/cluster/pat-cluster
 unset PAT_MODEL
 
 part=${1:-all}

@@ -7,16 +7,12 @@
 #     git worktree add /tmp/oldsrc 63123d7 && cmake -S /tmp/oldsrc -B /tmp/oldbuild -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 #       && cmake --build /tmp/oldbuild --target pat-minibench pat pat_mpi
 #   OSU: an unmodified osu_allgather (OSU micro-benchmarks 5.3, built out of tree: bench/balanced/osu.sh)
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-23-eager} # OUT: the output folder (default: the committed one)
 OLD=${OLD:-/tmp/oldbuild}
 OSU=${OSU:-/tmp/osu/osu_allgather}
 MODEL_OLD=$PWD/bench/results/2026-11-22-auto/model/cluster-p8.model
 MODEL_NEW=$PWD/$R/model/cluster-p8.model
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 unset PAT_MODEL
 part=${1:-all}
 

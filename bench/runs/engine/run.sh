@@ -6,9 +6,7 @@
 #   git worktree add /tmp/oldsrc 88778c1 && cmake -S /tmp/oldsrc -B /tmp/oldbuild -DPAT_BUILD_TESTS=OFF \
 #     && cmake --build /tmp/oldbuild -j2 && git worktree remove --force /tmp/oldsrc
 # OSU: osu_allgather from osu-micro-benchmarks 5.x, unmodified, built as bench/balanced/osu.sh says.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-23-engine} # OUT: the output folder (default: the committed one)
 OSU=${OSU:-/tmp/osu/osu_allgather}
 part=${1:-all}

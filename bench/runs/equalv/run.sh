@@ -7,15 +7,10 @@
 # auto, RELAY, DIRECT in each.
 #   bash bench/runs/equalv/run.sh sweep   # sweep.csv, sweep.md (about 10 min)
 # Needs root, build/ (cmake --build build) and a quiet machine. Tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-equalv} # OUT: the output folder (default: the committed one)
 H=bench/runs/equalv # this script's helpers
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
 case ${1:-} in
   sweep)
     rm -f $R/sweep.csv

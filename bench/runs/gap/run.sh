@@ -3,12 +3,8 @@
 # after a pause, RELAY keeps its pieces at balanced arrivals, auto's model
 # error as auto predicts), in the order they were run on the idle 2-core VM,
 # from the repository root after `bash bench/setup.sh`.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-23-gap} # OUT: the output folder (default: the committed one)
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=$PWD/$R/model/cluster-p8.model
 unset PAT_MODEL
 part=${1:-all}

@@ -11,12 +11,10 @@
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build /tmp/oldlib/build --target pat pat_mpi)
 # and a quiet machine. ROUNDS (default 21) and ITERS (OSU's -i, default 5000; another value is in
 # the folders' names: ITERS=1000 ROUNDS=41 run.sh osu writes osu-allgatherv-i1000-r41/) may be set.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-gate} # OUT: the output folder (default: the committed one)
 OLD=${OLD:-/tmp/oldlib/build/libpat_mpi.so}
 ROUNDS=${ROUNDS:-21} ITERS=${ITERS:-5000}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 case ${1:-} in
   osu|osu4)
     cfg=shm2 sfx=""

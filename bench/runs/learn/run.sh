@@ -9,14 +9,11 @@
 # dir, default /tmp/oldbuild3: 7db145e built from a git worktree, targets pat-minibench and pat_mpi); `osu`
 # needs OSU's osu_allgather built unmodified (OSU=path, default /tmp/osu/osu_allgather; bench/balanced/osu.sh).
 # Each part tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-learn} # OUT: the output folder (default: the committed one)
 H=bench/runs/learn # this script's helpers
-CL=bench/cluster/pat-cluster
 OLD=${OLD:-/tmp/oldbuild3}
 MODEL=bench/results/2026-11-24-b2b/model/cluster-p8.model # calibrated on the same emulated cluster (P = 8, 500 Mbit/s)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # cells P N model delays...: two rounds, each the old build's launch then the new one's for every delay.
 # --order blocked gives every algorithm its own communicator, so auto's site sees only auto's calls.
 cells() {

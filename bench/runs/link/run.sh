@@ -2,12 +2,8 @@
 # bench/results/2026-11-24-link: the selection's level rule at the link's rate (issue 19, item 4).
 # From the repository root after `bash bench/setup.sh`, on the idle 2-core VM, one part at a time:
 #   bash bench/runs/link/run.sh [offline|calibrate|sweep|p16|planned|all]
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-link} # OUT: the output folder (default: the committed one)
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=$PWD/$R/model/cluster-p8.model
 unset PAT_MODEL
 part=${1:-all}

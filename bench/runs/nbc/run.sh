@@ -10,11 +10,9 @@
 #   git worktree add /tmp/oldlib 534c499 && cmake -S /tmp/oldlib -B /tmp/oldlib/build \
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build /tmp/oldlib/build --target pat pat_mpi)
 # and a quiet machine.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-nbc} # OUT: the output folder (default: the committed one)
 OLD=${OLD:-/tmp/oldlib/build/libpat_mpi.so}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 case ${1:-} in
   osu)
     for b in allgatherv allgather; do

@@ -10,13 +10,8 @@
 #                                                       # /tmp/oldlib/build/libpat_mpi.so: d42e6e8, never paced
 #                                                       # without a model file) and after, 3 rounds (about 15 min)
 # Needs root, build/ (cmake --build build) and a quiet machine. Tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-nomodel} # OUT: the output folder (default: the committed one)
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
 cell() { # pace csv counts delay
   $CL run --timeout 900 -np 8 -x PAT_PACE=$1 $MB -N 1M --iters 12 --warmup 3 --base-ms 20 --quiet \
     --max-delay $4 --order blocked --counts $3 --alg native,auto,relay,direct --csv $2 --label "$3/$4" 2>&1 | quiet

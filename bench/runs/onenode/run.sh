@@ -14,11 +14,9 @@
 # Needs root, build/ at 87e523c or later, the old library at $OLD (default /tmp/oldbuild5/libpat_mpi.so:
 #   git worktree add /tmp/oldsrc5 09a914c && cmake -S /tmp/oldsrc5 -B /tmp/oldbuild5 && cmake --build /tmp/oldbuild5 --target pat_mpi)
 # and OSU's osu_allgather at $OSU (bench/balanced/osu.sh says how to build it); a quiet machine.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-onenode} # OUT: the output folder (default: the committed one)
 H=bench/runs/onenode # this script's helpers
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OSU=${OSU:-/tmp/osu/osu_allgather}
 OLD=${OLD:-/tmp/oldbuild5/libpat_mpi.so}
 MODEL=$PWD/bench/results/2026-11-22-auto/model/shm-p4.model

@@ -4,13 +4,9 @@
 # 500 Mbit/s) with the cluster model file (which has no link line, so PAT_PACE=500 gives the rate).
 #   bash bench/runs/pace/run.sh          # pace.csv, then: python3 .../table.py pace.csv > pace.md
 # Needs root, build/ (cmake --build build), a quiet machine. About 20 minutes.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-pace} # OUT: the output folder (default: the committed one)
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-24-b2b/model/cluster-p8.model
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -f $R/pace.csv
 $CL down >/dev/null 2>&1
 $CL up -n 8 --rate 500mbit

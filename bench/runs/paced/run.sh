@@ -7,15 +7,10 @@
 #   bash bench/runs/paced/run.sh calibrate  # model/: calibration CSV, pat-fit's log, the model (about 12 min)
 #   bash bench/runs/paced/run.sh sweep      # sweep-nolink.csv, sweep-link.csv, sweep.md (about 30 min)
 # Needs root, build/ (cmake --build build) and a quiet machine. Tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-paced} # OUT: the output folder (default: the committed one)
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 OLD_MODEL=bench/results/2026-11-24-b2b/model/cluster-p8.model # no link line
 NEW_MODEL=$R/model/cluster-p8.model
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
 cell() { # model csv N counts delay algs
   local extra="--order blocked"
   [ $5 = 50+size ] && extra="$extra --compute-by-size"

@@ -19,16 +19,11 @@
 #   git worktree add /tmp/head e740009 && cmake -S /tmp/head -B /tmp/head/build \
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build /tmp/head/build --target pat).
 # Tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-pacedmodel} # OUT: the output folder (default: the committed one)
 H=bench/runs/pacedmodel # this script's helpers
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
 OLD=${OLD:-/tmp/head/build}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-quiet() { grep -v "^(\|^ r'\|libpat stats\|setpgid\|^$"; }
 cell() { # lib which N counts delay
   $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL -x LD_LIBRARY_PATH=$1 $MB -N $3 --iters 12 --warmup 3 \
     --base-ms 20 --quiet --max-delay $5 --order blocked --counts $4 --alg native,auto,relay --csv $R/sweep.csv \

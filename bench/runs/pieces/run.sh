@@ -30,13 +30,10 @@
 #                                                          # sweep into this folder (NATIVE, auto, RELAY, DIRECT; two
 #                                                          # rounds; about 30 min); sweep: 86b9af0, sweep-stage: c9f6baa
 # Needs root, build/ built, a quiet machine. Tears the emulated cluster down at the end.
-set -uo pipefail
 SELF=$(readlink -f "$0")
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-pieces} # OUT: the output folder (default: the committed one)
-CL=bench/cluster/pat-cluster
 MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 BASE_COMMIT=5177e31
 # run OUT ROUNDS "N/counts/delay ..." "name:builddir ..." ALGS
 run() {

@@ -8,14 +8,10 @@
 # unmodified (see bench/balanced/osu.sh; OSU=path, default /tmp/osu/osu_allgatherv) and the libpat of the
 # commit before (OLD=its build dir, default /tmp/oldbuild6; this run used ecb271d).  `cluster` tears the
 # emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-24-vaware} # OUT: the output folder (default: the committed one)
 H=bench/runs/vaware # this script's helpers
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-24-b2b/model/cluster-p8.model # calibrated on the same emulated cluster (P = 8, 500 Mbit/s)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 case ${1:-} in
   cluster|cluster6)
     ALGS=native,auto,relay,direct CSV=$R/minibench.csv

@@ -1,34 +1,15 @@
 #!/usr/bin/env python3
-"""Summarise a CSV of run.sh cluster or cluster6 (argument; default minibench.csv): per cell (N, distribution, maxDelay) and algorithm,
-ē ms ± its 95% interval and ē/ē_lb (ē_lb with a transfer time per block); what auto ran; and
-NATIVE's ē over auto's (> 1: auto faster than MPI's own MPI_Allgatherv), the interval of that
-ratio from the two intervals (first order)."""
-import csv, collections, os, sys
+"""Summarise a CSV of run.sh cluster or cluster6 (argument; default minibench.csv) in the table of
+bench/runs/vcells.py, with the algorithms that ran."""
+import csv, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import vcells  # bench/runs/vcells.py
+
 # the results folder: OUT, or the committed one (from the repository root)
 here = os.environ.get("OUT") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../..", "bench/results/2026-11-24-vaware")
-cells = collections.OrderedDict()
 path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "minibench.csv")
 rows = list(csv.DictReader(open(path)))
 ran = sorted({r["alg"] for r in rows})
-for row in rows:
-    counts, delay = row["label"].split("/")
-    key = (row["N_requested"], counts, delay)
-    cells.setdefault(key, {})[row["alg"]] = dict(e=float(row["ebar_us"]) / 1000, ci=float(row["ebar_ci95_us"]) / 1000,
-                                                 r=float(row["ebar_over_elb"]), elb=float(row["elb_us"]) / 1000,
-                                                 err=int(row["errors"]), chosen=row["chosen"])
 algs = [a for a in ["native", "auto", "relay", "bdr", "ard", "direct"] if a in ran]
-print("| N floats | blocks | maxDelay | ē_lb ms | " + " | ".join(f"{a} ē ms (ē/ē_lb)" for a in algs) +
-      " | auto ran | NATIVE/auto |")
-print("|---|---|---|---|" + "---|" * len(algs) + "---|---|")
-for (N, counts, delay), v in cells.items():
-    elb = next(iter(v.values()))["elb"]
-    row = " | ".join(f"{v[a]['e']:.1f}±{v[a]['ci']:.1f} ({v[a]['r']:.2f})" if a in v else "-" for a in algs)
-    ratio = "-"
-    if "native" in v and "auto" in v:
-        n, a = v["native"], v["auto"]
-        q = n["e"] / a["e"]
-        ci = q * ((n["ci"] / n["e"]) ** 2 + (a["ci"] / a["e"]) ** 2) ** 0.5
-        ratio = f"{q:.2f}±{ci:.2f}"
-    bad = sum(x["err"] for x in v.values())
-    print(f"| {N} | {counts} | {delay} ms | {elb:.1f} | {row} | {v.get('auto', {}).get('chosen', '-')} | {ratio}"
-          + (f" ({bad} data errors)" if bad else "") + " |")
+vcells.print_table(vcells.read_cells(rows), algs)

@@ -9,15 +9,11 @@
 #   git worktree add /tmp/headsrc 0f641f6 && cmake -S /tmp/headsrc -B /tmp/headsrc/build \
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build /tmp/headsrc/build --target pat pat_mpi).
 # Tears the emulated cluster down at the end.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
 R=${OUT:-bench/results/2026-11-25-vpieces} # OUT: the output folder (default: the committed one)
 
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
 MODEL=bench/results/2026-11-24-b2b/model/cluster-p8.model # calibrated on the same emulated cluster (P = 8, 500 Mbit/s)
 OLD=${OLD:-/tmp/headsrc/build}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ORDER=interleaved
 cell() { # lib csv N counts delay
   local lib=$1 csv=$2 N=$3 counts=$4 d=$5 extra="--order $ORDER"

@@ -45,7 +45,7 @@ program dropin_fortran
   end interface
   integer, parameter :: counts(4) = [1, 7, 100, 1000]
   HANDLE(MPI_Comm) :: sub
-  integer :: world_rank, nprocs, ierr, provided, query, failures, worst, k
+  integer :: world_rank, nprocs, ierr, provided, query, failures, k
   integer(c_long) :: calls
 
   failures = 0
@@ -86,31 +86,12 @@ program dropin_fortran
 
   if (fdropin_check(FINT(MPI_COMM_WORLD), calls) /= 0) failures = failures + 1
   if (fdropin_check_queued() /= 0) failures = failures + 1
-  call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-  if (world_rank == 0) then
-    if (worst == 0) then
-      print '(a,i0,a,i0,a)', 'dropin Fortran (' // BINDING // '), P=', nprocs, ': ', calls, ' all-gathers per rank, passed'
-    else
-      print '(a,i0,a)', 'dropin Fortran (' // BINDING // '), P=', nprocs, ': FAILED'
-    end if
-  end if
-  call MPI_FINALIZE(ierr)
-  if (worst /= 0) stop 1
+  call finish('dropin Fortran (' // BINDING // ')', calls, 'all-gathers')
 
 contains
 
-  ! what rank r of a communicator contributes as element i
-  integer function val(r, i, salt)
-    integer, intent(in) :: r, i, salt
-    val = r * 100003 + i * 7 + salt
-  end function val
-
-  subroutine fail(what, detail)
-    character(*), intent(in) :: what
-    integer, intent(in) :: detail
-    write (0, '(a,i0,a,a,a,i0)') 'FAIL world rank ', world_rank, ': ', what, ': ', detail
-    failures = failures + 1
-  end subroutine fail
+  include 'fvalues.inc'
+  include 'fshared.inc'
 
   ! every block of recv holds its owner's values, and the call succeeded
   subroutine expect(comm, recv, n, salt, rc, what)
@@ -203,13 +184,7 @@ contains
     character(40) :: what
     call MPI_COMM_SIZE(comm, p, e)
     call MPI_COMM_RANK(comm, me, e)
-    allocate (rcounts(p), displs(p))
-    total = 0
-    do q = p - 1, 0, -1
-      rcounts(q + 1) = merge(0, n + q, q == 1)
-      displs(q + 1) = total
-      total = total + rcounts(q + 1) + 2
-    end do
+    call gatherv_layout(p, n, rcounts, displs, total)
     allocate (send(rcounts(me + 1) + 1), recv(total + 1))
     send = [(val(me, i, salt), i = 1, rcounts(me + 1)), -7]
     recv = -1

@@ -39,7 +39,7 @@ program dropin_fpersist
 #define ALLGATHER_INIT MPI_ALLGATHER_INIT
 #define ALLGATHERV_INIT MPI_ALLGATHERV_INIT
 #endif
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_long
   implicit none
 #if !defined(PAT_F08) && !defined(PAT_USE_MPI)
   include 'mpif.h'
@@ -58,7 +58,7 @@ program dropin_fpersist
   end interface
   integer, parameter :: iters = 5
   HANDLE(MPI_Comm) :: sub
-  integer :: world_rank, nprocs, ierr, failures, worst, starts
+  integer :: world_rank, nprocs, ierr, failures, starts
 
   failures = 0
   starts = 0
@@ -72,31 +72,12 @@ program dropin_fpersist
   call MPI_COMM_FREE(sub, ierr)
   call mpi_own()
   if (fdropin_check_queued() /= 0) failures = failures + 1
-  call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-  if (world_rank == 0) then
-    if (worst == 0) then
-      print '(a,i0,a,i0,a)', 'dropin Fortran persistent (' // BINDING // '), P=', nprocs, ': ', starts, &
-        ' starts per rank, passed'
-    else
-      print '(a,i0,a)', 'dropin Fortran persistent (' // BINDING // '), P=', nprocs, ': FAILED'
-    end if
-  end if
-  call MPI_FINALIZE(ierr)
-  if (worst /= 0) stop 1
+  call finish('dropin Fortran persistent (' // BINDING // ')', int(starts, c_long), 'starts')
 
 contains
 
-  integer function val(r, i, salt)
-    integer, intent(in) :: r, i, salt
-    val = r * 100003 + i * 7 + salt
-  end function val
-
-  subroutine fail(what, detail)
-    character(*), intent(in) :: what
-    integer, intent(in) :: detail
-    write (0, '(a,i0,a,a,a,i0)') 'FAIL world rank ', world_rank, ': ', what, ': ', detail
-    failures = failures + 1
-  end subroutine fail
+  include 'fvalues.inc'
+  include 'fshared.inc'
 
   ! an all-gather of n integers and an all-gatherv (rank q: n + q integers,
   ! none from rank 1, in reverse rank order with a gap of 2 after each
@@ -113,13 +94,7 @@ contains
     logical :: done(2), flag
     call MPI_COMM_SIZE(comm, p, e)
     call MPI_COMM_RANK(comm, me, e)
-    allocate (rcounts(p), displs(p))
-    total = 0
-    do q = p - 1, 0, -1
-      rcounts(q + 1) = merge(0, n + q, q == 1)
-      displs(q + 1) = total
-      total = total + rcounts(q + 1) + 2
-    end do
+    call gatherv_layout(p, n, rcounts, displs, total)
     allocate (send(n), recv(n * p), vsend(rcounts(me + 1) + 1), vrecv(total))
     call ALLGATHER_INIT(send, n, MPI_INTEGER, recv, n, MPI_INTEGER, comm, MPI_INFO_NULL, reqs(1), e)
     if (e /= MPI_SUCCESS) call fail('ALLGATHER_INIT: ierror', e)
