@@ -46,6 +46,7 @@ void pat_round_trace_write(const pat_round_trace *t, const char *what) {
           (long long)t->waited, t->passes, (long long)t->max_gap, t->prepasses, (long long)t->pre_max_gap);
   for (int i = 0; i < t->nmsg; i++) {
     const pat_trace_msg *m = &t->msg[i];
+    if (m->cancelled) continue;
     fprintf(f, "msg %s %s peer %d owner %d bytes %lld matched %lld posted %lld done %lld staged %d\n",
             m->is_send ? "send" : "recv", kind_name(m->kind), m->peer, m->owner, m->bytes, (long long)m->matched,
             (long long)m->posted, (long long)m->done, m->staged);

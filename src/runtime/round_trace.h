@@ -36,6 +36,7 @@ enum { PAT_TRACE_WHOLE = 0, PAT_TRACE_PIECE = 1, PAT_TRACE_FORWARDED = 2 };
 
 typedef struct pat_trace_msg {
   int is_send, kind, peer, owner, staged;
+  int cancelled; /* a receive posted ahead for a message that never came (its owner relayed): not written */
   long long bytes;
   int64_t matched, posted, done;
 } pat_trace_msg;
