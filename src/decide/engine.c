@@ -363,12 +363,15 @@ static void learn(pat_engine *e, int site, long long now) {
     prediction_error(e, &err, &spread);
     pat_guard_prediction(&sp->guard, now, err, spread);
   }
+  const int was_exploring = sp->guard.state == PAT_GUARD_EXPLORING;
   if ((flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) &&
       pat_guard_measured(&sp->guard, now, (flags & PAT_LAST_ALT) != 0, measured - wait)) {
     sp->mode = PAT_MODE_STATIC; /* the alternative lost, or is refreshed: back to the static choice */
     sp->quiet = 0;
     schedule_probe(sp, now);
   }
+  /* a trial just kept: its first exploration waits the interval, as the later ones do (explore.h) */
+  if (was_exploring && sp->guard.state == PAT_GUARD_KEPT) sp->arms.last_explore = now;
   if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
   /* the exchange mode's costs, per regime of the arrivals they were measured under */
   if (flags & PAT_LAST_ALT) pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured));

@@ -52,7 +52,10 @@
  * imbalance (P = 8, 1M floats: RELAY 1.11-1.21x e_lb, DIRECT and RING
  * 1.9-2.1x), four of them 10-20% of a 20-call run.  Exploration is
  * deferred, not given up: every candidate still has its samples (or was
- * dropped) within PAT_EXPLORE_EVERY_NEAR * PAT_EXPLORE_K * C calls.  A
+ * dropped) within PAT_EXPLORE_EVERY_NEAR * (PAT_EXPLORE_K * C + 1) calls:
+ * a kept alternative's first exploration too waits its interval from the
+ * call the trial was kept (exploring at once, a 20-call launch at P = 8
+ * paid for two calls of RING at 1.7x RELAY's cost, 1.09x in all).  A
  * bound from a block time that is too short (the ping-pong of two ranks on
  * one node, on nodes) is lower, so its ratios are larger: it explores as
  * before; one from a block time too long shows as e-bar below e_lb
