@@ -335,7 +335,7 @@ static int cmp_row(const void *pa, const void *pb) {
   return a->sum.count - b->sum.count;
 }
 
-static void fmt_time(double s, char *out, size_t size) {
+void pat_report_fmt_time(double s, char *out, size_t size) {
   if (s < 1e-3)
     snprintf(out, size, "%.1f us", s * 1e6);
   else if (s < 1.0)
@@ -352,8 +352,8 @@ static void describe_model(const rep_record *s, char *out, size_t size) {
   for (int a = 0; a < PAT_ALG_COUNT && len < size; a++) {
     if (s->learned[a] <= 0) continue;
     char p[24], m[24];
-    fmt_time(s->pred_sum[a] / (double)s->learned[a], p, sizeof p);
-    fmt_time(s->meas_sum[a] / (double)s->learned[a], m, sizeof m);
+    pat_report_fmt_time(s->pred_sum[a] / (double)s->learned[a], p, sizeof p);
+    pat_report_fmt_time(s->meas_sum[a] / (double)s->learned[a], m, sizeof m);
     len += (size_t)snprintf(out + len, size - len, "%s%s %s/%s", len ? ", " : "", pat_algorithms[a].name, p, m);
   }
   if (!out[0]) snprintf(out, size, "-");
@@ -373,12 +373,12 @@ static void print_row(const rep_row *row) {
       len += (size_t)snprintf(algs + len, sizeof algs - len, "%s%s %.0f", len ? ", " : "", pat_algorithms[a].name,
                               per_rank);
     }
-  fmt_time(s->calls ? s->e_sum / (double)s->calls : 0.0, me, sizeof me);
-  fmt_time(s->e_max, mx, sizeof mx);
+  pat_report_fmt_time(s->calls ? s->e_sum / (double)s->calls : 0.0, me, sizeof me);
+  pat_report_fmt_time(s->e_max, mx, sizeof mx);
   snprintf(pred, sizeof pred, "%.0f%%", s->calls ? 100.0 * (double)s->pred_calls / (double)s->calls : 0.0);
   snprintf(exch, sizeof exch, "%.0f%%", s->calls ? 100.0 * (double)s->exchanged / (double)s->calls : 0.0);
   if (s->pred_calls)
-    fmt_time(s->err_sum / (double)s->pred_calls, err, sizeof err);
+    pat_report_fmt_time(s->err_sum / (double)s->pred_calls, err, sizeof err);
   else
     snprintf(err, sizeof err, "-");
   describe_model(s, model, sizeof model);

@@ -12,6 +12,7 @@
 #define PAT_REPORT_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "algorithms/algorithms.h"
@@ -33,6 +34,9 @@ typedef struct pat_comm_report {
 } pat_comm_report;
 
 struct pat_call_stats;
+
+/* A time in seconds as the report prints it: us, ms or s. */
+void pat_report_fmt_time(double s, char *out, size_t size);
 
 /* At PAT_Init (collective over world): on if world rank 0's setting says so. */
 int pat_report_init(MPI_Comm world, int enabled);

@@ -50,15 +50,6 @@ void pat_report_nbc_add(const char *form, const char *schedule, int P, long long
   pthread_mutex_unlock(&report_nbc_lock);
 }
 
-static void fmt_time(double s, char *out, size_t size) {
-  if (s < 1e-3)
-    snprintf(out, size, "%.1f us", s * 1e6);
-  else if (s < 1.0)
-    snprintf(out, size, "%.2f ms", s * 1e3);
-  else
-    snprintf(out, size, "%.3f s", s);
-}
-
 static int cmp_row(const void *pa, const void *pb) {
   const nbc_row *a = pa, *b = pb;
   int c = strcmp(a->form, b->form);
@@ -84,8 +75,8 @@ static void print(nbc_row *all, int n) {
       fprintf(stderr, "libpat report: %-14s %-10s %5s %12s %6s %8s %10s %10s\n", "form", "schedule", "P",
               "block bytes", "ranks", "calls", "mean e", "max e");
     char mean[24], max[24];
-    fmt_time(sum.calls ? sum.e_sum / (double)sum.calls : 0.0, mean, sizeof mean);
-    fmt_time(sum.e_max, max, sizeof max);
+    pat_report_fmt_time(sum.calls ? sum.e_sum / (double)sum.calls : 0.0, mean, sizeof mean);
+    pat_report_fmt_time(sum.e_max, max, sizeof max);
     fprintf(stderr, "libpat report: %-14s %-10s %5d %12lld %6d %8.0f %10s %10s\n", sum.form, sum.schedule, sum.P,
             (long long)sum.bytes, ranks, (double)sum.calls / ranks, mean, max);
   }

@@ -571,6 +571,27 @@ static void add_level(double alg, int64_t bytes, double seconds) {
   pat_measured_add(&model.measured, (int)alg, (double)bytes / 2, seconds / 2);
   pat_measured_add(&model.measured, (int)alg, (double)bytes, seconds);
 }
+
+/* A model file at P = 8 whose levels at `bytes` a block measure DIRECT
+ * fastest at balanced arrivals: the static choice. */
+static void add_direct_levels(int64_t bytes) {
+  model.measured.P = 8;
+  const double lv[][2] = {{PAT_ALG_NATIVE, 0.100}, {PAT_ALG_DIRECT, 0.075}, {PAT_ALG_RELAY, 0.090},
+                          {PAT_ALG_RING, 0.095}, {PAT_ALG_BRUCK, 0.13}, {PAT_ALG_NEX, 0.13}, {PAT_ALG_RDB, 0.13}};
+  for (size_t i = 0; i < sizeof lv / sizeof *lv; i++) add_level(lv[i][0], bytes, lv[i][1]);
+}
+
+/* When a phase's best algorithm was found (run on 5 calls in a row: the
+ * first of them, -1 before) and how many calls from tail_from on ran it. */
+typedef struct found_track {
+  int run, found_at, tail, tail_from;
+} found_track;
+
+static void track(found_track *t, int k, int is_best) {
+  t->run = is_best ? t->run + 1 : 0;
+  if (t->run == 5 && t->found_at < 0) t->found_at = k - 4;
+  if (k >= t->tail_from) t->tail += is_best;
+}
 static int test_planted(void) {
   static const double cost[2][PAT_ALG_COUNT] = {
       /* ms above the wait; algorithms not named cost 130 */
@@ -583,12 +604,7 @@ static int test_planted(void) {
   const int64_t bytes = 1 << 19; /* 1M floats at P = 8 */
   const pat_model_params saved = model;
   for (int with_levels = 0; with_levels < 2; with_levels++) {
-    if (with_levels) { /* DIRECT measured fastest balanced: the static choice */
-      model.measured.P = 8;
-      const double lv[][2] = {{PAT_ALG_NATIVE, 0.100}, {PAT_ALG_DIRECT, 0.075}, {PAT_ALG_RELAY, 0.090},
-                              {PAT_ALG_RING, 0.095}, {PAT_ALG_BRUCK, 0.13}, {PAT_ALG_NEX, 0.13}, {PAT_ALG_RDB, 0.13}};
-      for (size_t i = 0; i < sizeof lv / sizeof *lv; i++) add_level(lv[i][0], bytes, lv[i][1]);
-    }
+    if (with_levels) add_direct_levels(bytes);
     sim s;
     sim_start(&s, 8);
     s.planted = (const double(*)[PAT_ALG_COUNT])planted;
@@ -596,16 +612,14 @@ static int test_planted(void) {
     const double late[3] = {0.0, 100.0, 0.0};
     const int best[3] = {PAT_ALG_DIRECT, PAT_ALG_RELAY, PAT_ALG_DIRECT};
     for (int phase = 0; phase < 3; phase++) {
-      int run = 0, found_at = -1, tail = 0;
+      found_track t = {.found_at = -1, .tail_from = 100};
       for (int k = 0; k < 150; k++) {
         arrivals(&s, a, late[phase]);
         CHECK(call(&s, bytes, a), "planted, %s, phase %d call %d: ranks disagree", with_levels ? "levels" : "no levels",
               phase, k);
-        int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
-        run = alg == best[phase] ? run + 1 : 0;
-        if (run == 5 && found_at < 0) found_at = k - 4;
-        if (k >= 100) tail += alg == best[phase];
+        track(&t, k, pat_engine_last(&s.rank[0]->e, 0)->alg == best[phase]);
       }
+      const int found_at = t.found_at, tail = t.tail;
       printf("planted, %s, %s: %s found at call %d, %d of the last 50 calls\n", with_levels ? "levels" : "no levels",
              late[phase] > 0 ? "imbalanced" : "balanced", pat_algorithms[best[phase]].name, found_at, tail);
       CHECK(found_at >= 0 && found_at <= PLANTED_FOUND, "planted, %s, phase %d: %s found at call %d (within %d)",
@@ -642,26 +656,23 @@ static int test_cold_model_pick(void) {
   planted[PAT_REGIME_IMBALANCED][PAT_ALG_NATIVE] = 80;
   const int64_t bytes = 1 << 19;
   const pat_model_params saved = model;
-  model.measured.P = 8; /* levels that make DIRECT the static choice */
-  const double lv[][2] = {{PAT_ALG_NATIVE, 0.100}, {PAT_ALG_DIRECT, 0.075}, {PAT_ALG_RELAY, 0.090},
-                          {PAT_ALG_RING, 0.095}, {PAT_ALG_BRUCK, 0.13}, {PAT_ALG_NEX, 0.13}, {PAT_ALG_RDB, 0.13}};
-  for (size_t i = 0; i < sizeof lv / sizeof *lv; i++) add_level(lv[i][0], bytes, lv[i][1]);
+  add_direct_levels(bytes);
   sim s;
   sim_start(&s, 8);
   s.planted = (const double(*)[PAT_ALG_COUNT])planted;
   s.cold_factor = 2.0;
   s.first_on_arrival = 1;
   int64_t a[MAXP];
-  int run = 0, found_at = -1, tail = 0, first = -1;
+  found_track t = {.found_at = -1, .tail_from = 20};
+  int first = -1;
   for (int k = 0; k < 60; k++) {
     arrivals(&s, a, 10.0);
     CHECK(call(&s, bytes, a), "cold model pick, call %d: ranks disagree", k);
     int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
     if (k == 0) first = alg;
-    run = alg == PAT_ALG_ARD ? run + 1 : 0;
-    if (run == 5 && found_at < 0) found_at = k - 4;
-    if (k >= 20) tail += alg == PAT_ALG_ARD;
+    track(&t, k, alg == PAT_ALG_ARD);
   }
+  const int found_at = t.found_at, tail = t.tail;
   printf("cold model pick: first call %s, ard found at call %d, %d of the last 40 calls\n",
          pat_algorithms[first].name, found_at, tail);
   CHECK(first == PAT_ALG_ARD, "cold model pick: the first call ran %s, not the model's pick", pat_algorithms[first].name);
@@ -696,16 +707,16 @@ static int test_planted_nodes(void) {
   int64_t a[MAXP];
   const double late[2] = {0.0, 100.0};
   for (int phase = 0; phase < 2; phase++) {
-    int run = 0, found_at = -1, tail = 0, ran[PAT_ALG_COUNT] = {0}, distinct = 0;
+    found_track t = {.found_at = -1, .tail_from = 100};
+    int ran[PAT_ALG_COUNT] = {0}, distinct = 0;
     for (int k = 0; k < 150; k++) {
       arrivals(&s, a, late[phase]);
       CHECK(call(&s, bytes, a), "planted on nodes, phase %d call %d: ranks disagree", phase, k);
       int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
       if (!ran[alg]++) distinct++;
-      run = alg == PAT_ALG_HRELAY ? run + 1 : 0;
-      if (run == 5 && found_at < 0) found_at = k - 4;
-      if (k >= 100) tail += alg == PAT_ALG_HRELAY;
+      track(&t, k, alg == PAT_ALG_HRELAY);
     }
+    const int found_at = t.found_at, tail = t.tail;
     printf("planted on nodes, %s: hrelay found at call %d, %d of the last 50 calls; %d algorithms run, relay %d, "
            "direct %d\n", late[phase] > 0 ? "imbalanced" : "balanced", found_at, tail, distinct, ran[PAT_ALG_RELAY],
            ran[PAT_ALG_DIRECT]);
