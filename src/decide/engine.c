@@ -543,11 +543,15 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
 }
 
 /* May a kept alternative explore this call (explore.h): its interval since
- * the last exploration, and credit for a call that may cost a static
- * call's more. */
-static int kept_explores(const pat_engine_site *sp, long long calls, int regime) {
+ * the last exploration (longer near the bound, or while every candidate
+ * still to explore measured far dearer once), and credit for a call that
+ * may cost a static call's more. */
+static int kept_explores(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const pat_guard *g = &sp->guard;
-  return g->state == PAT_GUARD_KEPT && calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, ~0u) &&
+  if (g->state != PAT_GUARD_KEPT) return 0;
+  const unsigned cand = pat_explore_candidates(sp->static_alg, sp->arms.model_pick[regime], allowed, hierarchical);
+  const double ref = pat_guard_knows_static(g) ? g->s_cost : 0;
+  return calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, cand, ref) &&
          (!pat_guard_knows_static(g) || g->credit >= PAT_EXPLORE_CREDIT * g->s_cost);
 }
 
@@ -559,7 +563,7 @@ static int kept_explores(const pat_engine_site *sp, long long calls, int regime)
 static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const int kept = sp->last.alg;
   if (sp->guard.state == PAT_GUARD_EXPLORING && sp->trial_alg >= 0) return sp->trial_alg != kept;
-  if (kept_explores(sp, calls, regime)) {
+  if (kept_explores(sp, calls, regime, allowed, hierarchical)) {
     const double none[PAT_ALG_COUNT] = {0};
     unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed, hierarchical) & ~(1u << kept);
     double ref = pat_guard_knows_static(&sp->guard) ? sp->guard.s_cost : 0;
@@ -587,7 +591,7 @@ static int exploration(const pat_engine_site *sp, long long calls, int regime, u
     return sp->trial_alg >= 0 && model->status[sp->trial_alg] == PAT_OK && is_allowed(allowed, sp->trial_alg)
                ? sp->trial_alg
                : -1;
-  if (sp->mode == PAT_MODE_EXCHANGE && !kept_explores(sp, calls, regime)) return -1;
+  if (sp->mode == PAT_MODE_EXCHANGE && !kept_explores(sp, calls, regime, allowed, hierarchical)) return -1;
   double est[PAT_ALG_COUNT];
   unsigned ok = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {

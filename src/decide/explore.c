@@ -83,10 +83,6 @@ int pat_arms_over_bound(const pat_arms *a, int regime, int alg, double *ratio) {
   return 1;
 }
 
-int pat_explore_every(const pat_arms *a, int regime, unsigned candidates) {
-  return pat_arms_near_bound(a, regime, candidates) ? PAT_EXPLORE_EVERY_NEAR : PAT_EXPLORE_EVERY;
-}
-
 unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed, int hierarchical) {
   unsigned c = hierarchical ? (1u << PAT_ALG_HRELAY) | (1u << PAT_ALG_HRING) | (1u << PAT_ALG_RING)
                             : (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_DIRECT) | (1u << PAT_ALG_RING);
@@ -96,17 +92,23 @@ unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed
   return c;
 }
 
-/* Two samples that both measured PAT_EXPLORE_DROP times the cheapest known
- * cost: a third cannot make it the cheapest. */
-static int dropped(const pat_arm *m, double cheapest) {
-  if (m->n < 2 || !(cheapest > 0)) return 0;
+/* Has a candidate still to explore measured, every sample of it,
+ * PAT_EXPLORE_DROP times the cheapest known (one sample short of dropped)? */
+static int looks_far(const pat_arm *m, double cheapest) {
+  if (m->n < 1 || !(cheapest > 0)) return 0;
   int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
   for (int i = 0; i < n; i++)
     if (m->cost[i] < PAT_EXPLORE_DROP * cheapest) return 0;
   return 1;
 }
 
-int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref) {
+/* Two samples that both measured PAT_EXPLORE_DROP times the cheapest known
+ * cost: a third cannot make it the cheapest. */
+static int dropped(const pat_arm *m, double cheapest) { return m->n >= 2 && looks_far(m, cheapest); }
+
+/* The cheapest cost the drop rule compares with: the cheapest candidate
+ * measured PAT_EXPLORE_K times, or ref (the static choice's), if lower. */
+static double cheapest_known(const pat_arms *a, int regime, unsigned candidates, double ref) {
   double cheapest = ref > 0 ? ref : 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     double c;
@@ -114,6 +116,24 @@ int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const d
         (cheapest <= 0 || c < cheapest))
       cheapest = c;
   }
+  return cheapest;
+}
+
+int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double ref) {
+  if (pat_arms_near_bound(a, regime, ~0u)) return PAT_EXPLORE_EVERY_NEAR;
+  const double cheapest = cheapest_known(a, regime, candidates, ref);
+  int due = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    const pat_arm *m = &a->arm[regime][alg];
+    if (!(candidates >> alg & 1u) || m->n >= PAT_EXPLORE_K || dropped(m, cheapest)) continue;
+    if (!looks_far(m, cheapest)) return PAT_EXPLORE_EVERY;
+    due = 1;
+  }
+  return due ? PAT_EXPLORE_EVERY_NEAR : PAT_EXPLORE_EVERY;
+}
+
+int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref) {
+  const double cheapest = cheapest_known(a, regime, candidates, ref);
   int pick = -1;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     const pat_arm *m = &a->arm[regime][alg];

@@ -60,6 +60,18 @@
  * one node, on nodes) is lower, so its ratios are larger: it explores as
  * before; one from a block time too long shows as e-bar below e_lb
  * (PAT_BOUND_FLOOR), and says nothing.
+ *
+ * Far candidates wait too: while every candidate still to explore has
+ * measured, each sample, PAT_EXPLORE_DROP times the cheapest known (one
+ * sample short of dropped), a kept alternative explores at most one call
+ * in PAT_EXPLORE_EVERY_NEAR, near the bound or not.  Its second sample may
+ * still show the first was a stall or a cold call, so it is taken, later:
+ * at P = 8, 1M floats, maxDelay 50 ms, RELAY measured 1.30-1.34x a quick
+ * model's bound, on the threshold, and RING at 2.06x RELAY's cost was
+ * explored twice in four calls, 9% of a 20-call launch; on nodes, whose
+ * bound is never near, HRING and RING twice each.  The guarantee is then
+ * the near one's: every candidate measured or dropped within
+ * PAT_EXPLORE_EVERY_NEAR * (PAT_EXPLORE_K * C + 1) calls.
  */
 #ifndef PAT_EXPLORE_H
 #define PAT_EXPLORE_H
@@ -118,8 +130,10 @@ int pat_arms_near_bound(const pat_arms *a, int regime, unsigned candidates);
 int pat_arms_over_bound(const pat_arms *a, int regime, int alg, double *ratio);
 
 /* Calls between explorations in a kept alternative: PAT_EXPLORE_EVERY, or
- * PAT_EXPLORE_EVERY_NEAR near the bound. */
-int pat_explore_every(const pat_arms *a, int regime, unsigned candidates);
+ * PAT_EXPLORE_EVERY_NEAR near the bound or while every one of the
+ * candidates still to explore has measured, each of its samples,
+ * PAT_EXPLORE_DROP times the cheapest known (ref as pat_explore_next's). */
+int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double ref);
 
 /* Samples alg has in the regime. */
 static inline int pat_arms_n(const pat_arms *a, int regime, int alg) { return a->arm[regime][alg].n; }

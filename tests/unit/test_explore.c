@@ -41,6 +41,29 @@ static int cheapest(const pat_arms *a, int regime, unsigned cand, const double *
   return best;
 }
 
+/* The oracle of the far candidates' wait: has every candidate still to
+ * explore (fewer than K samples) been measured, every sample
+ * PAT_EXPLORE_DROP times the cheapest known (S or a median of K)? */
+static int all_far(const pat_arms *a, int regime, unsigned cand, double S) {
+  double cheapest = S;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    double c;
+    if ((cand >> alg & 1u) && pat_arms_n(a, regime, alg) >= PAT_EXPLORE_K && pat_arms_cost(a, regime, alg, &c) &&
+        c < cheapest)
+      cheapest = c;
+  }
+  int any = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    const pat_arm *m = &a->arm[regime][alg];
+    if (!(cand >> alg & 1u) || m->n >= PAT_EXPLORE_K) continue;
+    if (m->n == 0) return 0;
+    for (int i = 0; i < m->n && i < PAT_ARM_SAMPLES; i++)
+      if (m->cost[i] < PAT_EXPLORE_DROP * cheapest) return 0;
+    any = 1;
+  }
+  return any;
+}
+
 static int test_rule(void) {
   int worst_found = 0;
   for (int site = 0; site < 2000; site++) {
@@ -71,8 +94,8 @@ static int test_rule(void) {
     const double S = 1.0 + 2.0 * urand(); /* the static choice's cost, the drop rule's reference */
     const int near = site % 4 < 2;
     const double bound = near ? 1.0 / 1.1 : 0.5; /* e_lb, as e-bar is the cost here */
-    const int budget = (near ? PAT_EXPLORE_EVERY_NEAR : PAT_EXPLORE_EVERY) * PAT_EXPLORE_K * C;
-    int went_near = 0;
+    int budget = (near ? PAT_EXPLORE_EVERY_NEAR : PAT_EXPLORE_EVERY) * PAT_EXPLORE_K * C;
+    int went_near = 0, deferred = 0;
     long long last_explore = -1;
     int unexplored_since[PAT_ALG_COUNT];
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) unexplored_since[alg] = -1;
@@ -84,9 +107,14 @@ static int test_rule(void) {
         est[alg] = pat_arms_cost(&a, regime, alg, &c) ? c : model[alg];
       }
       int run = -1;
-      const int every = pat_explore_every(&a, regime, ~0u);
+      const int every = pat_explore_every(&a, regime, cand, S);
       went_near |= every == PAT_EXPLORE_EVERY_NEAR;
-      CHECK(near || every == PAT_EXPLORE_EVERY, "site %d: 2x the bound is not near it", site);
+      if (!near && every == PAT_EXPLORE_EVERY_NEAR) {
+        deferred = 1;
+        CHECK(all_far(&a, regime, cand, S), "site %d: 2x the bound is not near it, and a candidate to explore "
+              "has a sample under %.1fx the cheapest", site, PAT_EXPLORE_DROP);
+      }
+      if (deferred) budget = PAT_EXPLORE_EVERY_NEAR * PAT_EXPLORE_K * C;
       if (call - last_explore >= every) {
         run = pat_explore_next(&a, regime, cand, est, S);
         if (run >= 0) last_explore = call;
@@ -141,6 +169,11 @@ static int test_basics(void) {
   for (int i = 0; i < PAT_EXPLORE_K; i++) pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.0, 0);
   pat_arms_add(&a, 0, PAT_ALG_RING, 1.6, 0);
   CHECK(pat_explore_next(&a, 0, cand, est, 0) == PAT_ALG_RING, "one sample at 1.6x: explored again");
+  CHECK(pat_explore_every(&a, 0, cand, 0) == PAT_EXPLORE_EVERY_NEAR, "... after the longer interval");
+  unsigned cand3 = cand | 1u << PAT_ALG_DIRECT;
+  CHECK(pat_explore_every(&a, 0, cand3, 0) == PAT_EXPLORE_EVERY, "another candidate not yet measured: the short one");
+  pat_arms_add(&a, 0, PAT_ALG_DIRECT, 1.2, 0);
+  CHECK(pat_explore_every(&a, 0, cand3, 0) == PAT_EXPLORE_EVERY, "another measured at 1.2x: the short one");
   pat_arms_add(&a, 0, PAT_ALG_RING, 1.7, 0);
   CHECK(pat_explore_next(&a, 0, cand, est, 0) == -1, "two samples at 1.6-1.7x: dropped");
   /* near the bound: the cheapest measured candidate's median e-bar / e_lb */
@@ -149,9 +182,9 @@ static int test_basics(void) {
   for (int i = 0; i < 2; i++) pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[i]);
   CHECK(!pat_arms_near_bound(&a, 1, ~0u), "two samples: not enough to say");
   pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[2]);
-  CHECK(pat_arms_near_bound(&a, 1, ~0u) && pat_explore_every(&a, 1, ~0u) == PAT_EXPLORE_EVERY_NEAR,
+  CHECK(pat_arms_near_bound(&a, 1, ~0u) && pat_explore_every(&a, 1, ~0u, 0) == PAT_EXPLORE_EVERY_NEAR,
         "median 1.2x the bound: near");
-  CHECK(!pat_arms_near_bound(&a, 0, ~0u) && pat_explore_every(&a, 0, ~0u) == PAT_EXPLORE_EVERY,
+  CHECK(!pat_arms_near_bound(&a, 0, ~0u) && pat_explore_every(&a, 0, ~0u, 0) == PAT_EXPLORE_EVERY,
         "the other regime has no samples");
   for (int i = 0; i < 3; i++) pat_arms_add(&a, 1, PAT_ALG_DIRECT, 0.9, 1.4);
   CHECK(!pat_arms_near_bound(&a, 1, ~0u), "the cheapest (direct) at 1.4x the bound: not near");
