@@ -25,14 +25,14 @@ const char *pat_netparams_source(void) { return source; }
 #define REPS 5
 #define TAG 7
 
-/* Minimum one-way time for `bytes` between ranks 0 and 1 (rank 0's view). */
-static double pingpong(MPI_Comm comm, int rank, char *buf, int bytes) {
+/* Minimum one-way time for `bytes` between rank 0 and peer (rank 0's view). */
+static double pingpong(MPI_Comm comm, int rank, int peer, char *buf, int bytes) {
   double best = 1e30;
   for (int i = 0; i < REPS; i++) {
     int64_t t0 = pat_clock_local_ns();
     if (rank == 0) {
-      MPI_Send(buf, bytes, MPI_BYTE, 1, TAG, comm);
-      MPI_Recv(buf, bytes, MPI_BYTE, 1, TAG, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf, bytes, MPI_BYTE, peer, TAG, comm);
+      MPI_Recv(buf, bytes, MPI_BYTE, peer, TAG, comm, MPI_STATUS_IGNORE);
     } else {
       MPI_Recv(buf, bytes, MPI_BYTE, 0, TAG, comm, MPI_STATUS_IGNORE);
       MPI_Send(buf, bytes, MPI_BYTE, 0, TAG, comm);
@@ -43,17 +43,17 @@ static double pingpong(MPI_Comm comm, int rank, char *buf, int bytes) {
   return best;
 }
 
-/* (alpha, beta) from ranks 0 and 1; ok = 0 if either could not allocate. */
-static void measure(MPI_Comm world, int rank, double ab[3]) {
+/* (alpha, beta) from rank 0 and the other one, peer; ok = 0 if either could not allocate. */
+static void measure(MPI_Comm world, int rank, int peer, double ab[3]) {
   char *buf = calloc(1, LARGE);
   int ok = buf != NULL, peer_ok = 0;
   /* both sides must know before ping-ponging, or one would wait forever */
-  MPI_Sendrecv(&ok, 1, MPI_INT, 1 - rank, TAG, &peer_ok, 1, MPI_INT, 1 - rank, TAG, world, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&ok, 1, MPI_INT, peer, TAG, &peer_ok, 1, MPI_INT, peer, TAG, world, MPI_STATUS_IGNORE);
   ab[2] = ok && peer_ok;
   if (ab[2]) {
-    pingpong(world, rank, buf, SMALL); /* warm the connection up */
-    double t_small = pingpong(world, rank, buf, SMALL);
-    double t_large = pingpong(world, rank, buf, LARGE);
+    pingpong(world, rank, peer, buf, SMALL); /* warm the connection up */
+    double t_small = pingpong(world, rank, peer, buf, SMALL);
+    double t_large = pingpong(world, rank, peer, buf, LARGE);
     ab[1] = (t_large - t_small) / (double)(LARGE - SMALL);
     if (ab[1] <= 0) ab[1] = 1e-12;
     ab[0] = t_small - ab[1] * SMALL;
@@ -62,17 +62,18 @@ static void measure(MPI_Comm world, int rank, double ab[3]) {
   free(buf);
 }
 
-static int estimate(MPI_Comm world, int P, int rank) {
+static int estimate(MPI_Comm world, int P, int rank, int partner) {
   double ab[3] = {1e-6, 1.0 / 1e9, 1}; /* alpha, beta, ok; a single process: 1 us, 1 GB/s */
   have_model = 0;
   pingpong_beta = 0;
   snprintf(source, sizeof source, "default (single process)");
   if (P > 1) {
-    if (rank < 2) measure(world, rank, ab);
+    if (partner < 1 || partner >= P) partner = 1;
+    if (rank == 0 || rank == partner) measure(world, rank, rank == 0 ? partner : 0, ab);
     int rc = MPI_Bcast(ab, 3, MPI_DOUBLE, 0, world);
     if (rc != MPI_SUCCESS) return rc;
     if (!ab[2]) return pat_fail(MPI_ERR_NO_MEM, "PAT_Init: no memory for the network ping-pong");
-    snprintf(source, sizeof source, "built-in estimate: ping-pong of world ranks 0 and 1 at PAT_Init");
+    snprintf(source, sizeof source, "built-in estimate: ping-pong of world ranks 0 and %d at PAT_Init", partner);
     pingpong_beta = ab[1];
   }
   pat_model_params_init(&model, ab[0], ab[1]);
@@ -113,11 +114,11 @@ static int load(MPI_Comm world, const char *path, int rank) {
   return MPI_SUCCESS;
 }
 
-int pat_netparams_init(MPI_Comm world, const char *model_path) {
+int pat_netparams_init(MPI_Comm world, const char *model_path, int partner) {
   int P, rank;
   MPI_Comm_size(world, &P);
   MPI_Comm_rank(world, &rank);
-  int rc = estimate(world, P, rank);
+  int rc = estimate(world, P, rank, partner);
   /* rank 0's setting holds: tell the others whether there is a file */
   int have_file = rank == 0 && model_path[0];
   if (rc == MPI_SUCCESS) rc = MPI_Bcast(&have_file, 1, MPI_INT, 0, world);

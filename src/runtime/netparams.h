@@ -2,7 +2,13 @@
  * The cost model's parameters, identical on every rank: from the PAT_MODEL
  * file (world rank 0 reads it and broadcasts its text; every rank parses
  * the same text), or, without one, a quick ping-pong estimate made at
- * PAT_Init by world ranks 0 and 1 and broadcast by rank 0.
+ * PAT_Init by world rank 0 and a partner and broadcast by rank 0.  The
+ * partner is the first rank on another node where the job spans nodes: the
+ * parameters are the inter-node pair's (the model's default and the block
+ * time tau that tells balanced calls from imbalanced ones and gives the
+ * lower bound), and ranks 0 and 1 of one node measured shared memory
+ * instead (4 hosts x 2 ranks, 200 Mbit/s: calls at 128x their "bound",
+ * balanced ones taken for imbalanced).
  */
 #ifndef PAT_NETPARAMS_H
 #define PAT_NETPARAMS_H
@@ -11,17 +17,20 @@
 
 #include "model/model.h"
 
-/* Collective over world.  model_path: rank 0's PAT_MODEL ("" for none). */
-int pat_netparams_init(MPI_Comm world, const char *model_path);
+/* Collective over world.  model_path: rank 0's PAT_MODEL ("" for none);
+ * partner: the world rank rank 0 ping-pongs with (1 <= partner < size; the
+ * same on every rank). */
+int pat_netparams_init(MPI_Comm world, const char *model_path, int partner);
 
 const pat_model_params *pat_netparams(void);
 /* 1 if they came from a model file, 0 for the
  * ping-pong estimate: the same on every rank. */
 int pat_netparams_have_model(void);
 /* Without a model file: the seconds per byte of PAT_Init's ping-pong of
- * world ranks 0 and 1, two processes alone (the same on every rank; 0 with
- * a model file or a single process).  Where the two are on different nodes
- * it is what a model file's link line measures (pat-calibrate). */
+ * world rank 0 and its partner, two processes alone (the same on every
+ * rank; 0 with a model file or a single process).  Where the two are on
+ * different nodes it is what a model file's link line measures
+ * (pat-calibrate). */
 double pat_netparams_pingpong_beta(void);
 /* Pacing (PAT_PACE): the replay holds forwards as the executor does, at
  * this rate (s per byte; 0: no pacing).  PAT_Init sets it with the

@@ -67,6 +67,14 @@ static double pace_ns_per_byte(void) {
   return mp->link_set && mp->link.beta > 0 ? mp->link.beta * 1e9 : 0;
 }
 
+/* The world rank PAT_Init's ping-pong pairs with rank 0 (netparams.h): the
+ * first on another node, else 1. */
+static int pingpong_partner(void) {
+  for (int r = 1; r < pat_proc.world_size; r++)
+    if (!pat_comms_world_same_node(0, r)) return r;
+  return 1;
+}
+
 /* Everything that needs the world duplicate, in the same order on every rank. */
 static int set_up(void) {
   int rc = pat_comm_private_dup(MPI_COMM_WORLD, &pat_proc.world);
@@ -78,8 +86,11 @@ static int set_up(void) {
   pat_exec_set_clock(pat_timeline_on() ? pat_clock_global_ns : NULL);
   rc = pat_report_init(pat_proc.world, pat_proc.settings.report);
   if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_proc.world, pat_proc.settings.clock_samples);
-  if (rc == MPI_SUCCESS) rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model);
   if (rc == MPI_SUCCESS) rc = pat_comms_init(pat_proc.world);
+  if (rc == MPI_SUCCESS) {
+    rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model, pingpong_partner());
+    if (rc != MPI_SUCCESS) pat_comms_finalize();
+  }
   if (rc == MPI_SUCCESS) {
     double pace = pace_ns_per_byte();
     pat_exec_set_pace(pace);
