@@ -125,7 +125,9 @@ double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node)
 /* The bound of a persistent call (--persistent), whose blocks may move
  * before their receiver starts: e_i >= max(0, max_{j != i} (a[j] + tau_j) -
  * a[i]), tau_j = tau_v[j] (NULL: tau), tau being a block's one-way time
- * (alpha included).  libpat's pat_lower_bound_persistent, src/model. */
+ * (alpha included), and e_i >= the receive port's bound of mb_lower_bound_v
+ * (blocks released at their owners' starts).  libpat's
+ * pat_lower_bound_persistent, src/model. */
 double mb_lower_bound_persistent(const double *a, int P, double tau, const double *tau_v);
 
 /* ---- one algorithm's run (rank 0 holds the results) -------------------- */

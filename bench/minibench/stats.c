@@ -85,28 +85,48 @@ static int cmp_release(const void *x, const void *y) {
   return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-/* The mean over ranks of max(0, f_i - a_i), f_i the makespan, in release order, of the blocks rank
- * i must take in through one port: every block but its own (node NULL), or every block of another
- * node (its node's link); block j takes tau_v[j], or tau when tau_v is NULL.  O(P^2): a benchmark's P. */
-static double port_bound(const double *a, int P, const double *tau_v, double tau, const int *node) {
-  if (P < 2) return 0;
+/* max(0, f_i - a_i) for rank i, f_i the makespan, in the release order `order`, of the blocks it
+ * must take in through one port: every block but its own (node NULL), or every block of another
+ * node (its node's link); block j takes tau_v[j], or tau when tau_v is NULL.  O(P). */
+static double port_e(const double *a, int P, const release *order, const double *tau_v, double tau, const int *node,
+                     int i) {
+  double t = -INFINITY;
+  for (int k = 0; k < P; k++) {
+    const int j = order[k].rank;
+    if (node ? node[j] == node[i] : j == i) continue;
+    t = (t > a[j] ? t : a[j]) + (tau_v ? tau_v[j] : tau);
+  }
+  double e = t - a[i];
+  return e > 0 ? e : 0;
+}
+
+/* The releases a[0..P) in order (NULL without memory). */
+static release *release_order(const double *a, int P) {
   release *order = malloc(sizeof *order * (size_t)P);
-  if (!order) return NAN;
+  if (!order) return NULL;
   for (int i = 0; i < P; i++) order[i] = (release){a[i], i};
   qsort(order, (size_t)P, sizeof *order, cmp_release);
+  return order;
+}
+
+/* The mean over ranks of port_e.  O(P^2): a benchmark's P. */
+static double port_bound(const double *a, int P, const double *tau_v, double tau, const int *node) {
+  if (P < 2) return 0;
+  release *order = release_order(a, P);
+  if (!order) return NAN;
   double sum = 0;
-  for (int i = 0; i < P; i++) {
-    double t = -INFINITY;
-    for (int k = 0; k < P; k++) {
-      const int j = order[k].rank;
-      if (node ? node[j] == node[i] : j == i) continue;
-      t = (t > a[j] ? t : a[j]) + (tau_v ? tau_v[j] : tau);
-    }
-    double e = t - a[i];
-    sum += e > 0 ? e : 0;
-  }
+  for (int i = 0; i < P; i++) sum += port_e(a, P, order, tau_v, tau, node, i);
   free(order);
   return sum / P;
+}
+
+/* Rank i's port_e alone (one port a rank). */
+static double port_bound_of(const double *a, int P, const double *tau_v, double tau, int i) {
+  release *order = release_order(a, P);
+  if (!order) return NAN;
+  double e = port_e(a, P, order, tau_v, tau, NULL, i);
+  free(order);
+  return e;
 }
 
 double mb_lower_bound_v(const double *a, int P, const double *tau) { return port_bound(a, P, tau, 0, NULL); }
@@ -124,7 +144,8 @@ double mb_lower_bound_persistent(const double *a, int P, double tau, const doubl
       double in = a[j] + (tau_v ? tau_v[j] : tau);
       if (j != i && in > t) t = in;
     }
-    sum += t - a[i];
+    double e = t - a[i], port = port_bound_of(a, P, tau_v, tau, i);
+    sum += port > e ? port : e;
   }
   return sum / P;
 }

@@ -156,6 +156,10 @@ double pat_lower_bound_v(int P, const double *arrival, const double *tau, double
 double pat_lower_bound_persistent(int P, const double *arrival, double alpha, double tau, const double *tau_each,
                                   double *e_lb_out) {
   if (P < 1) return 0;
+  /* the receive port's bound (blocks released at their owners' starts), per rank */
+  double *port = malloc((size_t)P * sizeof *port);
+  if (!port) return NAN;
+  lower_bound(P, arrival, tau, tau_each, port);
   /* the two latest block arrivals (a_j + alpha + tau_j): rank i's own block is left out, so i takes the
    * latest unless it is its own, then the second */
   double first = -INFINITY, second = -INFINITY;
@@ -174,8 +178,10 @@ double pat_lower_bound_persistent(int P, const double *arrival, double alpha, do
   for (int i = 0; i < P; i++) {
     double other = i == first_rank ? second : first, T = other > arrival[i] ? other : arrival[i];
     double e = P == 1 ? 0 : T - arrival[i];
+    if (port[i] > e) e = port[i];
     if (e_lb_out) e_lb_out[i] = e;
     sum += e;
   }
+  free(port);
   return sum / P;
 }
