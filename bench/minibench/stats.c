@@ -120,15 +120,6 @@ static double port_bound(const double *a, int P, const double *tau_v, double tau
   return sum / P;
 }
 
-/* Rank i's port_e alone (one port a rank). */
-static double port_bound_of(const double *a, int P, const double *tau_v, double tau, int i) {
-  release *order = release_order(a, P);
-  if (!order) return NAN;
-  double e = port_e(a, P, order, tau_v, tau, NULL, i);
-  free(order);
-  return e;
-}
-
 double mb_lower_bound_v(const double *a, int P, const double *tau) { return port_bound(a, P, tau, 0, NULL); }
 
 double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node) {
@@ -137,6 +128,8 @@ double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node)
 
 double mb_lower_bound_persistent(const double *a, int P, double tau, const double *tau_v) {
   if (P < 2) return 0;
+  release *order = release_order(a, P);
+  if (!order) return NAN;
   double sum = 0;
   for (int i = 0; i < P; i++) {
     double t = a[i];
@@ -144,8 +137,9 @@ double mb_lower_bound_persistent(const double *a, int P, double tau, const doubl
       double in = a[j] + (tau_v ? tau_v[j] : tau);
       if (j != i && in > t) t = in;
     }
-    double e = t - a[i], port = port_bound_of(a, P, tau_v, tau, i);
+    double e = t - a[i], port = port_e(a, P, order, tau_v, tau, NULL, i);
     sum += port > e ? port : e;
   }
+  free(order);
   return sum / P;
 }

@@ -542,6 +542,10 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
     ebar[static_alg] = (int64_t)(1e9 * (wait + sp->guard.s_cost));
 }
 
+/* The cost exploration's drop rule compares with besides the measured
+ * candidates' (pat_explore_next's ref): the static choice's S once known. */
+static double drop_ref(const pat_guard *g) { return pat_guard_knows_static(g) ? g->s_cost : 0; }
+
 /* May a kept alternative explore this call (explore.h): its interval since
  * the last exploration (longer near the bound, or while every candidate
  * still to explore measured far dearer once), and credit for a call that
@@ -550,8 +554,7 @@ static int kept_explores(const pat_engine_site *sp, long long calls, int regime,
   const pat_guard *g = &sp->guard;
   if (g->state != PAT_GUARD_KEPT) return 0;
   const unsigned cand = pat_explore_candidates(sp->static_alg, sp->arms.model_pick[regime], allowed, hierarchical);
-  const double ref = pat_guard_knows_static(g) ? g->s_cost : 0;
-  return calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, cand, ref) &&
+  return calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, cand, drop_ref(g)) &&
          (!pat_guard_knows_static(g) || g->credit >= PAT_EXPLORE_CREDIT * g->s_cost);
 }
 
@@ -566,8 +569,7 @@ static int keep_yields(const pat_engine_site *sp, long long calls, int regime, u
   if (kept_explores(sp, calls, regime, allowed, hierarchical)) {
     const double none[PAT_ALG_COUNT] = {0};
     unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed, hierarchical) & ~(1u << kept);
-    double ref = pat_guard_knows_static(&sp->guard) ? sp->guard.s_cost : 0;
-    if (pat_explore_next(&sp->arms, regime, cand, none, ref) >= 0) return 1;
+    if (pat_explore_next(&sp->arms, regime, cand, none, drop_ref(&sp->guard)) >= 0) return 1;
   }
   double ck, c;
   if (pat_arms_n(&sp->arms, regime, kept) < PAT_EXPLORE_K || !pat_arms_cost(&sp->arms, regime, kept, &ck)) return 0;
@@ -599,7 +601,7 @@ static int exploration(const pat_engine_site *sp, long long calls, int regime, u
     if (model->status[alg] == PAT_OK) ok |= 1u << alg;
   }
   unsigned cand = pat_explore_candidates(sp->static_alg, model_pick, allowed, hierarchical) & ok;
-  return pat_explore_next(&sp->arms, regime, cand, est, pat_guard_knows_static(g) ? g->s_cost : 0);
+  return pat_explore_next(&sp->arms, regime, cand, est, drop_ref(g));
 }
 
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {

@@ -119,14 +119,19 @@ static double cheapest_known(const pat_arms *a, int regime, unsigned candidates,
   return cheapest;
 }
 
+/* Is alg a candidate still to explore: fewer than PAT_EXPLORE_K samples, not dropped? */
+static int to_explore(const pat_arms *a, int regime, unsigned candidates, int alg, double cheapest) {
+  const pat_arm *m = &a->arm[regime][alg];
+  return (candidates >> alg & 1u) && m->n < PAT_EXPLORE_K && !dropped(m, cheapest);
+}
+
 int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double ref) {
   if (pat_arms_near_bound(a, regime, ~0u)) return PAT_EXPLORE_EVERY_NEAR;
   const double cheapest = cheapest_known(a, regime, candidates, ref);
   int due = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-    const pat_arm *m = &a->arm[regime][alg];
-    if (!(candidates >> alg & 1u) || m->n >= PAT_EXPLORE_K || dropped(m, cheapest)) continue;
-    if (!looks_far(m, cheapest)) return PAT_EXPLORE_EVERY;
+    if (!to_explore(a, regime, candidates, alg, cheapest)) continue;
+    if (!looks_far(&a->arm[regime][alg], cheapest)) return PAT_EXPLORE_EVERY;
     due = 1;
   }
   return due ? PAT_EXPLORE_EVERY_NEAR : PAT_EXPLORE_EVERY;
@@ -135,10 +140,7 @@ int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double
 int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref) {
   const double cheapest = cheapest_known(a, regime, candidates, ref);
   int pick = -1;
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-    const pat_arm *m = &a->arm[regime][alg];
-    if (!(candidates >> alg & 1u) || m->n >= PAT_EXPLORE_K || dropped(m, cheapest)) continue;
-    if (pick < 0 || est[alg] < est[pick]) pick = alg;
-  }
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (to_explore(a, regime, candidates, alg, cheapest) && (pick < 0 || est[alg] < est[pick])) pick = alg;
   return pick;
 }

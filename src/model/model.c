@@ -156,8 +156,9 @@ double pat_lower_bound_v(int P, const double *arrival, const double *tau, double
 double pat_lower_bound_persistent(int P, const double *arrival, double alpha, double tau, const double *tau_each,
                                   double *e_lb_out) {
   if (P < 1) return 0;
-  /* the receive port's bound (blocks released at their owners' starts), per rank */
-  double *port = malloc((size_t)P * sizeof *port);
+  /* the receive port's bound (blocks released at their owners' starts), per rank; zeros (no term)
+   * if lower_bound could not allocate, which leaves them unwritten */
+  double *port = calloc((size_t)P, sizeof *port);
   if (!port) return NAN;
   lower_bound(P, arrival, tau, tau_each, port);
   /* the two latest block arrivals (a_j + alpha + tau_j): rank i's own block is left out, so i takes the
