@@ -1,7 +1,8 @@
 /*
  * The common clock.  Every time exchanged between ranks is in nanoseconds on
  * world rank 0's clock: local monotonic time plus an offset estimated at
- * PAT_Init by ping-pong with rank 0, keeping the minimum-round-trip sample.
+ * PAT_Init by ping-pong along a binomial tree on rank 0 (each rank with the
+ * one that syncs it), keeping the minimum-round-trip sample of each hop.
  *
  * A test can add an artificial skew to each rank's local clock
  * (PAT_TEST_CLOCK_SKEW), to prove that the correction works on one host.

@@ -7,56 +7,112 @@
 
 #include "pat/clock.h"
 
-int pat_exchange_init(pat_exchange *x, int P) {
+int pat_exchange_init(pat_exchange *x, MPI_Comm comm) {
   memset(x, 0, sizeof *x);
-  x->P = P;
-  x->req = MPI_REQUEST_NULL;
-  x->all = calloc((size_t)P, sizeof *x->all);
-  return x->all ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  x->comm = comm;
+  x->req[0] = x->req[1] = MPI_REQUEST_NULL;
+  int rc = MPI_Comm_size(comm, &x->P);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(comm, &x->rank);
+  if (rc != MPI_SUCCESS) return rc;
+  x->pow2 = (x->P & (x->P - 1)) == 0;
+  while ((1 << x->rounds) < x->P) x->rounds++;
+  x->all = calloc((size_t)x->P, sizeof *x->all);
+  x->rotated = x->pow2 ? NULL : calloc((size_t)x->P, sizeof *x->rotated);
+  return x->all && (x->pow2 || x->rotated) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 void pat_exchange_free(pat_exchange *x) {
   free(x->all);
-  x->all = NULL;
+  free(x->rotated);
+  x->all = x->rotated = NULL;
 }
 
-int pat_exchange_start(pat_exchange *x, MPI_Comm ctrl, const pat_xrec *mine) {
+/* Round k moves 2^k records.  A power of two: with rank ^ 2^k, the aligned
+ * group of 2^k records each side holds, into its place in all[] (recursive
+ * doubling).  Otherwise: the first min(2^k, P - 2^k) of the records held,
+ * rotated so that rotated[i] is rank + i's, to rank - 2^k, and as many from
+ * rank + 2^k after them (Bruck). */
+static int post_round(pat_exchange *x) {
+  int d = 1 << x->round, tag = 1 + x->round, rc;
+  int size = (int)sizeof(pat_xrec);
+  if (x->pow2) {
+    int peer = x->rank ^ d;
+    pat_xrec *mine = x->all + (x->rank & ~(d - 1)), *theirs = x->all + (peer & ~(d - 1));
+    rc = MPI_Irecv(theirs, d * size, MPI_BYTE, peer, tag, x->comm, &x->req[0]);
+    if (rc == MPI_SUCCESS) rc = MPI_Isend(mine, d * size, MPI_BYTE, peer, tag, x->comm, &x->req[1]);
+    return rc;
+  }
+  int count = d < x->P - d ? d : x->P - d;
+  int from = (x->rank + d) % x->P, to = (x->rank - d + x->P) % x->P;
+  rc = MPI_Irecv(x->rotated + d, count * size, MPI_BYTE, from, tag, x->comm, &x->req[0]);
+  if (rc == MPI_SUCCESS) rc = MPI_Isend(x->rotated, count * size, MPI_BYTE, to, tag, x->comm, &x->req[1]);
+  return rc;
+}
+
+static void finish(pat_exchange *x) {
+  if (!x->pow2)
+    for (int i = 0; i < x->P; i++) x->all[(x->rank + i) % x->P] = x->rotated[i];
+  x->state = PAT_X_DONE;
+}
+
+/* Completes rounds while their messages are in (all of them when
+ * blocking), posting the next one each time. */
+static int advance(pat_exchange *x, int blocking) {
+  while (x->state == PAT_X_STARTED) {
+    int done = 1, rc;
+    if (blocking)
+      rc = MPI_Waitall(2, x->req, MPI_STATUSES_IGNORE);
+    else
+      rc = MPI_Testall(2, x->req, &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!done) return MPI_SUCCESS;
+    if (++x->round == x->rounds) {
+      finish(x);
+    } else {
+      rc = post_round(x);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int pat_exchange_start(pat_exchange *x, const pat_xrec *mine) {
   if (x->state != PAT_X_IDLE) return MPI_ERR_INTERN;
   x->mine = *mine;
   x->started_ns = pat_clock_local_ns();
   /* records are plain bytes: the library assumes one data representation */
-  /* PMPI: under libpat_mpi, MPI_Iallgather is libpat's own (src/dropin) */
-  int rc = PMPI_Iallgather(&x->mine, (int)sizeof x->mine, MPI_BYTE, x->all, (int)sizeof x->mine, MPI_BYTE, ctrl,
-                           &x->req);
-  if (rc == MPI_SUCCESS) x->state = PAT_X_STARTED;
+  if (x->pow2)
+    x->all[x->rank] = *mine;
+  else
+    x->rotated[0] = *mine;
+  x->round = 0;
+  x->state = PAT_X_STARTED;
+  if (x->rounds == 0) {
+    finish(x);
+    return MPI_SUCCESS;
+  }
+  int rc = post_round(x);
+  if (rc != MPI_SUCCESS) x->state = PAT_X_IDLE;
   return rc;
 }
 
 int pat_exchange_test(pat_exchange *x, int *done) {
+  int rc = advance(x, 0);
   *done = x->state == PAT_X_DONE;
-  if (x->state != PAT_X_STARTED) return MPI_SUCCESS;
-  int rc = MPI_Test(&x->req, done, MPI_STATUS_IGNORE);
-  if (rc == MPI_SUCCESS && *done) x->state = PAT_X_DONE;
   return rc;
 }
 
 int pat_exchange_wait(pat_exchange *x) {
   if (x->state != PAT_X_STARTED) return MPI_SUCCESS;
-  int rc;
-  if (x->wait_nap_ns > 0) {
-    /* the wait lasts until the last rank arrives (ms): spinning meanwhile
-     * takes the CPU that rank may need to get here */
-    struct timespec nap = {0, (long)x->wait_nap_ns};
-    for (int done = 0;;) {
-      rc = MPI_Test(&x->req, &done, MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS || done) break;
-      nanosleep(&nap, NULL);
-    }
-  } else {
-    rc = MPI_Wait(&x->req, MPI_STATUS_IGNORE);
+  if (x->wait_nap_ns <= 0) return advance(x, 1);
+  /* the wait lasts until the last rank arrives (ms): spinning meanwhile
+   * takes the CPU that rank may need to get here */
+  struct timespec nap = {0, (long)x->wait_nap_ns};
+  for (;;) {
+    int rc = advance(x, 0);
+    if (rc != MPI_SUCCESS || x->state == PAT_X_DONE) return rc;
+    nanosleep(&nap, NULL);
   }
-  if (rc == MPI_SUCCESS) x->state = PAT_X_DONE;
-  return rc;
 }
 
 void pat_exchange_consume(pat_exchange *x) {

@@ -3,11 +3,20 @@
  * contributes one record (its predicted arrival on the common clock, the
  * block size it expects, its algorithm setting) and every rank receives all
  * of them, in the same order, so that every later decision has identical
- * inputs everywhere.  It is a non-blocking all-gather on a private
- * communicator, so contributions can be made early (at a PAT_Edge, or from
- * history right after the previous call) and progressed by the background
- * thread; MPI matches the n-th exchange of every rank, which is what makes
- * it the exchange of the n-th call.
+ * inputs everywhere.  It is a non-blocking all-gather of the records on a
+ * communicator of its own, so contributions can be made early (at a
+ * PAT_Edge, or from history right after the previous call) and progressed
+ * by the background thread; every rank's n-th exchange meets the others'
+ * n-th, which is what makes it the exchange of the n-th call.
+ *
+ * It is libpat's own, in ceil(log2 P) rounds to one peer each (recursive
+ * doubling where P is a power of two, Bruck's otherwise): the peers the MPI
+ * libraries' own small all-gathers use.  MPI's non-blocking all-gather
+ * (Open MPI's libnbc) sends to every rank, which opens a TCP connection
+ * between every pair, and Open MPI's TCP transport polls every connection
+ * in each progress pass: 4 connections more per rank made osu_allgather's
+ * small calls on the emulated cluster 1.07-1.09x slower for the rest of
+ * the job, where libpat itself ran MPI's own all-gather.
  */
 #ifndef PAT_EXCHANGE_H
 #define PAT_EXCHANGE_H
@@ -57,16 +66,21 @@ typedef struct pat_exchange {
   int64_t seq;     /* exchanges completed before this one on the communicator */
   pat_xrec mine;
   pat_xrec *all;   /* P records, valid in state DONE */
-  int P;
-  MPI_Request req;
+  pat_xrec *rotated; /* Bruck's working order (rank + i's record at i); NULL where P is a power of two */
+  MPI_Comm comm;   /* the exchange's own: its messages meet no other */
+  int P, rank;
+  int pow2, rounds, round;
+  MPI_Request req[2]; /* the round's receive and send */
   int64_t started_ns; /* local clock when this rank contributed */
   int64_t wait_nap_ns; /* > 0: pat_exchange_wait tests and sleeps this long in between, instead of
                           spinning in MPI_Wait (a node with more ranks than CPUs); 0 after init */
 } pat_exchange;
 
-int pat_exchange_init(pat_exchange *x, int P);
+/* comm: a duplicate of the communicator, for the exchanges alone (the
+ * caller frees it after pat_exchange_free). */
+int pat_exchange_init(pat_exchange *x, MPI_Comm comm);
 void pat_exchange_free(pat_exchange *x);
-int pat_exchange_start(pat_exchange *x, MPI_Comm ctrl, const pat_xrec *mine);
+int pat_exchange_start(pat_exchange *x, const pat_xrec *mine);
 int pat_exchange_test(pat_exchange *x, int *done);
 int pat_exchange_wait(pat_exchange *x);
 /* After a call consumed it: back to IDLE, seq + 1. */

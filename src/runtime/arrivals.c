@@ -67,7 +67,7 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
                   .setting = pat_proc.alg,
                   .kind = kind};
   fill_previous(cs, block_bytes, &rec); /* the site's last call: what it cost */
-  int rc = pat_exchange_start(&cs->x, cs->base.priv, &rec);
+  int rc = pat_exchange_start(&cs->x, &rec);
   if (rc == MPI_SUCCESS && cs->base.background) pat_comm_mark_work(cs);
   return rc;
 }

@@ -50,6 +50,7 @@ static void destroy_state(pat_comm_state *cs) {
   free(cs->node);
   pat_nodes_free(&cs->nodes);
   pat_exchange_free(&cs->x);
+  if (cs->x.comm != MPI_COMM_NULL) MPI_Comm_free(&cs->x.comm);
   if (cs->base.priv != MPI_COMM_NULL) MPI_Comm_free(&cs->base.priv);
   pthread_mutex_destroy(&cs->lock);
   free(cs);
@@ -196,7 +197,7 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
    * the background thread (arrivals.c): without it they would never be read */
   cs->sites.skip_gaps = !cs->base.background;
   int rc = pat_planner_init(&cs->planner, cs->base.P);
-  if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->base.P);
+  if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->x.comm);
   /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
   if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   if (rc == MPI_SUCCESS) rc = node_map(comm, cs->base.P, &cs->node);
@@ -234,10 +235,16 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   /* First use, collective: the private duplicate first (every rank makes it
    * whatever else fails), then one all-reduce so that a rank that could not
    * set up its state is not the only one to give up. */
-  MPI_Comm priv;
+  MPI_Comm priv, xcomm; /* schedules and retirement; the arrival exchange */
   rc = pat_comm_private_dup(comm, &priv);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Allgather: cannot duplicate the communicator");
+  rc = pat_comm_private_dup(comm, &xcomm);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&priv);
+    return pat_fail(rc, "PAT_Allgather: cannot duplicate the communicator");
+  }
   pat_comm_state *cs = calloc(1, sizeof *cs);
+  if (cs) cs->x.comm = xcomm; /* destroy_state frees it from here on */
   int local = cs ? set_up_locally(cs, comm) : MPI_ERR_NO_MEM;
   int failed = local != MPI_SUCCESS, any = 0;
   rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, priv);
@@ -245,10 +252,12 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   if (cs) cs->base.priv = priv;
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {
-    if (cs)
+    if (cs) {
       destroy_state(cs);
-    else
+    } else {
       MPI_Comm_free(&priv);
+      MPI_Comm_free(&xcomm);
+    }
     return pat_fail(rc, "PAT_Allgather: cannot set up libpat's state of the communicator");
   }
   pthread_mutex_lock(&registry_lock);

@@ -11,7 +11,7 @@
 
 typedef struct pat_comm_base {
   MPI_Comm user;  /* the application's communicator (its handle, for clean-up and names) */
-  MPI_Comm priv;  /* libpat's private duplicate: exchanges, schedules, retirement (tags keep them apart) */
+  MPI_Comm priv;  /* libpat's private duplicate: schedules and retirement (tags keep them apart); the arrival exchange has its own (pat_exchange) */
   int P, rank;
   const int *node; /* node id of every rank (P entries, the same on every rank: comm.c) */
   const struct pat_nodes *nodes; /* its map (algorithms.h), made once per communicator for the builders */

@@ -15,7 +15,7 @@ void pat_retire_begin(pat_retirement *rt, const pat_comm_base *b, pat_exchange *
   }
   if (x->state == PAT_X_IDLE && may_follow) {
     pat_xrec none = {.prev_call = -1, .prev_alg = -1, .setting = PAT_XSETTING_MIXED, .kind = PAT_XREC_NONE};
-    if (pat_exchange_start(x, b->priv, &none) != MPI_SUCCESS) rt->stage = RETIRE_DONE;
+    if (pat_exchange_start(x, &none) != MPI_SUCCESS) rt->stage = RETIRE_DONE;
   }
 }
 
