@@ -33,7 +33,8 @@
  *    every rank's actual arrival at the previous call), with a backoff that
  *    doubles, from PAT_PROBE_FIRST to PAT_PROBE_MAX calls, after every probe
  *    that finds nothing to gain.  A site whose blocks are so small that the
- *    static choice takes less than two exchanges never probes.
+ *    static choice takes less than two exchanges never probes: as modelled
+ *    at its first call, as measured (the guard's S) once it has been.
  *  - EXCHANGE: every call exchanges, ahead of the call (from history or
  *    instrumentation); after PAT_QUIET_MAX exchanged calls in a row that
  *    found nothing to gain, the site goes back to STATIC.
