@@ -8,7 +8,7 @@ set xlabel "message size per rank (bytes)"
 set ylabel "time / MPI's own (median over rounds)"
 set key top left
 set grid ytics
-set yrange [0.9:1.25]
+set yrange [0.85:1.25]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
 set style data linespoints
 plot dat using 1:2 title columnhead(2) lw 2 pt 7, '' using 1:3 title columnhead(3) lw 2 pt 5

@@ -17,7 +17,7 @@ G500=${G500:?G500=path of graph500_mpi_replicated}
 OUT=${OUT:?OUT=folder}
 SCALE=${SCALE:-20} PAIRS=${PAIRS:-5} H=${H:-8} K=${K:-1} RATE=${RATE:-500mbit} TIMEOUT=${TIMEOUT:-900}
 CL=bench/cluster/pat-cluster
-LIB=$PWD/build/libpat_mpi.so
+LIB=${LIB:-$PWD/build/libpat_mpi.so} # LIB=another libpat_mpi.so (e.g. the landed one) for a before/after
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$OUT"
 csv=$OUT/bfs.csv
