@@ -50,7 +50,7 @@ static int sync_with(MPI_Comm comm, int parent, int samples) {
       offset_ns = pong[0] - (t0 + (t2 - t0) / 2);
     }
   }
-  best_rtt_ns = best + path;
+  best_rtt_ns = best == INT64_MAX ? INT64_MAX : best + path; /* no sample: the error is unbounded */
   return rc;
 }
 

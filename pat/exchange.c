@@ -33,19 +33,30 @@ void pat_exchange_free(pat_exchange *x) {
  * rotated so that rotated[i] is rank + i's, to rank - 2^k, and as many from
  * rank + 2^k after them (Bruck). */
 static int post_round(pat_exchange *x) {
-  int d = 1 << x->round, tag = 1 + x->round, rc;
+  int d = 1 << x->round, tag = 1 + x->round, rc, received_posted = 0;
   int size = (int)sizeof(pat_xrec);
   if (x->pow2) {
     int peer = x->rank ^ d;
     pat_xrec *mine = x->all + (x->rank & ~(d - 1)), *theirs = x->all + (peer & ~(d - 1));
     rc = MPI_Irecv(theirs, d * size, MPI_BYTE, peer, tag, x->comm, &x->req[0]);
+    received_posted = rc == MPI_SUCCESS;
     if (rc == MPI_SUCCESS) rc = MPI_Isend(mine, d * size, MPI_BYTE, peer, tag, x->comm, &x->req[1]);
-    return rc;
+  } else {
+    int count = d < x->P - d ? d : x->P - d;
+    int from = (x->rank + d) % x->P, to = (x->rank - d + x->P) % x->P;
+    rc = MPI_Irecv(x->rotated + d, count * size, MPI_BYTE, from, tag, x->comm, &x->req[0]);
+    received_posted = rc == MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) rc = MPI_Isend(x->rotated, count * size, MPI_BYTE, to, tag, x->comm, &x->req[1]);
   }
-  int count = d < x->P - d ? d : x->P - d;
-  int from = (x->rank + d) % x->P, to = (x->rank - d + x->P) % x->P;
-  rc = MPI_Irecv(x->rotated + d, count * size, MPI_BYTE, from, tag, x->comm, &x->req[0]);
-  if (rc == MPI_SUCCESS) rc = MPI_Isend(x->rotated, count * size, MPI_BYTE, to, tag, x->comm, &x->req[1]);
+  if (rc != MPI_SUCCESS) {
+    /* nothing of the round stays posted: the next test posts it again (as a
+     * failed MPI_Test of the one request was tried again before) */
+    if (received_posted) {
+      MPI_Cancel(&x->req[0]);
+      MPI_Request_free(&x->req[0]);
+    }
+    x->req[0] = x->req[1] = MPI_REQUEST_NULL;
+  }
   return rc;
 }
 
@@ -68,9 +79,9 @@ static int advance(pat_exchange *x, int blocking) {
     if (!done) return MPI_SUCCESS;
     if (++x->round == x->rounds) {
       finish(x);
-    } else {
-      rc = post_round(x);
-      if (rc != MPI_SUCCESS) return rc;
+    } else if ((rc = post_round(x)) != MPI_SUCCESS) {
+      x->round--; /* its requests are null: done at the next test, which posts this round again */
+      return rc;
     }
   }
   return MPI_SUCCESS;

@@ -96,6 +96,12 @@ double pat_engine_exchange_cost(const pat_engine *e) {
   return 2.0 * steps * pat_model_cost(mp->dflt.inter, (double)e->cfg.record_bytes, 1.0);
 }
 
+/* The no-probe rule (engine.h): a static choice that costs less than two
+ * exchanges (s) leaves arrival-awareness nothing to pay for them with. */
+static int below_two_exchanges(const pat_engine *e, double static_cost) {
+  return static_cost < 2.0 * pat_engine_exchange_cost(e);
+}
+
 int pat_engine_gain_pays(const pat_engine *e, int64_t static_ns, int64_t best_ns, double wait_s) {
   if (static_ns == INT64_MAX) return best_ns != INT64_MAX;
   double st = 1e-9 * (double)static_ns, gain = st - 1e-9 * (double)best_ns;
@@ -116,7 +122,7 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->static_alg = shape ? pat_engine_static_choice_v(e, shape) : pat_engine_static_alg(e, bytes);
   sp->backoff = PAT_PROBE_FIRST;
   sp->next_probe = PAT_PROBE_FIRST;
-  sp->never = static_time(e, bytes) < 2.0 * pat_engine_exchange_cost(e);
+  sp->never = below_two_exchanges(e, static_time(e, bytes));
   sp->last.call = -1;
   sp->learned_call = -1;
   pat_arms_init(&sp->arms);
@@ -374,7 +380,7 @@ static void learn(pat_engine *e, int site, long long now) {
    * rather than as modelled, which without a model file counts P - 1 latencies where MPI's own
    * small all-gathers take log2 P rounds: a 2 KiB site on the emulated cluster measured S = 0.17 ms
    * against two exchanges' 0.29, modelled 0.40, and probed every 65 calls at 3-5 S a probe */
-  if (sp->guard.s_n > 0) sp->never = sp->guard.s_cost < 2.0 * pat_engine_exchange_cost(e);
+  if (sp->guard.s_n > 0) sp->never = below_two_exchanges(e, sp->guard.s_cost);
   /* a trial just kept: its first exploration waits the interval, as the later ones do (explore.h) */
   if (was_exploring && sp->guard.state == PAT_GUARD_KEPT) sp->arms.last_explore = now;
   if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
