@@ -10,26 +10,50 @@
  * data while they compute).  At PAT_Start the staged blocks are copied into
  * recvbuf, and the round's later blocks go straight there.
  *
- * At its start a rank sends its block of B bytes.  If it already holds every
- * other block of the round (it is the last: all the others started), it
- * sends it in P - 1 pieces, piece k to rank me + 1 + k, and each receiver
- * forwards its piece to the P - 2 others (a relay); otherwise it sends the
- * whole block to every rank.  A receiver takes either form for any block,
+ * Two modes, the same on every rank for a round (each decides from the
+ * same numbers: the previous round's starts, which every rank sends every
+ * other in an 8-byte message at its start, and tau from the cost model's
+ * parameters):
+ *  - spread: where the previous round's starts spread over at least
+ *    (P - 1)·tau (tau: one block's time between two ranks), time enough for
+ *    the last rank's receive port to take in every other block before it
+ *    starts.  Each rank takes messages in while it computes, and at its
+ *    start sends its block of B bytes in P - 1 pieces, piece k to rank
+ *    me + 1 + k, each receiver forwarding its piece to the P - 2 others (a
+ *    relay): every block is everywhere about two piece times after its
+ *    owner started, so the last rank holds them all at its start.
+ *  - direct: otherwise.  A rank takes no message before its start and
+ *    sends its whole block to every rank, into receives posted at the
+ *    start: MPI's own all-gather's messages, with its timing.  Taking whole
+ *    blocks in before the start, as every round did before this mode, made
+ *    rounds slower (emulated cluster, P = 8, 500 Mbit/s, per round against
+ *    MPI's own non-blocking all-gather per start: 4M floats 1.23x balanced,
+ *    1.31x at maxDelay 50 ms and 1.12x at 100; 1M 1.09x balanced; whole
+ *    blocks taken in only from the start measured 0.99-1.03x in those cells
+ *    and the same at 16 cores), and pieces sent by every rank at its start
+ *    measured 0.78x MPI's own at 1M / 100 ms (starts spread over 77 ms,
+ *    (P - 1)·tau = 56) but 1.12-1.27x where the spread was under 2.3 tau
+ *    (1M / 10 ms, 4M / 50-100 ms) and 1.20x balanced (1M).
+ * The first round is in direct mode.  In direct mode a rank that already
+ * holds every other block at its start (messages of a round can be taken
+ * in while the rank runs the round before) relays all the same.  A receiver takes either form for any block,
  * and learns which from the message itself (MPI_Improbe on the call's own
  * duplicate communicator, the tag saying whole block, piece to forward or
  * forwarded piece): no rank needs to agree with another, and every mix of
  * decisions gives the same result.  A block counts as received after its one
  * whole message or its P - 1 pieces, so every message sent is awaited.
  *
- * Cost (Hockney, arrival a_j, block m_j, the last arrival a_last): the
- * others' blocks come while the last rank computes, so it holds them all at
- * its start and ends once its P - 1 pieces left its port:
+ * Cost (Hockney, arrival a_j, block m_j, the last arrival a_last), spread
+ * mode: the others' blocks come while the last rank computes, so it holds
+ * them all at its start and ends once its P - 1 pieces left its port:
  *   T_last ~ a_last + alpha + m_last·beta   (instead of about
  *   a_last + (N - m_last)·beta when it must still receive everything);
  * any other rank waits for its piece (sent within m_last·beta) and the P - 2
  * forwarded ones (m_last·(P-2)/(P-1)·beta more on its receive port):
  *   T_i ~ a_last + 2·alpha + 2·m_last·beta at worst, or its own port's
  *   makespan of the earlier whole blocks if that is later.
+ * Direct mode: T_i ~ max(a_i, a_j) + (P - 1)·(alpha + m·beta) through the
+ * ports of i and the late owners, as MPI's own all-gather.
  * The bound: T_i >= max(a_i, max_{j != i} (a_j + alpha + m_j·beta))
  * (model.h: pat_lower_bound_persistent).
  *
@@ -39,16 +63,17 @@
  * at its start of round r; so j starts round r + 1 only after i started
  * round r, and j starts round r + 2 only after i completed round r.  While i
  * has not completed round r, the messages to it are therefore of round r or
- * r + 1, and the parity tells which.  A piece of round r comes only after
- * its owner held every other block of round r, so after the receiver
- * started round r: pieces never go to the staging buffer but for a
- * non-contiguous recvtype.  Empty blocks are sent too (an empty whole
- * message), which keeps this argument true for zero counts.
+ * r + 1, and the parity tells which.  A piece can come before its
+ * receiver starts (spread mode): it goes to the staging buffer, and is
+ * copied into recvbuf at the start, or as it lands after the start.  Empty
+ * blocks are sent too (an empty whole message), which keeps this argument
+ * true for zero counts.  A round completes once every block is placed and
+ * every other rank's start message came.
  *
- * At its start a rank also posts a receive straight into recvbuf for every
- * whole block not yet matched (prepost_wholes), as a blocking schedule posts
- * its receives before its sends; a receive whose owner relays instead is
- * cancelled when the first piece comes.
+ * At its start in direct mode a rank also posts a receive straight into
+ * recvbuf for every whole block not yet matched (prepost_wholes), as a
+ * blocking schedule posts its receives before its sends; a receive whose
+ * owner relays instead is cancelled when the first piece comes.
  *
  * Data: the bytes of the recvtype's signature (MPI_Pack of one's own block;
  * MPI_Unpack into a non-contiguous recvtype, whose blocks are all received
@@ -64,10 +89,13 @@
 #include <string.h>
 
 #include "algorithms/algorithms.h"
+#include "decide/explore.h"
+#include "model/model.h"
 #include "pat/clock.h"
 #include "runtime/args.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
+#include "runtime/netparams.h"
 #include "runtime/process.h"
 #include "runtime/report.h"
 #include "runtime/report_nbc.h"
@@ -75,7 +103,7 @@
 #include "runtime/timeline.h"
 #include "runtime/wakeup.h"
 
-enum { KIND_WHOLE = 0, KIND_PIECE = 1, KIND_FORWARDED = 2, KINDS = 3 };
+enum { KIND_WHOLE = 0, KIND_PIECE = 1, KIND_FORWARDED = 2, KIND_START = 3, KINDS = 4 };
 
 /* An in-flight receive or send of a round. */
 typedef struct xfer {
@@ -98,7 +126,8 @@ typedef struct round_state {
   char *staged;  /* per owner: its whole block arrived in stage (contiguous recvtype) */
   char *placed;  /* per owner: in recvbuf */
   int *pieces;   /* per owner: pieces received */
-  int nplaced;
+  int64_t *starts; /* per rank: its start of the round (global clock, ns), from its start message */
+  int nplaced, nstarts;
   pat_round_trace trace; /* PAT_TIMELINE: the round's messages and polling */
 } round_state;
 
@@ -119,6 +148,8 @@ struct pat_prefetch {
   round_state round[2];
   long long cur; /* the round the next (or current) start belongs to */
   int started, freeing;
+  int spread;    /* the mode of round cur: 1 spread, 0 direct (from the round before's starts) */
+  double tau_s;  /* one block's time between two ranks (the largest block; the model's inter-node link) */
   xfer *x;
   int nx, cap;
   MPI_Comm signal_comm;
@@ -138,23 +169,25 @@ struct pat_prefetch {
 static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pat_prefetch *calls; /* under prefetch_lock */
 static int have_calls;      /* atomic: the background pass skips the lock while 0 */
-static long long rounds_done, staged_count, relays; /* atomic */
+static long long rounds_done, staged_count, relays, spread_rounds; /* atomic */
 
 long long pat_prefetch_rounds(void) { return __atomic_load_n(&rounds_done, __ATOMIC_RELAXED); }
 long long pat_prefetch_staged(void) { return __atomic_load_n(&staged_count, __ATOMIC_RELAXED); }
 long long pat_prefetch_relays(void) { return __atomic_load_n(&relays, __ATOMIC_RELAXED); }
+long long pat_prefetch_spread_rounds(void) { return __atomic_load_n(&spread_rounds, __ATOMIC_RELAXED); }
 
-/* Tags: ((owner·3 + kind)·2 + parity); the owner matters for forwarded pieces only. */
+/* Tags: ((owner·KINDS + kind)·2 + parity); the owner matters for forwarded pieces only. */
 static int tag_of(int owner, int kind, int parity) { return ((owner * KINDS + kind) << 1) | parity; }
 
 int pat_prefetch_applies(int P) {
   if (P < 2 || !pat_proc.background) return 0;
-  if (tag_of(P - 1, KIND_FORWARDED, 1) > 32767) return 0; /* the tags MPI guarantees */
+  if (tag_of(P - 1, KINDS - 1, 1) > 32767) return 0; /* the tags MPI guarantees */
   int setting = pat_proc.alg;
   /* not under auto: on the emulated cluster (P = 8, 500 Mbit/s) this
-   * schedule took 1.1-1.3x MPI's own non-blocking all-gather balanced, and
-   * no less under imbalance (issue 55); auto keeps MPI's own until a cost
-   * model of this schedule says where it pays */
+   * schedule takes 0.99-1.03x MPI's own non-blocking all-gather where the
+   * starts are not spread and 0.77x where they are (1M floats, 100 ms);
+   * auto keeps MPI's own until a cost model of this schedule says where it
+   * pays (issue 55) */
   return setting >= 0 && setting < PAT_ALG_COUNT && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
 }
 
@@ -222,15 +255,20 @@ static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st,
   round_state *rs = round_of_parity(f, parity);
   int got = 0;
   MPI_Get_count(st, MPI_BYTE, &got);
+  if (kind == KIND_START && ours && got == (int)sizeof(int64_t)) { /* read once the round completes */
+    xfer x = {.parity = parity, .owner = owner, .kind = kind, .len = got, .at = (char *)&rs->starts[owner]};
+    int rc = MPI_Imrecv(x.at, x.len, MPI_BYTE, msg, &x.req);
+    return rc == MPI_SUCCESS ? add_xfer(f, x) : rc;
+  }
   long long lo = 0, hi = f->bytes[owner];
-  if (kind != KIND_WHOLE) {
+  if (kind == KIND_PIECE || kind == KIND_FORWARDED) {
     int k = ((kind == KIND_PIECE ? f->me : src) - owner - 1 + 2 * f->P) % f->P;
     piece(f->bytes[owner], f->P, k, &lo, &hi);
   }
   int direct = f->contiguous && f->started && parity == cur_parity(f);
   xfer x = {.parity = parity, .owner = owner, .kind = kind, .len = (int)(hi - lo)};
   x.at = (direct ? block_in_recvbuf(f, owner) : rs->stage + f->boff[owner]) + lo;
-  int rc = ours && got == x.len ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+  int rc = ours && kind != KIND_START && got == x.len ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
   if (rc != MPI_SUCCESS) { /* not a message of this schedule: taken and dropped, the round fails */
     xfer drop = {.parity = parity, .len = got > 0 ? got : 0, .is_send = 1};
     drop.sink = drop.at = malloc((size_t)drop.len + 1);
@@ -242,6 +280,8 @@ static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st,
   if (kind == KIND_WHOLE) {
     rs->whole[owner] = 1;
     rs->staged[owner] = !direct;
+  } else if (!direct) {
+    rs->staged[owner] = 1; /* pieces before the start: placed at the start or as they land (received) */
   }
   x.staged = !direct;
   if (f->tracing) {
@@ -279,6 +319,7 @@ static int prepost_wholes(pat_prefetch *f, round_state *rs, int q) {
   for (int k = 1; k < f->P; k++) {
     int o = (f->me - k + f->P) % f->P; /* the order a blocking DIRECT receives in */
     if (rs->whole[o] || rs->pieces[o] || f->bytes[o] == 0) continue;
+    if (f->spread && f->P > 2 && f->bytes[o] >= f->P - 1) continue; /* it comes in pieces */
     xfer x = {.parity = q, .owner = o, .kind = KIND_WHOLE, .len = (int)f->bytes[o], .preposted = 1};
     x.at = block_in_recvbuf(f, o);
     if (f->tracing) {
@@ -297,8 +338,16 @@ static int prepost_wholes(pat_prefetch *f, round_state *rs, int q) {
 /* A receive completed: forward a piece, count it, place the block if its round runs. */
 static int received(pat_prefetch *f, const xfer *x) {
   round_state *rs = round_of_parity(f, x->parity);
+  if (x->kind == KIND_START) {
+    rs->nstarts++;
+    return MPI_SUCCESS;
+  }
   int rc = MPI_SUCCESS;
   if (x->staged) __atomic_add_fetch(&staged_count, 1, __ATOMIC_RELAXED);
+  /* a piece staged before the start, landed after it (the start copied what was there) */
+  if (x->kind != KIND_WHOLE && x->staged && f->contiguous && f->started && x->parity == cur_parity(f) &&
+      !rs->staged[x->owner])
+    memcpy(block_in_recvbuf(f, x->owner) + (x->at - (rs->stage + f->boff[x->owner])), x->at, (size_t)x->len);
   if (x->kind == KIND_PIECE)
     for (int d = 0; d < f->P && rc == MPI_SUCCESS; d++)
       if (d != f->me && d != x->owner)
@@ -317,7 +366,13 @@ static int xfers_of(const pat_prefetch *f, int parity) {
   return 0;
 }
 
+/* The mode of the next round, from this round's starts (every rank's, so every rank decides alike). */
+static int spread_mode(const pat_prefetch *f, const round_state *rs) {
+  return f->P > 2 && f->tau_s > 0 && pat_regime(f->P, rs->starts, (f->P - 1) * f->tau_s) == PAT_REGIME_IMBALANCED;
+}
+
 static void clear_round(pat_prefetch *f, round_state *rs) {
+  rs->nstarts = 0;
   memset(rs->whole, 0, (size_t)f->P);
   memset(rs->staged, 0, (size_t)f->P);
   memset(rs->placed, 0, (size_t)f->P);
@@ -367,7 +422,8 @@ static int progress_call(pat_prefetch *f) {
     pat_round_trace_pass(&f->round[cur_parity(f)].trace, f->last_pass ? now - f->last_pass : 0, f->started);
     f->last_pass = now;
   }
-  for (;;) { /* every message that came */
+  /* direct mode: no message is taken before the start (the header says why) */
+  for (int take = f->started || f->spread; take;) { /* every message that came */
     int flag = 0;
     MPI_Message msg;
     MPI_Status st;
@@ -406,12 +462,14 @@ static int progress_call(pat_prefetch *f) {
   int q = cur_parity(f);
   round_state *rs = round_of_parity(f, q);
   /* an error ends the round once nothing of it is in flight (its blocks are then undefined) */
-  if (f->started && (rs->nplaced == f->P || f->error != MPI_SUCCESS) && !xfers_of(f, q)) {
+  if (f->started && ((rs->nplaced == f->P && rs->nstarts == f->P - 1) || f->error != MPI_SUCCESS) &&
+      !xfers_of(f, q)) {
     if (f->tracing) rs->trace.done = pat_clock_global_ns();
     if (f->round_start)
       pat_report_nbc_add("persistent", "prefetch", f->P, f->bytes[f->me], pat_clock_global_ns() - f->round_start);
     f->cur++;
     f->started = 0;
+    f->spread = f->error == MPI_SUCCESS && spread_mode(f, rs);
     f->error = MPI_SUCCESS; /* not carried by the signal (docs/usage.md) */
     __atomic_add_fetch(&rounds_done, 1, __ATOMIC_RELAXED);
     signal_done(f);
@@ -432,6 +490,7 @@ static void destroy(pat_prefetch *f) {
     free(f->round[q].stage);
     free(f->round[q].whole);
     free(f->round[q].pieces);
+    free(f->round[q].starts);
     pat_round_trace_free(&f->round[q].trace);
   }
   free(f->counts);
@@ -528,18 +587,21 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   MPI_Type_get_extent(recvtype, &lb, &f->extent);
   MPI_Type_get_true_extent(recvtype, &f->true_lb, &true_extent);
   f->contiguous = (MPI_Aint)rsize == f->extent && (MPI_Aint)rsize == true_extent;
-  long long total = 0;
+  long long total = 0, largest = 0;
   for (int r = 0; r < P; r++) {
     f->bytes[r] = (long long)rsize * f->counts[r];
     f->boff[r] = total;
     total += f->bytes[r];
+    if (f->bytes[r] > largest) largest = f->bytes[r];
   }
+  f->tau_s = pat_model_cost(pat_netparams()->dflt.inter, (double)largest, 1.0); /* the engine's block time */
   for (int q = 0; q < 2 && rc == MPI_SUCCESS; q++) {
     round_state *rs = &f->round[q];
     rs->stage = malloc((size_t)total + 1);
     rs->whole = calloc(3 * (size_t)P, 1);
     rs->pieces = calloc((size_t)P, sizeof *rs->pieces);
-    if (!rs->stage || !rs->whole || !rs->pieces) rc = MPI_ERR_NO_MEM;
+    rs->starts = calloc((size_t)P, sizeof *rs->starts);
+    if (!rs->stage || !rs->whole || !rs->pieces || !rs->starts) rc = MPI_ERR_NO_MEM;
     else {
       rs->staged = rs->whole + P;
       rs->placed = rs->whole + 2 * P;
@@ -588,7 +650,7 @@ static int pack_own(pat_prefetch *f) {
 }
 
 int pat_prefetch_start(pat_prefetch *f) {
-  int64_t arrival = f->tracing || pat_report_on ? pat_clock_global_ns() : 0;
+  int64_t arrival = pat_clock_global_ns();
   pthread_mutex_lock(&prefetch_lock);
   if (f->started) {
     pthread_mutex_unlock(&prefetch_lock);
@@ -610,12 +672,19 @@ int pat_prefetch_start(pat_prefetch *f) {
   for (int o = 0; o < P; o++) {
     if (o == me) continue;
     if (!block_received(f, rs, o)) holds_all = 0;
+    if (f->contiguous && rs->staged[o] && !rs->whole[o] && !block_received(f, rs, o)) {
+      /* the pieces staged so far; the others come straight to recvbuf, or are copied as they land (received) */
+      memcpy(block_in_recvbuf(f, o), rs->stage + f->boff[o], (size_t)f->bytes[o]);
+      rs->staged[o] = 0;
+    }
     int prc = place(f, rs, o);
     if (prc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = prc;
   }
   long long B = f->bytes[me];
-  int relay = holds_all && P > 2 && B >= P - 1;
+  int relay = (holds_all || f->spread) && P > 2 && B >= P - 1;
+  if (f->spread) __atomic_add_fetch(&spread_rounds, 1, __ATOMIC_RELAXED);
   f->round_start = arrival;
+  rs->starts[me] = arrival;
   if (f->tracing) {
     t->copy_end = pat_clock_global_ns();
     t->start = arrival;
@@ -627,7 +696,9 @@ int pat_prefetch_start(pat_prefetch *f) {
     t->relay = relay;
     t->id = f->trace_id;
   }
-  if (!relay) rc = prepost_wholes(f, rs, q); /* the last holds every block: nothing to receive whole */
+  for (int k = 1; k < P && rc == MPI_SUCCESS; k++) /* every rank's start, for the next round's mode */
+    rc = send_bytes(f, (char *)&rs->starts[me], (long long)sizeof(int64_t), (me + k) % P, tag_of(me, KIND_START, q), q);
+  if (!relay && rc == MPI_SUCCESS) rc = prepost_wholes(f, rs, q); /* the last holds every block: none to receive */
   if (relay && rc == MPI_SUCCESS) { /* the last: relay through the others */
     __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
     for (int k = 0; k < P - 1 && rc == MPI_SUCCESS; k++) {

@@ -52,10 +52,12 @@ int pat_prefetch_progress(void);
 
 /* Rounds completed by the prefetching schedule; blocks (or pieces)
  * received into the staging buffer (before this rank's start, or into a
- * non-contiguous recvtype's); starts that relayed their block (tests). */
+ * non-contiguous recvtype's); starts that relayed their block; starts in
+ * spread mode (persist_prefetch.c: the same on every rank of a call) (tests). */
 long long pat_prefetch_rounds(void);
 long long pat_prefetch_staged(void);
 long long pat_prefetch_relays(void);
+long long pat_prefetch_spread_rounds(void);
 
 /* At shutdown, the background thread stopped: whatever is left goes. */
 void pat_prefetch_stop(void);

@@ -6,19 +6,26 @@
  * (PAT_Startall): an all-gather of 1000 ints, an in-place all-gatherv with
  * zero blocks, reverse order and gaps, and an in-place all-gather of one
  * int (too small to be split into pieces).  Over ROUNDS rounds a different
- * rank is late each round (the others are delayed by unequal amounts), so
- * every rank is sometimes last.
+ * rank is late each round, by LATE_MS or more (the others are delayed by
+ * unequal small amounts), so every rank is sometimes last, and every round
+ * after the first runs in spread mode (P >= 3: the starts spread over far
+ * more than P - 1 block times of these small blocks); the first is in
+ * direct mode (no earlier starts).
  *
  * Checked each round, with values that depend on owner, round and index:
  *  - every block, the own one included, and the gaps untouched;
  *  - the application's recvbuf is never written before its start: after
  *    each round every rank fills the all-gather's recvbuf with a sentinel
  *    (the application reusing its buffer), and finds it intact just before
- *    its next start.  The late rank waits until the others' blocks of the
- *    round were received into libpat's staging buffer first, so a schedule
- *    that put them straight into recvbuf fails here;
- *  - the late rank, holding every other block at its start, relays its
- *    block (P >= 3; counted by pat_prefetch_relays).
+ *    its next start.  In spread mode the late rank waits until the others'
+ *    blocks of the round were received into libpat's staging buffer first,
+ *    so a schedule that put them straight into recvbuf fails here (the
+ *    others start with some pieces staged, the rest coming after);
+ *  - in spread mode the late rank, holding every other block at its start,
+ *    relays its block (counted by pat_prefetch_relays);
+ *  - the mode: spread in every round but the first (P >= 3), direct in every
+ *    round at P <= 2, and the same number of spread starts on every rank of
+ *    the communicator (pat_prefetch_spread_rounds).
  * The last round frees the requests while active (MPI allows it): they
  * still complete, counted by pat_prefetch_rounds.
  */
@@ -36,6 +43,7 @@
 #define ROUNDS 12
 #define N 1000
 #define SENTINEL (-7)
+#define LATE_MS 30
 
 static long failures, cases;
 static int world_rank;
@@ -89,16 +97,19 @@ static void check_comm(const char *cname, MPI_Comm comm) {
   if (rc == MPI_SUCCESS)
     rc = PAT_Allgather_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, tiny, 1, MPI_INT, comm, MPI_INFO_NULL, &req[2]);
   FAIL_IF(rc != MPI_SUCCESS, "comm=%s: set-up rc %d", cname, rc);
-  long long rounds_before = pat_prefetch_rounds();
+  long long rounds_before = pat_prefetch_rounds(), spread_before = pat_prefetch_spread_rounds();
   for (int round = 0; round < ROUNDS && rc == MPI_SUCCESS; round++) {
     int late = round % P, last_round = round == ROUNDS - 1;
     for (int k = 0; k < N; k++) send[k] = value(rank, round, k);
     for (int k = 0; k < vc[rank]; k++) gv[vd[rank] + k] = value(rank, round, k);
     tiny[rank] = value(rank, round, 0);
     long long relays = pat_prefetch_relays();
+    int spread = P > 2 && round > 0;
     if (rank == late && P > 1) {
+      usleep(1000 * LATE_MS);
       /* every other block of the three calls in the staging buffer before the start */
-      FAIL_IF(!wait_held(req, P), "comm=%s round %d: the others' blocks were not received in 10 s", cname, round);
+      if (spread)
+        FAIL_IF(!wait_held(req, P), "comm=%s round %d: the others' blocks were not received in 10 s", cname, round);
     } else {
       usleep(1000 * (unsigned)((rank * 3 + round) % 5)); /* compute, unequal */
     }
@@ -116,7 +127,7 @@ static void check_comm(const char *cname, MPI_Comm comm) {
       rc = MPI_Waitall(3, req, MPI_STATUSES_IGNORE);
     }
     FAIL_IF(rc != MPI_SUCCESS, "comm=%s round %d: rc %d", cname, round, rc);
-    if (rank == late && P > 2)
+    if (rank == late && spread)
       FAIL_IF(pat_prefetch_relays() == relays, "comm=%s round %d: the last rank did not relay its block", cname,
               round);
     int bad = 0;
@@ -136,6 +147,12 @@ static void check_comm(const char *cname, MPI_Comm comm) {
     FAIL_IF(bad, "comm=%s round %d: one-int all-gather: %d wrong", cname, round, bad);
     for (int i = 0; i < P * N; i++) ga[i] = SENTINEL; /* the application uses its buffer between rounds */
   }
+  long long spread_starts = pat_prefetch_spread_rounds() - spread_before, lo, hi;
+  long long want = P > 2 ? 3LL * (ROUNDS - 1) : 0;
+  FAIL_IF(spread_starts != want, "comm=%s: %lld starts in spread mode, want %lld", cname, spread_starts, want);
+  MPI_Allreduce(&spread_starts, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
+  MPI_Allreduce(&spread_starts, &hi, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  FAIL_IF(lo != hi, "comm=%s: ranks disagree on the mode: %lld to %lld spread starts", cname, lo, hi);
   for (int i = 0; i < 3; i++)
     if (req[i] != MPI_REQUEST_NULL) PAT_Request_free(&req[i]);
   free(send);

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Persistent all-gathers on the emulated cluster (P = 8, 500 Mbit/s): per cell (N x maxDelay, no
+# compute after the start) one launch each of MPI's own non-blocking all-gather per start (native,
+# the baseline) and libpat's prefetching schedule (PAT_ALG=relay) from this build and, with
+# OLD_MB=another pat-minibench, from that one; the launches of a cell rotated from round to round.
+# Rows to OUT/persistent.csv (label round/N/delay/variant), then OUT/persistent.md: the median e-bar
+# per cell and variant, e/e_lb (the persistent bound), and each variant over native paired by round.
+#   OUT=bench/results/DATE/persistent ROUNDS=3 SIZES="1M 4M" DELAYS="0 10 50 100" \
+#     OLD_MB=/tmp/old/build/bench/minibench/pat-minibench bash bench/nbc/persistent_ab.sh
+# Needs root and build/ (cmake --build build); tears its cluster down at the end.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:?OUT=folder}
+ROUNDS=${ROUNDS:-3} SIZES=${SIZES:-1M 4M} DELAYS=${DELAYS:-0 10 50 100} ITERS=${ITERS:-10}
+MB=${MB:-build/bench/minibench/pat-minibench} OLD_MB=${OLD_MB:-}
+CL=bench/cluster/pat-cluster
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patp}
+mkdir -p "$OUT"
+csv=$OUT/persistent.csv
+$CL down >/dev/null 2>&1
+$CL up -n 8 --rate 500mbit >/dev/null || exit 1
+trap '$CL down >/dev/null 2>&1' EXIT
+variants=(native new)
+[ -n "$OLD_MB" ] && variants+=(old)
+for round in $(seq 1 "$ROUNDS"); do
+  for n in $SIZES; do
+    for d in $DELAYS; do
+      for i in $(seq 0 $((${#variants[@]} - 1))); do
+        v=${variants[$(((i + round) % ${#variants[@]}))]}
+        mb=$MB alg=relay
+        [ "$v" = native ] && alg=native
+        [ "$v" = old ] && mb=$OLD_MB
+        # PAT_ALG=ring at the launch starts the background thread; the call's own setting is --alg
+        $CL run --timeout 300 -np 8 -x PAT_ALG=ring "$mb" -N "$n" --iters "$ITERS" --warmup 2 --base-ms 20 \
+          --max-delay "$d" --order blocked --persistent --overlap 0 --alg "$alg" --quiet --flat-iters 0 \
+          --csv "$csv" --label "$round/$n/$d/$v" >/dev/null 2>&1 || echo "launch failed: $round/$n/$d/$v"
+      done
+    done
+  done
+  echo "round $round done $(date -u +%T)"
+done
+python3 - "$csv" >"$OUT/persistent.md" <<'PY'
+import csv, statistics as st, sys
+rows = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    rnd, n, d, v = r["label"].split("/")
+    rows[(n, int(d), v, rnd)] = (float(r["ebar_us"]) / 1000, float(r["ebar_over_elb"]))
+cells = sorted({(n, d) for n, d, _, _ in rows}, key=lambda c: (c[0][-1], int(c[0][:-1]), c[1]))
+vs = [v for v in ("native", "new", "old") if any(k[2] == v for k in rows)]
+print("| N | maxDelay ms | " + " | ".join(f"{v} e-bar ms (e/e_lb)" for v in vs) + " | " +
+      " | ".join(f"{v} / native (rounds)" for v in vs if v != "native") + " |")
+print("|" + "---|" * (2 + len(vs) + len(vs) - 1))
+for n, d in cells:
+    out = [n, str(d)]
+    for v in vs:
+        e = [rows[k][0] for k in rows if k[:3] == (n, d, v)]
+        b = [rows[k][1] for k in rows if k[:3] == (n, d, v)]
+        out.append(f"{st.median(e):.1f} ({st.median(b):.2f})" if e else "-")
+    for v in vs:
+        if v == "native": continue
+        rr = sorted(rows[(n, d, v, r)][0] / rows[(n, d, "native", r)][0] for (nn, dd, vv, r) in rows
+                    if (nn, dd, vv) == (n, d, v) and (n, d, "native", r) in rows)
+        out.append(f"**{st.median(rr):.3f}** ({', '.join(f'{x:.2f}' for x in rr)})" if rr else "-")
+    print("| " + " | ".join(out) + " |")
+PY
+cat "$OUT/persistent.md"
