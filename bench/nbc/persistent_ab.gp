@@ -1,0 +1,14 @@
+# Persistent all-gathers, libpat's prefetching schedule / MPI's own non-blocking all-gather per start,
+# before and after, per cell (N, maxDelay): gnuplot -e "dat='DIR/ratios.dat'; out='FIG.png'" persistent_ab.gp
+set terminal pngcairo size 900,420 font ",11"
+set output out
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel "e-bar / MPI's own per start"
+set yrange [0.6:1.5]
+set grid ytics
+set key top left
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2
+set title "P = 8 emulated cluster, 500 Mbit/s: prefetching schedule against MPI's own (3 rounds, medians)"
+plot dat using 3:xtic(1) title "before (ce7ce7e)", '' using 2 title "two modes (30a8796)"
