@@ -220,7 +220,8 @@ static int add_xfer(pat_prefetch *f, xfer x) {
 static int send_bytes(pat_prefetch *f, char *at, long long len, int to, int tag, int parity) {
   xfer x = {.parity = parity, .at = at, .len = (int)len, .is_send = 1};
   pat_round_trace *t = &f->round[parity].trace;
-  if (f->tracing) x.traced = 1 + pat_round_trace_add(t, 1, (tag >> 1) % KINDS, to, (tag >> 1) / KINDS, len);
+  if (f->tracing && (tag >> 1) % KINDS != KIND_START) /* the trace has the data's messages */
+    x.traced = 1 + pat_round_trace_add(t, 1, (tag >> 1) % KINDS, to, (tag >> 1) / KINDS, len);
   int rc = MPI_Isend(at, (int)len, MPI_BYTE, to, tag, f->comm, &x.req);
   if (x.traced) t->msg[x.traced - 1].posted = pat_clock_global_ns();
   if (rc == MPI_SUCCESS) rc = add_xfer(f, x);
