@@ -18,10 +18,16 @@
  *    (P - 1)·tau (tau: one block's time between two ranks), time enough for
  *    the last rank's receive port to take in every other block before it
  *    starts.  Each rank takes messages in while it computes, and at its
- *    start sends its block of B bytes in P - 1 pieces, piece k to rank
- *    me + 1 + k, each receiver forwarding its piece to the P - 2 others (a
- *    relay): every block is everywhere about two piece times after its
- *    owner started, so the last rank holds them all at its start.
+ *    start sends its block of B bytes in pieces, m to each of the P - 1
+ *    others (rank me + 1 + s takes pieces s·m .. s·m + m - 1), each
+ *    receiver forwarding its pieces to the P - 2 others (a relay): every
+ *    block is everywhere soon after its owner started, so the last rank
+ *    holds them all at its start.  The cut is RELAY's (pat_relay_pieces:
+ *    pieces under the TCP eager limit, so that no piece waits for a
+ *    rendezvous with a computing rank's background thread) where P <= 64;
+ *    m = 1 above.  At 1M floats / 100 ms (P = 8) P - 1 pieces of 73 KB
+ *    took 74 ms (0.78x MPI's own, e/e_lb 1.46); 35 of 15 KB took 57 ms
+ *    (0.60x, e/e_lb 1.13).
  *  - direct: otherwise.  A rank takes no message before its start and
  *    sends its whole block to every rank, into receives posted at the
  *    start: MPI's own all-gather's messages, with its timing.  Taking whole
@@ -45,12 +51,13 @@
  *
  * Cost (Hockney, arrival a_j, block m_j, the last arrival a_last), spread
  * mode: the others' blocks come while the last rank computes, so it holds
- * them all at its start and ends once its P - 1 pieces left its port:
+ * them all at its start and ends once its pieces left its port:
  *   T_last ~ a_last + alpha + m_last·beta   (instead of about
  *   a_last + (N - m_last)·beta when it must still receive everything);
- * any other rank waits for its piece (sent within m_last·beta) and the P - 2
- * forwarded ones (m_last·(P-2)/(P-1)·beta more on its receive port):
- *   T_i ~ a_last + 2·alpha + 2·m_last·beta at worst, or its own port's
+ * any other rank waits for its pieces (sent within m_last·beta) and the
+ * forwarded ones, which follow the first pieces at once (k pieces in all:
+ * m_last·(P-2)/k·beta after the last one left):
+ *   T_i ~ a_last + 2·alpha + m_last·beta·(1 + (P-2)/k), or its own port's
  *   makespan of the earlier whole blocks if that is later.
  * Direct mode: T_i ~ max(a_i, a_j) + (P - 1)·(alpha + m·beta) through the
  * ports of i and the late owners, as MPI's own all-gather.
@@ -110,6 +117,7 @@ typedef struct xfer {
   MPI_Request req;
   int parity;
   int owner, kind; /* a receive's: whose block, which form */
+  int sub;         /* a piece's: its index among its relay's pieces of the block */
   char *at;        /* where its bytes are */
   int len;
   int is_send;
@@ -144,6 +152,7 @@ struct pat_prefetch {
   MPI_Aint extent, true_lb;
   int contiguous; /* block j is B_j bytes at recvbuf + displs[j]·extent + true_lb */
   long long *bytes, *boff; /* per rank: B_j, offset in a staging buffer */
+  int *per_relay;          /* per rank: the pieces of its block each relay takes, in order (RELAY's cut) */
   char *mine;     /* this rank's block, packed */
   round_state round[2];
   long long cur; /* the round the next (or current) start belongs to */
@@ -176,6 +185,13 @@ long long pat_prefetch_staged(void) { return __atomic_load_n(&staged_count, __AT
 long long pat_prefetch_relays(void) { return __atomic_load_n(&relays, __ATOMIC_RELAXED); }
 long long pat_prefetch_spread_rounds(void) { return __atomic_load_n(&spread_rounds, __ATOMIC_RELAXED); }
 
+/* Blocks are cut into more than P - 1 pieces only up to this P, and at most this many per relay:
+ * a piece's index at its relay rides in the tag's bits above the nine that tag_of needs there
+ * (forwards leave in the order their receives complete, not the order they were sent). */
+#define PAT_PREFETCH_FINE_MAX_P 64
+#define PAT_PREFETCH_MAX_PER_RELAY 63
+#define PAT_PREFETCH_SUB_SHIFT 9
+
 /* Tags: ((owner·KINDS + kind)·2 + parity); the owner matters for forwarded pieces only. */
 static int tag_of(int owner, int kind, int parity) { return ((owner * KINDS + kind) << 1) | parity; }
 
@@ -185,20 +201,28 @@ int pat_prefetch_applies(int P) {
   int setting = pat_proc.alg;
   /* not under auto: on the emulated cluster (P = 8, 500 Mbit/s) this
    * schedule takes 0.99-1.03x MPI's own non-blocking all-gather where the
-   * starts are not spread and 0.77x where they are (1M floats, 100 ms);
+   * starts are not spread and 0.60x where they are (1M floats, 100 ms);
    * auto keeps MPI's own until a cost model of this schedule says where it
    * pays (issue 55) */
   return setting >= 0 && setting < PAT_ALG_COUNT && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
 }
 
-/* Piece k (0 .. P-2) of a block of B bytes: [lo, hi). */
-static void piece(long long B, int P, int k, long long *lo, long long *hi) {
-  *lo = B * k / (P - 1);
-  *hi = B * (k + 1) / (P - 1);
+/* The tag of piece j (of a relay's per_relay) of owner's block: tag_of's, j above it. */
+static int piece_tag(int owner, int kind, int parity, int j) {
+  return tag_of(owner, kind, parity) | (j << PAT_PREFETCH_SUB_SHIFT);
 }
 
+/* Piece p (0 .. n-1) of a block of B bytes cut in n: [lo, hi). */
+static void piece(long long B, int n, int p, long long *lo, long long *hi) {
+  *lo = B * p / n;
+  *hi = B * (p + 1) / n;
+}
+
+/* Owner o's block in pieces: per_relay[o] to each of the P - 1 relays. */
+static int pieces_of(const pat_prefetch *f, int o) { return f->per_relay[o] * (f->P - 1); }
+
 static int block_received(const pat_prefetch *f, const round_state *rs, int o) {
-  return rs->whole[o] == 2 || rs->pieces[o] == f->P - 1;
+  return rs->whole[o] == 2 || rs->pieces[o] == pieces_of(f, o);
 }
 
 static char *block_in_recvbuf(const pat_prefetch *f, int o) {
@@ -220,8 +244,9 @@ static int add_xfer(pat_prefetch *f, xfer x) {
 static int send_bytes(pat_prefetch *f, char *at, long long len, int to, int tag, int parity) {
   xfer x = {.parity = parity, .at = at, .len = (int)len, .is_send = 1};
   pat_round_trace *t = &f->round[parity].trace;
-  if (f->tracing && (tag >> 1) % KINDS != KIND_START) /* the trace has the data's messages */
-    x.traced = 1 + pat_round_trace_add(t, 1, (tag >> 1) % KINDS, to, (tag >> 1) / KINDS, len);
+  int base = f->P <= PAT_PREFETCH_FINE_MAX_P ? tag & ((1 << PAT_PREFETCH_SUB_SHIFT) - 1) : tag; /* piece_tag */
+  if (f->tracing && (base >> 1) % KINDS != KIND_START) /* the trace has the data's messages */
+    x.traced = 1 + pat_round_trace_add(t, 1, (base >> 1) % KINDS, to, (base >> 1) / KINDS, len);
   int rc = MPI_Isend(at, (int)len, MPI_BYTE, to, tag, f->comm, &x.req);
   if (x.traced) t->msg[x.traced - 1].posted = pat_clock_global_ns();
   if (rc == MPI_SUCCESS) rc = add_xfer(f, x);
@@ -249,7 +274,12 @@ static int cur_parity(const pat_prefetch *f) { return (int)(f->cur & 1); }
 
 /* A matched message: where its bytes go, and its receive posted. */
 static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st, int64_t matched) {
-  int tag = st->MPI_TAG, src = st->MPI_SOURCE, parity = tag & 1, kind = (tag >> 1) % KINDS;
+  int tag = st->MPI_TAG, src = st->MPI_SOURCE, sub = 0;
+  if (f->P <= PAT_PREFETCH_FINE_MAX_P) { /* a piece's index at its relay (piece_tag) */
+    sub = tag >> PAT_PREFETCH_SUB_SHIFT;
+    tag &= (1 << PAT_PREFETCH_SUB_SHIFT) - 1;
+  }
+  int parity = tag & 1, kind = (tag >> 1) % KINDS;
   int owner = (tag >> 1) / KINDS; /* a whole block's or a piece's sender names itself */
   int ours = owner < f->P && owner != f->me && src != f->me && (kind == KIND_FORWARDED) == (owner != src);
   if (!ours) owner = src == f->me ? (f->me + 1) % f->P : src; /* sizes to compute below; dropped */
@@ -262,12 +292,14 @@ static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st,
     return rc == MPI_SUCCESS ? add_xfer(f, x) : rc;
   }
   long long lo = 0, hi = f->bytes[owner];
-  if (kind == KIND_PIECE || kind == KIND_FORWARDED) {
-    int k = ((kind == KIND_PIECE ? f->me : src) - owner - 1 + 2 * f->P) % f->P;
-    piece(f->bytes[owner], f->P, k, &lo, &hi);
+  if (kind != KIND_PIECE && kind != KIND_FORWARDED && sub != 0) ours = 0;
+  if (ours && (kind == KIND_PIECE || kind == KIND_FORWARDED)) { /* its relay slot, and which of the slot's pieces */
+    int slot = ((kind == KIND_PIECE ? f->me : src) - owner - 1 + 2 * f->P) % f->P, m = f->per_relay[owner];
+    if (sub >= m) ours = 0;
+    else piece(f->bytes[owner], pieces_of(f, owner), slot * m + sub, &lo, &hi);
   }
   int direct = f->contiguous && f->started && parity == cur_parity(f);
-  xfer x = {.parity = parity, .owner = owner, .kind = kind, .len = (int)(hi - lo)};
+  xfer x = {.parity = parity, .owner = owner, .kind = kind, .sub = sub, .len = (int)(hi - lo)};
   x.at = (direct ? block_in_recvbuf(f, owner) : rs->stage + f->boff[owner]) + lo;
   int rc = ours && kind != KIND_START && got == x.len ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
   if (rc != MPI_SUCCESS) { /* not a message of this schedule: taken and dropped, the round fails */
@@ -352,7 +384,7 @@ static int received(pat_prefetch *f, const xfer *x) {
   if (x->kind == KIND_PIECE)
     for (int d = 0; d < f->P && rc == MPI_SUCCESS; d++)
       if (d != f->me && d != x->owner)
-        rc = send_bytes(f, x->at, x->len, d, tag_of(x->owner, KIND_FORWARDED, x->parity), x->parity);
+        rc = send_bytes(f, x->at, x->len, d, piece_tag(x->owner, KIND_FORWARDED, x->parity, x->sub), x->parity);
   if (x->kind == KIND_WHOLE)
     rs->whole[x->owner] = 2;
   else if (++rs->pieces[x->owner] == 1)
@@ -496,6 +528,7 @@ static void destroy(pat_prefetch *f) {
   }
   free(f->counts);
   free(f->bytes);
+  free(f->per_relay);
   free(f->mine);
   for (int i = 0; i < f->nx; i++) free(f->x[i].sink);
   free(f->x);
@@ -569,7 +602,8 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   MPI_Comm_rank(signal_comm, &f->signal_rank);
   f->counts = malloc(2 * (size_t)P * sizeof *f->counts);
   f->bytes = malloc(2 * (size_t)P * sizeof *f->bytes);
-  if (!f->counts || !f->bytes) {
+  f->per_relay = malloc((size_t)P * sizeof *f->per_relay);
+  if (!f->counts || !f->bytes || !f->per_relay) {
     destroy(f);
     return pat_fail(MPI_ERR_NO_MEM, "persistent all-gather: out of memory");
   }
@@ -596,6 +630,11 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (f->bytes[r] > largest) largest = f->bytes[r];
   }
   f->tau_s = pat_model_cost(pat_netparams()->dflt.inter, (double)largest, 1.0); /* the engine's block time */
+  for (int r = 0; r < P; r++) { /* RELAY's cut (eager-sized pieces), in whole pieces per relay */
+    int k = P > 2 ? pat_relay_pieces(P, f->bytes[r]) : 1;
+    int m = P <= PAT_PREFETCH_FINE_MAX_P && k >= 2 * (P - 1) ? k / (P - 1) : 1;
+    f->per_relay[r] = m < PAT_PREFETCH_MAX_PER_RELAY ? m : PAT_PREFETCH_MAX_PER_RELAY;
+  }
   for (int q = 0; q < 2 && rc == MPI_SUCCESS; q++) {
     round_state *rs = &f->round[q];
     rs->stage = malloc((size_t)total + 1);
@@ -702,11 +741,13 @@ int pat_prefetch_start(pat_prefetch *f) {
   if (!relay && rc == MPI_SUCCESS) rc = prepost_wholes(f, rs, q); /* the last holds every block: none to receive */
   if (relay && rc == MPI_SUCCESS) { /* the last: relay through the others */
     __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
-    for (int k = 0; k < P - 1 && rc == MPI_SUCCESS; k++) {
-      long long lo, hi;
-      piece(B, P, k, &lo, &hi);
-      rc = send_bytes(f, f->mine + lo, hi - lo, (me + 1 + k) % P, tag_of(me, KIND_PIECE, q), q);
-    }
+    int m = f->per_relay[me];
+    for (int j = 0; j < m && rc == MPI_SUCCESS; j++) /* every relay's first piece first */
+      for (int slot = 0; slot < P - 1 && rc == MPI_SUCCESS; slot++) {
+        long long lo, hi;
+        piece(B, pieces_of(f, me), slot * m + j, &lo, &hi);
+        rc = send_bytes(f, f->mine + lo, hi - lo, (me + 1 + slot) % P, piece_tag(me, KIND_PIECE, q, j), q);
+      }
   } else if (rc == MPI_SUCCESS) {
     for (int k = 1; k < P && rc == MPI_SUCCESS; k++)
       rc = send_bytes(f, f->mine, B, (me + k) % P, tag_of(me, KIND_WHOLE, q), q);

@@ -3,7 +3,8 @@
  * under an arrival-aware setting with the background thread: on each of
  * the matrix's communicators (world, reversed, halves) three persistent
  * calls set up on one communicator and started together in the same order
- * (PAT_Startall): an all-gather of 1000 ints, an in-place all-gatherv with
+ * (PAT_Startall): an all-gather of 32 Ki ints (128 KiB blocks: in spread
+ * mode at P = 3, two pieces per relay), an in-place all-gatherv with
  * zero blocks, reverse order and gaps, and an in-place all-gather of one
  * int (too small to be split into pieces).  Over ROUNDS rounds a different
  * rank is late each round, by LATE_MS or more (the others are delayed by
@@ -41,7 +42,7 @@
 #include "runtime/persist_prefetch.h" /* its counters */
 
 #define ROUNDS 12
-#define N 1000
+#define N 32768 /* 128 KiB blocks: several pieces per relay in spread mode at P = 3 */
 #define SENTINEL (-7)
 #define LATE_MS 30
 
