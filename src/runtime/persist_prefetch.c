@@ -169,7 +169,6 @@ struct pat_prefetch {
    * the next start, or the end) */
   int tracing;
   long long trace_id;  /* its number in the timeline */
-  int64_t round_start; /* PAT_REPORT: the current round's start */
   int64_t last_pass;
   pat_round_trace finished;
   int finished_pending;
@@ -212,6 +211,17 @@ static int piece_tag(int owner, int kind, int parity, int j) {
   return tag_of(owner, kind, parity) | (j << PAT_PREFETCH_SUB_SHIFT);
 }
 
+/* A tag's tag_of part, and its piece index (0 where P > PAT_PREFETCH_FINE_MAX_P: no index bits). */
+static int tag_base(const pat_prefetch *f, int tag) {
+  return f->P <= PAT_PREFETCH_FINE_MAX_P ? tag & ((1 << PAT_PREFETCH_SUB_SHIFT) - 1) : tag;
+}
+static int tag_sub(const pat_prefetch *f, int tag) {
+  return f->P <= PAT_PREFETCH_FINE_MAX_P ? tag >> PAT_PREFETCH_SUB_SHIFT : 0;
+}
+
+/* Owner o's block goes in pieces when it relays (at least a byte a piece). */
+static int splittable(const pat_prefetch *f, int o) { return f->P > 2 && f->bytes[o] >= f->P - 1; }
+
 /* Piece p (0 .. n-1) of a block of B bytes cut in n: [lo, hi). */
 static void piece(long long B, int n, int p, long long *lo, long long *hi) {
   *lo = B * p / n;
@@ -244,7 +254,7 @@ static int add_xfer(pat_prefetch *f, xfer x) {
 static int send_bytes(pat_prefetch *f, char *at, long long len, int to, int tag, int parity) {
   xfer x = {.parity = parity, .at = at, .len = (int)len, .is_send = 1};
   pat_round_trace *t = &f->round[parity].trace;
-  int base = f->P <= PAT_PREFETCH_FINE_MAX_P ? tag & ((1 << PAT_PREFETCH_SUB_SHIFT) - 1) : tag; /* piece_tag */
+  int base = tag_base(f, tag);
   if (f->tracing && (base >> 1) % KINDS != KIND_START) /* the trace has the data's messages */
     x.traced = 1 + pat_round_trace_add(t, 1, (base >> 1) % KINDS, to, (base >> 1) / KINDS, len);
   int rc = MPI_Isend(at, (int)len, MPI_BYTE, to, tag, f->comm, &x.req);
@@ -274,11 +284,7 @@ static int cur_parity(const pat_prefetch *f) { return (int)(f->cur & 1); }
 
 /* A matched message: where its bytes go, and its receive posted. */
 static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st, int64_t matched) {
-  int tag = st->MPI_TAG, src = st->MPI_SOURCE, sub = 0;
-  if (f->P <= PAT_PREFETCH_FINE_MAX_P) { /* a piece's index at its relay (piece_tag) */
-    sub = tag >> PAT_PREFETCH_SUB_SHIFT;
-    tag &= (1 << PAT_PREFETCH_SUB_SHIFT) - 1;
-  }
+  int tag = tag_base(f, st->MPI_TAG), sub = tag_sub(f, st->MPI_TAG), src = st->MPI_SOURCE;
   int parity = tag & 1, kind = (tag >> 1) % KINDS;
   int owner = (tag >> 1) / KINDS; /* a whole block's or a piece's sender names itself */
   int ours = owner < f->P && owner != f->me && src != f->me && (kind == KIND_FORWARDED) == (owner != src);
@@ -352,7 +358,7 @@ static int prepost_wholes(pat_prefetch *f, round_state *rs, int q) {
   for (int k = 1; k < f->P; k++) {
     int o = (f->me - k + f->P) % f->P; /* the order a blocking DIRECT receives in */
     if (rs->whole[o] || rs->pieces[o] || f->bytes[o] == 0) continue;
-    if (f->spread && f->P > 2 && f->bytes[o] >= f->P - 1) continue; /* it comes in pieces */
+    if (f->spread && splittable(f, o)) continue; /* it comes in pieces */
     xfer x = {.parity = q, .owner = o, .kind = KIND_WHOLE, .len = (int)f->bytes[o], .preposted = 1};
     x.at = block_in_recvbuf(f, o);
     if (f->tracing) {
@@ -498,8 +504,8 @@ static int progress_call(pat_prefetch *f) {
   if (f->started && ((rs->nplaced == f->P && rs->nstarts == f->P - 1) || f->error != MPI_SUCCESS) &&
       !xfers_of(f, q)) {
     if (f->tracing) rs->trace.done = pat_clock_global_ns();
-    if (f->round_start)
-      pat_report_nbc_add("persistent", "prefetch", f->P, f->bytes[f->me], pat_clock_global_ns() - f->round_start);
+    if (pat_report_on)
+      pat_report_nbc_add("persistent", "prefetch", f->P, f->bytes[f->me], pat_clock_global_ns() - rs->starts[f->me]);
     f->cur++;
     f->started = 0;
     f->spread = f->error == MPI_SUCCESS && spread_mode(f, rs);
@@ -721,9 +727,8 @@ int pat_prefetch_start(pat_prefetch *f) {
     if (prc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = prc;
   }
   long long B = f->bytes[me];
-  int relay = (holds_all || f->spread) && P > 2 && B >= P - 1;
+  int relay = (holds_all || f->spread) && splittable(f, me);
   if (f->spread) __atomic_add_fetch(&spread_rounds, 1, __ATOMIC_RELAXED);
-  f->round_start = arrival;
   rs->starts[me] = arrival;
   if (f->tracing) {
     t->copy_end = pat_clock_global_ns();
@@ -738,8 +743,8 @@ int pat_prefetch_start(pat_prefetch *f) {
   }
   for (int k = 1; k < P && rc == MPI_SUCCESS; k++) /* every rank's start, for the next round's mode */
     rc = send_bytes(f, (char *)&rs->starts[me], (long long)sizeof(int64_t), (me + k) % P, tag_of(me, KIND_START, q), q);
-  if (!relay && rc == MPI_SUCCESS) rc = prepost_wholes(f, rs, q); /* the last holds every block: none to receive */
-  if (relay && rc == MPI_SUCCESS) { /* the last: relay through the others */
+  if (!relay && rc == MPI_SUCCESS) rc = prepost_wholes(f, rs, q); /* a relaying rank receives pieces, or holds all */
+  if (relay && rc == MPI_SUCCESS) { /* spread mode, or the last in direct mode: relay through the others */
     __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
     int m = f->per_relay[me];
     for (int j = 0; j < m && rc == MPI_SUCCESS; j++) /* every relay's first piece first */
