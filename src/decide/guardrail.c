@@ -32,6 +32,7 @@ void pat_guard_new_static(pat_guard *g, double prior_s) {
   fresh.trials = g->trials;
   fresh.lost = g->lost;
   fresh.refreshes = g->refreshes;
+  fresh.remeasures = g->remeasures;
   *g = fresh;
 }
 
@@ -69,6 +70,20 @@ void pat_guard_enter(pat_guard *g, long long call) {
   (void)call;
   g->state = PAT_GUARD_EXPLORING;
   g->trials++;
+  new_trial(g);
+}
+
+/* A trial that did not win against the model file's S, never measured at
+ * this site: not a loss.  The site runs the static choice once, so that the
+ * next probe's records measure S, and the next trial is judged against
+ * that: a model that ranked the static choice too cheap (on 4 hosts x 2
+ * ranks a quick calibration put HRING at 0.65x its cost at the site) must
+ * not hold the site on it for a backoff. */
+static void measure_static_first(pat_guard *g, long long call) {
+  g->prior_retried = 1; /* once: should S still not be measured at the next verdict, that trial is lost */
+  g->state = PAT_GUARD_STATIC;
+  try_from(g, call + 1);
+  g->remeasures++;
   new_trial(g);
 }
 
@@ -147,7 +162,10 @@ int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
   if (g->credit > PAT_GUARD_CAP * g->s_cost) g->credit = PAT_GUARD_CAP * g->s_cost;
   if (!on_trial) return 0; /* a late sample of a finished trial: charged only */
   if (g->credit < 0) {
-    lose(g, call);
+    if (g->has_prior && !g->prior_retried)
+      measure_static_first(g, call);
+    else
+      lose(g, call);
     return 1;
   }
   if (g->state == PAT_GUARD_KEPT && call >= g->refresh_at) {
@@ -163,6 +181,9 @@ int pat_guard_measured(pat_guard *g, long long call, int alt, double cost) {
         g->refresh_interval =
             g->refresh_interval * 2 > PAT_GUARD_REFRESH_MAX ? PAT_GUARD_REFRESH_MAX : g->refresh_interval * 2;
         new_trial(g);
+      } else if (g->has_prior && !g->prior_retried) {
+        measure_static_first(g, call);
+        return 1;
       } else {
         lose(g, call); /* not lower than static: back to it */
         return 1;

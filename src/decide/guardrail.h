@@ -24,7 +24,9 @@
  * judged calls; the trial is kept if their mean cost is below S, else lost.
  * Any time the credit falls below zero the alternative has lost.  A lost
  * trial sends the site back to the static choice and doubles its backoff
- * (BACKOFF_FIRST .. BACKOFF_MAX calls).
+ * (BACKOFF_FIRST .. BACKOFF_MAX calls).  Against a model file's S not yet
+ * measured, a trial that does not win is not lost: the site runs the static
+ * choice once (the next probe measures S) and tries again against that.
  *
  * S is measured only on static calls, so a kept alternative is judged
  * against the S of before it was kept.  Where that S was measured high (a
@@ -87,6 +89,7 @@ enum pat_guard_state {
 typedef struct pat_guard {
   int state;           /* enum pat_guard_state */
   int has_prior;       /* s_cost is a model file's balanced time, not yet measured */
+  int prior_retried;   /* a trial did not win against that prior: S is measured before the next verdict */
   int regime;          /* the regime of the site's last learned call (set by the engine) */
   long long next_try[PAT_GUARD_REGIMES]; /* site call number from which a trial may start, per regime */
   int backoff[PAT_GUARD_REGIMES];        /* calls of static after the next lost trial, per regime */
@@ -105,6 +108,7 @@ typedef struct pat_guard {
   int refresh_interval; /* calls of the next kept alternative before its refresh */
   int refreshing;       /* the next static sample lowers S if lower, instead of being smoothed into it */
   long long refreshes;  /* for the report */
+  long long remeasures; /* trials that did not win against a model file's S: S measured before a verdict */
   /* for the report */
   double alt_sum;      /* alternative calls' costs (s) and calls */
   long long alt_n;
