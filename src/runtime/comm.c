@@ -165,6 +165,21 @@ static int node_map(MPI_Comm comm, int P, int **out) {
   return rc;
 }
 
+static int by_value(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+int pat_comm_one_rank_per_node(MPI_Comm comm) {
+  int P = 0, *node = NULL;
+  if (!world_node || MPI_Comm_size(comm, &P) != MPI_SUCCESS) return 0;
+  int alone = node_map(comm, P, &node) == MPI_SUCCESS;
+  if (alone) qsort(node, (size_t)P, sizeof *node, by_value);
+  for (int i = 1; i < P && alone; i++) alone = node[i] != node[i - 1];
+  free(node);
+  return alone;
+}
+
 int pat_comm_private_dup(MPI_Comm comm, MPI_Comm *out) {
   MPI_Group group;
   int rc = MPI_Comm_group(comm, &group);

@@ -15,10 +15,12 @@
  * afterwards, as a persistent request does.  The handles are known by their
  * values (a registry under persist_lock, a leaf).
  *
- * Under an arrival-aware setting or auto, with the background thread, a
- * start runs the prefetching schedule instead (persist_prefetch.h: the
- * blocks of a round move into libpat's staging buffer before this rank
- * starts); its round's end sends the same signal.
+ * Under an arrival-aware setting, with the background thread, a start
+ * runs the prefetching schedule instead (persist_prefetch.h: the blocks of
+ * a round move into libpat's staging buffer before this rank starts, where
+ * the starts spread); its round's end sends the same signal.  So does auto
+ * on a communicator with one rank a node, whose rounds out of spread mode
+ * are MPI's own all-gather; on other communicators auto starts MPI's own.
  *
  * Why not a duplicate of MPI_COMM_SELF: MPICH 4.0 (ch4) matches a message
  * on a one-process communicator inside the sender's call and marks the

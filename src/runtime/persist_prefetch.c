@@ -40,7 +40,14 @@
  *    measured 0.78x MPI's own at 1M / 100 ms (starts spread over 77 ms,
  *    (P - 1)·tau = 56) but 1.12-1.27x where the spread was under 2.3 tau
  *    (1M / 10 ms, 4M / 50-100 ms) and 1.20x balanced (1M).
- * The first round is in direct mode.  In direct mode a rank that already
+ *  - mpi-own, under auto, in place of direct mode: MPI's own non-blocking
+ *    all-gather(v) on the call's communicator (MPI keeps collective traffic
+ *    apart from this schedule's messages there), which the background
+ *    thread tests and the application's wait progresses; the start
+ *    messages go all the same, so the next round's mode is known.  Auto
+ *    runs this schedule only on a communicator with one rank a node, where
+ *    it was measured; elsewhere every start is MPI's own (persist.c).
+ * The first round is in direct mode (mpi-own under auto).  In direct mode a rank that already
  * holds every other block at its start (messages of a round can be taken
  * in while the rank runs the round before) relays all the same.  A receiver takes either form for any block,
  * and learns which from the message itself (MPI_Improbe on the call's own
@@ -60,7 +67,8 @@
  *   T_i ~ a_last + 2·alpha + m_last·beta·(1 + (P-2)/k), or its own port's
  *   makespan of the earlier whole blocks if that is later.
  * Direct mode: T_i ~ max(a_i, a_j) + (P - 1)·(alpha + m·beta) through the
- * ports of i and the late owners, as MPI's own all-gather.
+ * ports of i and the late owners, as MPI's own all-gather; mpi-own: MPI's
+ * own algorithm's, plus P - 1 start messages of 8 bytes.
  * The bound: T_i >= max(a_i, max_{j != i} (a_j + alpha + m_j·beta))
  * (model.h: pat_lower_bound_persistent).
  *
@@ -100,6 +108,7 @@
 #include "model/model.h"
 #include "pat/clock.h"
 #include "runtime/args.h"
+#include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/netparams.h"
@@ -111,6 +120,7 @@
 #include "runtime/wakeup.h"
 
 enum { KIND_WHOLE = 0, KIND_PIECE = 1, KIND_FORWARDED = 2, KIND_START = 3, KINDS = 4 };
+enum { KIND_OWN = KINDS }; /* an xfer that is MPI's own all-gather of a round (no tag of ours) */
 
 /* An in-flight receive or send of a round. */
 typedef struct xfer {
@@ -158,6 +168,8 @@ struct pat_prefetch {
   long long cur; /* the round the next (or current) start belongs to */
   int started, freeing;
   int spread;    /* the mode of round cur: 1 spread, 0 direct (from the round before's starts) */
+  int use_own;   /* auto: a round not in spread mode runs MPI's own non-blocking all-gather */
+  int vector;    /* an all-gatherv (MPI's own is called as the application set it up) */
   double tau_s;  /* one block's time between two ranks (the largest block; the model's inter-node link) */
   xfer *x;
   int nx, cap;
@@ -177,12 +189,13 @@ struct pat_prefetch {
 static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pat_prefetch *calls; /* under prefetch_lock */
 static int have_calls;      /* atomic: the background pass skips the lock while 0 */
-static long long rounds_done, staged_count, relays, spread_rounds; /* atomic */
+static long long rounds_done, staged_count, relays, spread_rounds, own_rounds; /* atomic */
 
 long long pat_prefetch_rounds(void) { return __atomic_load_n(&rounds_done, __ATOMIC_RELAXED); }
 long long pat_prefetch_staged(void) { return __atomic_load_n(&staged_count, __ATOMIC_RELAXED); }
 long long pat_prefetch_relays(void) { return __atomic_load_n(&relays, __ATOMIC_RELAXED); }
 long long pat_prefetch_spread_rounds(void) { return __atomic_load_n(&spread_rounds, __ATOMIC_RELAXED); }
+long long pat_prefetch_own_rounds(void) { return __atomic_load_n(&own_rounds, __ATOMIC_RELAXED); }
 
 /* Blocks are cut into more than P - 1 pieces only up to this P, and at most this many per relay:
  * a piece's index at its relay rides in the tag's bits above the nine that tag_of needs there
@@ -198,12 +211,8 @@ int pat_prefetch_applies(int P) {
   if (P < 2 || !pat_proc.background) return 0;
   if (tag_of(P - 1, KINDS - 1, 1) > 32767) return 0; /* the tags MPI guarantees */
   int setting = pat_proc.alg;
-  /* not under auto: on the emulated cluster (P = 8, 500 Mbit/s) this
-   * schedule takes 0.99-1.03x MPI's own non-blocking all-gather where the
-   * starts are not spread and 0.60x where they are (1M floats, 100 ms);
-   * auto keeps MPI's own until a cost model of this schedule says where it
-   * pays (issue 55) */
-  return setting >= 0 && setting < PAT_ALG_COUNT && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
+  return setting == PAT_ALG_AUTO ||
+         (setting >= 0 && setting < PAT_ALG_COUNT && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL));
 }
 
 /* The tag of piece j (of a relay's per_relay) of owner's block: tag_of's, j above it. */
@@ -381,6 +390,11 @@ static int received(pat_prefetch *f, const xfer *x) {
     rs->nstarts++;
     return MPI_SUCCESS;
   }
+  if (x->kind == KIND_OWN) { /* MPI's own all-gather put every block in recvbuf */
+    memset(rs->placed, 1, (size_t)f->P);
+    rs->nplaced = f->P;
+    return MPI_SUCCESS;
+  }
   int rc = MPI_SUCCESS;
   if (x->staged) __atomic_add_fetch(&staged_count, 1, __ATOMIC_RELAXED);
   /* a piece staged before the start, landed after it (the start copied what was there) */
@@ -404,6 +418,9 @@ static int xfers_of(const pat_prefetch *f, int parity) {
     if (f->x[i].parity == parity) return 1;
   return 0;
 }
+
+/* Does the current round run MPI's own all-gather (auto, not in spread mode)? */
+static int own_round(const pat_prefetch *f) { return f->use_own && !f->spread; }
 
 /* The mode of the next round, from this round's starts (every rank's, so every rank decides alike). */
 static int spread_mode(const pat_prefetch *f, const round_state *rs) {
@@ -441,7 +458,7 @@ static int take_finished(pat_prefetch *f, pat_round_trace *out) {
 }
 
 static void write_trace(pat_round_trace *t) {
-  pat_round_trace_write(t, "prefetch");
+  pat_round_trace_write(t, t->what ? t->what : "prefetch");
   pat_round_trace_free(t);
 }
 
@@ -505,7 +522,8 @@ static int progress_call(pat_prefetch *f) {
       !xfers_of(f, q)) {
     if (f->tracing) rs->trace.done = pat_clock_global_ns();
     if (pat_report_on)
-      pat_report_nbc_add("persistent", "prefetch", f->P, f->bytes[f->me], pat_clock_global_ns() - rs->starts[f->me]);
+      pat_report_nbc_add("persistent", own_round(f) ? "mpi-own" : "prefetch", f->P, f->bytes[f->me],
+                         pat_clock_global_ns() - rs->starts[f->me]);
     f->cur++;
     f->started = 0;
     f->spread = f->error == MPI_SUCCESS && spread_mode(f, rs);
@@ -590,6 +608,9 @@ static int check(const pat_prefetch *f, const void *sendbuf, int sendcount, MPI_
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
                       MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out) {
+  *out = NULL;
+  /* auto runs this schedule where it was measured: one rank a node (the same answer on every rank) */
+  if (pat_proc.alg == PAT_ALG_AUTO && !pat_comm_one_rank_per_node(comm)) return MPI_SUCCESS;
   MPI_Count rsize = 0;
   if (recvtype == MPI_DATATYPE_NULL || pat_type_size(recvtype, &rsize))
     return pat_fail(MPI_ERR_TYPE, "persistent all-gather: bad recvtype");
@@ -605,6 +626,8 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   f->recvbuf = recvbuf;
   f->signal_comm = signal_comm;
   f->signal_tag = signal_tag;
+  f->use_own = pat_proc.alg == PAT_ALG_AUTO;
+  f->vector = counts != NULL;
   MPI_Comm_rank(signal_comm, &f->signal_rank);
   f->counts = malloc(2 * (size_t)P * sizeof *f->counts);
   f->bytes = malloc(2 * (size_t)P * sizeof *f->bytes);
@@ -695,6 +718,40 @@ static int pack_own(pat_prefetch *f) {
                     MPI_COMM_SELF);
 }
 
+/* Auto's round out of spread mode: MPI's own non-blocking all-gather on the
+ * call's communicator (collective traffic never matches this schedule's
+ * point-to-point messages there); its completion places every block. */
+static int post_own(pat_prefetch *f, int q) {
+  xfer x = {.parity = q, .kind = KIND_OWN};
+  int rc = f->vector ? PMPI_Iallgatherv(f->sendbuf, f->sendcount, f->sendtype, f->recvbuf, f->counts, f->displs,
+                                        f->recvtype, f->comm, &x.req)
+                     : PMPI_Iallgather(f->sendbuf, f->sendcount, f->sendtype, f->recvbuf, f->counts[0], f->recvtype,
+                                       f->comm, &x.req);
+  return rc == MPI_SUCCESS ? add_xfer(f, x) : rc;
+}
+
+/* This rank's block of round q out: in pieces through the others if it
+ * relays, else whole to each, after the receives of the others' blocks. */
+static int send_round(pat_prefetch *f, round_state *rs, int q, int relay) {
+  int P = f->P, me = f->me, rc = MPI_SUCCESS;
+  long long B = f->bytes[me];
+  if (relay) { /* spread mode, or the last in direct mode: relay through the others */
+    __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
+    int m = f->per_relay[me];
+    for (int j = 0; j < m && rc == MPI_SUCCESS; j++) /* every relay's first piece first */
+      for (int slot = 0; slot < P - 1 && rc == MPI_SUCCESS; slot++) {
+        long long lo, hi;
+        piece(B, pieces_of(f, me), slot * m + j, &lo, &hi);
+        rc = send_bytes(f, f->mine + lo, hi - lo, (me + 1 + slot) % P, piece_tag(me, KIND_PIECE, q, j), q);
+      }
+    return rc;
+  }
+  rc = prepost_wholes(f, rs, q); /* a relaying rank receives pieces, or holds all */
+  for (int k = 1; k < P && rc == MPI_SUCCESS; k++)
+    rc = send_bytes(f, f->mine, B, (me + k) % P, tag_of(me, KIND_WHOLE, q), q);
+  return rc;
+}
+
 int pat_prefetch_start(pat_prefetch *f) {
   int64_t arrival = pat_clock_global_ns();
   pthread_mutex_lock(&prefetch_lock);
@@ -702,9 +759,9 @@ int pat_prefetch_start(pat_prefetch *f) {
     pthread_mutex_unlock(&prefetch_lock);
     return pat_fail(MPI_ERR_REQUEST, "PAT_Start: the persistent all-gather is active");
   }
-  int q = cur_parity(f), P = f->P, me = f->me;
+  int q = cur_parity(f), P = f->P, me = f->me, own = own_round(f);
   round_state *rs = &f->round[q];
-  int rc = pack_own(f);
+  int rc = own ? MPI_SUCCESS : pack_own(f); /* MPI's own all-gather takes the application's buffers */
   if (rc != MPI_SUCCESS) {
     pthread_mutex_unlock(&prefetch_lock);
     return pat_fail(rc, "PAT_Start: cannot pack this rank's block");
@@ -727,8 +784,9 @@ int pat_prefetch_start(pat_prefetch *f) {
     if (prc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = prc;
   }
   long long B = f->bytes[me];
-  int relay = (holds_all || f->spread) && splittable(f, me);
+  int relay = !own && (holds_all || f->spread) && splittable(f, me);
   if (f->spread) __atomic_add_fetch(&spread_rounds, 1, __ATOMIC_RELAXED);
+  if (own) __atomic_add_fetch(&own_rounds, 1, __ATOMIC_RELAXED);
   rs->starts[me] = arrival;
   if (f->tracing) {
     t->copy_end = pat_clock_global_ns();
@@ -740,23 +798,12 @@ int pat_prefetch_start(pat_prefetch *f) {
     t->bytes = B;
     t->relay = relay;
     t->id = f->trace_id;
+    t->what = own ? "mpi-own" : NULL;
   }
+  if (own) rc = post_own(f, q); /* MPI's own first: its messages leave before the start messages */
   for (int k = 1; k < P && rc == MPI_SUCCESS; k++) /* every rank's start, for the next round's mode */
     rc = send_bytes(f, (char *)&rs->starts[me], (long long)sizeof(int64_t), (me + k) % P, tag_of(me, KIND_START, q), q);
-  if (!relay && rc == MPI_SUCCESS) rc = prepost_wholes(f, rs, q); /* a relaying rank receives pieces, or holds all */
-  if (relay && rc == MPI_SUCCESS) { /* spread mode, or the last in direct mode: relay through the others */
-    __atomic_add_fetch(&relays, 1, __ATOMIC_RELAXED);
-    int m = f->per_relay[me];
-    for (int j = 0; j < m && rc == MPI_SUCCESS; j++) /* every relay's first piece first */
-      for (int slot = 0; slot < P - 1 && rc == MPI_SUCCESS; slot++) {
-        long long lo, hi;
-        piece(B, pieces_of(f, me), slot * m + j, &lo, &hi);
-        rc = send_bytes(f, f->mine + lo, hi - lo, (me + 1 + slot) % P, piece_tag(me, KIND_PIECE, q, j), q);
-      }
-  } else if (rc == MPI_SUCCESS) {
-    for (int k = 1; k < P && rc == MPI_SUCCESS; k++)
-      rc = send_bytes(f, f->mine, B, (me + k) % P, tag_of(me, KIND_WHOLE, q), q);
-  }
+  if (!own && rc == MPI_SUCCESS) rc = send_round(f, rs, q, relay);
   if (rc != MPI_SUCCESS && f->error == MPI_SUCCESS) f->error = rc; /* the round ends in error (progress_call) */
   pat_round_trace last;
   int write_last = take_finished(f, &last); /* the application did not say when it saw it complete */

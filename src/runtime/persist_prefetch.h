@@ -1,8 +1,9 @@
 /*
  * The prefetching schedule of persistent all-gathers (persist_prefetch.c):
  * a persistent call's blocks are taken into libpat's staging buffer while
- * this rank computes, before its PAT_Start; the last rank to start relays
- * its block through the others.
+ * this rank computes, before its PAT_Start, where the starts spread (each
+ * rank then relays its block through the others); under auto, MPI's own
+ * all-gather where they do not.
  *
  * Locks (docs/locks.md): prefetch_lock, a leaf, guards every prefetching
  * call; it is held for a start (the application's thread) and for one pass
@@ -15,13 +16,15 @@
 
 typedef struct pat_prefetch pat_prefetch;
 
-/* Does a persistent call on a communicator of P processes run the
+/* May a persistent call on a communicator of P processes run the
  * prefetching schedule under the process's setting (an arrival-aware one or
  * auto, with the background thread)?  The same on every rank. */
 int pat_prefetch_applies(int P);
 
 /* Set up a persistent all-gather (counts NULL; recvcount each) or
- * all-gatherv (counts, displs): collective, as it duplicates comm.  When a
+ * all-gatherv (counts, displs): collective, as it duplicates comm.  Under
+ * auto on a communicator with more than one rank on a node, *out is NULL
+ * (MPI_SUCCESS): every start is MPI's own (the same on every rank).  When a
  * round completes, the background thread sends an empty message with
  * signal_tag to this process in signal_comm (persist.c's completion).  Checks the
  * arguments once (they cannot change).  trace_id: its number in the
@@ -53,11 +56,13 @@ int pat_prefetch_progress(void);
 /* Rounds completed by the prefetching schedule; blocks (or pieces)
  * received into the staging buffer (before this rank's start, or into a
  * non-contiguous recvtype's); starts that relayed their block; starts in
- * spread mode (persist_prefetch.c: the same on every rank of a call) (tests). */
+ * spread mode (persist_prefetch.c: the same on every rank of a call) and in
+ * mpi-own mode (tests). */
 long long pat_prefetch_rounds(void);
 long long pat_prefetch_staged(void);
 long long pat_prefetch_relays(void);
 long long pat_prefetch_spread_rounds(void);
+long long pat_prefetch_own_rounds(void); /* starts in mpi-own mode (auto) */
 
 /* At shutdown, the background thread stopped: whatever is left goes. */
 void pat_prefetch_stop(void);

@@ -45,6 +45,7 @@ typedef struct pat_round_trace {
   long long id, round;
   int rank, P, parity, relay;
   long long bytes; /* this rank's block */
+  const char *what; /* the schedule the round ran, if not its writer's (a static string) */
   int64_t start, copy_begin, copy_end, done, signal, waited;
   long long passes, prepasses;
   int64_t max_gap, pre_max_gap;

@@ -26,7 +26,11 @@
  *    relays its block (counted by pat_prefetch_relays);
  *  - the mode: spread in every round but the first (P >= 3), direct in every
  *    round at P <= 2, and the same number of spread starts on every rank of
- *    the communicator (pat_prefetch_spread_rounds).
+ *    the communicator (pat_prefetch_spread_rounds); under auto (run with
+ *    PAT_NODE_SIZE=1: a node per rank, where auto runs this schedule) every
+ *    round not in spread mode is MPI's own all-gather (mpi-own), counted
+ *    alike (pat_prefetch_own_rounds), and none under an arrival-aware
+ *    algorithm.
  * The last round frees the requests while active (MPI allows it): they
  * still complete, counted by pat_prefetch_rounds.
  */
@@ -48,6 +52,7 @@
 
 static long failures, cases;
 static int world_rank;
+static int under_auto; /* PAT_UseAlg("auto"): mpi-own in place of direct mode */
 
 #define FAIL_IF(cond, ...)                                                   \
   do {                                                                       \
@@ -99,6 +104,7 @@ static void check_comm(const char *cname, MPI_Comm comm) {
     rc = PAT_Allgather_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, tiny, 1, MPI_INT, comm, MPI_INFO_NULL, &req[2]);
   FAIL_IF(rc != MPI_SUCCESS, "comm=%s: set-up rc %d", cname, rc);
   long long rounds_before = pat_prefetch_rounds(), spread_before = pat_prefetch_spread_rounds();
+  long long own_before = pat_prefetch_own_rounds();
   for (int round = 0; round < ROUNDS && rc == MPI_SUCCESS; round++) {
     int late = round % P, last_round = round == ROUNDS - 1;
     for (int k = 0; k < N; k++) send[k] = value(rank, round, k);
@@ -154,6 +160,12 @@ static void check_comm(const char *cname, MPI_Comm comm) {
   MPI_Allreduce(&spread_starts, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
   MPI_Allreduce(&spread_starts, &hi, 1, MPI_LONG_LONG, MPI_MAX, comm);
   FAIL_IF(lo != hi, "comm=%s: ranks disagree on the mode: %lld to %lld spread starts", cname, lo, hi);
+  long long own_starts = pat_prefetch_own_rounds() - own_before;
+  want = under_auto && P > 1 ? 3LL * ROUNDS - want : 0; /* one process: no schedule */
+  FAIL_IF(own_starts != want, "comm=%s: %lld starts of MPI's own, want %lld", cname, own_starts, want);
+  MPI_Allreduce(&own_starts, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
+  MPI_Allreduce(&own_starts, &hi, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  FAIL_IF(lo != hi, "comm=%s: ranks disagree on the mode: %lld to %lld starts of MPI's own", cname, lo, hi);
   for (int i = 0; i < 3; i++)
     if (req[i] != MPI_REQUEST_NULL) PAT_Request_free(&req[i]);
   free(send);
@@ -167,6 +179,7 @@ int main(int argc, char **argv) {
   int P;
   const char *alg = test_init(&argc, &argv, &world_rank, &P, "relay");
   if (PAT_Init() != MPI_SUCCESS || PAT_UseAlg(alg) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
+  under_auto = strcmp(alg, "auto") == 0;
   cases++;
   if (P > 1 && !pat_prefetch_applies(P)) { /* the test runs with PAT_ALG set: a background thread */
     failures++;
