@@ -2,7 +2,8 @@
 # Persistent all-gathers on the emulated cluster (P = 8, 500 Mbit/s): per cell (N x maxDelay, no
 # compute after the start) one launch each of MPI's own non-blocking all-gather per start (native,
 # the baseline) and libpat's prefetching schedule (PAT_ALG=relay) from this build and, with
-# OLD_MB=another pat-minibench, from that one; the launches of a cell rotated from round to round.
+# OLD_MB=another pat-minibench, from that one, and with AUTO=1 auto (PAT_ALG=auto: the schedule's
+# mpi-own rounds where the starts do not spread); the launches of a cell rotated from round to round.
 # Rows to OUT/persistent.csv (label round/N/delay/variant), then OUT/persistent.md: the median e-bar
 # per cell and variant, e/e_lb (the persistent bound), and each variant over native paired by round.
 #   OUT=bench/results/DATE/persistent ROUNDS=3 SIZES="1M 4M" DELAYS="0 10 50 100" \
@@ -22,16 +23,19 @@ $CL up -n 8 --rate 500mbit >/dev/null || exit 1
 trap '$CL down >/dev/null 2>&1' EXIT
 variants=(native new)
 [ -n "$OLD_MB" ] && variants+=(old)
+[ "${AUTO:-0}" = 1 ] && variants+=(auto)
 for round in $(seq 1 "$ROUNDS"); do
   for n in $SIZES; do
     for d in $DELAYS; do
       for i in $(seq 0 $((${#variants[@]} - 1))); do
         v=${variants[$(((i + round) % ${#variants[@]}))]}
-        mb=$MB alg=relay
+        mb=$MB alg=relay setting=ring
         [ "$v" = native ] && alg=native
         [ "$v" = old ] && mb=$OLD_MB
-        # PAT_ALG=ring at the launch starts the background thread; the call's own setting is --alg
-        $CL run --timeout 300 -np 8 -x PAT_ALG=ring "$mb" -N "$n" --iters "$ITERS" --warmup 2 --base-ms 20 \
+        [ "$v" = auto ] && alg=auto setting=auto
+        # PAT_ALG=ring at the launch starts the background thread (so does auto, off one node); the
+        # call's own setting is --alg
+        $CL run --timeout 300 -np 8 -x PAT_ALG=$setting "$mb" -N "$n" --iters "$ITERS" --warmup 2 --base-ms 20 \
           --max-delay "$d" --order blocked --persistent --overlap 0 --alg "$alg" --quiet --flat-iters 0 \
           --csv "$csv" --label "$round/$n/$d/$v" >/dev/null 2>&1 || echo "launch failed: $round/$n/$d/$v"
       done
@@ -46,7 +50,7 @@ for r in csv.DictReader(open(sys.argv[1])):
     rnd, n, d, v = r["label"].split("/")
     rows[(n, int(d), v, rnd)] = (float(r["ebar_us"]) / 1000, float(r["ebar_over_elb"]))
 cells = sorted({(n, d) for n, d, _, _ in rows}, key=lambda c: (c[0][-1], int(c[0][:-1]), c[1]))
-vs = [v for v in ("native", "new", "old") if any(k[2] == v for k in rows)]
+vs = [v for v in ("native", "new", "old", "auto") if any(k[2] == v for k in rows)]
 print("| N | maxDelay ms | " + " | ".join(f"{v} e-bar ms (e/e_lb)" for v in vs) + " | " +
       " | ".join(f"{v} / native (rounds)" for v in vs if v != "native") + " |")
 print("|" + "---|" * (2 + len(vs) + len(vs) - 1))
