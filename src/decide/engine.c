@@ -214,8 +214,9 @@ static void schedule_probe(pat_engine_site *sp, long long calls) {
   /* unpredictable arrivals: no probe (an exchange) before they may be trusted again */
   if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
   if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
-  /* a refresh measures S anew: the probe two calls on brings the static call before it */
-  if (sp->guard.refreshing) sp->next_probe = calls + 2;
+  /* a refresh measures S anew, and a trial judged against the model's S measures it first: the probe
+   * two calls on brings the static call before it */
+  if (pat_guard_wants_static_sample(&sp->guard)) sp->next_probe = calls + 2;
 }
 
 /* A probe or an exchanged call found something to gain, or nothing. */

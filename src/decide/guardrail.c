@@ -38,6 +38,8 @@ void pat_guard_new_static(pat_guard *g, double prior_s) {
 
 int pat_guard_knows_static(const pat_guard *g) { return g->s_n > 0 || g->has_prior; }
 
+int pat_guard_wants_static_sample(const pat_guard *g) { return g->refreshing || (g->has_prior && g->prior_retried); }
+
 int pat_guard_may_leave(const pat_guard *g, long long call, int regime) {
   if (g->state == PAT_GUARD_EXPLORING || g->state == PAT_GUARD_KEPT) return 1;
   if (regime < 0 || regime >= PAT_GUARD_REGIMES) regime = g->regime;

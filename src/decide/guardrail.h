@@ -127,6 +127,11 @@ void pat_guard_new_static(pat_guard *g, double prior_s);
 /* Is S known (measured, or a model file's prior)? */
 int pat_guard_knows_static(const pat_guard *g);
 
+/* Does the guard wait for a measurement of S (a refresh, or a trial that
+ * did not win against the model file's S): the next probe should bring a
+ * static call's records. */
+int pat_guard_wants_static_sample(const pat_guard *g);
+
 /* May the site be in the exchange mode at site call `call` with arrivals of
  * `regime` (a trial or a kept alternative under way, or one allowed to
  * start in that regime)? */
