@@ -1,5 +1,5 @@
 /*
- * PAT_Allgather, PAT_Allgatherv and PAT_PredictOn for the Fortran module
+ * PAT_Allgather, PAT_Allgatherv, PAT_PredictOn and PAT_Waited for the Fortran module
  * (pat_module.f90): Fortran integer handles to C handles, Fortran's MPI_IN_PLACE and
  * MPI_BOTTOM to C's, Fortran integer arrays to C ints, then the C function
  * itself (its return code, as from C: no error handler).
@@ -15,6 +15,7 @@ int pat_allgatherv_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *s
                      const MPI_Fint *recvcounts, const MPI_Fint *displs, const MPI_Fint *recvtype,
                      const MPI_Fint *comm);
 int pat_predict_on_f(const MPI_Fint *comm);
+int pat_waited_f(const MPI_Fint *request);
 
 int pat_allgather_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf,
                     const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm) {
@@ -38,3 +39,5 @@ int pat_allgatherv_f(void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *s
 }
 
 int pat_predict_on_f(const MPI_Fint *comm) { return PAT_PredictOn(MPI_Comm_f2c(*comm)); }
+
+int pat_waited_f(const MPI_Fint *request) { return PAT_Waited(MPI_Request_f2c(*request)); }

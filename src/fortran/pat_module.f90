@@ -11,6 +11,8 @@
 !   ierr = PAT_Allgatherv(mine, n, MPI_REAL, all, counts, displs, MPI_REAL, MPI_COMM_WORLD)
 !   ierr = PAT_UseAlg('ring')
 !   ierr = PAT_PredictOn(comm)         the next predictions are for comm's next all-gather
+!   ierr = PAT_Waited(request)         after MPI_WAIT / MPI_TEST of a persistent all-gather's request
+!                                      (the drop-in's MPI_ALLGATHER_INIT): its time in PAT_TIMELINE
 !   ierr = PAT_Finalize()              before MPI_FINALIZE, collective
 !
 ! Under libpat_mpi (linked) only the instrumentation calls are needed: the
@@ -21,7 +23,7 @@ module pat
   implicit none
   private
   public :: PAT_Init, PAT_Finalize, PAT_ProcessingStart, PAT_Edge, PAT_ProcessingEnd, PAT_UseAlg, PAT_Allgather, &
-            PAT_Allgatherv, PAT_PredictOn
+            PAT_Allgatherv, PAT_PredictOn, PAT_Waited
 
   interface
     integer(c_int) function PAT_Init() bind(C, name="PAT_Init")
@@ -68,6 +70,10 @@ module pat
       import :: c_int
       integer, intent(in) :: comm
     end function PAT_PredictOn
+    integer(c_int) function PAT_Waited(request) bind(C, name="pat_waited_f")
+      import :: c_int
+      integer, intent(in) :: request
+    end function PAT_Waited
   end interface
 
 contains

@@ -80,6 +80,8 @@ program test_pat_module
     failures = failures + 1
   end if
   call check('PAT_PredictOn MPI_COMM_WORLD', PAT_PredictOn(MPI_COMM_WORLD))
+  ! not a persistent all-gather's request: nothing to record, MPI_SUCCESS
+  call check('PAT_Waited MPI_REQUEST_NULL', PAT_Waited(MPI_REQUEST_NULL))
   call MPI_COMM_FREE(dup, ierr)
   call check('PAT_Finalize', PAT_Finalize())
   call MPI_ALLREDUCE(failures, worst, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
