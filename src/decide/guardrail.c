@@ -76,9 +76,9 @@ void pat_guard_enter(pat_guard *g, long long call) {
 }
 
 /* A trial that did not win against the model file's S, never measured at
- * this site: not a loss.  The site runs the static choice once, so that the
- * next probe's records measure S, and the next trial is judged against
- * that: a model that ranked the static choice too cheap (on 4 hosts x 2
+ * this site: not a loss.  The site runs the static choice until its next
+ * probe, two calls on (engine.c), whose records measure S, and the next
+ * trial is judged against that: a model that ranked the static choice too cheap (on 4 hosts x 2
  * ranks a quick calibration put HRING at 0.65x its cost at the site) must
  * not hold the site on it for a backoff. */
 static void measure_static_first(pat_guard *g, long long call) {

@@ -26,7 +26,7 @@
  * trial sends the site back to the static choice and doubles its backoff
  * (BACKOFF_FIRST .. BACKOFF_MAX calls).  Against a model file's S not yet
  * measured, a trial that does not win is not lost: the site runs the static
- * choice once (the next probe measures S) and tries again against that.
+ * choice until the next probe has measured S, and tries again against that.
  *
  * S is measured only on static calls, so a kept alternative is judged
  * against the S of before it was kept.  Where that S was measured high (a
@@ -108,7 +108,7 @@ typedef struct pat_guard {
   int refresh_interval; /* calls of the next kept alternative before its refresh */
   int refreshing;       /* the next static sample lowers S if lower, instead of being smoothed into it */
   long long refreshes;  /* for the report */
-  long long remeasures; /* trials that did not win against a model file's S: S measured before a verdict */
+  long long remeasures; /* trials that did not win against a model file's S, which was then measured (tests) */
   /* for the report */
   double alt_sum;      /* alternative calls' costs (s) and calls */
   long long alt_n;

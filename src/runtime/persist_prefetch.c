@@ -167,7 +167,7 @@ struct pat_prefetch {
   round_state round[2];
   long long cur; /* the round the next (or current) start belongs to */
   int started, freeing;
-  int spread;    /* the mode of round cur: 1 spread, 0 direct (from the round before's starts) */
+  int spread;    /* the mode of round cur: 1 spread, 0 direct or mpi-own (from the round before's starts) */
   int use_own;   /* auto: a round not in spread mode runs MPI's own non-blocking all-gather */
   int vector;    /* an all-gatherv (MPI's own is called as the application set it up) */
   double tau_s;  /* one block's time between two ranks (the largest block; the model's inter-node link) */
