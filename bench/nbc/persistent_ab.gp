@@ -1,5 +1,9 @@
 # Persistent all-gathers, libpat's prefetching schedule / MPI's own non-blocking all-gather per start,
-# before and after, per cell (N, maxDelay): gnuplot -e "dat='DIR/ratios.dat'; out='FIG.png'" persistent_ab.gp
+# two variants per cell (N, maxDelay), columns 2 and 3 of DIR/ratios.dat (label, ratio, ratio):
+#   gnuplot -e "dat='DIR/ratios.dat'; out='FIG.png'" persistent_ab.gp                       (before, after)
+#   gnuplot -e "dat='DIR/ratios.dat'; out='FIG.png'; t2='auto'; t3='relay'" persistent_ab.gp
+if (!exists("t2")) t2 = "two modes (30a8796)"
+if (!exists("t3")) t3 = "before (ce7ce7e)"
 set terminal pngcairo size 900,420 font ",11"
 set output out
 set style data histogram
@@ -11,4 +15,4 @@ set grid ytics
 set key top left
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2
 set title "P = 8 emulated cluster, 500 Mbit/s: prefetching schedule against MPI's own (3 rounds, medians)"
-plot dat using 3:xtic(1) title "before (ce7ce7e)", '' using 2 title "two modes (30a8796)"
+plot dat using 3:xtic(1) title t3, '' using 2 title t2

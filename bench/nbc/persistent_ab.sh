@@ -43,28 +43,5 @@ for round in $(seq 1 "$ROUNDS"); do
   done
   echo "round $round done $(date -u +%T)"
 done
-python3 - "$csv" >"$OUT/persistent.md" <<'PY'
-import csv, statistics as st, sys
-rows = {}
-for r in csv.DictReader(open(sys.argv[1])):
-    rnd, n, d, v = r["label"].split("/")
-    rows[(n, int(d), v, rnd)] = (float(r["ebar_us"]) / 1000, float(r["ebar_over_elb"]))
-cells = sorted({(n, d) for n, d, _, _ in rows}, key=lambda c: (c[0][-1], int(c[0][:-1]), c[1]))
-vs = [v for v in ("native", "new", "old", "auto") if any(k[2] == v for k in rows)]
-print("| N | maxDelay ms | " + " | ".join(f"{v} e-bar ms (e/e_lb)" for v in vs) + " | " +
-      " | ".join(f"{v} / native (rounds)" for v in vs if v != "native") + " |")
-print("|" + "---|" * (2 + len(vs) + len(vs) - 1))
-for n, d in cells:
-    out = [n, str(d)]
-    for v in vs:
-        e = [rows[k][0] for k in rows if k[:3] == (n, d, v)]
-        b = [rows[k][1] for k in rows if k[:3] == (n, d, v)]
-        out.append(f"{st.median(e):.1f} ({st.median(b):.2f})" if e else "-")
-    for v in vs:
-        if v == "native": continue
-        rr = sorted(rows[(n, d, v, r)][0] / rows[(n, d, "native", r)][0] for (nn, dd, vv, r) in rows
-                    if (nn, dd, vv) == (n, d, v) and (n, d, "native", r) in rows)
-        out.append(f"**{st.median(rr):.3f}** ({', '.join(f'{x:.2f}' for x in rr)})" if rr else "-")
-    print("| " + " | ".join(out) + " |")
-PY
+python3 bench/nbc/persistent_summary.py "$csv" --dat "$OUT/ratios.dat" >"$OUT/persistent.md"
 cat "$OUT/persistent.md"
