@@ -165,17 +165,15 @@ static int node_map(MPI_Comm comm, int P, int **out) {
   return rc;
 }
 
-static int by_value(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 int pat_comm_one_rank_per_node(MPI_Comm comm) {
   int P = 0, *node = NULL;
   if (!world_node || MPI_Comm_size(comm, &P) != MPI_SUCCESS) return 0;
-  int alone = node_map(comm, P, &node) == MPI_SUCCESS;
-  if (alone) qsort(node, (size_t)P, sizeof *node, by_value);
-  for (int i = 1; i < P && alone; i++) alone = node[i] != node[i - 1];
+  pat_nodes nodes;
+  int alone = node_map(comm, P, &node) == MPI_SUCCESS && pat_nodes_make(P, node, &nodes) == PAT_OK;
+  if (alone) {
+    alone = nodes.H == P; /* as many nodes as ranks */
+    pat_nodes_free(&nodes);
+  }
   free(node);
   return alone;
 }
