@@ -146,6 +146,13 @@ static void plan_for(pat_comm_state *cs, int site, int setting, const pat_gather
  * success with a marker block).  The markers go the way the call would
  * (an all-gatherv's as an all-gatherv: NATIVE must be the same collective
  * on every rank).  Returns 1 if every rank is here. */
+/* What the decision log says of an exchanged call: what ran and why. */
+static void note_choice(pat_call_stats *st, const pat_choice *ch) {
+  st->alg = ch->alg;
+  st->why = ch->kept ? PAT_WHY_KEPT : ch->explored ? PAT_WHY_EXPLORED : PAT_WHY_CHOSEN;
+  st->regime = ch->regime;
+}
+
 static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_args *c, const pat_xsummary *sum,
                             pat_call_stats *st, int *rc) {
   static const unsigned char magic[16] = {0x70, 0x61, 0x74, 0x3a, 0x73, 0x69, 0x7a, 0x65,
@@ -221,7 +228,7 @@ static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_ar
     m.displs = layout + P;
   }
   plan_for(cs, site, setting, &m, sum);
-  st->alg = cs->planner.plan.choice.alg;
+  note_choice(st, &cs->planner.plan.choice);
   *rc = run_alg(cs, st->alg, &m, &st->bg_steps, &st->fg_steps);
   int all_markers = *rc == MPI_SUCCESS;
   int64_t at = 0;
@@ -293,7 +300,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
    * this call; every rank sees the same records and the same call, so all
    * of them keep it or all of them replan. */
   plan_for(cs, site, setting, c, &sum);
-  st->alg = cs->planner.plan.choice.alg;
+  note_choice(st, &cs->planner.plan.choice);
   return run_alg(cs, st->alg, c, &st->bg_steps, &st->fg_steps);
 }
 
@@ -433,7 +440,7 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
                         .next_site = next,
                         .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
   pat_engine_end_call(&cs->engine, &end);
-  if (setting == PAT_ALG_AUTO) pat_decisions_write(cs, site, end.call, alg, exchanged, exit_ns - c->arrival);
+  if (setting == PAT_ALG_AUTO) pat_decisions_write(cs, site, end.call, &st, alg, exchanged, exit_ns - c->arrival);
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;

@@ -12,12 +12,14 @@
 #include <stdint.h>
 
 #include "runtime/comm.h"
+#include "runtime/stats.h"
 
 int pat_decisions_on(void);
 
 /* The call at `site` (call number `call` on the communicator) ran alg,
- * exchanged or not, and took elapsed_ns on this rank. */
-void pat_decisions_write(const pat_comm_state *cs, int site, long long call, int alg, int exchanged,
-                         int64_t elapsed_ns);
+ * exchanged or not (then st says why: kept, explored or chosen, and in
+ * which regime), and took elapsed_ns on this rank. */
+void pat_decisions_write(const pat_comm_state *cs, int site, long long call, const pat_call_stats *st, int alg,
+                         int exchanged, int64_t elapsed_ns);
 
 #endif

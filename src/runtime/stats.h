@@ -5,8 +5,12 @@
 
 #include <stdatomic.h>
 
+enum { PAT_WHY_CHOSEN = 0, PAT_WHY_KEPT, PAT_WHY_EXPLORED };
+
 typedef struct pat_call_stats {
   int alg;               /* what ran */
+  int why, regime;       /* an exchanged call's: kept, explored or chosen (decisions.h), and the regime its
+                            choice saw (explore.h) */
   int exchanged;         /* the call exchanged arrivals */
   double exchange_wait_s; /* time the caller waited for the arrival exchange */
   int predicted;          /* this rank's arrival was predicted before it happened */
