@@ -125,6 +125,7 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->never = below_two_exchanges(e, static_time(e, bytes));
   sp->last.call = -1;
   sp->learned_call = -1;
+  sp->leader[0] = sp->leader[1] = -1;
   pat_arms_init(&sp->arms);
   sp->trial_alg = -1;
   /* a model file's measured balanced time of the static choice stands in for
@@ -364,6 +365,11 @@ static void learn(pat_engine *e, int site, long long now) {
   const double tau = block_tau(e, sp->bytes);
   const int regime = pat_regime(e->cfg.P, arrivals, tau);
   sp->guard.regime = regime; /* a trial lost now backs off in this regime */
+  /* the regime history knows: two calls in a row (one call's stall of the network spread the
+   * arrivals of the next by more than a block's time, and exploration then measured a candidate of
+   * the imbalanced regime at balanced arrivals) */
+  if (regime == sp->regime_last) sp->regime_seen = regime;
+  sp->regime_last = regime;
   /* the guardrail, whatever this call's setting: the flags say whether that call was auto's */
   if (flags & PAT_LAST_PREDICTED) {
     double err, spread;
@@ -386,7 +392,7 @@ static void learn(pat_engine *e, int site, long long now) {
   if (was_exploring && sp->guard.state == PAT_GUARD_KEPT) sp->arms.last_explore = now;
   if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
   /* the exchange mode's costs, per regime of the arrivals they were measured under */
-  if (flags & PAT_LAST_ALT) pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured));
+  if (flags & PAT_LAST_ALT) pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured), now);
   e->unsettled.pending = 1;
   e->unsettled.site = site;
   e->unsettled.alg = alg;
@@ -441,8 +447,11 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   else if (was_static)
     sp->trial_alg = choice->explored || choice->alg != choice->static_alg ? choice->alg : -1;
   if (choice->explored) {
+    pat_arms_rechecked(&sp->arms, choice->regime, choice->alg, choice->recheck);
     sp->arms.explored++;
     if (!was_static) sp->arms.last_explore = site_calls;
+  } else if (sp->mode == PAT_MODE_EXCHANGE && choice->regime >= 0 && choice->regime < PAT_REGIMES) {
+    sp->leader[choice->regime] = choice->alg;
   }
 }
 
@@ -562,12 +571,15 @@ static double drop_ref(const pat_guard *g) { return pat_guard_knows_static(g) ? 
  * the last exploration (longer near the bound, or while every candidate
  * still to explore measured far dearer once), and credit for a call that
  * may cost a static call's more. */
+static int kept_may_spend(const pat_guard *g) {
+  return g->state == PAT_GUARD_KEPT && (!pat_guard_knows_static(g) || g->credit >= PAT_EXPLORE_CREDIT * g->s_cost);
+}
+
 static int kept_explores(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const pat_guard *g = &sp->guard;
-  if (g->state != PAT_GUARD_KEPT) return 0;
+  if (!kept_may_spend(g)) return 0;
   const unsigned cand = pat_explore_candidates(sp->static_alg, sp->arms.model_pick[regime], allowed, hierarchical);
-  return calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, cand, drop_ref(g)) &&
-         (!pat_guard_knows_static(g) || g->credit >= PAT_EXPLORE_CREDIT * g->s_cost);
+  return calls - sp->arms.last_explore >= pat_explore_every(&sp->arms, regime, cand, drop_ref(g));
 }
 
 /* Does a site that kept its plan-ahead algorithm from history need a
@@ -578,10 +590,13 @@ static int kept_explores(const pat_engine_site *sp, long long calls, int regime,
 static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const int kept = sp->last.alg;
   if (sp->guard.state == PAT_GUARD_EXPLORING && sp->trial_alg >= 0) return sp->trial_alg != kept;
+  const unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed, hierarchical) & ~(1u << kept);
+  int going;
+  const int again = pat_explore_recheck(&sp->arms, regime, cand, drop_ref(&sp->guard), calls, &going);
+  if (going && kept_may_spend(&sp->guard)) return 1;
   if (kept_explores(sp, calls, regime, allowed, hierarchical)) {
     const double none[PAT_ALG_COUNT] = {0};
-    unsigned cand = pat_explore_candidates(sp->static_alg, -1, allowed, hierarchical) & ~(1u << kept);
-    if (pat_explore_next(&sp->arms, regime, cand, none, drop_ref(&sp->guard)) >= 0) return 1;
+    if (again >= 0 || pat_explore_next(&sp->arms, regime, cand, none, drop_ref(&sp->guard)) >= 0) return 1;
   }
   double ck, c;
   if (pat_arms_n(&sp->arms, regime, kept) < PAT_EXPLORE_K || !pat_arms_cost(&sp->arms, regime, kept, &ck)) return 0;
@@ -599,25 +614,36 @@ static int keep_yields(const pat_engine_site *sp, long long calls, int regime, u
  * the next one the regime needs measured.  model: the selection's
  * predictions; ebar: the same after measured_wins. */
 static int exploration(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical,
-                       int model_pick, const pat_select_out *model, const int64_t *ebar, double wait) {
+                       int model_pick, const pat_select_out *model, const int64_t *ebar, double wait, int *recheck) {
   const pat_guard *g = &sp->guard;
+  *recheck = 0;
   if (sp->mode == PAT_MODE_EXCHANGE && g->state == PAT_GUARD_EXPLORING)
     return sp->trial_alg >= 0 && model->status[sp->trial_alg] == PAT_OK && is_allowed(allowed, sp->trial_alg)
                ? sp->trial_alg
                : -1;
+  unsigned ok = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (model->status[alg] == PAT_OK) ok |= 1u << alg;
+  const unsigned cand = pat_explore_candidates(sp->static_alg, model_pick, allowed, hierarchical) & ok;
+  /* a recheck under way in a kept alternative measures its candidate on consecutive calls, so
+   * that its samples and the kept one's see the same network */
+  int going;
+  const int again = pat_explore_recheck(&sp->arms, regime, cand, drop_ref(g), calls, &going);
+  if (going && sp->mode == PAT_MODE_EXCHANGE && kept_may_spend(g)) return *recheck = PAT_RECHECK_GOING, again;
   if (sp->mode == PAT_MODE_EXCHANGE && !kept_explores(sp, calls, regime, allowed, hierarchical)) return -1;
   /* from the static choice, not where its calls cost less than two exchanges: every call of a
    * trial pays one, and a trial of DIRECT or RELAY connects every pair of ranks, which over TCP
    * slows every later call of the job (pat/exchange.h) */
   if (sp->mode == PAT_MODE_STATIC && sp->never) return -1;
   double est[PAT_ALG_COUNT];
-  unsigned ok = 0;
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
-    est[alg] = ebar[alg] == INT64_MAX ? 1e300 : 1e-9 * (double)ebar[alg] - wait;
-    if (model->status[alg] == PAT_OK) ok |= 1u << alg;
-  }
-  unsigned cand = pat_explore_candidates(sp->static_alg, model_pick, allowed, hierarchical) & ok;
-  return pat_explore_next(&sp->arms, regime, cand, est, drop_ref(g));
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) est[alg] = ebar[alg] == INT64_MAX ? 1e300 : 1e-9 * (double)ebar[alg] - wait;
+  const int next = pat_explore_next(&sp->arms, regime, cand, est, drop_ref(g));
+  /* rechecks from a kept alternative, or from a static choice that the exchange mode promoted (it
+   * was measured against the candidates, and a slow phase may have decided it); from another
+   * static choice every call of one would pay an exchange where that choice wins */
+  if (next >= 0 || (sp->mode != PAT_MODE_EXCHANGE && sp->promotions == 0)) return next;
+  *recheck = again >= 0 ? PAT_RECHECK_START : PAT_RECHECK_NONE;
+  return again;
 }
 
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {
@@ -639,17 +665,31 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * are trusted.  A site's first call has no guard yet: without a model
    * file's measured times it runs the static choice (the site measures
    * before it bets); with them, the model's pick as before. */
-  const int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
+  /* The regime: the exchanged arrivals', unless they are the history's
+   * predictions or the site distrusts its predictions; then its last
+   * calls', as measured (what history knows of the regime).  Explorations
+   * and backoffs are per regime, and a sample is filed under the regime of
+   * the arrivals it was measured at: at balanced arrivals the minibench's
+   * barrier undoes the spread of the last call's exits, which history
+   * carries into its predictions (P = 8, 256K floats), so the choices saw
+   * the imbalanced regime, explored DIRECT and RELAY there every other
+   * call, and their samples went to the balanced one (a plan-ahead
+   * RELAY's history is not judged, so the site was not even distrusted). */
+  int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
   int held = 0;
   if (site >= 0) {
     const pat_guard *g = &e->site[site].guard;
     x.in.ratio = e->site[site].refine.ratio;
+    const int trusted = pat_guard_trusts_predictions(g, call->site_calls);
+    if (!trusted) x.in.allowed = without_prediction_bets();
+    if ((!trusted || call->records == PAT_RECORDS_HISTORY) && e->site[site].learned_call >= 0)
+      regime = e->site[site].regime_seen;
     held = !pat_guard_may_leave(g, call->site_calls, regime);
-    if (!pat_guard_trusts_predictions(g, call->site_calls)) x.in.allowed = without_prediction_bets();
   } else {
     double t;
     held = !pat_model_measured_time(&x.mp, out->static_alg, P, (double)call->bytes, &t);
   }
+  out->regime = regime;
   if (call->shape) x.in.allowed = (x.in.allowed ? x.in.allowed : ~0u) & unequal_candidates(out->static_alg);
   /* planned ahead from history: the site's plan-ahead algorithm again (its
    * prediction only orders its sends); the guard judges it by what it costs,
@@ -696,12 +736,15 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * (explore.h). */
   int model_pick = -1;
   if (e->cfg.have_model) model_pick = sp ? pat_arms_model_pick(&e->site[site].arms, regime, o.alg) : o.alg;
-  const int target =
-      sp ? exploration(sp, call->site_calls, regime, x.in.allowed, e->hierarchical, model_pick, &o, est, out->wait) : -1;
+  int recheck = 0;
+  const int target = sp ? exploration(sp, call->site_calls, regime, x.in.allowed, e->hierarchical, model_pick, &o, est,
+                                      out->wait, &recheck)
+                        : -1;
   if (target >= 0) {
     out->alg = target;
     out->root = o.root_of[target];
     out->explored = 1;
+    out->recheck = recheck;
     return;
   }
   const unsigned eligible = pat_explore_candidates(-1, model_pick, x.in.allowed, e->hierarchical);
@@ -712,6 +755,31 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
         (best < 0 || est[alg] < est[best]))
       best = alg;
   if (best < 0) return; /* the static choice */
+  /* Hysteresis: the medians of two candidates 10% apart cross now and then
+   * through the network's noise (P = 8, 256K floats, balanced: RELAY's
+   * last five calls at 18.5 ms against DIRECT's 18.2, RELAY alone 17.7
+   * and DIRECT 19.2), and the one left has no new samples to show it. */
+  const int leader = sp ? sp->leader[regime] : -1;
+  if (leader >= 0 && leader != best && o.status[leader] == PAT_OK && is_allowed(x.in.allowed, leader) &&
+      pat_arms_n(&sp->arms, regime, leader) >= PAT_EXPLORE_K && est[leader] != INT64_MAX) {
+    if (1e-9 * (double)(est[leader] - est[best]) <= PAT_GAIN_FRACTION * (1e-9 * (double)est[leader] - out->wait)) {
+      best = leader;
+    } else if (pat_arms_n(&sp->arms, regime, best) >= PAT_EXPLORE_K &&
+               !pat_arms_fresh(&sp->arms, regime, best, call->site_calls) && sp->mode == PAT_MODE_EXCHANGE &&
+               kept_may_spend(&sp->guard)) {
+      /* The leader's recent calls against the other's old ones: a slow
+       * phase of the network slows every algorithm, and the leader's
+       * window is the one that saw it (P = 8, 256K floats, balanced:
+       * RELAY's last five calls at 22.9 ms against DIRECT's 19.6 from
+       * 130 calls before; the site ran DIRECT at 18-20 ms for the last
+       * 55 calls of 200).  The other is measured again first. */
+      out->alg = best;
+      out->root = o.root_of[best];
+      out->explored = 1;
+      out->recheck = PAT_RECHECK_START_FULL;
+      return;
+    }
+  }
   if (best != out->static_alg && !pat_engine_gain_pays(e, est[out->static_alg], est[best], out->wait))
     return; /* too little to gain: the static choice (its root: 0) */
   /* A site runs only the candidates, what it measured in the regime and its

@@ -160,6 +160,9 @@ typedef struct pat_engine_site {
   int promotions;        /* classic algorithms made the static choice (report) */
   pat_arms arms;         /* the exchange mode's measured costs per regime and algorithm (explore.h) */
   int trial_alg;         /* the candidate the guard's current trial measures, -1: the best, as chosen */
+  int regime_last, regime_seen; /* the regime of the last learned call; of the last two that agreed */
+  int leader[PAT_REGIMES]; /* per regime (explore.h), what the exchange mode last ran as the best, not to be
+                            measured (-1: none): another replaces it only PAT_GAIN_FRACTION cheaper */
 } pat_engine_site;
 
 /* What the engine decides from, besides the calls: fixed for a communicator
@@ -179,9 +182,11 @@ typedef struct pat_engine_config {
 typedef struct pat_choice {
   int alg, root;
   int static_alg;                  /* what the call would run without an exchange */
-  int explored;                    /* alg was chosen to be measured, not as the best */
+  int explored;                    /* alg was chosen to be measured, not as the best... */
+  int recheck;                     /* ...again (explore.h, Rechecks: PAT_RECHECK_*) */
   int kept;                        /* a plan-ahead algorithm kept from the site's last call */
   int history;                     /* the records were the call-site history's predictions */
+  int regime;                      /* the regime of the arrivals the choice saw (explore.h) */
   int64_t ebar_ns[PAT_ALG_COUNT];  /* predictions (refined), INT64_MAX: not predicted */
   int64_t static_ns;               /* the static choice as a call without an exchange runs it: ebar_ns's,
                                       but an arrival-aware one (RELAY of unequal blocks) on its balanced

@@ -7,7 +7,10 @@
 void pat_arms_init(pat_arms *a) {
   memset(a, 0, sizeof *a);
   a->last_explore = -1;
-  for (int r = 0; r < PAT_REGIMES; r++) a->model_pick[r] = -1;
+  for (int r = 0; r < PAT_REGIMES; r++) {
+    a->model_pick[r] = -1;
+    a->recheck_alg[r] = -1;
+  }
 }
 
 int pat_arms_model_pick(pat_arms *a, int regime, int pick) {
@@ -25,12 +28,13 @@ int pat_regime(int P, const int64_t *arrival, double tau_s) {
   return 1e-9 * (double)(hi - lo) >= tau_s ? PAT_REGIME_IMBALANCED : PAT_REGIME_BALANCED;
 }
 
-void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound) {
+void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound, long long now) {
   if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return;
   pat_arm *m = &a->arm[regime][alg];
   m->cost[m->n % PAT_ARM_SAMPLES] = cost;
   m->over_bound[m->n % PAT_ARM_SAMPLES] = over_bound > 0 ? over_bound : 0;
   m->n++;
+  m->last = now;
 }
 
 /* The median of the first n of at most PAT_ARM_SAMPLES values. */
@@ -143,4 +147,50 @@ int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const d
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (to_explore(a, regime, candidates, alg, cheapest) && (pick < 0 || est[alg] < est[pick])) pick = alg;
   return pick;
+}
+
+int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, double ref, long long now, int *going) {
+  *going = 0;
+  if (regime < 0 || regime >= PAT_REGIMES) return -1;
+  const int on = a->recheck_alg[regime], done = a->recheck_calls[regime];
+  /* a recheck replaces every sample of the median (its old ones are from calls of another phase
+   * of the network); a full one at once, another runs one call first, and its sample, if it beats
+   * the others, asks for the rest */
+  if (on >= 0 && (candidates >> on & 1u) && done > 0 && done < PAT_ARM_SAMPLES) {
+    const pat_arm *m = &a->arm[regime][on];
+    const double other = cheapest_known(a, regime, candidates & ~(1u << on), ref);
+    *going = done >= 2 || a->recheck_full[regime] ||
+             (m->n > a->recheck_n[regime] && other > 0 && m->cost[a->recheck_n[regime] % PAT_ARM_SAMPLES] < other);
+    if (*going) return on;
+  }
+  const double cheapest = cheapest_known(a, regime, candidates, ref);
+  if (!(cheapest > 0)) return -1;
+  int pick = -1;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    const pat_arm *m = &a->arm[regime][alg];
+    double c;
+    if (!(candidates >> alg & 1u) || m->n < PAT_EXPLORE_K || now - m->last < PAT_RECHECK_AGE ||
+        !pat_arms_cost(a, regime, alg, &c) || c <= cheapest || c > (1.0 + PAT_RECHECK_NEAR) * cheapest)
+      continue;
+    if (pick < 0 || m->last < a->arm[regime][pick].last) pick = alg; /* the stalest first */
+  }
+  return pick;
+}
+
+void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how) {
+  if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT || how == PAT_RECHECK_NONE) return;
+  if (how == PAT_RECHECK_GOING && a->recheck_alg[regime] == alg) {
+    a->recheck_calls[regime]++;
+    return;
+  }
+  a->recheck_alg[regime] = alg;
+  a->recheck_n[regime] = a->arm[regime][alg].n;
+  a->recheck_calls[regime] = 1;
+  a->recheck_full[regime] = how == PAT_RECHECK_START_FULL;
+}
+
+int pat_arms_fresh(const pat_arms *a, int regime, int alg, long long now) {
+  if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return 0;
+  const pat_arm *m = &a->arm[regime][alg];
+  return m->n > 0 && now - m->last <= PAT_RECHECK_FRESH;
 }

@@ -90,6 +90,10 @@
 #define PAT_BOUND_FLOOR 0.95  /* a median e-bar / e_lb under this: the bound is wrong, not near */
 #define PAT_EXPLORE_CREDIT 1.0 /* a kept alternative explores only while the guard's credit holds this many
                                   static calls' cost (an explored call may cost that much more) */
+#define PAT_RECHECK_NEAR 0.25 /* a measured candidate within this fraction of the cheapest known... */
+#define PAT_RECHECK_AGE 64    /* ...whose last sample is this many of the site's calls old is measured again */
+#define PAT_RECHECK_FRESH (2 * PAT_ARM_SAMPLES) /* a candidate that would replace the one the site runs is
+                                 measured again first if its last sample is older than this many calls */
 
 enum { PAT_REGIME_BALANCED = 0, PAT_REGIME_IMBALANCED = 1, PAT_REGIMES = 2 };
 
@@ -97,6 +101,7 @@ typedef struct pat_arm {
   double cost[PAT_ARM_SAMPLES]; /* the last samples (s), a ring */
   double over_bound[PAT_ARM_SAMPLES]; /* each sample's call: e-bar / e_lb (0: no bound) */
   int n;                        /* samples ever taken */
+  long long last;               /* the site call of its last sample */
 } pat_arm;
 
 typedef struct pat_arms {
@@ -105,6 +110,10 @@ typedef struct pat_arms {
   int model_pick[PAT_REGIMES]; /* the model's pick the regime first saw (-1: none yet): its one
                                   candidate from the model (pat_arms_model_pick) */
   long long explored;     /* explorations (report) */
+  int recheck_alg[PAT_REGIMES];   /* the candidate a recheck measures again (-1: none)... */
+  int recheck_n[PAT_REGIMES];     /* ...its samples when the recheck started... */
+  int recheck_calls[PAT_REGIMES]; /* ...the recheck's calls so far... */
+  int recheck_full[PAT_REGIMES];  /* ...and whether it runs PAT_EXPLORE_K calls whatever its first measured */
 } pat_arms;
 
 void pat_arms_init(pat_arms *a);
@@ -113,9 +122,9 @@ void pat_arms_init(pat_arms *a);
  * move between two ranks: imbalanced when max - min >= tau. */
 int pat_regime(int P, const int64_t *arrival, double tau_s);
 
-/* A measured cost (s) of alg in a regime; over_bound: its call's e-bar /
- * e_lb (0: not known). */
-void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound);
+/* A measured cost (s) of alg in a regime, at the site's call `now`;
+ * over_bound: its call's e-bar / e_lb (0: not known). */
+void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound, long long now);
 
 /* The median of alg's kept samples in the regime (s); 0 if it has none. */
 int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost);
@@ -134,6 +143,26 @@ int pat_arms_over_bound(const pat_arms *a, int regime, int alg, double *ratio);
  * candidates still to explore has measured, each of its samples,
  * PAT_EXPLORE_DROP times the cheapest known (ref as pat_explore_next's). */
 int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double ref);
+
+/* How a call measures a candidate again (pat_choice.recheck). */
+enum { PAT_RECHECK_NONE = 0, PAT_RECHECK_START, PAT_RECHECK_START_FULL, PAT_RECHECK_GOING };
+
+/* Measured again (explore.h, Rechecks): the candidate of a recheck under
+ * way in the regime (*going = 1: its second call if its first sample
+ * measured below the cheapest other known cost -- the candidates' and ref,
+ * the static choice's S --, or it is full; then up to PAT_ARM_SAMPLES
+ * calls, a median of new samples only), or one due for a recheck (PAT_EXPLORE_K samples or more, its
+ * median within PAT_RECHECK_NEAR of the cheapest known, not the cheapest,
+ * its last sample PAT_RECHECK_AGE site calls before `now`: the stalest
+ * such), or -1. */
+int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, double ref, long long now, int *going);
+
+/* The engine ran a recheck's call of alg (how: PAT_RECHECK_START,
+ * PAT_RECHECK_START_FULL or PAT_RECHECK_GOING). */
+void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how);
+
+/* Was alg's last sample in the regime taken within PAT_RECHECK_FRESH calls of `now`? */
+int pat_arms_fresh(const pat_arms *a, int regime, int alg, long long now);
 
 /* Samples alg has in the regime. */
 static inline int pat_arms_n(const pat_arms *a, int regime, int alg) { return a->arm[regime][alg].n; }

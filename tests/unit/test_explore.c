@@ -133,8 +133,8 @@ static int test_rule(void) {
       }
       double noise = 0.95 + 0.1 * urand();
       double cold = pat_arms_n(&a, regime, run) == 0 ? 1.8 : 1.0; /* its first call builds and touches cold */
-      pat_arms_add(&a, regime, run, truth[run] * noise * cold, truth[run] * noise * cold / bound);
-      pat_arms_add(&a, 1 - regime, run, 10.0, 0); /* the other regime's costs must not count here */
+      pat_arms_add(&a, regime, run, truth[run] * noise * cold, truth[run] * noise * cold / bound, 0);
+      pat_arms_add(&a, 1 - regime, run, 10.0, 0, 0); /* the other regime's costs must not count here */
       if (settled < 0 && pat_explore_next(&a, regime, cand, est, S) < 0) settled = call;
     }
     CHECK(settled >= 0 && settled <= budget, "site %d: exploration over at call %d (budget %d, %d candidates)", site,
@@ -155,7 +155,7 @@ static int test_basics(void) {
   double c;
   CHECK(!pat_arms_cost(&a, 0, PAT_ALG_RING, &c), "no sample, no cost");
   const double x[] = {5, 1, 3, 100, 2, 4, 6};
-  for (int i = 0; i < 7; i++) pat_arms_add(&a, 0, PAT_ALG_RING, x[i], 0);
+  for (int i = 0; i < 7; i++) pat_arms_add(&a, 0, PAT_ALG_RING, x[i], 0, 0);
   /* the last five: 3, 100, 2, 4, 6 */
   CHECK(pat_arms_cost(&a, 0, PAT_ALG_RING, &c) && c == 4, "median of the last five: %g", c);
   CHECK(pat_arms_n(&a, 0, PAT_ALG_RING) == 7 && pat_arms_n(&a, 1, PAT_ALG_RING) == 0, "counts per regime");
@@ -166,34 +166,34 @@ static int test_basics(void) {
   pat_arms_init(&a);
   unsigned cand = (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_RING);
   double est[PAT_ALG_COUNT] = {0};
-  for (int i = 0; i < PAT_EXPLORE_K; i++) pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.0, 0);
-  pat_arms_add(&a, 0, PAT_ALG_RING, 1.6, 0);
+  for (int i = 0; i < PAT_EXPLORE_K; i++) pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.0, 0, 0);
+  pat_arms_add(&a, 0, PAT_ALG_RING, 1.6, 0, 0);
   CHECK(pat_explore_next(&a, 0, cand, est, 0) == PAT_ALG_RING, "one sample at 1.6x: explored again");
   CHECK(pat_explore_every(&a, 0, cand, 0) == PAT_EXPLORE_EVERY_NEAR, "... after the longer interval");
   unsigned cand3 = cand | 1u << PAT_ALG_DIRECT;
   CHECK(pat_explore_every(&a, 0, cand3, 0) == PAT_EXPLORE_EVERY, "another candidate not yet measured: the short one");
-  pat_arms_add(&a, 0, PAT_ALG_DIRECT, 1.2, 0);
+  pat_arms_add(&a, 0, PAT_ALG_DIRECT, 1.2, 0, 0);
   CHECK(pat_explore_every(&a, 0, cand3, 0) == PAT_EXPLORE_EVERY, "another measured at 1.2x: the short one");
-  pat_arms_add(&a, 0, PAT_ALG_RING, 1.7, 0);
+  pat_arms_add(&a, 0, PAT_ALG_RING, 1.7, 0, 0);
   CHECK(pat_explore_next(&a, 0, cand, est, 0) == -1, "two samples at 1.6-1.7x: dropped");
   /* near the bound: the cheapest measured candidate's median e-bar / e_lb */
   pat_arms_init(&a);
   const double ratio[] = {1.1, 3.0, 1.2}; /* a cold first call far above, median 1.2 */
-  for (int i = 0; i < 2; i++) pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[i]);
+  for (int i = 0; i < 2; i++) pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[i], 0);
   CHECK(!pat_arms_near_bound(&a, 1, ~0u), "two samples: not enough to say");
-  pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[2]);
+  pat_arms_add(&a, 1, PAT_ALG_RELAY, 1.0, ratio[2], 0);
   CHECK(pat_arms_near_bound(&a, 1, ~0u) && pat_explore_every(&a, 1, ~0u, 0) == PAT_EXPLORE_EVERY_NEAR,
         "median 1.2x the bound: near");
   CHECK(!pat_arms_near_bound(&a, 0, ~0u) && pat_explore_every(&a, 0, ~0u, 0) == PAT_EXPLORE_EVERY,
         "the other regime has no samples");
-  for (int i = 0; i < 3; i++) pat_arms_add(&a, 1, PAT_ALG_DIRECT, 0.9, 1.4);
+  for (int i = 0; i < 3; i++) pat_arms_add(&a, 1, PAT_ALG_DIRECT, 0.9, 1.4, 0);
   CHECK(!pat_arms_near_bound(&a, 1, ~0u), "the cheapest (direct) at 1.4x the bound: not near");
   CHECK(pat_arms_near_bound(&a, 1, 1u << PAT_ALG_RELAY), "among relay alone: near");
   pat_arms_init(&a);
-  for (int i = 0; i < 3; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 1.0, i == 1 ? 0 : 1.0);
+  for (int i = 0; i < 3; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 1.0, i == 1 ? 0 : 1.0, 0);
   CHECK(!pat_arms_near_bound(&a, 0, ~0u), "a sample without a bound: not near");
   pat_arms_init(&a);
-  for (int i = 0; i < 3; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 1.0, 0.7);
+  for (int i = 0; i < 3; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 1.0, 0.7, 0);
   CHECK(!pat_arms_near_bound(&a, 0, ~0u), "measured at 0.7x its bound: the bound is wrong, not near");
   return 0;
 }
@@ -218,7 +218,46 @@ static int test_candidates(void) {
   return 0;
 }
 
+/* Rechecks: a measured candidate within PAT_RECHECK_NEAR of the cheapest,
+ * its last sample PAT_RECHECK_AGE calls old, is measured again, the stalest
+ * first; one call, then the rest of PAT_ARM_SAMPLES only if that call beat
+ * the others (a full recheck runs them all); a far or young one is not. */
+static int test_recheck(void) {
+  const unsigned cand = (1u << PAT_ALG_RELAY) | (1u << PAT_ALG_DIRECT) | (1u << PAT_ALG_RING);
+  pat_arms a;
+  pat_arms_init(&a);
+  for (int i = 0; i < PAT_ARM_SAMPLES; i++) {
+    pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.20, 0, 10); /* near, stalest */
+    pat_arms_add(&a, 0, PAT_ALG_RING, 1.10, 0, 20);  /* near */
+    pat_arms_add(&a, 0, PAT_ALG_DIRECT, 1.00, 0, 100); /* the cheapest, run now */
+  }
+  int going;
+  CHECK(pat_explore_recheck(&a, 0, cand, 0, 70, &going) == -1 && !going, "60 calls old: not yet");
+  CHECK(pat_explore_recheck(&a, 0, cand, 0, 100, &going) == PAT_ALG_RELAY && !going, "the stalest near one");
+  CHECK(pat_explore_recheck(&a, 0, cand, 0.5, 100, &going) == -1, "a static choice at half: nothing near");
+  pat_arms_rechecked(&a, 0, PAT_ALG_RELAY, PAT_RECHECK_START);
+  CHECK(pat_explore_recheck(&a, 0, cand, 0, 101, &going) != PAT_ALG_RELAY || !going, "no sample yet: not going");
+  pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.05, 0, 101); /* not below DIRECT's 1.00 */
+  CHECK(pat_explore_recheck(&a, 0, cand, 0, 102, &going) == PAT_ALG_RING && !going,
+        "a first call above the cheapest ends the recheck; the next stalest is due");
+  pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_START);
+  pat_arms_add(&a, 0, PAT_ALG_RING, 0.90, 0, 102); /* below DIRECT: the rest */
+  int calls = 1;
+  while (pat_explore_recheck(&a, 0, cand, 0, 102 + calls, &going) == PAT_ALG_RING && going) {
+    pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_GOING);
+    pat_arms_add(&a, 0, PAT_ALG_RING, 0.90, 0, 102 + calls);
+    calls++;
+  }
+  double c = 0;
+  CHECK(calls == PAT_ARM_SAMPLES && pat_arms_cost(&a, 0, PAT_ALG_RING, &c) && c == 0.90,
+        "a first call below the cheapest: %d calls, median %.2f (the old samples replaced)", calls, c);
+  pat_arms_rechecked(&a, 0, PAT_ALG_RELAY, PAT_RECHECK_START_FULL);
+  pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.3, 0, 110);
+  CHECK(pat_explore_recheck(&a, 0, cand, 0, 111, &going) == PAT_ALG_RELAY && going, "a full recheck goes on");
+  return 0;
+}
+
 int main(void) {
-  if (test_basics() || test_rule() || test_candidates()) return 1;
+  if (test_basics() || test_rule() || test_candidates() || test_recheck()) return 1;
   return TEST_RESULT();
 }
