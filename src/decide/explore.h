@@ -72,6 +72,26 @@
  * bound is never near, HRING and RING twice each.  The guarantee is then
  * the near one's: every candidate measured or dropped within
  * PAT_EXPLORE_EVERY_NEAR * (PAT_EXPLORE_K * C + 1) calls.
+ *
+ * Rechecks: the emulated cluster has slow phases (P = 8, 256K floats,
+ * balanced: five calls of RELAY in a row at 19-27 ms where it takes 17.7
+ * alone), and a median of five taken in one says nothing of the next.  A
+ * candidate measured in one was never measured again (its median stayed
+ * above the others', so it never ran), and the site ran DIRECT at 1.1x
+ * for the rest of a 200-call launch.  So a candidate with its samples,
+ * within PAT_RECHECK_NEAR of the cheapest known, not the cheapest, whose
+ * last sample is PAT_RECHECK_AGE calls old, is measured again: one call,
+ * and only if that call beat the others, PAT_ARM_SAMPLES calls in all, so
+ * that its median is of new samples only (one call in PAT_RECHECK_AGE per
+ * near candidate where nothing changed).  And a candidate whose median
+ * would replace the one the site runs, but whose last sample is older than
+ * PAT_RECHECK_FRESH calls, runs PAT_ARM_SAMPLES calls first (a full
+ * recheck): the one it would replace measured its median in the last few
+ * calls, maybe in a slow phase that slowed every algorithm.  The engine
+ * rechecks from a kept alternative, while its credit holds a static call's
+ * cost, and from a static choice the exchange mode promoted (one measured
+ * against the candidates); from another static choice each call of a
+ * recheck would pay an exchange where that choice wins.
  */
 #ifndef PAT_EXPLORE_H
 #define PAT_EXPLORE_H

@@ -273,8 +273,10 @@ const pat_setting pat_setting_table[] = {
      parse_timeline, NULL},
     {"PAT_DECISIONS", "a file path prefix", "unset", PAT_SCOPE_RANK,
      "debugging auto: after every call of auto, rank 0 of the communicator appends to PREFIX.RANK (world rank) "
-     "what the call ran and took, and its call site's state: mode, guardrail, the static choice's cost, the "
-     "measured cost of every algorithm per regime (`src/runtime/decisions.h`).",
+     "what the call ran and took, why (an exchanged call's: chosen, kept from history or explored, and the "
+     "regime its choice saw), and its call site's state: mode, guardrail, the static choice's cost, the "
+     "measured cost of every algorithm per regime (`src/runtime/decisions.h`; `bench/auto/decision_runs.py` "
+     "condenses it).",
      parse_decisions, NULL},
     {"PAT_TEST_CLOCK_SKEW", "ns,ns,... (one per world rank)", "unset", PAT_SCOPE_RANK,
      "tests only: adds a skew to each world rank's clock to prove the offset correction.", parse_clock_skew, NULL},
