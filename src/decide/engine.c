@@ -567,14 +567,16 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
  * candidates' (pat_explore_next's ref): the static choice's S once known. */
 static double drop_ref(const pat_guard *g) { return pat_guard_knows_static(g) ? g->s_cost : 0; }
 
-/* May a kept alternative explore this call (explore.h): its interval since
- * the last exploration (longer near the bound, or while every candidate
- * still to explore measured far dearer once), and credit for a call that
- * may cost a static call's more. */
+/* May a kept alternative spend a call on measuring another candidate: its
+ * credit holds PAT_EXPLORE_CREDIT static calls' cost (explore.h)? */
 static int kept_may_spend(const pat_guard *g) {
   return g->state == PAT_GUARD_KEPT && (!pat_guard_knows_static(g) || g->credit >= PAT_EXPLORE_CREDIT * g->s_cost);
 }
 
+/* May a kept alternative explore this call (explore.h): its interval since
+ * the last exploration (longer near the bound, or while every candidate
+ * still to explore measured far dearer once), and credit for a call that
+ * may cost a static call's more. */
 static int kept_explores(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const pat_guard *g = &sp->guard;
   if (!kept_may_spend(g)) return 0;
@@ -584,7 +586,7 @@ static int kept_explores(const pat_engine_site *sp, long long calls, int regime,
 
 /* Does a site that kept its plan-ahead algorithm from history need a
  * choice instead: its trial measures another candidate, a candidate of the
- * regime is due for exploration, or another algorithm measured (with
+ * regime is due for exploration or under a recheck, or another algorithm measured (with
  * PAT_EXPLORE_K samples in the regime) PAT_GAIN_FRACTION cheaper?  Reads
  * only the measurements, so the kept call stays free of the replay. */
 static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
