@@ -125,7 +125,7 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->never = below_two_exchanges(e, static_time(e, bytes));
   sp->last.call = -1;
   sp->learned_call = -1;
-  sp->leader[0] = sp->leader[1] = -1;
+  for (int r = 0; r < PAT_REGIMES; r++) sp->leader[r] = -1;
   pat_arms_init(&sp->arms);
   sp->trial_alg = -1;
   /* a model file's measured balanced time of the static choice stands in for

@@ -133,7 +133,7 @@ typedef struct pat_arms {
   int recheck_alg[PAT_REGIMES];   /* the candidate a recheck measures again (-1: none)... */
   int recheck_n[PAT_REGIMES];     /* ...its samples when the recheck started... */
   int recheck_calls[PAT_REGIMES]; /* ...the recheck's calls so far... */
-  int recheck_full[PAT_REGIMES];  /* ...and whether it runs PAT_EXPLORE_K calls whatever its first measured */
+  int recheck_full[PAT_REGIMES];  /* ...and whether it runs PAT_ARM_SAMPLES calls whatever its first measured */
 } pat_arms;
 
 void pat_arms_init(pat_arms *a);

@@ -134,6 +134,13 @@ static void plan_for(pat_comm_state *cs, int site, int setting, const pat_gather
   pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &cs->sites, &call);
 }
 
+/* What the decision log says of an exchanged call: what ran and why. */
+static void note_choice(pat_call_stats *st, const pat_choice *ch) {
+  st->alg = ch->alg;
+  st->why = ch->kept ? PAT_WHY_KEPT : ch->explored ? PAT_WHY_EXPLORED : PAT_WHY_CHOSEN;
+  st->regime = ch->regime;
+}
+
 /* This rank's size differs from the one every record predicted (records
  * made ahead, from history or an edge).  Either every rank's does (a
  * correct program that changed its size) or only some (an erroneous one),
@@ -146,13 +153,6 @@ static void plan_for(pat_comm_state *cs, int site, int setting, const pat_gather
  * success with a marker block).  The markers go the way the call would
  * (an all-gatherv's as an all-gatherv: NATIVE must be the same collective
  * on every rank).  Returns 1 if every rank is here. */
-/* What the decision log says of an exchanged call: what ran and why. */
-static void note_choice(pat_call_stats *st, const pat_choice *ch) {
-  st->alg = ch->alg;
-  st->why = ch->kept ? PAT_WHY_KEPT : ch->explored ? PAT_WHY_EXPLORED : PAT_WHY_CHOSEN;
-  st->regime = ch->regime;
-}
-
 static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_args *c, const pat_xsummary *sum,
                             pat_call_stats *st, int *rc) {
   static const unsigned char magic[16] = {0x70, 0x61, 0x74, 0x3a, 0x73, 0x69, 0x7a, 0x65,

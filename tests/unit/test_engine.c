@@ -598,6 +598,12 @@ static void track(found_track *t, int k, int is_best) {
   if (t->run == 5 && t->found_at < 0) t->found_at = k - 4;
   if (k >= t->tail_from) t->tail += is_best;
 }
+/* Every algorithm planted at `ms` in both regimes (the tests then set the ones they name). */
+static void plant_every(double planted[2][PAT_ALG_COUNT], double ms) {
+  for (int g = 0; g < 2; g++)
+    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) planted[g][alg] = ms;
+}
+
 static int test_planted(void) {
   static const double cost[2][PAT_ALG_COUNT] = {
       /* ms above the wait; algorithms not named cost 130 */
@@ -655,8 +661,7 @@ static int test_planted(void) {
  * six calls, and the site went back to DIRECT for the backoff). */
 static int test_cold_model_pick(void) {
   double planted[2][PAT_ALG_COUNT];
-  for (int g = 0; g < 2; g++)
-    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) planted[g][alg] = 130;
+  plant_every(planted, 130);
   planted[PAT_REGIME_IMBALANCED][PAT_ALG_DIRECT] = 70;
   planted[PAT_REGIME_IMBALANCED][PAT_ALG_ARD] = 63; /* the simulated model's pick */
   planted[PAT_REGIME_IMBALANCED][PAT_ALG_NATIVE] = 80;
@@ -950,6 +955,16 @@ static int test_unequal_relay_site(void) {
   return 0;
 }
 
+/* At balanced arrivals RELAY, DIRECT, RING and NATIVE planted at these
+ * costs (ms), every other algorithm and regime at 130. */
+static void plant_balanced(double planted[2][PAT_ALG_COUNT], double relay, double direct, double ring, double native) {
+  plant_every(planted, 130);
+  planted[PAT_REGIME_BALANCED][PAT_ALG_RELAY] = relay;
+  planted[PAT_REGIME_BALANCED][PAT_ALG_DIRECT] = direct;
+  planted[PAT_REGIME_BALANCED][PAT_ALG_RING] = ring;
+  planted[PAT_REGIME_BALANCED][PAT_ALG_NATIVE] = native;
+}
+
 /* An unpredictable site explores in the regime of the arrivals it measures.
  * At balanced arrivals the minibench's barrier undoes the spread of the
  * last call's exits, and the history's predictions put the ranks far apart
@@ -967,12 +982,7 @@ static int test_unequal_relay_site(void) {
  * holds the last 100. */
 static int test_explore_regime_unpredictable(void) {
   double planted[2][PAT_ALG_COUNT];
-  for (int g = 0; g < 2; g++)
-    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) planted[g][alg] = 130;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_RELAY] = 60;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_DIRECT] = 75;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_RING] = 95;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_NATIVE] = 100;
+  plant_balanced(planted, 60, 75, 95, 100);
   const int64_t bytes = 1 << 19;
   sim s;
   sim_start(&s, 8);
@@ -1005,12 +1015,7 @@ static int test_explore_regime_unpredictable(void) {
  * 17.7 ms).  RELAY must run at least 90 of the last 100 of 300 calls. */
 static int test_recheck_slow_phase(void) {
   double planted[2][PAT_ALG_COUNT];
-  for (int g = 0; g < 2; g++)
-    for (int alg = 0; alg < PAT_ALG_COUNT; alg++) planted[g][alg] = 130;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_RELAY] = 60;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_DIRECT] = 66;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_RING] = 90;
-  planted[PAT_REGIME_BALANCED][PAT_ALG_NATIVE] = 100;
+  plant_balanced(planted, 60, 66, 90, 100);
   sim s;
   sim_start(&s, 8);
   s.planted = (const double(*)[PAT_ALG_COUNT])planted;
