@@ -447,7 +447,7 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   else if (was_static)
     sp->trial_alg = choice->explored || choice->alg != choice->static_alg ? choice->alg : -1;
   if (choice->explored) {
-    pat_arms_rechecked(&sp->arms, choice->regime, choice->alg, choice->recheck);
+    pat_arms_rechecked(&sp->arms, choice->regime, choice->alg, choice->recheck, site_calls);
     sp->arms.explored++;
     if (!was_static) sp->arms.last_explore = site_calls;
   } else if (sp->mode == PAT_MODE_EXCHANGE && choice->regime >= 0 && choice->regime < PAT_REGIMES) {
@@ -587,7 +587,8 @@ static int kept_explores(const pat_engine_site *sp, long long calls, int regime,
 /* Does a site that kept its plan-ahead algorithm from history need a
  * choice instead: its trial measures another candidate, a candidate of the
  * regime is due for exploration or under a recheck, or another algorithm measured (with
- * PAT_EXPLORE_K samples in the regime) PAT_GAIN_FRACTION cheaper?  Reads
+ * PAT_EXPLORE_K samples in the regime) PAT_GAIN_FRACTION cheaper, unless
+ * the kept one is to be measured again first?  Reads
  * only the measurements, so the kept call stays free of the replay. */
 static int keep_yields(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical) {
   const int kept = sp->last.alg;
@@ -604,7 +605,8 @@ static int keep_yields(const pat_engine_site *sp, long long calls, int regime, u
   if (pat_arms_n(&sp->arms, regime, kept) < PAT_EXPLORE_K || !pat_arms_cost(&sp->arms, regime, kept, &ck)) return 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (alg != kept && is_allowed(allowed, alg) && pat_arms_n(&sp->arms, regime, alg) >= PAT_EXPLORE_K &&
-        pat_arms_cost(&sp->arms, regime, alg, &c) && c < (1.0 - PAT_GAIN_FRACTION) * ck)
+        pat_arms_cost(&sp->arms, regime, alg, &c) && c < (1.0 - PAT_GAIN_FRACTION) * ck &&
+        !pat_arms_confirm_leader(&sp->arms, regime, kept, alg))
       return 1;
   return 0;
 }
@@ -780,6 +782,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
       out->explored = 1;
       out->recheck = PAT_RECHECK_START_FULL;
       return;
+    } else if (pat_arms_confirm_leader(&sp->arms, regime, leader, best)) {
+      best = leader; /* measured again first: the two medians of the same minutes (explore.h, Rechecks) */
     }
   }
   if (best != out->static_alg && !pat_engine_gain_pays(e, est[out->static_alg], est[best], out->wait))

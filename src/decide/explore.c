@@ -33,6 +33,7 @@ void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bou
   pat_arm *m = &a->arm[regime][alg];
   m->cost[m->n % PAT_ARM_SAMPLES] = cost;
   m->over_bound[m->n % PAT_ARM_SAMPLES] = over_bound > 0 ? over_bound : 0;
+  m->at[m->n % PAT_ARM_SAMPLES] = now;
   m->n++;
   m->last = now;
 }
@@ -156,7 +157,10 @@ int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, doub
   /* a recheck replaces every sample of the median (its old ones are from calls of another phase
    * of the network); a full one at once, another runs one call first, and its sample, if it beats
    * the others, asks for the rest */
-  if (on >= 0 && (candidates >> on & 1u) && done > 0 && done < PAT_ARM_SAMPLES) {
+  /* one left off (its first call did not beat the others, or the credit ran out) is over: its old
+   * samples in a median of new ones would be the very mix a recheck is there to end */
+  if (on >= 0 && (candidates >> on & 1u) && done > 0 && done < PAT_ARM_SAMPLES &&
+      now - a->recheck_last[regime] <= PAT_RECHECK_FRESH) {
     const pat_arm *m = &a->arm[regime][on];
     const double other = cheapest_known(a, regime, candidates & ~(1u << on), ref);
     *going = done >= 2 || a->recheck_full[regime] ||
@@ -177,8 +181,9 @@ int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, doub
   return pick;
 }
 
-void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how) {
+void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how, long long now) {
   if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT || how == PAT_RECHECK_NONE) return;
+  a->recheck_last[regime] = now;
   if (how == PAT_RECHECK_GOING && a->recheck_alg[regime] == alg) {
     a->recheck_calls[regime]++;
     return;
@@ -187,6 +192,24 @@ void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how) {
   a->recheck_n[regime] = a->arm[regime][alg].n;
   a->recheck_calls[regime] = 1;
   a->recheck_full[regime] = how == PAT_RECHECK_START_FULL;
+}
+
+/* The site call of alg's oldest kept sample (-1: none). */
+static long long oldest(const pat_arm *m) {
+  const int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
+  long long first = -1;
+  for (int i = 0; i < n; i++)
+    if (first < 0 || m->at[i] < first) first = m->at[i];
+  return first;
+}
+
+int pat_arms_confirm_leader(const pat_arms *a, int regime, int leader, int alg) {
+  if (regime < 0 || regime >= PAT_REGIMES || leader < 0 || leader >= PAT_ALG_COUNT || alg == leader ||
+      a->recheck_alg[regime] != alg || !a->recheck_full[regime])
+    return 0;
+  const pat_arm *l = &a->arm[regime][leader], *m = &a->arm[regime][alg];
+  return l->n > 0 && m->n >= PAT_ARM_SAMPLES && m->n - a->recheck_n[regime] >= PAT_ARM_SAMPLES &&
+         oldest(l) < oldest(m);
 }
 
 int pat_arms_fresh(const pat_arms *a, int regime, int alg, long long now) {

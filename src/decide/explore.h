@@ -87,7 +87,19 @@
  * would replace the one the site runs, but whose last sample is older than
  * PAT_RECHECK_FRESH calls, runs PAT_ARM_SAMPLES calls first (a full
  * recheck): the one it would replace measured its median in the last few
- * calls, maybe in a slow phase that slowed every algorithm.  The engine
+ * calls, maybe in a slow phase that slowed every algorithm.  If the
+ * recheck's median would replace it, the one the site runs is measured
+ * again first, PAT_ARM_SAMPLES calls of its own, so that both medians are
+ * of the same minutes: the full recheck alone measured in a faster minute
+ * than the slow phase it was compared with (P = 8, 256K floats, balanced:
+ * five RELAY calls at 19-27 ms, then DIRECT's recheck at 18-19 ms, and the
+ * site ran DIRECT on 69-130 calls of 200).  Calls of the two in turn would
+ * not do: a call of RELAY after one of DIRECT exchanges on arrival, one of
+ * DIRECT after RELAY's had its exchange ahead, so each pays the other's
+ * switch.  A recheck left off (its first call did not beat the others,
+ * or the credit ran out) is over after PAT_RECHECK_FRESH calls: one left
+ * 25 calls before went on when a slow phase raised the others' medians,
+ * with its old sample among its new ones.  The engine
  * rechecks from a kept alternative, while its credit holds a static call's
  * cost, and from a static choice the exchange mode promoted (one measured
  * against the candidates); from another static choice each call of a
@@ -120,6 +132,7 @@ enum { PAT_REGIME_BALANCED = 0, PAT_REGIME_IMBALANCED = 1, PAT_REGIMES = 2 };
 typedef struct pat_arm {
   double cost[PAT_ARM_SAMPLES]; /* the last samples (s), a ring */
   double over_bound[PAT_ARM_SAMPLES]; /* each sample's call: e-bar / e_lb (0: no bound) */
+  long long at[PAT_ARM_SAMPLES]; /* each sample's site call */
   int n;                        /* samples ever taken */
   long long last;               /* the site call of its last sample */
 } pat_arm;
@@ -133,7 +146,8 @@ typedef struct pat_arms {
   int recheck_alg[PAT_REGIMES];   /* the candidate a recheck measures again (-1: none)... */
   int recheck_n[PAT_REGIMES];     /* ...its samples when the recheck started... */
   int recheck_calls[PAT_REGIMES]; /* ...the recheck's calls so far... */
-  int recheck_full[PAT_REGIMES];  /* ...and whether it runs PAT_ARM_SAMPLES calls whatever its first measured */
+  int recheck_full[PAT_REGIMES];  /* ...whether it runs PAT_ARM_SAMPLES calls whatever its first measured... */
+  long long recheck_last[PAT_REGIMES]; /* ...and the site call of its last call */
 } pat_arms;
 
 void pat_arms_init(pat_arms *a);
@@ -168,7 +182,8 @@ int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double
 enum { PAT_RECHECK_NONE = 0, PAT_RECHECK_START, PAT_RECHECK_START_FULL, PAT_RECHECK_GOING };
 
 /* Measured again (explore.h, Rechecks): the candidate of a recheck under
- * way in the regime (*going = 1: its second call if its first sample
+ * way in the regime, its last call within PAT_RECHECK_FRESH calls of `now`
+ * (*going = 1: its second call if its first sample
  * measured below the cheapest other known cost -- the candidates' and ref,
  * the static choice's S --, or it is full; then up to PAT_ARM_SAMPLES
  * calls, a median of new samples only), or one due for a recheck (PAT_EXPLORE_K samples or more, its
@@ -177,9 +192,14 @@ enum { PAT_RECHECK_NONE = 0, PAT_RECHECK_START, PAT_RECHECK_START_FULL, PAT_RECH
  * such), or -1. */
 int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, double ref, long long now, int *going);
 
-/* The engine ran a recheck's call of alg (how: PAT_RECHECK_START,
- * PAT_RECHECK_START_FULL or PAT_RECHECK_GOING). */
-void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how);
+/* The engine ran a recheck's call of alg at the site's call `now` (how:
+ * PAT_RECHECK_START, PAT_RECHECK_START_FULL or PAT_RECHECK_GOING). */
+void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how, long long now);
+
+/* Must the leader be measured again before alg replaces it: alg's median
+ * is of a full recheck's calls, and the leader's holds a sample older
+ * than any of them (explore.h, Rechecks)? */
+int pat_arms_confirm_leader(const pat_arms *a, int regime, int leader, int alg);
 
 /* Was alg's last sample in the regime taken within PAT_RECHECK_FRESH calls of `now`? */
 int pat_arms_fresh(const pat_arms *a, int regime, int alg, long long now);

@@ -235,29 +235,66 @@ static int test_recheck(void) {
   CHECK(pat_explore_recheck(&a, 0, cand, 0, 70, &going) == -1 && !going, "60 calls old: not yet");
   CHECK(pat_explore_recheck(&a, 0, cand, 0, 100, &going) == PAT_ALG_RELAY && !going, "the stalest near one");
   CHECK(pat_explore_recheck(&a, 0, cand, 0.5, 100, &going) == -1, "a static choice at half: nothing near");
-  pat_arms_rechecked(&a, 0, PAT_ALG_RELAY, PAT_RECHECK_START);
+  pat_arms_rechecked(&a, 0, PAT_ALG_RELAY, PAT_RECHECK_START, 100);
   CHECK(pat_explore_recheck(&a, 0, cand, 0, 101, &going) != PAT_ALG_RELAY || !going, "no sample yet: not going");
   pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.05, 0, 101); /* not below DIRECT's 1.00 */
   CHECK(pat_explore_recheck(&a, 0, cand, 0, 102, &going) == PAT_ALG_RING && !going,
         "a first call above the cheapest ends the recheck; the next stalest is due");
-  pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_START);
+  pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_START, 102);
   pat_arms_add(&a, 0, PAT_ALG_RING, 0.90, 0, 102); /* below DIRECT: the rest */
   int calls = 1;
   while (pat_explore_recheck(&a, 0, cand, 0, 102 + calls, &going) == PAT_ALG_RING && going) {
-    pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_GOING);
+    pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_GOING, 102 + calls);
     pat_arms_add(&a, 0, PAT_ALG_RING, 0.90, 0, 102 + calls);
     calls++;
   }
   double c = 0;
   CHECK(calls == PAT_ARM_SAMPLES && pat_arms_cost(&a, 0, PAT_ALG_RING, &c) && c == 0.90,
         "a first call below the cheapest: %d calls, median %.2f (the old samples replaced)", calls, c);
-  pat_arms_rechecked(&a, 0, PAT_ALG_RELAY, PAT_RECHECK_START_FULL);
+  pat_arms_rechecked(&a, 0, PAT_ALG_RELAY, PAT_RECHECK_START_FULL, 110);
   pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.3, 0, 110);
   CHECK(pat_explore_recheck(&a, 0, cand, 0, 111, &going) == PAT_ALG_RELAY && going, "a full recheck goes on");
+  /* one left off does not resume later, with its old samples in its median */
+  pat_arms_rechecked(&a, 0, PAT_ALG_RELAY, PAT_RECHECK_START, 120);
+  pat_arms_add(&a, 0, PAT_ALG_RELAY, 0.85, 0, 120);
+  CHECK(pat_explore_recheck(&a, 0, cand, 0, 121, &going) == PAT_ALG_RELAY && going, "a first call below: goes on");
+  CHECK(pat_explore_recheck(&a, 0, cand, 0, 121 + PAT_RECHECK_FRESH, &going) != PAT_ALG_RELAY || !going,
+        "left off %d calls: over", PAT_RECHECK_FRESH);
+  return 0;
+}
+
+/* After a full recheck whose median would replace the leader, the leader
+ * is measured again first: until every one of its kept samples is newer
+ * than the recheck's oldest; not after a recheck cut short, nor one that
+ * was not full. */
+static int test_confirm_leader(void) {
+  pat_arms a;
+  pat_arms_init(&a);
+  for (int i = 0; i < PAT_ARM_SAMPLES; i++) {
+    pat_arms_add(&a, 0, PAT_ALG_DIRECT, 1.10, 0, 10 + i);
+    pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.30, 0, 95 + i); /* a slow phase */
+  }
+  CHECK(!pat_arms_confirm_leader(&a, 0, PAT_ALG_RELAY, PAT_ALG_DIRECT), "no recheck: nothing to confirm");
+  pat_arms_rechecked(&a, 0, PAT_ALG_DIRECT, PAT_RECHECK_START_FULL, 100);
+  for (int i = 0; i < PAT_ARM_SAMPLES - 1; i++) {
+    if (i) pat_arms_rechecked(&a, 0, PAT_ALG_DIRECT, PAT_RECHECK_GOING, 100 + i);
+    pat_arms_add(&a, 0, PAT_ALG_DIRECT, 1.10, 0, 100 + i);
+  }
+  CHECK(!pat_arms_confirm_leader(&a, 0, PAT_ALG_RELAY, PAT_ALG_DIRECT), "four calls of five: its median is mixed");
+  pat_arms_rechecked(&a, 0, PAT_ALG_DIRECT, PAT_RECHECK_GOING, 104);
+  pat_arms_add(&a, 0, PAT_ALG_DIRECT, 1.10, 0, 104);
+  int confirmed = 0;
+  while (pat_arms_confirm_leader(&a, 0, PAT_ALG_RELAY, PAT_ALG_DIRECT) && confirmed < 10)
+    pat_arms_add(&a, 0, PAT_ALG_RELAY, 1.00, 0, 105 + confirmed++);
+  CHECK(confirmed == PAT_ARM_SAMPLES, "the leader measured again: %d calls, not %d", confirmed, PAT_ARM_SAMPLES);
+  CHECK(!pat_arms_confirm_leader(&a, 0, PAT_ALG_DIRECT, PAT_ALG_RELAY), "only against the rechecked one");
+  pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_START, 120);
+  for (int i = 0; i < PAT_ARM_SAMPLES; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 0.5, 0, 120 + i);
+  CHECK(!pat_arms_confirm_leader(&a, 0, PAT_ALG_DIRECT, PAT_ALG_RING), "not after a recheck that was not full");
   return 0;
 }
 
 int main(void) {
-  if (test_basics() || test_rule() || test_candidates() || test_recheck()) return 1;
+  if (test_basics() || test_rule() || test_candidates() || test_recheck() || test_confirm_leader()) return 1;
   return TEST_RESULT();
 }
