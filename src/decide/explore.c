@@ -205,7 +205,7 @@ static long long oldest(const pat_arm *m) {
 
 int pat_arms_confirm_leader(const pat_arms *a, int regime, int leader, int alg) {
   if (regime < 0 || regime >= PAT_REGIMES || leader < 0 || leader >= PAT_ALG_COUNT || alg == leader ||
-      a->recheck_alg[regime] != alg || !a->recheck_full[regime])
+      a->recheck_alg[regime] != alg)
     return 0;
   const pat_arm *l = &a->arm[regime][leader], *m = &a->arm[regime][alg];
   return l->n > 0 && m->n >= PAT_ARM_SAMPLES && m->n - a->recheck_n[regime] >= PAT_ARM_SAMPLES &&

@@ -87,13 +87,15 @@
  * would replace the one the site runs, but whose last sample is older than
  * PAT_RECHECK_FRESH calls, runs PAT_ARM_SAMPLES calls first (a full
  * recheck): the one it would replace measured its median in the last few
- * calls, maybe in a slow phase that slowed every algorithm.  If the
- * recheck's median would replace it, the one the site runs is measured
- * again first, PAT_ARM_SAMPLES calls of its own, so that both medians are
- * of the same minutes: the full recheck alone measured in a faster minute
- * than the slow phase it was compared with (P = 8, 256K floats, balanced:
- * five RELAY calls at 19-27 ms, then DIRECT's recheck at 18-19 ms, and the
- * site ran DIRECT on 69-130 calls of 200).  Calls of the two in turn would
+ * calls, maybe in a slow phase that slowed every algorithm.  If a
+ * recheck's median (full, or of a first call that beat the others) would
+ * replace the one the site runs, that one is measured again first,
+ * PAT_ARM_SAMPLES calls of its own, so that both medians are of the same
+ * minutes: a recheck alone measured in a faster minute than the slow phase
+ * it was compared with (P = 8, 256K floats, balanced: five RELAY calls at
+ * 19-27 ms, then DIRECT's recheck at 18-19 ms, and the site ran DIRECT on
+ * 69-130 calls of 200; or DIRECT's recheck at 17.7 against RELAY's last
+ * calls with one at 22.1, and DIRECT on 88 calls).  Calls of the two in turn would
  * not do: a call of RELAY after one of DIRECT exchanges on arrival, one of
  * DIRECT after RELAY's had its exchange ahead, so each pays the other's
  * switch.  A recheck left off (its first call did not beat the others,
@@ -197,8 +199,8 @@ int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, doub
 void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how, long long now);
 
 /* Must the leader be measured again before alg replaces it: alg's median
- * is of a full recheck's calls, and the leader's holds a sample older
- * than any of them (explore.h, Rechecks)? */
+ * is of a recheck's calls only (PAT_ARM_SAMPLES of them), and the leader's
+ * holds a sample older than any of them (explore.h, Rechecks)? */
 int pat_arms_confirm_leader(const pat_arms *a, int regime, int leader, int alg);
 
 /* Was alg's last sample in the regime taken within PAT_RECHECK_FRESH calls of `now`? */

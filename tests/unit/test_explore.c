@@ -263,10 +263,10 @@ static int test_recheck(void) {
   return 0;
 }
 
-/* After a full recheck whose median would replace the leader, the leader
- * is measured again first: until every one of its kept samples is newer
- * than the recheck's oldest; not after a recheck cut short, nor one that
- * was not full. */
+/* After a recheck whose median would replace the leader, the leader is
+ * measured again first: until every one of its kept samples is newer than
+ * the recheck's oldest; not while the recheck's median still holds old
+ * samples. */
 static int test_confirm_leader(void) {
   pat_arms a;
   pat_arms_init(&a);
@@ -289,8 +289,13 @@ static int test_confirm_leader(void) {
   CHECK(confirmed == PAT_ARM_SAMPLES, "the leader measured again: %d calls, not %d", confirmed, PAT_ARM_SAMPLES);
   CHECK(!pat_arms_confirm_leader(&a, 0, PAT_ALG_DIRECT, PAT_ALG_RELAY), "only against the rechecked one");
   pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_START, 120);
-  for (int i = 0; i < PAT_ARM_SAMPLES; i++) pat_arms_add(&a, 0, PAT_ALG_RING, 0.5, 0, 120 + i);
-  CHECK(!pat_arms_confirm_leader(&a, 0, PAT_ALG_DIRECT, PAT_ALG_RING), "not after a recheck that was not full");
+  pat_arms_add(&a, 0, PAT_ALG_RING, 0.5, 0, 120);
+  CHECK(!pat_arms_confirm_leader(&a, 0, PAT_ALG_RELAY, PAT_ALG_RING), "not after one call of a recheck");
+  for (int i = 1; i < PAT_ARM_SAMPLES; i++) {
+    pat_arms_rechecked(&a, 0, PAT_ALG_RING, PAT_RECHECK_GOING, 120 + i);
+    pat_arms_add(&a, 0, PAT_ALG_RING, 0.5, 0, 120 + i);
+  }
+  CHECK(pat_arms_confirm_leader(&a, 0, PAT_ALG_RELAY, PAT_ALG_RING), "after a recheck's five calls, full or not");
   return 0;
 }
 
