@@ -2,7 +2,7 @@
 #   gnuplot -e "dat='ratios.dat'; out='auto.png'; titles='none quick'; title='...'" bench/auto/plot.gp
 # dat: blocks in the order of titles (one word per block); the dashed line is the 5% target.
 # first, step (default 0, 1): plot blocks first, first + step, ... (one size of a run of several:
-#   summarize.py writes a block per condition and size, sizes inner).
+#   summarize.py writes a block per condition and size, sizes inner, sorted as text: 1048576 before 262144).
 if (!exists("title")) title = "auto alone per launch / the fastest fixed algorithm alone"
 set terminal pngcairo size 900,500 font ",11"
 set output out
