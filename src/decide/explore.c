@@ -208,8 +208,7 @@ int pat_arms_confirm_leader(const pat_arms *a, int regime, int leader, int alg) 
       a->recheck_alg[regime] != alg)
     return 0;
   const pat_arm *l = &a->arm[regime][leader], *m = &a->arm[regime][alg];
-  return l->n > 0 && m->n >= PAT_ARM_SAMPLES && m->n - a->recheck_n[regime] >= PAT_ARM_SAMPLES &&
-         oldest(l) < oldest(m);
+  return l->n > 0 && m->n - a->recheck_n[regime] >= PAT_ARM_SAMPLES && oldest(l) < oldest(m);
 }
 
 int pat_arms_fresh(const pat_arms *a, int regime, int alg, long long now) {

@@ -77,35 +77,35 @@
  * balanced: five calls of RELAY in a row at 19-27 ms where it takes 17.7
  * alone), and a median of five taken in one says nothing of the next.  A
  * candidate measured in one was never measured again (its median stayed
- * above the others', so it never ran), and the site ran DIRECT at 1.1x
- * for the rest of a 200-call launch.  So a candidate with its samples,
- * within PAT_RECHECK_NEAR of the cheapest known, not the cheapest, whose
- * last sample is PAT_RECHECK_AGE calls old, is measured again: one call,
- * and only if that call beat the others, PAT_ARM_SAMPLES calls in all, so
- * that its median is of new samples only (one call in PAT_RECHECK_AGE per
- * near candidate where nothing changed).  And a candidate whose median
- * would replace the one the site runs, but whose last sample is older than
+ * above the others', so it never ran), and the site ran DIRECT at 1.1x for
+ * the rest of a 200-call launch.  So a candidate with its samples, within
+ * PAT_RECHECK_NEAR of the cheapest known, not the cheapest, whose last
+ * sample is PAT_RECHECK_AGE calls old, is measured again: one call, and only
+ * if that call beat the others, PAT_ARM_SAMPLES calls in all, so that its
+ * median is of new samples only (one call in PAT_RECHECK_AGE per near
+ * candidate where nothing changed).  And a candidate whose median would
+ * replace the one the site runs, but whose last sample is older than
  * PAT_RECHECK_FRESH calls, runs PAT_ARM_SAMPLES calls first (a full
  * recheck): the one it would replace measured its median in the last few
- * calls, maybe in a slow phase that slowed every algorithm.  If a
- * recheck's median (full, or of a first call that beat the others) would
- * replace the one the site runs, that one is measured again first,
- * PAT_ARM_SAMPLES calls of its own, so that both medians are of the same
- * minutes: a recheck alone measured in a faster minute than the slow phase
- * it was compared with (P = 8, 256K floats, balanced: five RELAY calls at
- * 19-27 ms, then DIRECT's recheck at 18-19 ms, and the site ran DIRECT on
- * 69-130 calls of 200; or DIRECT's recheck at 17.7 against RELAY's last
- * calls with one at 22.1, and DIRECT on 88 calls).  Calls of the two in turn would
- * not do: a call of RELAY after one of DIRECT exchanges on arrival, one of
- * DIRECT after RELAY's had its exchange ahead, so each pays the other's
- * switch.  A recheck left off (its first call did not beat the others,
- * or the credit ran out) is over after PAT_RECHECK_FRESH calls: one left
- * 25 calls before went on when a slow phase raised the others' medians,
- * with its old sample among its new ones.  The engine
- * rechecks from a kept alternative, while its credit holds a static call's
- * cost, and from a static choice the exchange mode promoted (one measured
- * against the candidates); from another static choice each call of a
- * recheck would pay an exchange where that choice wins.
+ * calls, maybe in a slow phase that slowed every algorithm.  If a recheck's
+ * median (full, or of a first call that beat the others) would replace the
+ * one the site runs, that one is measured again first, PAT_ARM_SAMPLES calls
+ * of its own, so that both medians are of the same minutes: a recheck alone
+ * measured in a faster minute than the slow phase it was compared with
+ * (P = 8, 256K floats, balanced: five RELAY calls at 19-27 ms, then DIRECT's
+ * recheck at 18-19 ms, and the site ran DIRECT on 69-130 calls of 200; or
+ * DIRECT's recheck at 17.7 against RELAY's last calls with one at 22.1, and
+ * DIRECT on 88 calls).  Calls of the two in turn would not do: a call of
+ * RELAY after one of DIRECT exchanges on arrival, one of DIRECT after
+ * RELAY's had its exchange ahead, so each pays the other's switch.  A
+ * recheck left off (its first call did not beat the others, or the credit
+ * ran out) is over after PAT_RECHECK_FRESH calls: one left 25 calls before
+ * went on when a slow phase raised the others' medians, with its old sample
+ * among its new ones.  The engine rechecks from a kept alternative, while
+ * its credit holds a static call's cost, and from a static choice the
+ * exchange mode promoted (one measured against the candidates); from another
+ * static choice each call of a recheck would pay an exchange where that
+ * choice wins.
  */
 #ifndef PAT_EXPLORE_H
 #define PAT_EXPLORE_H

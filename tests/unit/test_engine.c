@@ -1016,28 +1016,41 @@ static int test_explore_regime_unpredictable(void) {
  * 256K floats: RELAY's first calls measured 21 ms a call, and the site ran
  * DIRECT at 19 for the rest of a 200-call launch, where RELAY alone takes
  * 17.7 ms).  RELAY must run at least 90 of the last 100 of 300 calls. */
-static int test_recheck_slow_phase(void) {
+/* The algorithm each of `calls` balanced calls ran (ran[k]) at a site where
+ * RELAY costs 60, DIRECT 66, RING 90 and NATIVE 100 (ms), and slow_alg's
+ * calls (-1: every one's) from call `from` to before `until` cost `factor`
+ * times as much; *explored: the calls that explored.  Nonzero where the
+ * ranks disagreed. */
+static int run_slow_phase(int slow_alg, long long from, long long until, double factor, int calls, int *ran,
+                          long long *explored) {
   double planted[2][PAT_ALG_COUNT];
   plant_balanced(planted, 60, 66, 90, 100);
   sim s;
   sim_start(&s, 8);
   s.planted = (const double(*)[PAT_ALG_COUNT])planted;
-  s.slow_alg = PAT_ALG_RELAY;
-  s.slow_until = 30;
-  s.slow_factor = 1.25;
+  s.slow_alg = slow_alg;
+  s.slow_from = from;
+  s.slow_until = until;
+  s.slow_factor = factor;
   int64_t a[MAXP];
-  int tail = 0, direct_at_30 = 0;
-  for (int k = 0; k < 300; k++) {
+  for (int k = 0; k < calls; k++) {
     arrivals(&s, a, 0.0);
     CHECK(call(&s, 1 << 19, a), "slow phase, call %d: ranks disagree", k);
-    const int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
-    if (k == 30) direct_at_30 = alg == PAT_ALG_DIRECT;
-    if (k >= 200) tail += alg == PAT_ALG_RELAY;
+    ran[k] = pat_engine_last(&s.rank[0]->e, 0)->alg;
   }
-  printf("slow phase: call 30 ran %s, relay %d of the last 100 calls, %lld explored calls\n",
-         direct_at_30 ? "direct" : "another", tail, s.explored);
-  CHECK(tail >= 90, "slow phase: relay ran %d of the last 100 calls", tail);
+  *explored = s.explored;
   sim_end(&s);
+  return 0;
+}
+
+static int test_recheck_slow_phase(void) {
+  int ran[300], tail = 0;
+  long long explored;
+  if (run_slow_phase(PAT_ALG_RELAY, 0, 30, 1.25, 300, ran, &explored)) return 1;
+  for (int k = 200; k < 300; k++) tail += ran[k] == PAT_ALG_RELAY;
+  printf("slow phase: call 30 ran %s, relay %d of the last 100 calls, %lld explored calls\n",
+         ran[30] == PAT_ALG_DIRECT ? "direct" : "another", tail, explored);
+  CHECK(tail >= 90, "slow phase: relay ran %d of the last 100 calls", tail);
   return 0;
 }
 
@@ -1052,29 +1065,15 @@ static int test_recheck_slow_phase(void) {
  * full.  With both the site keeps RELAY: of the 60 calls from the phase
  * on, the five of DIRECT's recheck and no more than a handful of others. */
 static int test_slow_phase_every_algorithm(void) {
-  double planted[2][PAT_ALG_COUNT];
-  plant_balanced(planted, 60, 66, 90, 100);
-  sim s;
-  sim_start(&s, 8);
-  s.planted = (const double(*)[PAT_ALG_COUNT])planted;
-  s.slow_alg = -1;
-  s.slow_from = 100;
-  s.slow_until = 105;
-  s.slow_factor = 1.3;
-  int64_t a[MAXP];
-  int relay_before = 0, relay_after = 0;
-  for (int k = 0; k < 160; k++) {
-    arrivals(&s, a, 0.0);
-    CHECK(call(&s, 1 << 19, a), "slow phase of every algorithm, call %d: ranks disagree", k);
-    const int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
-    if (k >= 80 && k < 100) relay_before += alg == PAT_ALG_RELAY;
-    if (k >= 100) relay_after += alg == PAT_ALG_RELAY;
-  }
+  int ran[160], relay_before = 0, relay_after = 0;
+  long long explored;
+  if (run_slow_phase(-1, 100, 105, 1.3, 160, ran, &explored)) return 1;
+  for (int k = 80; k < 100; k++) relay_before += ran[k] == PAT_ALG_RELAY;
+  for (int k = 100; k < 160; k++) relay_after += ran[k] == PAT_ALG_RELAY;
   printf("slow phase of every algorithm: relay %d of calls 80-99, %d of calls 100-159\n", relay_before,
          relay_after);
   CHECK(relay_before >= 18, "slow phase of every algorithm: relay ran %d of calls 80-99", relay_before);
   CHECK(relay_after >= 50, "slow phase of every algorithm: relay ran %d of calls 100-159", relay_after);
-  sim_end(&s);
   return 0;
 }
 
