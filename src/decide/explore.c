@@ -35,7 +35,6 @@ void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bou
   m->over_bound[m->n % PAT_ARM_SAMPLES] = over_bound > 0 ? over_bound : 0;
   m->at[m->n % PAT_ARM_SAMPLES] = now;
   m->n++;
-  m->last = now;
 }
 
 /* The median of the first n of at most PAT_ARM_SAMPLES values. */
@@ -150,15 +149,27 @@ int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const d
   return pick;
 }
 
+/* The site call of alg's newest sample (-1: none). */
+static long long newest(const pat_arm *m) { return m->n > 0 ? m->at[(m->n - 1) % PAT_ARM_SAMPLES] : -1; }
+
+/* The site call of alg's oldest kept sample (-1: none). */
+static long long oldest(const pat_arm *m) {
+  const int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
+  long long first = -1;
+  for (int i = 0; i < n; i++)
+    if (first < 0 || m->at[i] < first) first = m->at[i];
+  return first;
+}
+
 int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, double ref, long long now, int *going) {
   *going = 0;
   if (regime < 0 || regime >= PAT_REGIMES) return -1;
   const int on = a->recheck_alg[regime], done = a->recheck_calls[regime];
   /* a recheck replaces every sample of the median (its old ones are from calls of another phase
    * of the network); a full one at once, another runs one call first, and its sample, if it beats
-   * the others, asks for the rest */
-  /* one left off (its first call did not beat the others, or the credit ran out) is over: its old
-   * samples in a median of new ones would be the very mix a recheck is there to end */
+   * the others, asks for the rest.  One left off (its first call did not beat the others, or the
+   * credit ran out) is over: its old samples in a median of new ones would be the very mix a
+   * recheck is there to end */
   if (on >= 0 && (candidates >> on & 1u) && done > 0 && done < PAT_ARM_SAMPLES &&
       now - a->recheck_last[regime] <= PAT_RECHECK_FRESH) {
     const pat_arm *m = &a->arm[regime][on];
@@ -173,10 +184,10 @@ int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, doub
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     const pat_arm *m = &a->arm[regime][alg];
     double c;
-    if (!(candidates >> alg & 1u) || m->n < PAT_EXPLORE_K || now - m->last < PAT_RECHECK_AGE ||
+    if (!(candidates >> alg & 1u) || m->n < PAT_EXPLORE_K || now - newest(m) < PAT_RECHECK_AGE ||
         !pat_arms_cost(a, regime, alg, &c) || c <= cheapest || c > (1.0 + PAT_RECHECK_NEAR) * cheapest)
       continue;
-    if (pick < 0 || m->last < a->arm[regime][pick].last) pick = alg; /* the stalest first */
+    if (pick < 0 || newest(m) < newest(&a->arm[regime][pick])) pick = alg; /* the stalest first */
   }
   return pick;
 }
@@ -194,15 +205,6 @@ void pat_arms_rechecked(pat_arms *a, int regime, int alg, int how, long long now
   a->recheck_full[regime] = how == PAT_RECHECK_START_FULL;
 }
 
-/* The site call of alg's oldest kept sample (-1: none). */
-static long long oldest(const pat_arm *m) {
-  const int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
-  long long first = -1;
-  for (int i = 0; i < n; i++)
-    if (first < 0 || m->at[i] < first) first = m->at[i];
-  return first;
-}
-
 int pat_arms_confirm_leader(const pat_arms *a, int regime, int leader, int alg) {
   if (regime < 0 || regime >= PAT_REGIMES || leader < 0 || leader >= PAT_ALG_COUNT || alg == leader ||
       a->recheck_alg[regime] != alg)
@@ -214,5 +216,5 @@ int pat_arms_confirm_leader(const pat_arms *a, int regime, int leader, int alg) 
 int pat_arms_fresh(const pat_arms *a, int regime, int alg, long long now) {
   if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return 0;
   const pat_arm *m = &a->arm[regime][alg];
-  return m->n > 0 && now - m->last <= PAT_RECHECK_FRESH;
+  return m->n > 0 && now - newest(m) <= PAT_RECHECK_FRESH;
 }

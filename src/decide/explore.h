@@ -136,7 +136,6 @@ typedef struct pat_arm {
   double over_bound[PAT_ARM_SAMPLES]; /* each sample's call: e-bar / e_lb (0: no bound) */
   long long at[PAT_ARM_SAMPLES]; /* each sample's site call */
   int n;                        /* samples ever taken */
-  long long last;               /* the site call of its last sample */
 } pat_arm;
 
 typedef struct pat_arms {
