@@ -15,6 +15,8 @@
 #            e - T, or the time to completion after the last arrival, r - omega).
 # Rows go to $R/nbc.csv (label N/delay/overlap%/mode), the log to /tmp/nbc-cells.log.
 # SERIES="persistent" (any of overlap persistent blocking; default all three) runs only those.
+# OVERLAP_ALGS (default native,ring,bruck), SIZES, DELAYS and PCTS (compute in % of the call's time;
+# default 0 50 100) narrow or change the overlap series' cells.
 #   bash bench/nbc/run.sh cells        # the 18 cells, three launches each (about 45 min; needs root)
 #   bash bench/nbc/run.sh dry          # the same sequence on this machine, tiny (P = 3, 3k floats, 2
 #                                      # calls per algorithm, delays in ms / 10): checks the script
@@ -31,7 +33,7 @@ mode=${1:-}
 SERIES=${SERIES:-overlap persistent blocking}
 runs() { case " $SERIES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 case $mode in
-  cells) SIZES="1M 4M"; DELAYS="0 50 100"; ITERS=(--iters 12 --warmup 3 --base-ms 20)
+  cells) SIZES=${SIZES:-1M 4M}; DELAYS=${DELAYS:-0 50 100}; ITERS=(--iters 12 --warmup 3 --base-ms 20)
          launch() { $CL run --timeout 900 -np 8 -x PAT_ALG=ring "$@"; } ;;
   dry) SIZES="3k"; DELAYS="0 5 10"; ITERS=(--iters 2 --warmup 1 --base-ms 2)
        launch() { timeout 300 mpirun --oversubscribe -np 3 -x PAT_ALG=ring "$@"; } ;;
@@ -53,11 +55,11 @@ call_time_us() {
     [ -n "$T" ] || { echo "no call time at N=$N"; exit 1; }
     echo "== N=$N: MPI's own blocking call takes $T us balanced"
     for d in $DELAYS; do
-      for pct in 0 50 100; do
+      for pct in ${PCTS:-0 50 100}; do
         ms=$(python3 -c "print(round($T * $pct / 100 / 1000, 3))")
         echo "== N=$N delay=$d overlap=$pct% ($ms ms) $(date +%T)"
         runs overlap &&
-          launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --overlap $ms --alg native,ring,bruck \
+          launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --overlap $ms --alg ${OVERLAP_ALGS:-native,ring,bruck} \
             --csv $R/nbc.csv --label "$N/$d/$pct/overlap" --quiet 2>&1 | quiet
         runs persistent &&
           launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --persistent --overlap $ms \

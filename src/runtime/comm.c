@@ -147,8 +147,9 @@ int pat_comms_world_one_node_native(void) {
   return world_node && pat_engine_one_node_native(pat_proc.world_size, world_node, pat_proc.settings.one_node_auto);
 }
 
-/* node[r] of comm, from the world map: no communication. */
-static int node_map(MPI_Comm comm, int P, int **out) {
+int pat_comm_node_map(MPI_Comm comm, int P, int **out) {
+  *out = NULL;
+  if (!world_node) return MPI_SUCCESS;
   int *mine = malloc((size_t)P * 2 * sizeof *mine);
   if (!mine) return MPI_ERR_NO_MEM;
   *out = mine;
@@ -169,7 +170,7 @@ int pat_comm_one_rank_per_node(MPI_Comm comm) {
   int P = 0, *node = NULL;
   if (!world_node || MPI_Comm_size(comm, &P) != MPI_SUCCESS) return 0;
   pat_nodes nodes;
-  int alone = node_map(comm, P, &node) == MPI_SUCCESS && pat_nodes_make(P, node, &nodes) == PAT_OK;
+  int alone = pat_comm_node_map(comm, P, &node) == MPI_SUCCESS && pat_nodes_make(P, node, &nodes) == PAT_OK;
   if (alone) {
     alone = nodes.H == P; /* as many nodes as ranks */
     pat_nodes_free(&nodes);
@@ -213,7 +214,7 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->x.comm);
   /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
   if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
-  if (rc == MPI_SUCCESS) rc = node_map(comm, cs->base.P, &cs->node);
+  if (rc == MPI_SUCCESS) rc = pat_comm_node_map(comm, cs->base.P, &cs->node);
   if (rc == MPI_SUCCESS && pat_nodes_make(cs->base.P, cs->node, &cs->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   cs->base.node = cs->node;
   cs->base.nodes = cs->node && cs->nodes.of ? &cs->nodes : NULL;

@@ -68,6 +68,11 @@ int pat_comms_world_same_node(int a, int b);
  * same answer on every rank (the world map, no communication); 0 if it
  * cannot tell.  After pat_comms_init. */
 int pat_comm_one_rank_per_node(MPI_Comm comm);
+/* node[r] of each rank r of comm (P ranks; *out malloc'd, 2P ints, the
+ * caller frees it), from the world map: no communication.  *out is NULL,
+ * every rank on a node of its own, where the map is unknown.  After
+ * pat_comms_init.  Returns an MPI error code. */
+int pat_comm_node_map(MPI_Comm comm, int P, int **out);
 /* At PAT_Finalize: release every communicator's state, free the key. */
 void pat_comms_finalize(void);
 

@@ -2,11 +2,13 @@
  * PAT_Iallgather and PAT_Iallgatherv: MPI_Iallgather and MPI_Iallgatherv
  * with their semantics, the request one that MPI's own completion calls
  * take.  Which algorithm runs (the same on every rank, from the setting):
- *  - a classic one (ring, nex, rdb, bruck, lnbc, direct) set by PAT_ALG or
- *    PAT_UseAlg: its schedule, run on the user's buffers by the background
- *    thread (nbc_queue.h), which completes the request;
- *  - an arrival-aware or hierarchical one: RING's schedule so (they need
- *    an arrival exchange or a plan the non-blocking path does not make yet);
+ *  - any other algorithm set by PAT_ALG or PAT_UseAlg: its schedule, run
+ *    by the background thread (nbc_queue.h), which completes the request;
+ *    the arrival-aware ones built for balanced arrivals (a rank's post is
+ *    its arrival, unknown to the ranks that post before it); RELAY and
+ *    HRELAY start ahead of a call whose blocks are the last call's
+ *    (nbc_run.h), so that a late rank relays the others' pieces while it
+ *    computes and its own block leaves it once;
  *  - auto and native, an inter-communicator, or no background thread (MPI
  *    without MPI_THREAD_MULTIPLE, PAT_THREAD=0, a one-node job under auto):
  *    the MPI library's own MPI_Iallgather(v);
@@ -28,8 +30,7 @@
 int pat_nbc_alg(void) {
   int setting = pat_proc.alg;
   if (pat_nbc_runs_mpi_own()) return PAT_ALG_NATIVE;
-  if (pat_algorithms[setting].flags & PAT_ALGF_CLASSIC) return setting;
-  return PAT_ALG_RING;
+  return setting;
 }
 
 /* Initialised, a valid communicator, a request to fill; *inter for an

@@ -10,8 +10,9 @@
 #include "exec/executor.h"
 #include "model/build_args.h"
 #include "pat/clock.h"
+#include "runtime/comm.h"
 #include "runtime/errors.h"
-#include "runtime/netparams.h"
+#include "runtime/nbc_run.h"
 #include "runtime/process.h"
 #include "runtime/report.h"
 #include "runtime/report_nbc.h"
@@ -34,14 +35,9 @@ typedef struct nbc_op {
   int recvcount;
   MPI_Datatype recvtype;
   int *counts, *displs; /* an all-gatherv's, copied (one allocation) */
-  /* its run (the background thread's only) */
-  int started;
-  pat_sched sched;
-  pat_buffers buf;
-  pat_exec exec;
-  int have_sched, have_buf, have_exec;
-  MPI_Request *pending; /* an abandoned step's requests that MPI would not let go */
-  int npending;
+  int64_t *bytes; /* every block's bytes (P) */
+  int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (nbc_run.h) */
+  pat_nbc_run *run; /* the background thread's only; NULL until started */
   /* what the application's request sees */
   MPI_Request greq;
   int rc;   /* set before MPI_Grequest_complete, read by the query function */
@@ -61,11 +57,19 @@ struct nbc_comm {
   nbc_comm *next; /* in the list of contexts */
   MPI_Comm user;  /* the application's (valid while attached) */
   MPI_Comm priv;  /* libpat's duplicate, once dup_req completed */
-  MPI_Request dup_req;
+  MPI_Comm ahead; /* ... and another one, for the calls that can run ahead (nbc_run.h) */
+  MPI_Request dup_req, ahead_req;
   int P, rank;
+  int *node;       /* node id of each rank (the world map; NULL: every rank alone) */
+  pat_nodes nodes; /* its map: the hierarchical schedules' */
   int attached;     /* the application's communicator (and its attribute) lives: atomic */
   long long posted; /* calls posted (the posting threads, under nbc_lock) */
   nbc_op *head, *tail;
+  /* the last posted call's algorithm and blocks (sig, P entries; sig_alg -1: none yet), under nbc_lock */
+  int sig_alg;
+  int64_t *sig;
+  pat_nbc_run *pre;       /* a run started ahead of call number `posted`, or NULL */
+  pat_nbc_run *cancelled; /* runs given up, until MPI lets their requests go */
 };
 
 /* A request whose completion is signalled (pat_nbc_watch). */
@@ -83,7 +87,8 @@ static nbc_comm *contexts; /* under nbc_lock */
 static int have_contexts;  /* atomic: the background thread's pass skips the lock while 0 (contexts or watches) */
 static watch *watches;     /* under nbc_lock */
 static int keyval = MPI_KEYVAL_INVALID;
-static long long queued, completed; /* atomic */
+static long long queued, completed, completed_by[PAT_ALG_COUNT]; /* atomic */
+static long long ahead_started, ahead_adopted;                   /* atomic */
 static long long traced_calls;      /* atomic: the calls' numbers in the timeline */
 /* The background thread's pass holds nbc_lock: a free function it causes
  * (its MPI_Test of a watched request) leaves the timeline write to the end
@@ -93,6 +98,11 @@ static nbc_op *deferred;
 
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
+long long pat_nbc_ahead_started(void) { return __atomic_load_n(&ahead_started, __ATOMIC_RELAXED); }
+long long pat_nbc_ahead_adopted(void) { return __atomic_load_n(&ahead_adopted, __ATOMIC_RELAXED); }
+long long pat_nbc_completed_by(int alg) {
+  return alg >= 0 && alg < PAT_ALG_COUNT ? __atomic_load_n(&completed_by[alg], __ATOMIC_RELAXED) : 0;
+}
 
 int pat_nbc_runs_mpi_own(void) {
   return !pat_proc.background || pat_proc.alg < 0 || pat_proc.alg == PAT_ALG_NATIVE;
@@ -180,6 +190,13 @@ void pat_nbc_drop_type(MPI_Datatype *t) {
   *t = MPI_DATATYPE_NULL;
 }
 
+static void free_context(nbc_comm *ctx) {
+  pat_nodes_free(&ctx->nodes);
+  free(ctx->node);
+  free(ctx->sig);
+  free(ctx);
+}
+
 /* The communicator's context, made (with its idup) at its first call. */
 static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   void *value = NULL;
@@ -195,15 +212,23 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   ctx->user = comm;
   ctx->P = P;
   MPI_Comm_rank(comm, &ctx->rank);
-  ctx->priv = MPI_COMM_NULL;
-  rc = MPI_Comm_idup(comm, &ctx->priv, &ctx->dup_req);
-  if (rc != MPI_SUCCESS) {
-    free(ctx);
+  ctx->priv = ctx->ahead = MPI_COMM_NULL;
+  ctx->dup_req = ctx->ahead_req = MPI_REQUEST_NULL;
+  ctx->sig_alg = -1;
+  rc = pat_comm_node_map(comm, P, &ctx->node);
+  if (rc == MPI_SUCCESS && pat_nodes_make(P, ctx->node, &ctx->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS && !(ctx->sig = malloc((size_t)P * sizeof *ctx->sig))) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_idup(comm, &ctx->priv, &ctx->dup_req);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_idup(comm, &ctx->ahead, &ctx->ahead_req);
+  if (rc != MPI_SUCCESS && ctx->dup_req == MPI_REQUEST_NULL) {
+    free_context(ctx);
     return rc;
   }
-  ctx->attached = 1;
-  rc = MPI_Comm_set_attr(comm, keyval, ctx);
-  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the idup is done */
+  if (rc == MPI_SUCCESS) {
+    ctx->attached = 1;
+    rc = MPI_Comm_set_attr(comm, keyval, ctx);
+  }
+  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the idups are done */
   pthread_mutex_lock(&nbc_lock);
   ctx->next = contexts;
   contexts = ctx;
@@ -218,6 +243,19 @@ static void free_op_args(nbc_op *op) {
   pat_nbc_drop_type(&op->recvtype);
   free(op->counts);
   op->counts = op->displs = NULL;
+  free(op->bytes);
+  op->bytes = NULL;
+}
+
+static pat_nbc_user user_of(const nbc_op *op) {
+  return (pat_nbc_user){.sendbuf = op->sendbuf,
+                        .sendcount = op->sendcount,
+                        .sendtype = op->sendtype,
+                        .recvbuf = op->recvbuf,
+                        .recvcount = op->recvcount,
+                        .recvtype = op->recvtype,
+                        .counts = op->counts,
+                        .displs = op->displs};
 }
 
 static int copy_args(nbc_op *op, const pat_nbc_call *c) {
@@ -237,8 +275,24 @@ static int copy_args(nbc_op *op, const pat_nbc_call *c) {
       memcpy(op->displs, c->displs, (size_t)c->P * sizeof *op->displs);
     }
   }
+  if (rc == MPI_SUCCESS && !(op->bytes = malloc((size_t)c->P * sizeof *op->bytes))) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS) {
+    pat_nbc_user u = user_of(op);
+    rc = pat_nbc_block_bytes(&u, c->P, op->bytes);
+  }
   if (rc != MPI_SUCCESS) free_op_args(op);
   return rc;
+}
+
+/* Call op, next on its communicator: can a run have started ahead of it?
+ * Where its algorithm runs ahead and its blocks are the last call's
+ * (MPI: the same on every rank, so every rank answers alike).  Under nbc_lock. */
+static void take_number(nbc_comm *ctx, nbc_op *op) {
+  op->seq = ctx->posted++;
+  size_t sig_bytes = (size_t)ctx->P * sizeof *ctx->sig;
+  op->ahead = pat_nbc_run_plans_ahead(op->alg) && ctx->sig_alg == op->alg && !memcmp(ctx->sig, op->bytes, sig_bytes);
+  ctx->sig_alg = op->alg;
+  memcpy(ctx->sig, op->bytes, sig_bytes);
 }
 
 int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
@@ -272,7 +326,7 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   op->ctx = ctx;
   if (op->tracing) op->trace_id = __atomic_fetch_add(&traced_calls, 1, __ATOMIC_RELAXED);
   pthread_mutex_lock(&nbc_lock);
-  op->seq = ctx->posted++;
+  take_number(ctx, op);
   if (ctx->tail)
     ctx->tail->next = op;
   else
@@ -334,79 +388,68 @@ static int progress_watches(watch **traced) {
   return watches != NULL;
 }
 
-/* Build the schedule, put this rank's block in place, get the executor ready. */
-static int start_op(nbc_op *op) {
+/* Both of libpat's duplicates of the communicator are there. */
+static int duplicates_made(nbc_comm *ctx) {
+  MPI_Request *dups[2] = {&ctx->dup_req, &ctx->ahead_req};
+  for (int i = 0; i < 2; i++) {
+    int flag = *dups[i] == MPI_REQUEST_NULL;
+    if (!flag && MPI_Test(dups[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 0;
+    if (!flag) return 0;
+  }
+  return 1;
+}
+
+/* The run started ahead is not wanted: its requests cancelled (no rank
+ * sends into it), freed once MPI lets them go. */
+static void give_up_ahead(nbc_comm *ctx) {
+  pat_nbc_run_abandon(ctx->pre, MPI_ERR_OTHER);
+  ctx->pre->next = ctx->cancelled;
+  ctx->cancelled = ctx->pre;
+  ctx->pre = NULL;
+}
+
+/* Start op's run: the one started ahead for it, where there is one and
+ * its blocks are that run's; else a run of its own, on the communicator
+ * for calls that can run ahead where it is one (the other ranks may have
+ * started theirs ahead), and a run started ahead for it is given up (its
+ * blocks differ, on every rank alike: no rank sends into it). */
+static void start_op(nbc_op *op) {
   nbc_comm *ctx = op->ctx;
-  op->started = 1;
-  pat_build_args args = pat_call_build_args(pat_netparams(), op->alg, ctx->P, NULL, ctx->rank, NULL, 0, 0);
-  int rc = pat_build(op->alg, &op->sched, &args);
-  if (rc != PAT_OK) return pat_mpi_error(rc);
-  op->have_sched = 1;
-  if (pat_proc.settings.send_window >= 0) op->sched.send_window = pat_proc.settings.send_window;
-  rc = op->counts ? pat_buffers_typed_v(&op->buf, ctx->priv, ctx->P, ctx->rank, op->recvbuf, op->counts, op->displs,
-                                        op->recvtype)
-                  : pat_buffers_typed(&op->buf, ctx->priv, ctx->P, ctx->rank, op->recvbuf, op->recvcount,
-                                      op->recvtype);
-  if (rc != MPI_SUCCESS) return rc;
-  op->have_buf = 1;
-  rc = pat_buffers_put_own(&op->buf, op->sendbuf, op->sendcount, op->sendtype);
-  if (rc != MPI_SUCCESS) return rc;
-  rc = pat_exec_init(&op->exec, &op->sched, ctx->rank, &op->buf);
-  if (rc != MPI_SUCCESS) return rc;
-  op->have_exec = 1;
-  op->exec.tag_gen = (int)(op->seq % PAT_TAG_GENS);
-  op->exec.own_held = 1; /* in place before the first step */
+  pat_nbc_user u = user_of(op);
+  if (op->ahead && ctx->pre && ctx->pre->seq == op->seq) {
+    op->run = ctx->pre;
+    ctx->pre = NULL;
+    pat_nbc_run_adopt(op->run, &u);
+    __atomic_add_fetch(&ahead_adopted, 1, __ATOMIC_RELAXED);
+  } else {
+    if (ctx->pre && ctx->pre->seq <= op->seq) give_up_ahead(ctx);
+    op->run = calloc(1, sizeof *op->run);
+    if (!op->run) {
+      op->rc = MPI_ERR_NO_MEM;
+      return;
+    }
+    pat_nbc_where w = {.comm = op->ahead ? ctx->ahead : ctx->priv,
+                       .P = ctx->P,
+                       .rank = ctx->rank,
+                       .node = ctx->node,
+                       .nodes = ctx->nodes.of ? &ctx->nodes : NULL,
+                       .seq = op->seq,
+                       .alg = op->alg};
+    pat_nbc_run_start(op->run, &w, op->bytes, &u);
+  }
   if (op->t_post) {
     op->t_start = pat_clock_global_ns();
-    int type_size = 0;
-    MPI_Type_size(op->recvtype, &type_size);
-    op->trace_bytes = (long long)type_size * (op->counts ? op->counts[ctx->rank] : op->recvcount);
-    if (op->tracing) rc = pat_exec_record(&op->exec);
-  }
-  return rc;
-}
-
-/* An abandoned step's requests that MPI keeps active: the buffers stay
- * in use until they complete, so the call completes after them. */
-static void abandon(nbc_op *op, int rc) {
-  if (op->rc == MPI_SUCCESS) op->rc = rc;
-  if (!op->have_exec) return;
-  pat_exec_cancel(&op->exec);
-  if (pat_exec_take_pending(&op->exec, &op->pending, &op->npending) != MPI_SUCCESS) {
-    op->npending = 0; /* no memory to keep them: pat_exec_free waits for them */
-    op->pending = NULL;
+    op->trace_bytes = (long long)op->bytes[ctx->rank];
+    if (op->tracing && op->run->have_exec) pat_exec_record(&op->run->exec);
   }
 }
 
-/* Progress one started call without blocking; 1 once it is finished. */
+/* Progress one call; 1 once it is finished (op->rc its result). */
 static int step_op(nbc_op *op) {
-  if (op->npending > 0) {
-    int flag = 0;
-    MPI_Testall(op->npending, op->pending, &flag, MPI_STATUSES_IGNORE);
-    if (!flag) return 0;
-    op->npending = 0;
-    return 1;
-  }
-  if (op->rc != MPI_SUCCESS) return 1;
-  pat_exec *e = &op->exec;
-  for (;;) {
-    if (e->error != MPI_SUCCESS) {
-      abandon(op, e->error);
-      return op->npending == 0;
-    }
-    if (pat_exec_done(e)) {
-      op->rc = e->data_error;
-      return 1;
-    }
-    int rc = MPI_SUCCESS, done = 0;
-    if (e->window == 0 && !e->inflight) rc = pat_exec_post(e);
-    if (rc == MPI_SUCCESS) rc = pat_exec_test(e, &done);
-    if (rc != MPI_SUCCESS) {
-      abandon(op, rc);
-      return op->npending == 0;
-    }
-    if (!done) return 0;
-  }
+  if (!op->run) return 1; /* no memory for its run: op->rc says so */
+  if (!pat_nbc_run_step(op->run)) return 0;
+  if (op->rc == MPI_SUCCESS) op->rc = op->run->rc;
+  return 1;
 }
 
 /* The finished call's op lines, kept for free_fn (no memory: no timeline). */
@@ -415,32 +458,67 @@ static void trace_ops(nbc_op *op) {
   char *text = NULL;
   FILE *f = open_memstream(&text, &len);
   if (!f) return;
-  pat_timeline_ops(f, "nbcop", op->ctx->P, &op->exec);
+  pat_timeline_ops(f, "nbcop", op->ctx->P, &op->run->exec);
   if (fclose(f) == 0) op->trace_ops = text;
   else free(text);
 }
 
 /* Everything but the op itself and its request's result. */
 static void release_run(nbc_op *op) {
-  free(op->pending);
-  op->pending = NULL;
-  if (op->have_exec) pat_exec_free(&op->exec);
-  if (op->have_buf) pat_buffers_release(&op->buf);
-  if (op->have_sched) pat_sched_free(&op->sched);
-  op->have_exec = op->have_buf = op->have_sched = 0;
+  if (op->run) {
+    pat_nbc_run_release(op->run);
+    free(op->run);
+    op->run = NULL;
+  }
   free_op_args(op);
+}
+
+/* Start a run ahead of the next call where the last one's algorithm runs
+ * ahead, nothing is in flight (so the next call's tags are free: call s
+ * - PAT_TAG_GENS is done) and the application's communicator lives. */
+static void maybe_start_ahead(nbc_comm *ctx) {
+  if (ctx->head || ctx->pre || !pat_nbc_run_plans_ahead(ctx->sig_alg) ||
+      !__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE))
+    return;
+  pat_nbc_run *r = calloc(1, sizeof *r);
+  if (!r) return;
+  pat_nbc_where w = {.comm = ctx->ahead,
+                     .P = ctx->P,
+                     .rank = ctx->rank,
+                     .node = ctx->node,
+                     .nodes = ctx->nodes.of ? &ctx->nodes : NULL,
+                     .seq = ctx->posted,
+                     .alg = ctx->sig_alg};
+  pat_nbc_run_start_ahead(r, &w, ctx->sig);
+  __atomic_add_fetch(&ahead_started, 1, __ATOMIC_RELAXED);
+  ctx->pre = r; /* a failed one too: the call it was for gets its error (the other ranks' may be under way) */
+}
+
+/* Runs given up: freed once MPI lets their requests go; 1 while some are left. */
+static int progress_cancelled(nbc_comm *ctx) {
+  for (pat_nbc_run **link = &ctx->cancelled; *link;) {
+    pat_nbc_run *r = *link;
+    if (!pat_nbc_run_step(r)) {
+      link = &r->next;
+      continue;
+    }
+    *link = r->next;
+    pat_nbc_run_release(r);
+    free(r);
+  }
+  return ctx->cancelled != NULL;
 }
 
 /* Progress ctx's calls in order; finished ones go to *done. */
 static void progress_context(nbc_comm *ctx, nbc_op **done) {
+  if (ctx->pre) pat_nbc_run_step(ctx->pre); /* its receives and relays; it ends with its call */
   nbc_op *prev = NULL;
   for (nbc_op *op = ctx->head; op;) {
     nbc_op *next = op->next;
-    if (!op->started) {
+    if (!op->run && op->rc == MPI_SUCCESS) {
       /* call s shares its tags with call s - PAT_TAG_GENS: that one must be done here */
       if (op->seq >= ctx->head->seq + PAT_TAG_GENS) break;
-      int rc = start_op(op);
-      if (rc != MPI_SUCCESS) abandon(op, rc);
+      start_op(op);
     }
     if (step_op(op)) {
       if (prev)
@@ -455,6 +533,7 @@ static void progress_context(nbc_comm *ctx, nbc_op **done) {
     }
     op = next;
   }
+  maybe_start_ahead(ctx);
 }
 
 int pat_nbc_progress(void) {
@@ -467,21 +546,22 @@ int pat_nbc_progress(void) {
   nbc_comm **link = &contexts;
   while (*link) {
     nbc_comm *ctx = *link;
-    if (ctx->dup_req != MPI_REQUEST_NULL) {
-      int flag = 0;
-      if (MPI_Test(&ctx->dup_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 0;
-      if (!flag) {
-        busy = 1;
-        link = &ctx->next;
-        continue;
-      }
+    if (!duplicates_made(ctx)) {
+      busy = 1;
+      link = &ctx->next;
+      continue;
     }
-    progress_context(ctx, &done);
-    if (ctx->head) busy = 1;
-    if (!ctx->head && !__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE) && nfree < 16) {
+    int attached = __atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE);
+    if (attached) progress_context(ctx, &done);
+    else if (ctx->head) progress_context(ctx, &done); /* freed with calls in flight: they finish */
+    if (!ctx->head && !attached && ctx->pre) give_up_ahead(ctx);
+    if (ctx->cancelled) progress_cancelled(ctx);
+    if (ctx->head || ctx->pre || ctx->cancelled) busy = 1;
+    if (!ctx->head && !ctx->cancelled && !attached && nfree < 15) {
       *link = ctx->next;
       to_free[nfree++] = ctx->priv;
-      free(ctx);
+      to_free[nfree++] = ctx->ahead;
+      free_context(ctx);
       continue;
     }
     link = &ctx->next;
@@ -515,13 +595,15 @@ int pat_nbc_progress(void) {
       pat_report_nbc_add("non-blocking", pat_algorithms[op->alg].name, op->ctx->P, op->trace_bytes,
                          op->t_done - op->t_post);
     }
-    if (op->tracing && op->have_exec) trace_ops(op);
+    if (op->tracing && op->run && op->run->have_exec) trace_ops(op);
     release_run(op);
     MPI_Request greq = op->greq;
+    int alg = op->alg; /* op may go with its request */
     __atomic_store_n(&op->rc, op->rc, __ATOMIC_RELEASE);
     MPI_Grequest_complete(greq);
     op_release(op);
     __atomic_add_fetch(&completed, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&completed_by[alg], 1, __ATOMIC_RELAXED);
   }
   return busy;
 }
@@ -551,20 +633,26 @@ void pat_nbc_stop(void) {
     nbc_comm *ctx = all;
     all = ctx->next;
     if (__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE)) MPI_Comm_delete_attr(ctx->user, keyval);
-    int dup_done = ctx->dup_req == MPI_REQUEST_NULL;
-    if (!dup_done) MPI_Test(&ctx->dup_req, &dup_done, MPI_STATUS_IGNORE);
+    int dups_done = duplicates_made(ctx);
     while (ctx->head) {
       nbc_op *op = ctx->head;
       ctx->head = op->next;
-      if (op->started && op->rc == MPI_SUCCESS) abandon(op, MPI_ERR_OTHER);
+      if (op->run) pat_nbc_run_abandon(op->run, MPI_ERR_OTHER);
       if (op->rc == MPI_SUCCESS) op->rc = MPI_ERR_OTHER;
-      op->npending = 0; /* pat_exec_free waits for nothing it was not given */
-      release_run(op);
+      release_run(op); /* a stage still under MPI's requests is left to MPI_Finalize */
       MPI_Grequest_complete(op->greq);
       op_release(op);
     }
-    if (dup_done && ctx->priv != MPI_COMM_NULL) MPI_Comm_free(&ctx->priv);
-    free(ctx); /* a duplicate still being made is left to MPI_Finalize */
+    if (ctx->pre) give_up_ahead(ctx);
+    while (ctx->cancelled) {
+      pat_nbc_run *r = ctx->cancelled;
+      ctx->cancelled = r->next;
+      pat_nbc_run_release(r);
+      free(r);
+    }
+    if (dups_done && ctx->priv != MPI_COMM_NULL) MPI_Comm_free(&ctx->priv);
+    if (dups_done && ctx->ahead != MPI_COMM_NULL) MPI_Comm_free(&ctx->ahead);
+    free_context(ctx); /* a duplicate still being made is left to MPI_Finalize */
   }
   if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval);
   keyval = MPI_KEYVAL_INVALID;

@@ -41,7 +41,7 @@ typedef struct pat_nbc_call {
   const int *counts, *displs;
   MPI_Comm comm;
   int P;
-  int alg;        /* a classic algorithm (its schedule runs in the background) */
+  int alg;        /* an algorithm with a schedule (it runs in the background) */
   int moves_data; /* 0: nothing to move on any rank (every count 0): completes at once */
 } pat_nbc_call;
 
@@ -76,6 +76,11 @@ int pat_nbc_progress(void);
 long long pat_nbc_queued_calls(void);
 /* ... and completed by it (tests: progress while the application makes no MPI call). */
 long long pat_nbc_completed_calls(void);
+/* ... of them, those that ran algorithm alg's schedule (tests: the setting's). */
+long long pat_nbc_completed_by(int alg);
+/* Runs started ahead of a call (nbc_run.h), and those a call took over (tests). */
+long long pat_nbc_ahead_started(void);
+long long pat_nbc_ahead_adopted(void);
 
 /* PAT_Init (before the background thread starts) and the shutdown (after it
  * stopped; collective: frees the duplicates). */

@@ -236,6 +236,13 @@ static void check_many(const char *alg, MPI_Comm comm) {
 }
 
 #ifndef PAT_MATRIX_DROPIN
+/* The algorithm's index (PAT_AlgName), -1 for none (auto). */
+static int alg_index(const char *name) {
+  for (int i = 0; i < PAT_AlgCount(); i++)
+    if (!strcmp(PAT_AlgName(i), name)) return i;
+  return -1;
+}
+
 /* Post one call and make no MPI call until libpat's background thread says it completed it. */
 static void check_progress(const char *alg, MPI_Comm comm) {
   int P;
@@ -275,7 +282,7 @@ int main(int argc, char **argv) {
       continue;
     }
 #ifndef PAT_MATRIX_DROPIN
-    long long queued_before = pat_nbc_queued_calls();
+    long long queued_before = pat_nbc_queued_calls(), ran_before = pat_nbc_completed_by(alg_index(alg));
 #endif
     for (size_t c = 0; c < TEST_NCOMMS; c++)
       for (int ti = 0; ti < m.ntypes; ti++)
@@ -297,6 +304,14 @@ int main(int argc, char **argv) {
       failures++;
       fprintf(stderr, "FAIL world rank %d: alg=%s: libpat's background thread ran %lld of the calls\n", world_rank, alg,
               queued);
+    }
+    /* ... each with the setting's own schedule (arrival-aware ones too, built for balanced arrivals) */
+    long long ran = pat_nbc_completed_by(alg_index(alg)) - ran_before;
+    cases++;
+    if (!mpi_own && ran != queued) {
+      failures++;
+      fprintf(stderr, "FAIL world rank %d: alg=%s: %lld of the %lld queued calls ran its schedule\n", world_rank, alg,
+              ran, queued);
     }
 #endif
   }
