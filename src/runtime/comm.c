@@ -166,17 +166,21 @@ int pat_comm_node_map(MPI_Comm comm, int P, int **out) {
   return rc;
 }
 
-int pat_comm_one_rank_per_node(MPI_Comm comm) {
-  int P = 0, *node = NULL;
+int pat_comm_node_count(MPI_Comm comm) {
+  int P = 0, *node = NULL, H = 0;
   if (!world_node || MPI_Comm_size(comm, &P) != MPI_SUCCESS) return 0;
   pat_nodes nodes;
-  int alone = pat_comm_node_map(comm, P, &node) == MPI_SUCCESS && pat_nodes_make(P, node, &nodes) == PAT_OK;
-  if (alone) {
-    alone = nodes.H == P; /* as many nodes as ranks */
+  if (pat_comm_node_map(comm, P, &node) == MPI_SUCCESS && pat_nodes_make(P, node, &nodes) == PAT_OK) {
+    H = nodes.H;
     pat_nodes_free(&nodes);
   }
   free(node);
-  return alone;
+  return H;
+}
+
+int pat_comm_one_rank_per_node(MPI_Comm comm) {
+  int P = 0;
+  return MPI_Comm_size(comm, &P) == MPI_SUCCESS && pat_comm_node_count(comm) == P; /* as many nodes as ranks */
 }
 
 int pat_comm_private_dup(MPI_Comm comm, MPI_Comm *out) {

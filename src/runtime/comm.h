@@ -68,6 +68,9 @@ int pat_comms_world_same_node(int a, int b);
  * same answer on every rank (the world map, no communication); 0 if it
  * cannot tell.  After pat_comms_init. */
 int pat_comm_one_rank_per_node(MPI_Comm comm);
+/* The number of nodes comm's ranks are on (the world map, no
+ * communication; the same on every rank), 0 if it cannot tell. */
+int pat_comm_node_count(MPI_Comm comm);
 /* node[r] of each rank r of comm (P ranks; *out malloc'd, 2P ints, the
  * caller frees it), from the world map: no communication.  *out is NULL,
  * every rank on a node of its own, where the map is unknown.  After

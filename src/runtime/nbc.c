@@ -9,9 +9,14 @@
  *    HRELAY start ahead of a call whose blocks are the last call's
  *    (nbc_run.h), so that a late rank relays the others' pieces while it
  *    computes and its own block leaves it once;
- *  - auto and native, an inter-communicator, or no background thread (MPI
- *    without MPI_THREAD_MULTIPLE, PAT_THREAD=0, a one-node job under auto):
- *    the MPI library's own MPI_Iallgather(v);
+ *  - auto, with the background thread: blocks of PAT_NBC_AUTO_MIN_BLOCK
+ *    bytes or more (an all-gatherv's mean) on a communicator over several
+ *    nodes run RELAY where every rank has a node of its own, HRELAY where
+ *    ranks share them (the same on every rank: the world's node map);
+ *    smaller blocks, and a communicator on one node, MPI's own;
+ *  - native, an inter-communicator, or no background thread (MPI without
+ *    MPI_THREAD_MULTIPLE, PAT_THREAD=0, a one-node job under auto): the
+ *    MPI library's own MPI_Iallgather(v);
  *  - a single process, under every setting: its block is copied at once
  *    (MPICH 4.0's own all-gatherv ignores the displacement there) and the
  *    request is complete when it is returned.
@@ -22,15 +27,29 @@
 #include "algorithms/algorithms.h"
 #include "pat.h"
 #include "runtime/args.h"
+#include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/process.h"
 
-/* The algorithm the non-blocking calls run under the process's setting. */
-int pat_nbc_alg(void) {
+static _Thread_local int last_alg = PAT_ALG_NATIVE;
+int pat_nbc_last_alg(void) { return last_alg; }
+
+int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes) {
   int setting = pat_proc.alg;
   if (pat_nbc_runs_mpi_own()) return PAT_ALG_NATIVE;
-  return setting;
+  if (setting != PAT_ALG_AUTO) return setting;
+  if (block_bytes < PAT_NBC_AUTO_MIN_BLOCK) return PAT_ALG_NATIVE;
+  int H = pat_comm_node_count(comm);
+  if (H < 2) return PAT_ALG_NATIVE; /* one node: MPI's shared memory */
+  return H == P ? PAT_ALG_RELAY : PAT_ALG_HRELAY;
+}
+
+/* The choice for blocks of recvtype x count (unknown type: MPI's own, which says what is wrong). */
+static int choose(MPI_Comm comm, int P, MPI_Datatype recvtype, long long count) {
+  MPI_Count rsize = 0;
+  if (recvtype == MPI_DATATYPE_NULL || pat_type_size(recvtype, &rsize)) return PAT_ALG_NATIVE;
+  return pat_nbc_alg(comm, P, (long long)rsize * count);
 }
 
 /* Initialised, a valid communicator, a request to fill; *inter for an
@@ -86,8 +105,9 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   int P = 1;
   if (!inter) {
     MPI_Comm_size(comm, &P);
-    alg = P == 1 ? PAT_ALG_RING : pat_nbc_alg(); /* one process: copied here (copy_single) */
+    alg = P == 1 ? PAT_ALG_RING : choose(comm, P, recvtype, recvcount); /* one process: copied here (copy_single) */
   }
+  last_alg = alg;
   if (alg == PAT_ALG_NATIVE)
     return own_error(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), name);
   MPI_Count rsize;
@@ -126,8 +146,11 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
   int P = 1;
   if (!inter) {
     MPI_Comm_size(comm, &P);
-    alg = P == 1 ? PAT_ALG_RING : pat_nbc_alg(); /* one process: copied here (copy_single) */
+    long long elements = 0;
+    for (int r = 0; r < P && recvcounts; r++) elements += recvcounts[r];
+    alg = P == 1 ? PAT_ALG_RING : choose(comm, P, recvtype, elements / P); /* one process: copied (copy_single) */
   }
+  last_alg = alg;
   if (alg == PAT_ALG_NATIVE)
     return own_error(
         PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), name);

@@ -104,9 +104,7 @@ long long pat_nbc_completed_by(int alg) {
   return alg >= 0 && alg < PAT_ALG_COUNT ? __atomic_load_n(&completed_by[alg], __ATOMIC_RELAXED) : 0;
 }
 
-int pat_nbc_runs_mpi_own(void) {
-  return !pat_proc.background || pat_proc.alg < 0 || pat_proc.alg == PAT_ALG_NATIVE;
-}
+int pat_nbc_runs_mpi_own(void) { return !pat_proc.background || pat_proc.alg == PAT_ALG_NATIVE; }
 
 /* ---- MPI's callbacks: no lock ---- */
 

@@ -46,8 +46,8 @@ typedef struct pat_nbc_call {
 } pat_nbc_call;
 
 /* Do the non-blocking all-gathers of a communicator of several processes
- * run the MPI library's own, under the process's setting (auto, native,
- * or no background thread)?  The same on every rank. */
+ * run the MPI library's own whatever their blocks, under the process's
+ * setting (native, or no background thread)?  The same on every rank. */
 int pat_nbc_runs_mpi_own(void);
 
 /* Queue the call and give *request, a generalized request.  The calling
@@ -63,9 +63,14 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request);
  * it completed.  Returns an MPI error code. */
 int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_trace *trace, const char *what);
 
-/* The algorithm PAT_Iallgather(v) runs on a communicator of P > 1
- * processes under the process's setting (nbc.c). */
-int pat_nbc_alg(void);
+/* The algorithm PAT_Iallgather(v) runs on comm, of P > 1 processes, for
+ * blocks of block_bytes (an all-gatherv's mean) under the process's setting
+ * (nbc.c): the same on every rank. */
+int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes);
+/* What this thread's last PAT_Iallgather(v) ran (PAT_ALG_NATIVE: MPI's own). */
+int pat_nbc_last_alg(void);
+/* auto's smallest block for libpat's schedules: smaller ones are MPI's own. */
+#define PAT_NBC_AUTO_MIN_BLOCK 65536
 
 /* The background thread's pass over every context; 1 while something is in
  * flight. */

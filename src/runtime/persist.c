@@ -211,7 +211,7 @@ static int start_one(persistent *p) {
   int done = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Test(&inner, &done, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && !done && pat_proc.background) {
-    int alg = pat_nbc_alg(); /* what PAT_Iallgather(v) ran: the same setting, a moment ago */
+    int alg = pat_nbc_last_alg(); /* what PAT_Iallgather(v) ran, a moment ago */
     rc = pat_nbc_watch(inner, signal_comm, p->tag, trace, alg == PAT_ALG_NATIVE ? "mpi-own" : pat_algorithms[alg].name);
     trace = NULL;
   }
