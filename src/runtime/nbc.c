@@ -124,12 +124,12 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     rc = bytes > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, 0, recvcount, recvtype) : MPI_SUCCESS;
     return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
   }
-  pat_nbc_call c = {.sendbuf = sendbuf,
-                    .sendcount = sendcount,
-                    .sendtype = sendtype,
-                    .recvbuf = recvbuf,
-                    .recvcount = recvcount,
-                    .recvtype = recvtype,
+  pat_nbc_call c = {.u = {.sendbuf = sendbuf,
+                          .sendcount = sendcount,
+                          .sendtype = sendtype,
+                          .recvbuf = recvbuf,
+                          .recvcount = recvcount,
+                          .recvtype = recvtype},
                     .comm = comm,
                     .P = P,
                     .alg = alg,
@@ -177,13 +177,13 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                    : MPI_SUCCESS;
     return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
   }
-  pat_nbc_call c = {.sendbuf = sendbuf,
-                    .sendcount = sendcount,
-                    .sendtype = sendtype,
-                    .recvbuf = recvbuf,
-                    .recvtype = recvtype,
-                    .counts = recvcounts,
-                    .displs = displs,
+  pat_nbc_call c = {.u = {.sendbuf = sendbuf,
+                          .sendcount = sendcount,
+                          .sendtype = sendtype,
+                          .recvbuf = recvbuf,
+                          .recvtype = recvtype,
+                          .counts = recvcounts,
+                          .displs = displs},
                     .comm = comm,
                     .P = P,
                     .alg = alg,

@@ -27,14 +27,10 @@ typedef struct nbc_op {
   nbc_comm *ctx;
   long long seq; /* the call's number on its communicator */
   int alg;
-  /* the call's arguments; derived types are duplicates (the application may free its own meanwhile) */
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  int *counts, *displs; /* an all-gatherv's, copied (one allocation) */
+  /* the call's arguments; derived types are duplicates (the application may free its own meanwhile),
+   * an all-gatherv's counts and displs a copy (one allocation, counts) */
+  pat_nbc_user u;
+  int *counts;
   int64_t *bytes; /* every block's bytes (P) */
   int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (nbc_run.h) */
   pat_nbc_run *run; /* the background thread's only; NULL until started */
@@ -237,47 +233,33 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
 }
 
 static void free_op_args(nbc_op *op) {
-  pat_nbc_drop_type(&op->sendtype);
-  pat_nbc_drop_type(&op->recvtype);
+  pat_nbc_drop_type(&op->u.sendtype);
+  pat_nbc_drop_type(&op->u.recvtype);
   free(op->counts);
-  op->counts = op->displs = NULL;
+  op->counts = NULL;
+  op->u.counts = op->u.displs = NULL;
   free(op->bytes);
   op->bytes = NULL;
 }
 
-static pat_nbc_user user_of(const nbc_op *op) {
-  return (pat_nbc_user){.sendbuf = op->sendbuf,
-                        .sendcount = op->sendcount,
-                        .sendtype = op->sendtype,
-                        .recvbuf = op->recvbuf,
-                        .recvcount = op->recvcount,
-                        .recvtype = op->recvtype,
-                        .counts = op->counts,
-                        .displs = op->displs};
-}
-
 static int copy_args(nbc_op *op, const pat_nbc_call *c) {
-  op->sendbuf = c->sendbuf;
-  op->sendcount = c->sendcount;
-  op->recvbuf = c->recvbuf;
-  op->recvcount = c->recvcount;
-  op->sendtype = op->recvtype = MPI_DATATYPE_NULL;
-  int rc = c->sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(c->sendtype, &op->sendtype);
-  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(c->recvtype, &op->recvtype);
-  if (rc == MPI_SUCCESS && c->counts) {
+  op->u = c->u;
+  op->u.sendtype = op->u.recvtype = MPI_DATATYPE_NULL;
+  op->u.counts = op->u.displs = NULL;
+  int rc = c->u.sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(c->u.sendtype, &op->u.sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(c->u.recvtype, &op->u.recvtype);
+  if (rc == MPI_SUCCESS && c->u.counts) {
     op->counts = malloc(2 * (size_t)c->P * sizeof *op->counts);
     if (!op->counts) rc = MPI_ERR_NO_MEM;
     else {
-      op->displs = op->counts + c->P;
-      memcpy(op->counts, c->counts, (size_t)c->P * sizeof *op->counts);
-      memcpy(op->displs, c->displs, (size_t)c->P * sizeof *op->displs);
+      memcpy(op->counts, c->u.counts, (size_t)c->P * sizeof *op->counts);
+      memcpy(op->counts + c->P, c->u.displs, (size_t)c->P * sizeof *op->counts);
+      op->u.counts = op->counts;
+      op->u.displs = op->counts + c->P;
     }
   }
   if (rc == MPI_SUCCESS && !(op->bytes = malloc((size_t)c->P * sizeof *op->bytes))) rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS) {
-    pat_nbc_user u = user_of(op);
-    rc = pat_nbc_block_bytes(&u, c->P, op->bytes);
-  }
+  if (rc == MPI_SUCCESS) rc = pat_nbc_block_bytes(&op->u, c->P, op->bytes);
   if (rc != MPI_SUCCESS) free_op_args(op);
   return rc;
 }
@@ -406,6 +388,16 @@ static void give_up_ahead(nbc_comm *ctx) {
   ctx->pre = NULL;
 }
 
+static pat_nbc_where where(const nbc_comm *ctx, MPI_Comm comm, long long seq, int alg) {
+  return (pat_nbc_where){.comm = comm,
+                         .P = ctx->P,
+                         .rank = ctx->rank,
+                         .node = ctx->node,
+                         .nodes = ctx->nodes.of ? &ctx->nodes : NULL,
+                         .seq = seq,
+                         .alg = alg};
+}
+
 /* Start op's run: the one started ahead for it, where there is one and
  * its blocks are that run's; else a run of its own, on the communicator
  * for calls that can run ahead where it is one (the other ranks may have
@@ -413,11 +405,10 @@ static void give_up_ahead(nbc_comm *ctx) {
  * blocks differ, on every rank alike: no rank sends into it). */
 static void start_op(nbc_op *op) {
   nbc_comm *ctx = op->ctx;
-  pat_nbc_user u = user_of(op);
   if (op->ahead && ctx->pre && ctx->pre->seq == op->seq) {
     op->run = ctx->pre;
     ctx->pre = NULL;
-    pat_nbc_run_adopt(op->run, &u);
+    pat_nbc_run_adopt(op->run, &op->u);
     __atomic_add_fetch(&ahead_adopted, 1, __ATOMIC_RELAXED);
   } else {
     if (ctx->pre && ctx->pre->seq <= op->seq) give_up_ahead(ctx);
@@ -426,14 +417,8 @@ static void start_op(nbc_op *op) {
       op->rc = MPI_ERR_NO_MEM;
       return;
     }
-    pat_nbc_where w = {.comm = op->ahead ? ctx->ahead : ctx->priv,
-                       .P = ctx->P,
-                       .rank = ctx->rank,
-                       .node = ctx->node,
-                       .nodes = ctx->nodes.of ? &ctx->nodes : NULL,
-                       .seq = op->seq,
-                       .alg = op->alg};
-    pat_nbc_run_start(op->run, &w, op->bytes, &u);
+    pat_nbc_where w = where(ctx, op->ahead ? ctx->ahead : ctx->priv, op->seq, op->alg);
+    pat_nbc_run_start(op->run, &w, op->bytes, &op->u);
   }
   if (op->t_post) {
     op->t_start = pat_clock_global_ns();
@@ -480,13 +465,7 @@ static void maybe_start_ahead(nbc_comm *ctx) {
     return;
   pat_nbc_run *r = calloc(1, sizeof *r);
   if (!r) return;
-  pat_nbc_where w = {.comm = ctx->ahead,
-                     .P = ctx->P,
-                     .rank = ctx->rank,
-                     .node = ctx->node,
-                     .nodes = ctx->nodes.of ? &ctx->nodes : NULL,
-                     .seq = ctx->posted,
-                     .alg = ctx->sig_alg};
+  pat_nbc_where w = where(ctx, ctx->ahead, ctx->posted, ctx->sig_alg);
   pat_nbc_run_start_ahead(r, &w, ctx->sig);
   __atomic_add_fetch(&ahead_started, 1, __ATOMIC_RELAXED);
   ctx->pre = r; /* a failed one too: the call it was for gets its error (the other ranks' may be under way) */

@@ -27,18 +27,13 @@
 
 #include <mpi.h>
 
+#include "runtime/nbc_run.h"
 #include "runtime/round_trace.h"
 
-/* One posted call, as checked by nbc.c.  counts and displs: an
- * all-gatherv's (copied), NULL for an all-gather. */
+/* One posted call, as checked by nbc.c (its arguments: nbc_run.h; an
+ * all-gatherv's counts and displs are copied). */
 typedef struct pat_nbc_call {
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  const int *counts, *displs;
+  pat_nbc_user u;
   MPI_Comm comm;
   int P;
   int alg;        /* an algorithm with a schedule (it runs in the background) */

@@ -21,7 +21,7 @@
 
 #include "mpitest.h"
 #include "pat.h"
-#include "runtime/nbc_queue.h" /* pat_nbc_ahead_started, pat_nbc_ahead_adopted */
+#include "nbc_counts.h" /* libpat's counters of non-blocking calls */
 
 #define ITERS 24
 
@@ -75,18 +75,6 @@ static void one_call(const char *alg, MPI_Comm comm, int it, int count, int pair
   free(ref);
 }
 
-static int alg_index(const char *name) {
-  for (int i = 0; i < PAT_AlgCount(); i++)
-    if (!strcmp(PAT_AlgName(i), name)) return i;
-  return -1;
-}
-
-/* Calls run with the setting's schedule: under auto (blocks of 64 KiB and more), RELAY or HRELAY. */
-static long long ran_by(const char *alg) {
-  if (strcmp(alg, "auto") != 0) return pat_nbc_completed_by(alg_index(alg));
-  return pat_nbc_completed_by(alg_index("relay")) + pat_nbc_completed_by(alg_index("hrelay"));
-}
-
 /* Under auto, a call of small blocks is MPI's own: libpat queues nothing. */
 static void small_blocks_are_mpi_own(MPI_Comm comm) {
   int P;
@@ -120,7 +108,7 @@ int main(int argc, char **argv) {
     const char *alg = argv[a];
     CHECK(PAT_UseAlg(alg) == MPI_SUCCESS, "PAT_UseAlg(%s)", alg);
     long long started = pat_nbc_ahead_started(), adopted = pat_nbc_ahead_adopted();
-    long long queued = pat_nbc_queued_calls(), ran = ran_by(alg);
+    long long queued = pat_nbc_queued_calls(), ran = nbc_ran_by(alg);
     MPI_Comm comm, freed;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     if (!strcmp(alg, "auto") && P > 1) small_blocks_are_mpi_own(comm);
@@ -133,7 +121,7 @@ int main(int argc, char **argv) {
     started = pat_nbc_ahead_started() - started;
     adopted = pat_nbc_ahead_adopted() - adopted;
     queued = pat_nbc_queued_calls() - queued;
-    ran = ran_by(alg) - ran;
+    ran = nbc_ran_by(alg) - ran;
     if (rank == 0)
       printf("%s: %lld calls queued, %lld runs started ahead, %lld taken over\n", alg, queued, started, adopted);
     if (P > 1) {

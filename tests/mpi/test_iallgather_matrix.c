@@ -26,7 +26,7 @@
 
 #include "matrix.h"
 #ifndef PAT_MATRIX_DROPIN
-#include "runtime/nbc_queue.h" /* pat_nbc_queued_calls */
+#include "nbc_counts.h" /* libpat's counters of non-blocking calls */
 #endif
 
 static const int counts[] = {0, 1, 7, 1000, 20000};
@@ -236,19 +236,6 @@ static void check_many(const char *alg, MPI_Comm comm) {
 }
 
 #ifndef PAT_MATRIX_DROPIN
-/* The algorithm's index (PAT_AlgName), -1 for none (auto). */
-static int alg_index(const char *name) {
-  for (int i = 0; i < PAT_AlgCount(); i++)
-    if (!strcmp(PAT_AlgName(i), name)) return i;
-  return -1;
-}
-
-/* Calls libpat ran with the setting's schedule: auto's big blocks run RELAY or HRELAY. */
-static long long ran_by(const char *alg) {
-  if (strcmp(alg, "auto") != 0) return pat_nbc_completed_by(alg_index(alg));
-  return pat_nbc_completed_by(alg_index("relay")) + pat_nbc_completed_by(alg_index("hrelay"));
-}
-
 /* Post one call and make no MPI call until libpat's background thread says it completed it. */
 static void check_progress(const char *alg, MPI_Comm comm) {
   int P;
@@ -288,7 +275,7 @@ int main(int argc, char **argv) {
       continue;
     }
 #ifndef PAT_MATRIX_DROPIN
-    long long queued_before = pat_nbc_queued_calls(), ran_before = ran_by(alg);
+    long long queued_before = pat_nbc_queued_calls(), ran_before = nbc_ran_by(alg);
 #endif
     for (size_t c = 0; c < TEST_NCOMMS; c++)
       for (int ti = 0; ti < m.ntypes; ti++)
@@ -312,7 +299,7 @@ int main(int argc, char **argv) {
               queued);
     }
     /* ... each with the setting's own schedule (arrival-aware ones too, built for balanced arrivals) */
-    long long ran = ran_by(alg) - ran_before;
+    long long ran = nbc_ran_by(alg) - ran_before;
     cases++;
     if (!mpi_own && ran != queued) {
       failures++;
