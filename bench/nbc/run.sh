@@ -16,7 +16,9 @@
 # Rows go to $R/nbc.csv (label N/delay/overlap%/mode), the log to /tmp/nbc-cells.log.
 # SERIES="persistent" (any of overlap persistent blocking; default all three) runs only those.
 # OVERLAP_ALGS (default native,ring,bruck), SIZES, DELAYS and PCTS (compute in % of the call's time;
-# default 0 50 100) narrow or change the overlap series' cells.
+# default 0 50 100) narrow or change the overlap series' cells; PERSISTENT_ALGS (default native,relay,auto)
+# the persistent series'; K (ranks per emulated host, default 1: 8 / K hosts, shared memory within one)
+# and RATE (default 500mbit) the cluster.
 #   bash bench/nbc/run.sh cells        # the 18 cells, three launches each (about 45 min; needs root)
 #   bash bench/nbc/run.sh dry          # the same sequence on this machine, tiny (P = 3, 3k floats, 2
 #                                      # calls per algorithm, delays in ms / 10): checks the script
@@ -49,7 +51,8 @@ call_time_us() {
     sed -n 's/^native  *ok  *\([0-9.]*\) .*/\1/p' | tail -1
 }
 {
-  [ $mode = cells ] && { $CL down >/dev/null 2>&1; $CL up -n 8 --rate 500mbit || exit 1; }
+  K=${K:-1}
+  [ $mode = cells ] && { $CL down >/dev/null 2>&1; $CL up -n $((8 / K)) --ranks-per-host "$K" --rate "${RATE:-500mbit}" || exit 1; }
   for N in $SIZES; do
     T=$(call_time_us $N)
     [ -n "$T" ] || { echo "no call time at N=$N"; exit 1; }
@@ -63,7 +66,7 @@ call_time_us() {
             --csv $R/nbc.csv --label "$N/$d/$pct/overlap" --quiet 2>&1 | quiet
         runs persistent &&
           launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --persistent --overlap $ms \
-            --alg native,relay,auto --csv $R/nbc.csv --label "$N/$d/$pct/persistent" --quiet 2>&1 | quiet
+            --alg ${PERSISTENT_ALGS:-native,relay,auto} --csv $R/nbc.csv --label "$N/$d/$pct/persistent" --quiet 2>&1 | quiet
       done
       runs blocking &&
         launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --alg native,auto \
