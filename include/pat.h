@@ -87,12 +87,13 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  * for or tested to completion (as MPI says of a non-blocking collective,
  * it cannot be cancelled, and freeing it while active is erroneous).
  * Every rank of comm posts its non-blocking all-gathers in the same order.
- * Under a classic algorithm's setting (PAT_ALG, PAT_UseAlg) libpat's
- * background thread runs its schedule (an arrival-aware or hierarchical
- * setting: ring's) on the buffers while the caller goes on, without the
- * application calling MPI; under auto and native, on inter-communicators
- * and without the background thread, the MPI library's own
- * MPI_Iallgather(v) runs (docs/usage.md). */
+ * Under an algorithm's setting (PAT_ALG, PAT_UseAlg) libpat's background
+ * thread runs its schedule while the caller goes on, without the
+ * application calling MPI (relay and hrelay start ahead of a call whose
+ * blocks are the last call's); under auto, blocks of 64 KiB or more over
+ * several nodes run relay or hrelay so, smaller ones MPI's own; under
+ * native, on inter-communicators and without the background thread, the
+ * MPI library's own MPI_Iallgather(v) runs (docs/usage.md). */
 int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
