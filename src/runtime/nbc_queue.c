@@ -53,8 +53,7 @@ struct nbc_comm {
   nbc_comm *next; /* in the list of contexts */
   MPI_Comm user;  /* the application's (valid while attached) */
   MPI_Comm priv;  /* libpat's duplicate, once dup_req completed */
-  MPI_Comm ahead; /* ... and another one, for the calls that can run ahead (nbc_run.h) */
-  MPI_Request dup_req, ahead_req;
+  MPI_Request dup_req;
   int P, rank;
   int *node;       /* node id of each rank (the world map; NULL: every rank alone) */
   pat_nodes nodes; /* its map: the hierarchical schedules' */
@@ -206,23 +205,20 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   ctx->user = comm;
   ctx->P = P;
   MPI_Comm_rank(comm, &ctx->rank);
-  ctx->priv = ctx->ahead = MPI_COMM_NULL;
-  ctx->dup_req = ctx->ahead_req = MPI_REQUEST_NULL;
+  ctx->priv = MPI_COMM_NULL;
+  ctx->dup_req = MPI_REQUEST_NULL;
   ctx->sig_alg = -1;
   rc = pat_comm_node_map(comm, P, &ctx->node);
   if (rc == MPI_SUCCESS && pat_nodes_make(P, ctx->node, &ctx->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS && !(ctx->sig = malloc((size_t)P * sizeof *ctx->sig))) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS) rc = MPI_Comm_idup(comm, &ctx->priv, &ctx->dup_req);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_idup(comm, &ctx->ahead, &ctx->ahead_req);
-  if (rc != MPI_SUCCESS && ctx->dup_req == MPI_REQUEST_NULL) {
+  if (rc != MPI_SUCCESS) {
     free_context(ctx);
     return rc;
   }
-  if (rc == MPI_SUCCESS) {
-    ctx->attached = 1;
-    rc = MPI_Comm_set_attr(comm, keyval, ctx);
-  }
-  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the idups are done */
+  ctx->attached = 1;
+  rc = MPI_Comm_set_attr(comm, keyval, ctx);
+  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the idup is done */
   pthread_mutex_lock(&nbc_lock);
   ctx->next = contexts;
   contexts = ctx;
@@ -368,15 +364,11 @@ static int progress_watches(watch **traced) {
   return watches != NULL;
 }
 
-/* Both of libpat's duplicates of the communicator are there. */
-static int duplicates_made(nbc_comm *ctx) {
-  MPI_Request *dups[2] = {&ctx->dup_req, &ctx->ahead_req};
-  for (int i = 0; i < 2; i++) {
-    int flag = *dups[i] == MPI_REQUEST_NULL;
-    if (!flag && MPI_Test(dups[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 0;
-    if (!flag) return 0;
-  }
-  return 1;
+/* libpat's duplicate of the communicator is there. */
+static int duplicate_made(nbc_comm *ctx) {
+  int flag = ctx->dup_req == MPI_REQUEST_NULL;
+  if (!flag && MPI_Test(&ctx->dup_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 0;
+  return flag;
 }
 
 /* The run started ahead is not wanted: its requests cancelled (no rank
@@ -388,8 +380,15 @@ static void give_up_ahead(nbc_comm *ctx) {
   ctx->pre = NULL;
 }
 
-static pat_nbc_where where(const nbc_comm *ctx, MPI_Comm comm, long long seq, int alg) {
-  return (pat_nbc_where){.comm = comm,
+/* Call s's tag generation: s mod NBC_GENS, and the generations above for a
+ * call that can run ahead (nbc_run.h), so that a run given up shares no tag
+ * with the call it was for. */
+#define NBC_GENS (PAT_TAG_GENS / 2)
+static int tag_gen(long long seq, int ahead) { return (int)(seq % NBC_GENS) + (ahead ? NBC_GENS : 0); }
+
+static pat_nbc_where where(const nbc_comm *ctx, long long seq, int ahead, int alg) {
+  return (pat_nbc_where){.comm = ctx->priv,
+                         .tag_gen = tag_gen(seq, ahead),
                          .P = ctx->P,
                          .rank = ctx->rank,
                          .node = ctx->node,
@@ -417,7 +416,7 @@ static void start_op(nbc_op *op) {
       op->rc = MPI_ERR_NO_MEM;
       return;
     }
-    pat_nbc_where w = where(ctx, op->ahead ? ctx->ahead : ctx->priv, op->seq, op->alg);
+    pat_nbc_where w = where(ctx, op->seq, op->ahead, op->alg);
     pat_nbc_run_start(op->run, &w, op->bytes, &op->u);
   }
   if (op->t_post) {
@@ -458,14 +457,14 @@ static void release_run(nbc_op *op) {
 
 /* Start a run ahead of the next call where the last one's algorithm runs
  * ahead, nothing is in flight (so the next call's tags are free: call s
- * - PAT_TAG_GENS is done) and the application's communicator lives. */
+ * - NBC_GENS is done) and the application's communicator lives. */
 static void maybe_start_ahead(nbc_comm *ctx) {
   if (ctx->head || ctx->pre || !pat_nbc_run_plans_ahead(ctx->sig_alg) ||
       !__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE))
     return;
   pat_nbc_run *r = calloc(1, sizeof *r);
   if (!r) return;
-  pat_nbc_where w = where(ctx, ctx->ahead, ctx->posted, ctx->sig_alg);
+  pat_nbc_where w = where(ctx, ctx->posted, 1, ctx->sig_alg);
   pat_nbc_run_start_ahead(r, &w, ctx->sig);
   __atomic_add_fetch(&ahead_started, 1, __ATOMIC_RELAXED);
   ctx->pre = r; /* a failed one too: the call it was for gets its error (the other ranks' may be under way) */
@@ -493,8 +492,8 @@ static void progress_context(nbc_comm *ctx, nbc_op **done) {
   for (nbc_op *op = ctx->head; op;) {
     nbc_op *next = op->next;
     if (!op->run && op->rc == MPI_SUCCESS) {
-      /* call s shares its tags with call s - PAT_TAG_GENS: that one must be done here */
-      if (op->seq >= ctx->head->seq + PAT_TAG_GENS) break;
+      /* call s shares its tags with call s - NBC_GENS: that one must be done here */
+      if (op->seq >= ctx->head->seq + NBC_GENS) break;
       start_op(op);
     }
     if (step_op(op)) {
@@ -523,7 +522,7 @@ int pat_nbc_progress(void) {
   nbc_comm **link = &contexts;
   while (*link) {
     nbc_comm *ctx = *link;
-    if (!duplicates_made(ctx)) {
+    if (!duplicate_made(ctx)) {
       busy = 1;
       link = &ctx->next;
       continue;
@@ -534,10 +533,9 @@ int pat_nbc_progress(void) {
     if (!ctx->head && !attached && ctx->pre) give_up_ahead(ctx);
     if (ctx->cancelled) progress_cancelled(ctx);
     if (ctx->head || ctx->pre || ctx->cancelled) busy = 1;
-    if (!ctx->head && !ctx->cancelled && !attached && nfree < 15) {
+    if (!ctx->head && !ctx->cancelled && !attached && nfree < 16) {
       *link = ctx->next;
       to_free[nfree++] = ctx->priv;
-      to_free[nfree++] = ctx->ahead;
       free_context(ctx);
       continue;
     }
@@ -610,7 +608,7 @@ void pat_nbc_stop(void) {
     nbc_comm *ctx = all;
     all = ctx->next;
     if (__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE)) MPI_Comm_delete_attr(ctx->user, keyval);
-    int dups_done = duplicates_made(ctx);
+    int dup_done = duplicate_made(ctx);
     while (ctx->head) {
       nbc_op *op = ctx->head;
       ctx->head = op->next;
@@ -627,8 +625,7 @@ void pat_nbc_stop(void) {
       pat_nbc_run_release(r);
       free(r);
     }
-    if (dups_done && ctx->priv != MPI_COMM_NULL) MPI_Comm_free(&ctx->priv);
-    if (dups_done && ctx->ahead != MPI_COMM_NULL) MPI_Comm_free(&ctx->ahead);
+    if (dup_done && ctx->priv != MPI_COMM_NULL) MPI_Comm_free(&ctx->priv);
     free_context(ctx); /* a duplicate still being made is left to MPI_Finalize */
   }
   if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval);

@@ -11,8 +11,9 @@
  * MPI_Comm_idup so that no posting rank ever waits for another, and numbers
  * the calls: MPI requires every rank to post the non-blocking collectives of
  * a communicator in the same order, so call number s is the same call on
- * every rank.  Its messages carry tag generation s mod PAT_TAG_GENS, and it
- * starts only once call s - PAT_TAG_GENS has completed here: no two calls
+ * every rank.  Its messages carry tag generation s mod 16 (16 more for a
+ * call whose run may start ahead: nbc_run.h), and it starts only once call
+ * s - 16 has completed here: no two calls
  * in flight share a tag.
  *
  * Locks (docs/locks.md): nbc_lock guards the contexts and their queues; it

@@ -86,7 +86,7 @@ static int init_exec(pat_nbc_run *r, const pat_nbc_where *w, int own_held) {
   int rc = pat_exec_init(&r->exec, &r->sched, w->rank, &r->buf);
   if (rc != MPI_SUCCESS) return rc;
   r->have_exec = 1;
-  r->exec.tag_gen = (int)(w->seq % PAT_TAG_GENS);
+  r->exec.tag_gen = w->tag_gen;
   r->exec.own_held = own_held;
   return MPI_SUCCESS;
 }

@@ -13,9 +13,9 @@
  * ranks' pieces into its stage while this rank still computes, which is
  * what lets a late rank's block go out once and be spread by the others;
  * the call, when it comes with the same blocks, gives it its buffers and
- * its own block (pat_nbc_run_adopt).  Its messages use their own
- * communicator (nbc_queue.c), so that a run given up (the call's blocks
- * differed) leaves nothing another call could match.
+ * its own block (pat_nbc_run_adopt).  Its messages have tag generations
+ * of their own (nbc_queue.c), so that a run given up (the call's blocks
+ * differed) leaves nothing the call could match.
  */
 #ifndef PAT_NBC_RUN_H
 #define PAT_NBC_RUN_H
@@ -38,10 +38,11 @@ typedef struct pat_nbc_user {
   const int *counts, *displs;
 } pat_nbc_user;
 
-/* Where a run goes: the call's communicator (libpat's), its shape and the
- * call's number on it (its tag generation). */
+/* Where a run goes: the call's communicator (libpat's), its shape, the
+ * call's number on it and its messages' tag generation. */
 typedef struct pat_nbc_where {
   MPI_Comm comm;
+  int tag_gen;
   int P, rank;
   const int *node;        /* node ids, or NULL: every rank alone */
   const pat_nodes *nodes; /* their map, or NULL */
