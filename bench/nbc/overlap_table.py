@@ -4,16 +4,15 @@ each algorithm's e-bar (ms, mean over the launch's calls of wait-return minus po
 included) with its 95% interval, and the time from the last post to the last completion (r - omega,
 ms); auto against MPI's own non-blocking all-gather (native) on both; e-bar minus T of auto against
 blocking libpat (auto) and blocking MPI (native) of the same arrivals, from the blocking series.
-T per cell comes from run.sh's log ("== N=1M delay=0 overlap=50% (48.851 ms)"). One launch per cell
+T per cell comes from run.sh's cells.csv (N, delay_ms, compute_pct, compute_ms). One launch per cell
 and series: the intervals are over the launch's calls.  SERIES (default overlap) takes the rows of
 another series instead, such as persistent (each algorithm's call set up once, started per iteration).
 
-  python3 bench/nbc/overlap_table.py nbc.csv run.log [SERIES] > overlap.md
+  python3 bench/nbc/overlap_table.py nbc.csv cells.csv [SERIES] > overlap.md
   DAT=overlap.dat python3 ...   also writes per cell "N/delay/pct auto/native" for bench/nbc/overlap.gp
 """
 import csv
 import os
-import re
 import sys
 from collections import defaultdict
 
@@ -23,10 +22,8 @@ def main():
         sys.exit(__doc__)
     series = sys.argv[3] if len(sys.argv) == 4 else "overlap"
     compute_ms = {}
-    for line in open(sys.argv[2]):
-        m = re.match(r"== N=(\S+) delay=(\d+) overlap=(\d+)% \(([\d.]+) ms\)", line)
-        if m:
-            compute_ms[(m.group(1), int(m.group(2)), m.group(3))] = float(m.group(4))
+    for row in csv.DictReader(open(sys.argv[2], newline="")):
+        compute_ms[(row["N"], int(row["delay_ms"]), row["compute_pct"])] = float(row["compute_ms"])
     cells, blocking, algs = defaultdict(dict), defaultdict(dict), []
     for row in csv.DictReader(open(sys.argv[1], newline="")):
         n, delay, pct, mode = row["label"].split("/")

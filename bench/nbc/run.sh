@@ -13,7 +13,8 @@
 #   blocking: the same arrivals without overlap, native and auto (blocking libpat), for the column
 #            "against blocking libpat" (e = exit - arrival includes T in the overlap launch: compare
 #            e - T, or the time to completion after the last arrival, r - omega).
-# Rows go to $R/nbc.csv (label N/delay/overlap%/mode), the log to /tmp/nbc-cells.log.
+# Rows go to $R/nbc.csv (label N/delay/overlap%/mode), each cell's compute T to $R/cells.csv, the log
+# to /tmp/nbc-cells.log.
 # SERIES="persistent" (any of overlap persistent blocking; default all three) runs only those.
 # OVERLAP_ALGS (default native,ring,bruck), SIZES, DELAYS and PCTS (compute in % of the call's time;
 # default 0 50 100) narrow or change the overlap series' cells; PERSISTENT_ALGS (default native,relay,auto)
@@ -61,6 +62,8 @@ call_time_us() {
       for pct in ${PCTS:-0 50 100}; do
         ms=$(python3 -c "print(round($T * $pct / 100 / 1000, 3))")
         echo "== N=$N delay=$d overlap=$pct% ($ms ms) $(date +%T)"
+        [ -s $R/cells.csv ] || echo "N,delay_ms,compute_pct,compute_ms" > $R/cells.csv
+        echo "$N,$d,$pct,$ms" >> $R/cells.csv
         runs overlap &&
           launch $MB -N $N "${ITERS[@]}" --max-delay $d --order blocked --overlap $ms --alg ${OVERLAP_ALGS:-native,ring,bruck} \
             --csv $R/nbc.csv --label "$N/$d/$pct/overlap" --quiet 2>&1 | quiet
