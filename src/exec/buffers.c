@@ -93,6 +93,43 @@ int pat_buffers_packed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *r
   return MPI_SUCCESS;
 }
 
+int pat_buffers_packed_shape(pat_buffers *b, MPI_Comm comm, int P, int self, size_t block_bytes,
+                             const int64_t *shape, size_t *stage_bytes) {
+  memset(b, 0, sizeof *b);
+  b->P = P;
+  b->self = self;
+  b->comm = comm;
+  b->packed = 1;
+  b->block_type = MPI_DATATYPE_NULL;
+  b->recvtype = MPI_DATATYPE_NULL;
+  b->block_bytes = block_bytes;
+  if (!shape) {
+    if (P > 0 && block_bytes > SIZE_MAX / 2 / (size_t)P) return MPI_ERR_COUNT;
+    *stage_bytes = block_bytes * (size_t)P;
+    return MPI_SUCCESS;
+  }
+  if (!(b->offsets = malloc(((size_t)P + 1) * sizeof *b->offsets))) return MPI_ERR_NO_MEM;
+  b->offsets[0] = 0;
+  for (int r = 0; r < P; r++) {
+    if ((uint64_t)shape[r] > SIZE_MAX / 2 - b->offsets[r]) return MPI_ERR_COUNT;
+    b->offsets[r + 1] = b->offsets[r] + (size_t)shape[r];
+  }
+  *stage_bytes = b->offsets[P];
+  return MPI_SUCCESS;
+}
+
+void pat_buffers_set_user(pat_buffers *b, void *recvbuf, int recvcount, MPI_Datatype recvtype, const int *counts,
+                          const int *displs) {
+  b->recvbuf = recvbuf;
+  b->recvcount = recvcount;
+  b->recvtype = recvtype;
+  b->counts = counts;
+  b->displs = displs;
+  MPI_Aint lb;
+  MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
+  b->block_extent = b->type_extent * recvcount;
+}
+
 void pat_buffers_release(pat_buffers *b) {
   if (b->block_type != MPI_DATATYPE_NULL) MPI_Type_free(&b->block_type);
   b->block_type = MPI_DATATYPE_NULL;

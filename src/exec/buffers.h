@@ -21,6 +21,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "exec/ranges.h"
 
@@ -56,6 +57,18 @@ int pat_buffers_typed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *re
  * sum does not fit in memory. */
 int pat_buffers_packed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, const int *counts,
                          const int *displs, MPI_Datatype recvtype, size_t *stage_bytes);
+/* Packed view of blocks whose bytes are known before the call's buffers
+ * are: block_bytes each (shape NULL) or shape[0..P-1] in rank order (the
+ * stage's offsets, allocated here).  *stage_bytes: their sum; the stage
+ * (allocated by the caller) and the user's side (pat_buffers_set_user) are
+ * set afterwards.  MPI_ERR_NO_MEM, or MPI_ERR_COUNT when the sum does not
+ * fit in memory. */
+int pat_buffers_packed_shape(pat_buffers *b, MPI_Comm comm, int P, int self, size_t block_bytes,
+                             const int64_t *shape, size_t *stage_bytes);
+/* The call's side of a packed view: where the blocks end up at unpacking
+ * (counts and displs NULL for equal blocks of recvcount). */
+void pat_buffers_set_user(pat_buffers *b, void *recvbuf, int recvcount, MPI_Datatype recvtype, const int *counts,
+                          const int *displs);
 void pat_buffers_release(pat_buffers *b);
 
 /* Copy this rank's input into its own block (typed mode: into recvbuf;

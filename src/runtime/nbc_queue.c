@@ -8,7 +8,6 @@
 
 #include "algorithms/algorithms.h"
 #include "exec/executor.h"
-#include "model/build_args.h"
 #include "pat/clock.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"

@@ -48,38 +48,19 @@ static int runs_packed(const pat_nbc_run *r) { return (r->sched.flags & (PAT_SCH
 
 /* The packed view's stage for blocks of bytes[P], before the call's buffers are known. */
 static int make_stage(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes) {
-  pat_buffers *b = &r->buf;
-  memset(b, 0, sizeof *b);
-  b->P = w->P;
-  b->self = w->rank;
-  b->comm = w->comm;
-  b->packed = 1;
-  b->block_type = MPI_DATATYPE_NULL;
-  b->recvtype = MPI_DATATYPE_NULL;
+  size_t total = 0;
+  int rc = pat_buffers_packed_shape(&r->buf, w->comm, w->P, w->rank, (size_t)bytes[0],
+                                    all_equal(w->P, bytes) ? NULL : bytes, &total);
   r->have_buf = 1;
-  size_t total = (size_t)bytes[0] * (size_t)w->P;
-  b->block_bytes = (size_t)bytes[0];
-  if (!all_equal(w->P, bytes)) {
-    if (!(b->offsets = malloc(((size_t)w->P + 1) * sizeof *b->offsets))) return MPI_ERR_NO_MEM;
-    b->offsets[0] = 0;
-    for (int q = 0; q < w->P; q++) b->offsets[q + 1] = b->offsets[q] + (size_t)bytes[q];
-    total = b->offsets[w->P];
-  }
+  if (rc != MPI_SUCCESS) return rc;
   if (!(r->stage = malloc(total + 1))) return MPI_ERR_NO_MEM;
-  b->stage = r->stage;
+  r->buf.stage = r->stage;
   return MPI_SUCCESS;
 }
 
 /* The call's side of the buffers: where the blocks end up. */
 static void user_view(pat_buffers *b, const pat_nbc_user *u) {
-  b->recvbuf = u->recvbuf;
-  b->recvcount = u->recvcount;
-  b->recvtype = u->recvtype;
-  b->counts = u->counts;
-  b->displs = u->displs;
-  MPI_Aint lb;
-  MPI_Type_get_extent(u->recvtype, &lb, &b->type_extent);
-  b->block_extent = b->type_extent * u->recvcount;
+  pat_buffers_set_user(b, u->recvbuf, u->recvcount, u->recvtype, u->counts, u->displs);
 }
 
 static int init_exec(pat_nbc_run *r, const pat_nbc_where *w, int own_held) {

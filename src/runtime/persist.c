@@ -56,13 +56,8 @@
 typedef struct persistent persistent;
 
 struct persistent {
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  int *counts, *displs; /* an all-gatherv's (one allocation), NULL for an all-gather */
+  pat_nbc_user u;        /* the datatypes kept as duplicates; counts and displs copied into arrays */
+  int *arrays;           /* an all-gatherv's counts and displs (one allocation), NULL for an all-gather */
   MPI_Comm comm;        /* libpat's duplicate of the application's, for MPI_Comm_free's sake */
   MPI_Request handle;   /* the application's: the empty receive */
   int tag;
@@ -93,10 +88,10 @@ static persistent *find(MPI_Request request, int unlink) {
 static void release(persistent *p) {
   if (p->prefetch) pat_prefetch_free(p->prefetch); /* a round in flight completes first */
   if (p->handle != MPI_REQUEST_NULL) PMPI_Request_free(&p->handle); /* an active one goes once its signal came */
-  pat_nbc_drop_type(&p->sendtype);
-  pat_nbc_drop_type(&p->recvtype);
+  pat_nbc_drop_type(&p->u.sendtype);
+  pat_nbc_drop_type(&p->u.recvtype);
   if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
-  free(p->counts);
+  free(p->arrays);
   free(p);
 }
 
@@ -114,21 +109,22 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   MPI_Comm_size(comm, &P);
   persistent *p = calloc(1, sizeof *p);
   if (!p) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
-  p->sendbuf = sendbuf;
-  p->sendcount = sendcount;
-  p->recvbuf = recvbuf;
-  p->recvcount = recvcount;
-  p->sendtype = p->recvtype = MPI_DATATYPE_NULL;
+  p->u.sendbuf = sendbuf;
+  p->u.sendcount = sendcount;
+  p->u.recvbuf = recvbuf;
+  p->u.recvcount = recvcount;
+  p->u.sendtype = p->u.recvtype = MPI_DATATYPE_NULL;
   p->comm = MPI_COMM_NULL;
-  int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(sendtype, &p->sendtype);
-  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(recvtype, &p->recvtype);
+  int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(sendtype, &p->u.sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(recvtype, &p->u.recvtype);
   if (rc == MPI_SUCCESS && counts) {
-    p->counts = malloc(2 * (size_t)P * sizeof *p->counts);
-    if (!p->counts) rc = MPI_ERR_NO_MEM;
+    p->arrays = malloc(2 * (size_t)P * sizeof *p->arrays);
+    if (!p->arrays) rc = MPI_ERR_NO_MEM;
     else {
-      p->displs = p->counts + P;
-      memcpy(p->counts, counts, (size_t)P * sizeof *p->counts);
-      memcpy(p->displs, displs, (size_t)P * sizeof *p->displs);
+      memcpy(p->arrays, counts, (size_t)P * sizeof *p->arrays);
+      memcpy(p->arrays + P, displs, (size_t)P * sizeof *p->arrays);
+      p->u.counts = p->arrays;
+      p->u.displs = p->arrays + P;
     }
   }
   /* the application may free its communicator while the persistent call lives (MPI allows it) */
@@ -199,13 +195,14 @@ static int start_one(persistent *p) {
     MPI_Comm_rank(p->comm, &trace->rank);
     MPI_Comm_size(p->comm, &trace->P);
     int type_size = 0;
-    MPI_Type_size(p->recvtype, &type_size);
-    trace->bytes = (long long)type_size * (p->counts ? p->counts[trace->rank] : p->recvcount);
+    MPI_Type_size(p->u.recvtype, &type_size);
+    trace->bytes = (long long)type_size * (p->u.counts ? p->u.counts[trace->rank] : p->u.recvcount);
   }
   p->starts++;
-  rc = p->counts ? PAT_Iallgatherv(p->sendbuf, p->sendcount, p->sendtype, p->recvbuf, p->counts, p->displs,
-                                   p->recvtype, p->comm, &inner)
-                 : PAT_Iallgather(p->sendbuf, p->sendcount, p->sendtype, p->recvbuf, p->recvcount, p->recvtype,
+  const pat_nbc_user *u = &p->u;
+  rc = u->counts ? PAT_Iallgatherv(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->counts, u->displs,
+                                   u->recvtype, p->comm, &inner)
+                 : PAT_Iallgather(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->recvcount, u->recvtype,
                                   p->comm, &inner);
   /* complete already (one process, nothing to move): signalled here, the thread is not needed */
   int done = 0;

@@ -183,24 +183,15 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
     return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[p->choice.alg].name,
                     pat_status_string(rc));
   apply_window(&p->sched);
-  memset(&p->buf, 0, sizeof p->buf);
-  p->buf.P = b->P;
-  p->buf.self = b->rank;
-  p->buf.comm = b->priv;
-  p->buf.packed = 1;
-  p->buf.block_type = MPI_DATATYPE_NULL;
-  p->buf.block_bytes = (size_t)p->bytes;
-  size_t need = (size_t)p->bytes * (size_t)b->P + 1;
-  if (p->has_shape) { /* unequal blocks, in rank order */
-    p->buf.offsets = malloc(((size_t)b->P + 1) * sizeof *p->buf.offsets);
-    if (!p->buf.offsets) {
-      pat_sched_free(&p->sched);
-      return pat_fail(MPI_ERR_NO_MEM, "out of memory");
-    }
-    p->buf.offsets[0] = 0;
-    for (int r = 0; r < b->P; r++) p->buf.offsets[r + 1] = p->buf.offsets[r] + (size_t)p->shape[r];
-    need = p->buf.offsets[b->P] + 1;
+  size_t need = 0;
+  rc = pat_buffers_packed_shape(&p->buf, b->priv, b->P, b->rank, (size_t)p->bytes, p->has_shape ? p->shape : NULL,
+                                &need);
+  if (rc != MPI_SUCCESS) {
+    pat_buffers_release(&p->buf);
+    pat_sched_free(&p->sched);
+    return pat_fail(rc, "cannot set up the packed blocks");
   }
+  need += 1;
   p->buf.stage = pat_kept_stage_get(&p->stage, need);
   if (!p->buf.stage) {
     pat_buffers_release(&p->buf);
@@ -232,14 +223,7 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
 pat_buffers *pat_plan_user_buffer(pat_planner *pl, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   const int *counts, const int *displs) {
   pat_buffers *b = &pl->plan.buf;
-  b->recvbuf = recvbuf;
-  b->recvcount = recvcount;
-  b->recvtype = recvtype;
-  b->counts = counts;
-  b->displs = displs;
-  MPI_Aint lb;
-  MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
-  b->block_extent = b->type_extent * recvcount;
+  pat_buffers_set_user(b, recvbuf, recvcount, recvtype, counts, displs);
   return b;
 }
 
