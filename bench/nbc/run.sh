@@ -19,7 +19,8 @@
 # OVERLAP_ALGS (default native,ring,bruck), SIZES, DELAYS and PCTS (compute in % of the call's time;
 # default 0 50 100) narrow or change the overlap series' cells; PERSISTENT_ALGS (default native,relay,auto)
 # the persistent series'; K (ranks per emulated host, default 1: 8 / K hosts, shared memory within one)
-# and RATE (default 500mbit) the cluster.
+# and RATE (default 500mbit) the cluster; NP (default 8) the ranks.  MB and CL: the mini-benchmark
+# and pat-cluster to use (default: build/'s and bench/cluster's; elsewhere, e.g. the 16-core kit's).
 #   bash bench/nbc/run.sh cells        # the 18 cells, three launches each (about 45 min; needs root)
 #   bash bench/nbc/run.sh dry          # the same sequence on this machine, tiny (P = 3, 3k floats, 2
 #                                      # calls per algorithm, delays in ms / 10): checks the script
@@ -29,15 +30,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 R=${OUT:-bench/results/nbc-new}
-CL=bench/cluster/pat-cluster
-MB=build/bench/minibench/pat-minibench
+CL=${CL:-bench/cluster/pat-cluster}
+MB=${MB:-build/bench/minibench/pat-minibench}
+NP=${NP:-8}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mode=${1:-}
 SERIES=${SERIES:-overlap persistent blocking}
 runs() { case " $SERIES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 case $mode in
   cells) SIZES=${SIZES:-1M 4M}; DELAYS=${DELAYS:-0 50 100}; ITERS=(--iters 12 --warmup 3 --base-ms 20)
-         launch() { $CL run --timeout 900 -np 8 -x PAT_ALG=ring "$@"; } ;;
+         launch() { $CL run --timeout 900 -np $NP -x PAT_ALG=ring "$@"; } ;;
   dry) SIZES="3k"; DELAYS="0 5 10"; ITERS=(--iters 2 --warmup 1 --base-ms 2)
        launch() { timeout 300 mpirun --oversubscribe -np 3 -x PAT_ALG=ring "$@"; } ;;
   *) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
@@ -53,7 +55,7 @@ call_time_us() {
 }
 {
   K=${K:-1}
-  [ $mode = cells ] && { $CL down >/dev/null 2>&1; $CL up -n $((8 / K)) --ranks-per-host "$K" --rate "${RATE:-500mbit}" || exit 1; }
+  [ $mode = cells ] && { $CL down >/dev/null 2>&1; $CL up -n $((NP / K)) --ranks-per-host "$K" --rate "${RATE:-500mbit}" || exit 1; }
   for N in $SIZES; do
     T=$(call_time_us $N)
     [ -n "$T" ] || { echo "no call time at N=$N"; exit 1; }

@@ -40,7 +40,7 @@ int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes) {
   if (pat_nbc_runs_mpi_own()) return PAT_ALG_NATIVE;
   if (setting != PAT_ALG_AUTO) return setting;
   if (block_bytes < PAT_NBC_AUTO_MIN_BLOCK) return PAT_ALG_NATIVE;
-  int H = pat_comm_node_count(comm);
+  int H = pat_nbc_node_count(comm);
   if (H < 2) return PAT_ALG_NATIVE; /* one node: MPI's shared memory */
   return H == P ? PAT_ALG_RELAY : PAT_ALG_HRELAY;
 }

@@ -227,6 +227,15 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   return rc;
 }
 
+int pat_nbc_node_count(MPI_Comm comm) {
+  void *value = NULL;
+  int found = 0;
+  if (keyval == MPI_KEYVAL_INVALID || MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || !found)
+    return pat_comm_node_count(comm);
+  const nbc_comm *ctx = value;
+  return ctx->node ? ctx->nodes.H : 0; /* as pat_comm_node_count: 0 without a node map */
+}
+
 static void free_op_args(nbc_op *op) {
   pat_nbc_drop_type(&op->u.sendtype);
   pat_nbc_drop_type(&op->u.recvtype);

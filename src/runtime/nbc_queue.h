@@ -63,6 +63,9 @@ int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_
  * blocks of block_bytes (an all-gatherv's mean) under the process's setting
  * (nbc.c): the same on every rank. */
 int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes);
+/* The nodes comm's ranks are on (pat_comm_node_count), from the map its
+ * context keeps once it had a call. */
+int pat_nbc_node_count(MPI_Comm comm);
 /* What this thread's last PAT_Iallgather(v) ran (PAT_ALG_NATIVE: MPI's own). */
 int pat_nbc_last_alg(void);
 /* auto's smallest block for libpat's schedules: smaller ones are MPI's own. */
