@@ -166,7 +166,9 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
   if (!a) return PAT_ENOMEM;
   for (int i = 0; i < P; i++) a[i] = (double)(arrival_ns[i] - amin) * 1e-9;
   pat_model_params m = *mp;
-  m.bg_start = bg_start_ns == PAT_NO_TIME ? -INFINITY : (double)(bg_start_ns - amin) * 1e-9;
+  m.bg_start = bg_start_ns == PAT_NO_TIME         ? -INFINITY
+               : bg_start_ns == PAT_NO_BACKGROUND ? INFINITY
+                                                  : (double)(bg_start_ns - amin) * 1e-9;
   m.trace = NULL;
   m.nodes = node_map(c, P, mp);
   if (link) at_link_rate(&m);
@@ -222,6 +224,11 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out) {
   return predict(c, alg, root, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 0, 0, out);
+}
+
+int pat_predict_built_balanced(pat_select_cache *c, int alg, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                               double block_bytes, const pat_model_params *mp, pat_model_result *out) {
+  return predict(c, alg, 0, P, arrival_ns, bg_start_ns, block_bytes, mp, 0, 1, 0, out);
 }
 
 int pat_predict_nodes(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,

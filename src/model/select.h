@@ -50,6 +50,7 @@
 #include "model/build_args.h"
 
 #define PAT_NO_TIME INT64_MIN /* "no such time": bg_start as early as partners allow */
+#define PAT_NO_BACKGROUND INT64_MAX /* bg_start: nothing before a rank's arrival */
 
 typedef struct pat_select_cache {
   int P;                        /* programs are for this P (0: none yet) */
@@ -82,6 +83,11 @@ int pat_select_prepare(pat_select_cache *c, int P, unsigned allowed, int lnbc_ro
  * error (PAT_EINVAL, PAT_ENOMEM). */
 int pat_predict(pat_select_cache *c, int alg, int root, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
                 double block_bytes, const pat_model_params *mp, pat_model_result *out);
+
+/* pat_predict of the schedule built for balanced arrivals (what a
+ * non-blocking call runs, model_nbc.h), replayed under arrival_ns. */
+int pat_predict_built_balanced(pat_select_cache *c, int alg, int P, const int64_t *arrival_ns, int64_t bg_start_ns,
+                               double block_bytes, const pat_model_params *mp, pat_model_result *out);
 
 /* pat_predict, with HRING and HRELAY by the node model (model_nodes.h) where it fits (node_model):
  * for tools at P where their replay is out of reach. */

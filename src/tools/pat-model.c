@@ -21,6 +21,7 @@
 
 #include "tools/fit.h"
 #include "model/measured.h"
+#include "model/model_nbc.h"
 #include "model/model_prog.h"
 #include "model/select.h"
 #include "tools/cli.h"
@@ -66,6 +67,10 @@ static void usage(FILE *f) {
           "  --timing              time schedule build, replay, compiled programs and selection at this P\n"
           "  --select-timing       only the selection's CPU time per call (CLOCK_THREAD_CPUTIME_ID), on the first\n"
           "                        pattern, with what it weighed\n"
+          "  --overlap T           the non-blocking form (model_nbc.h): each rank posts at its arrival, computes\n"
+          "                        T, then waits; libpat's schedules built for balanced arrivals and run from the\n"
+          "                        post (RELAY, HRELAY ahead of it), MPI's own moving data only in the wait\n"
+          "  --own-as ALG          with --overlap: MPI's own as this algorithm's blocking call (default ring)\n"
           "  --node-model          with --ppn: HRING and HRELAY by the node model (model_nodes.h, as auto where\n"
           "                        their replay is over its budget) instead of replaying them (P in the thousands)\n"
           "columns: ebar and r of the replay; as-auto, where the model file has measured times on this P,\n"
@@ -98,7 +103,8 @@ static uint64_t mix(uint64_t *s) {
 
 typedef struct opts {
   int P, pap, reps, late_rank, ppn, bslb_roots, timing, select_timing, node_model;
-  double max_delay, late_delay, block, N, bg_start;
+  int nbc, own_as; /* --overlap given: the non-blocking form's table; MPI's own modelled as own_as */
+  double max_delay, late_delay, block, N, bg_start, overlap;
   int max_delay_tau, late_delay_tau, have_bg;
   uint64_t seed;
   const char *csv;
@@ -608,6 +614,18 @@ static int output_option(cli_args *a, tool_args *g, cli_error *err) {
     g->o.node_model = 1;
     return cli_args_flag(a, err);
   }
+  if (cli_args_is(a, "--overlap")) {
+    g->o.nbc = 1;
+    return cli_args_time(a, CLI_S, &g->o.overlap, NULL, err);
+  }
+  if (cli_args_is(a, "--own-as")) {
+    unsigned mask = 0;
+    int rc = algs_option(a, &mask, err);
+    for (int i = 0; i < PAT_ALG_COUNT; i++)
+      if (mask == 1u << i) g->o.own_as = i;
+    if (rc == OPT_TAKEN && mask != 1u << g->o.own_as) die("%s", "--own-as takes one algorithm");
+    return rc;
+  }
   return OPT_OTHER;
 }
 
@@ -621,6 +639,7 @@ static void set_defaults(tool_args *g) {
   g->o.late_delay_tau = 1;
   g->o.N = 1048576;
   g->o.bslb_roots = 1;
+  g->o.own_as = PAT_ALG_RING;
   g->model.alpha = g->model.beta = g->model.latency = g->model.rate = g->model.eager = NAN;
   g->model.intra_latency = g->model.intra_rate = NAN;
 }
@@ -630,6 +649,7 @@ static void check_options(const tool_args *g) {
   if ((g->table.nN > 0) != (g->table.nD > 0)) die("%s", "--sizes and --delays go together");
   if (g->table.nN && g->o.pap != PAP_UNIFORM) die("%s", "the table varies maxDelay: use --pap uniform");
   if (g->o.pap == PAP_CSV && !g->o.csv) die("%s", "--pap csv needs --csv FILE");
+  if (g->o.nbc && g->table.nN) die("%s", "--overlap prints its own table: leave out --sizes and --delays");
 }
 
 /* One option, whichever group takes it: OPT_TAKEN, or OPT_BAD with a message in *err. */
@@ -822,11 +842,53 @@ static void print_auto_choice(pat_select_cache *cache, const opts *o, const pat_
   free(a);
 }
 
+/* --overlap: the non-blocking form's e-bar per algorithm and MPI's own (model_nbc.h), over the patterns. */
+static void print_nbc_rows(pat_select_cache *cache, const opts *o, const pat_model_params *mp, double block,
+                           double tau, const double *csv) {
+  char b1[32], b2[32], b3[32];
+  int reps = o->pap == PAP_UNIFORM ? o->reps : 1;
+  int64_t *a = malloc((size_t)o->P * sizeof *a);
+  if (!a) die("%s", "out of memory");
+  printf("# non-blocking: compute %s after each post, then the wait\n", fmt_time(o->overlap, b1, sizeof b1));
+  printf("%-12s %12s %12s %9s %s\n", "alg", "ebar", "emax", "ebar/lb", "note");
+  double lb = 0;
+  for (int alg = -1; alg < PAT_ALG_COUNT; alg++) {
+    int id = alg < 0 ? PAT_ALG_NATIVE : alg; /* MPI's own first */
+    if (alg >= 0 && !(o->algs & (1u << alg))) continue;
+    pat_nbc_prediction sum = {0, 0, 0}, one;
+    int rc = PAT_OK;
+    for (int rep = 0; rep < reps && rc == PAT_OK; rep++) {
+      make_pap(o, tau, rep, csv, a);
+      rc = pat_model_nbc(cache, id, o->own_as, o->P, a, o->overlap, block, mp, &one);
+      sum.ebar += one.ebar / reps;
+      sum.emax += one.emax / reps;
+      sum.lb += one.lb / reps;
+    }
+    char note[64] = "";
+    if (alg < 0) snprintf(note, sizeof note, "as %s's blocking call after the compute", pat_algorithms[o->own_as].name);
+    else if (pat_algorithms[alg].flags & PAT_ALGF_PLAN_AHEAD) snprintf(note, sizeof note, "started ahead");
+    if (rc != PAT_OK) {
+      printf("%-12s %12s %12s %9s cannot predict (%s)\n", alg < 0 ? "mpi-own" : pat_algorithms[alg].name, "-", "-",
+             "-", pat_status_string(rc));
+      continue;
+    }
+    lb = sum.lb;
+    printf("%-12s %12s %12s %9.3f %s\n", alg < 0 ? "mpi-own" : pat_algorithms[alg].name,
+           fmt_time(sum.ebar, b1, sizeof b1), fmt_time(sum.emax, b2, sizeof b2), sum.ebar / sum.lb, note);
+  }
+  printf("%-12s %12s\n", "lower", fmt_time(lb, b3, sizeof b3));
+  free(a);
+}
+
 static void print_predictions(pat_select_cache *cache, const opts *o, const pat_model_params *mp,
                               const double *csv) {
   double block = o->block > 0 ? o->block : 4.0 * o->N / o->P;
   double tau = pat_model_cost(mp->dflt.inter, block, 1.0);
   print_pattern_heading(o, block, tau, csv);
+  if (o->nbc) {
+    print_nbc_rows(cache, o, mp, block, tau, csv);
+    return;
+  }
   print_alg_rows(cache, o, mp, block, csv);
   if (o->reps == 1 || o->pap != PAP_UNIFORM) print_auto_choice(cache, o, mp, block, tau, csv);
   if (o->timing) timing(o, mp, block);
