@@ -83,6 +83,7 @@ static watch *watches;     /* under nbc_lock */
 static int keyval = MPI_KEYVAL_INVALID;
 static long long queued, completed, completed_by[PAT_ALG_COUNT]; /* atomic */
 static long long ahead_started, ahead_adopted;                   /* atomic */
+static long long signalled;                                      /* atomic: watched requests signalled */
 static long long traced_calls;      /* atomic: the calls' numbers in the timeline */
 /* The background thread's pass holds nbc_lock: a free function it causes
  * (its MPI_Test of a watched request) leaves the timeline write to the end
@@ -92,6 +93,7 @@ static nbc_op *deferred;
 
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
+long long pat_nbc_signalled(void) { return __atomic_load_n(&signalled, __ATOMIC_RELAXED); }
 long long pat_nbc_ahead_started(void) { return __atomic_load_n(&ahead_started, __ATOMIC_RELAXED); }
 long long pat_nbc_ahead_adopted(void) { return __atomic_load_n(&ahead_adopted, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_by(int alg) {
@@ -359,6 +361,7 @@ static int progress_watches(watch **traced) {
     MPI_Comm_rank(w->signal_comm, &self);
     if (MPI_Isend(&nothing, 0, MPI_BYTE, self, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
       PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty: it goes at once */
+    __atomic_fetch_add(&signalled, 1, __ATOMIC_RELAXED);
     *link = w->next;
     if (w->trace) {
       w->trace->signal = pat_clock_global_ns();
