@@ -8,6 +8,8 @@ calls draw their own delays, so the delayed cells compare means over different d
 
   python3 bench/nbc/model_table.py nbc.csv cells.csv MODEL_FILE [K] > model.md
   PAT_MODEL_TOOL=build/pat-model (default) REPS=20 P=8
+  DAT=model.dat ...   also writes per cell "N/delay/compute modelled measured" (auto / MPI's own) for
+                      bench/nbc/model_vs_measured.gp
 """
 import csv
 import os
@@ -52,7 +54,7 @@ def main():
     print("| N | maxDelay ms | compute ms | MPI's own measured | modelled | auto measured | modelled (%s) |"
           " auto/own measured | modelled |" % alg)
     print("|---|---|---|---|---|---|---|---|---|")
-    last_cmd = ""
+    last_cmd, dat = "", []
     for (n, delay, pct), m in cells.items():
         if "native" not in m or "auto" not in m:
             continue
@@ -60,6 +62,10 @@ def main():
         own, ours, last_cmd = predict(tool, sys.argv[3], P, K, n, float(delay), T, alg, reps)
         print("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |" %
               (n, delay, T, m["native"], own, m["auto"], ours, m["auto"] / m["native"], ours / own))
+        dat.append("%s/%s/%.0f %.4f %.4f" % (n, delay, T, ours / own, m["auto"] / m["native"]))
+    if os.environ.get("DAT"):
+        with open(os.environ["DAT"], "w") as f:
+            f.write("# cell modelled measured (auto / MPI's own e-bar)\n" + "\n".join(dat) + "\n")
     print("\nModel: `pat-model %s` (per cell its N, maxDelay and compute)" % last_cmd)
 
 
