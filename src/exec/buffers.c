@@ -50,20 +50,27 @@ int pat_type_is_dense(MPI_Datatype type) {
   return dense;
 }
 
+int pat_buffers_set_user(pat_buffers *b, void *recvbuf, int recvcount, MPI_Datatype recvtype, const int *counts,
+                         const int *displs) {
+  b->recvbuf = recvbuf;
+  b->recvcount = recvcount;
+  b->recvtype = recvtype;
+  b->counts = counts;
+  b->displs = displs;
+  MPI_Aint lb;
+  int rc = MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
+  b->block_extent = b->type_extent * recvcount;
+  return rc;
+}
+
 int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype) {
   memset(b, 0, sizeof *b);
   b->P = P;
   b->self = self;
   b->comm = comm;
-  b->recvbuf = recvbuf;
-  b->recvcount = recvcount;
-  b->recvtype = recvtype;
   b->block_type = MPI_DATATYPE_NULL;
-  MPI_Aint lb;
-  int rc = MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
-  b->block_extent = b->type_extent * recvcount;
-  return rc;
+  return pat_buffers_set_user(b, recvbuf, recvcount, recvtype, NULL, NULL);
 }
 
 int pat_buffers_typed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, const int *counts,
@@ -118,17 +125,6 @@ int pat_buffers_packed_shape(pat_buffers *b, MPI_Comm comm, int P, int self, siz
   return MPI_SUCCESS;
 }
 
-void pat_buffers_set_user(pat_buffers *b, void *recvbuf, int recvcount, MPI_Datatype recvtype, const int *counts,
-                          const int *displs) {
-  b->recvbuf = recvbuf;
-  b->recvcount = recvcount;
-  b->recvtype = recvtype;
-  b->counts = counts;
-  b->displs = displs;
-  MPI_Aint lb;
-  MPI_Type_get_extent(recvtype, &lb, &b->type_extent);
-  b->block_extent = b->type_extent * recvcount;
-}
 
 void pat_buffers_release(pat_buffers *b) {
   if (b->block_type != MPI_DATATYPE_NULL) MPI_Type_free(&b->block_type);

@@ -65,10 +65,11 @@ int pat_buffers_packed_v(pat_buffers *b, MPI_Comm comm, int P, int self, void *r
  * fit in memory. */
 int pat_buffers_packed_shape(pat_buffers *b, MPI_Comm comm, int P, int self, size_t block_bytes,
                              const int64_t *shape, size_t *stage_bytes);
-/* The call's side of a packed view: where the blocks end up at unpacking
- * (counts and displs NULL for equal blocks of recvcount). */
-void pat_buffers_set_user(pat_buffers *b, void *recvbuf, int recvcount, MPI_Datatype recvtype, const int *counts,
-                          const int *displs);
+/* The call's side of a view: where the blocks are (typed) or end up at
+ * unpacking (packed); counts and displs NULL for equal blocks of recvcount.
+ * MPI_Type_get_extent's error code. */
+int pat_buffers_set_user(pat_buffers *b, void *recvbuf, int recvcount, MPI_Datatype recvtype, const int *counts,
+                         const int *displs);
 void pat_buffers_release(pat_buffers *b);
 
 /* Copy this rank's input into its own block (typed mode: into recvbuf;

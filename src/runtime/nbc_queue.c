@@ -359,9 +359,9 @@ static int progress_watches(watch **traced) {
     static const char nothing = 0;
     int self = 0;
     MPI_Comm_rank(w->signal_comm, &self);
+    __atomic_fetch_add(&signalled, 1, __ATOMIC_RELAXED); /* before the signal, as completed (below) */
     if (MPI_Isend(&nothing, 0, MPI_BYTE, self, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
       PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty: it goes at once */
-    __atomic_fetch_add(&signalled, 1, __ATOMIC_RELAXED);
     *link = w->next;
     if (w->trace) {
       w->trace->signal = pat_clock_global_ns();
@@ -586,10 +586,12 @@ int pat_nbc_progress(void) {
     MPI_Request greq = op->greq;
     int alg = op->alg; /* op may go with its request */
     __atomic_store_n(&op->rc, op->rc, __ATOMIC_RELEASE);
-    MPI_Grequest_complete(greq);
-    op_release(op);
+    /* counted before the request completes: a count that moved says its data are in place, and a
+     * thread that saw the request complete sees the count moved */
     __atomic_add_fetch(&completed, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&completed_by[alg], 1, __ATOMIC_RELAXED);
+    MPI_Grequest_complete(greq);
+    op_release(op);
   }
   return busy;
 }
