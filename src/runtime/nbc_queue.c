@@ -94,6 +94,7 @@ static nbc_op *deferred;
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
 long long pat_nbc_signalled(void) { return __atomic_load_n(&signalled, __ATOMIC_RELAXED); }
+void pat_nbc_count_signal(void) { __atomic_fetch_add(&signalled, 1, __ATOMIC_RELAXED); }
 long long pat_nbc_ahead_started(void) { return __atomic_load_n(&ahead_started, __ATOMIC_RELAXED); }
 long long pat_nbc_ahead_adopted(void) { return __atomic_load_n(&ahead_adopted, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_by(int alg) {
@@ -359,7 +360,7 @@ static int progress_watches(watch **traced) {
     static const char nothing = 0;
     int self = 0;
     MPI_Comm_rank(w->signal_comm, &self);
-    __atomic_fetch_add(&signalled, 1, __ATOMIC_RELAXED); /* before the signal, as completed (below) */
+    pat_nbc_count_signal(); /* before the signal, as completed (below) */
     if (MPI_Isend(&nothing, 0, MPI_BYTE, self, w->tag, w->signal_comm, &sent) == MPI_SUCCESS)
       PMPI_Request_free(&sent); /* PMPI: libpat_mpi takes MPI_Request_free over; to oneself, empty: it goes at once */
     *link = w->next;

@@ -82,9 +82,12 @@ long long pat_nbc_queued_calls(void);
 long long pat_nbc_completed_calls(void);
 /* ... of them, those that ran algorithm alg's schedule (tests: the setting's). */
 long long pat_nbc_completed_by(int alg);
-/* Watched requests (pat_nbc_watch) whose completion was signalled: the
- * persistent starts that ran MPI's own call too (tests). */
+/* Persistent starts (but the prefetching schedule's) whose completion was
+ * signalled, by the background thread (pat_nbc_watch) or at the start
+ * itself where the call was complete there: those that ran MPI's own call
+ * too (tests).  pat_nbc_count_signal counts one, before its signal goes. */
 long long pat_nbc_signalled(void);
+void pat_nbc_count_signal(void);
 /* Runs started ahead of a call (nbc_run.h), and those a call took over (tests). */
 long long pat_nbc_ahead_started(void);
 long long pat_nbc_ahead_adopted(void);

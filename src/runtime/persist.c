@@ -215,6 +215,7 @@ static int start_one(persistent *p) {
   else if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&inner, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS || done || !pat_proc.background) { /* the request completes (an error is returned here) */
     static const char nothing = 0;
+    pat_nbc_count_signal();
     MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
   }
   if (trace && rc == MPI_SUCCESS) { /* complete here (one process, nothing to move) */
