@@ -83,7 +83,7 @@ static watch *watches;     /* under nbc_lock */
 static int keyval = MPI_KEYVAL_INVALID;
 static long long queued, completed, completed_by[PAT_ALG_COUNT]; /* atomic */
 static long long ahead_started, ahead_adopted;                   /* atomic */
-static long long signalled;                                      /* atomic: watched requests signalled */
+static long long signalled;                                      /* atomic: persistent starts signalled */
 static long long traced_calls;      /* atomic: the calls' numbers in the timeline */
 /* The background thread's pass holds nbc_lock: a free function it causes
  * (its MPI_Test of a watched request) leaves the timeline write to the end
@@ -192,16 +192,19 @@ static void free_context(nbc_comm *ctx) {
   free(ctx);
 }
 
-/* The communicator's context, made (with its idup) at its first call. */
-static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
+/* The communicator's context if it has one (*out NULL if not). */
+static int find_context(MPI_Comm comm, nbc_comm **out) {
   void *value = NULL;
   int found = 0;
   int rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
-  if (rc != MPI_SUCCESS) return rc;
-  if (found) {
-    *out = value;
-    return MPI_SUCCESS;
-  }
+  *out = rc == MPI_SUCCESS && found ? value : NULL;
+  return rc;
+}
+
+/* The communicator's context, made (with its idup) at its first call. */
+static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
+  int rc = find_context(comm, out);
+  if (rc != MPI_SUCCESS || *out) return rc;
   nbc_comm *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return MPI_ERR_NO_MEM;
   ctx->user = comm;
@@ -231,11 +234,8 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
 }
 
 int pat_nbc_node_count(MPI_Comm comm) {
-  void *value = NULL;
-  int found = 0;
-  if (keyval == MPI_KEYVAL_INVALID || MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || !found)
-    return pat_comm_node_count(comm);
-  const nbc_comm *ctx = value;
+  nbc_comm *ctx = NULL;
+  if (keyval == MPI_KEYVAL_INVALID || find_context(comm, &ctx) != MPI_SUCCESS || !ctx) return pat_comm_node_count(comm);
   return ctx->node ? ctx->nodes.H : 0; /* as pat_comm_node_count: 0 without a node map */
 }
 

@@ -40,9 +40,8 @@
 #include "nbc_counts.h" /* nbc_alg_index */
 #include "runtime/nbc_queue.h" /* pat_nbc_completed_calls */
 #include "runtime/persist_prefetch.h" /* pat_prefetch_rounds */
-/* calls libpat's thread completed: non-blocking ones, or rounds of the prefetching schedule */
-/* whatever ran the start: libpat's schedule, the prefetching one, or MPI's own (signalled by the background
- * thread, or at the start where MPI's call was complete there: counted too, 1 run in 80 of .auto-nodes-big) */
+/* starts that completed, whatever ran them: libpat's schedule, the prefetching one, or MPI's own (signalled
+ * by the background thread, or at the start where MPI's call was already complete) */
 static long long completed_calls(void) {
   return pat_nbc_completed_calls() + pat_prefetch_rounds() + pat_nbc_signalled();
 }
