@@ -198,7 +198,8 @@ static MPI_Count data_bytes(MPI_Datatype type, int count) {
 #define SELF_COPY_TAG 0 /* nothing else on the call's communicator comes from this rank to itself */
 static int self_copy(const pat_buffers *b, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
                      MPI_Datatype dtype) {
-  return MPI_Sendrecv(src, scount, stype, b->self, SELF_COPY_TAG, dst, dcount, dtype, b->self, SELF_COPY_TAG, b->comm,
+  int self = pat_buffers_peer(b, b->self);
+  return MPI_Sendrecv(src, scount, stype, self, SELF_COPY_TAG, dst, dcount, dtype, self, SELF_COPY_TAG, b->comm,
                       MPI_STATUS_IGNORE);
 }
 

@@ -25,9 +25,19 @@
 
 #include "exec/ranges.h"
 
+/* Where a call's messages go when its ranks are not those of one
+ * communicator of libpat's (a non-blocking call's context, runtime/channels.h):
+ * peer r is rank rank[r] of comm[r], to which this rank sends; every message
+ * to this rank arrives on the buffers' comm, from rank[r]. */
+typedef struct pat_route {
+  const int *rank;
+  const MPI_Comm *comm;
+} pat_route;
+
 typedef struct pat_buffers {
   int P, self;
-  MPI_Comm comm; /* private communicator of the call */
+  MPI_Comm comm; /* private communicator of the call: its messages arrive there */
+  const pat_route *route; /* NULL: peer r is rank r of comm */
   int packed;    /* 1: packed mode, 0: typed mode */
   /* typed view */
   void *recvbuf;
@@ -44,6 +54,11 @@ typedef struct pat_buffers {
   const int *counts, *displs;
   size_t *offsets;
 } pat_buffers;
+
+/* Peer r's rank in the communicator a message to or from it goes on. */
+static inline int pat_buffers_peer(const pat_buffers *b, int r) { return b->route ? b->route->rank[r] : r; }
+/* The communicator a message to peer r goes on. */
+static inline MPI_Comm pat_buffers_send_comm(const pat_buffers *b, int r) { return b->route ? b->route->comm[r] : b->comm; }
 
 /* Buffer set-up helpers */
 int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, int recvcount,

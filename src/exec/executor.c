@@ -181,8 +181,9 @@ static int post_op(pat_exec *e, const pat_op *op, int tag) {
   if (pat_exec_tracing())
     pat_exec_trace("comm %p %s peer %d tag %d gen %d step %d count %d", (void *)e->buf->comm, recv ? "RECV" : "SEND", op->peer,
           tag, e->tag_gen, op->step, m.count);
-  if (recv) return MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
-  return MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, req);
+  int peer = pat_buffers_peer(e->buf, op->peer);
+  if (recv) return MPI_Irecv(m.addr, m.count, m.type, peer, tag, e->buf->comm, req);
+  return MPI_Isend(m.addr, m.count, m.type, peer, tag, pat_buffers_send_comm(e->buf, op->peer), req);
 }
 
 int pat_exec_post(pat_exec *e) {

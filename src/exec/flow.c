@@ -223,11 +223,12 @@ static int post(pat_exec *e, size_t i) {
     pat_exec_trace("comm %p %s peer %d tag %d gen %d step %d count %d (data flow)", (void *)e->buf->comm,
                    recv ? "RECV" : "SEND", op->peer, tag, e->tag_gen, op->step, m.count);
   pat_exec_stamp(e, i, 0);
+  int peer = pat_buffers_peer(e->buf, op->peer);
   if (recv)
-    rc = MPI_Irecv(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, &e->reqs[i]);
+    rc = MPI_Irecv(m.addr, m.count, m.type, peer, tag, e->buf->comm, &e->reqs[i]);
   else {
     pace_add(&m);
-    rc = MPI_Isend(m.addr, m.count, m.type, op->peer, tag, e->buf->comm, &e->reqs[i]);
+    rc = MPI_Isend(m.addr, m.count, m.type, peer, tag, pat_buffers_send_comm(e->buf, op->peer), &e->reqs[i]);
   }
   e->types[i] = m.tmp;
   if (rc != MPI_SUCCESS) return rc;

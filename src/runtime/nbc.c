@@ -35,7 +35,8 @@
 static _Thread_local int last_alg = PAT_ALG_NATIVE;
 int pat_nbc_last_alg(void) { return last_alg; }
 
-int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes) {
+/* The setting's choice, before asking whether libpat can run it. */
+static int by_setting(MPI_Comm comm, int P, long long block_bytes) {
   int setting = pat_proc.alg;
   if (pat_nbc_runs_mpi_own()) return PAT_ALG_NATIVE;
   if (setting != PAT_ALG_AUTO) return setting;
@@ -43,6 +44,12 @@ int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes) {
   int H = pat_nbc_node_count(comm);
   if (H < 2) return PAT_ALG_NATIVE; /* one node: MPI's shared memory */
   return H == P ? PAT_ALG_RELAY : PAT_ALG_HRELAY;
+}
+
+int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes) {
+  int alg = by_setting(comm, P, block_bytes);
+  /* ranks outside MPI_COMM_WORLD (dynamic processes): no channel of libpat's reaches them */
+  return alg == PAT_ALG_NATIVE || pat_nbc_routable(comm, P) ? alg : PAT_ALG_NATIVE;
 }
 
 /* The choice for blocks of recvtype x count (unknown type: MPI's own, which says what is wrong). */

@@ -9,6 +9,7 @@
 #include "algorithms/algorithms.h"
 #include "exec/executor.h"
 #include "pat/clock.h"
+#include "runtime/channels.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_run.h"
@@ -51,8 +52,16 @@ typedef struct nbc_op {
 struct nbc_comm {
   nbc_comm *next; /* in the list of contexts */
   MPI_Comm user;  /* the application's (valid while attached) */
-  MPI_Comm priv;  /* libpat's duplicate, once dup_req completed */
-  MPI_Request dup_req;
+  /* Where its messages go (channels.h): this process's channel (-1: none was free), every
+   * rank's once agree_req (an all-gather on user, posted with the first call) completed,
+   * every rank's world rank, and the communicator of each rank's channel (the route) */
+  int channel;
+  int *channels;
+  MPI_Request agree_req;
+  int *world;
+  MPI_Comm *send_comm;
+  pat_route route;
+  int failed; /* a rank had no channel: every call fails with this error (the same on every rank) */
   int P, rank;
   int *node;       /* node id of each rank (the world map; NULL: every rank alone) */
   pat_nodes nodes; /* its map: the hierarchical schedules' */
@@ -186,6 +195,10 @@ void pat_nbc_drop_type(MPI_Datatype *t) {
 }
 
 static void free_context(nbc_comm *ctx) {
+  pat_channel_give(ctx->channel);
+  free(ctx->channels);
+  free(ctx->world);
+  free(ctx->send_comm);
   pat_nodes_free(&ctx->nodes);
   free(ctx->node);
   free(ctx->sig);
@@ -201,7 +214,26 @@ static int find_context(MPI_Comm comm, nbc_comm **out) {
   return rc;
 }
 
-/* The communicator's context, made (with its idup) at its first call. */
+/* The world rank of each of comm's P ranks into world[P]; 0 if one is not in
+ * MPI_COMM_WORLD (dynamic processes: no channel reaches it). */
+static int world_ranks(MPI_Comm comm, int P, int *world) {
+  MPI_Group g, wg;
+  if (MPI_Comm_group(comm, &g) != MPI_SUCCESS) return 0;
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  int *mine = malloc((size_t)P * sizeof *mine), ok = mine != NULL;
+  for (int i = 0; ok && i < P; i++) mine[i] = i;
+  if (ok) ok = MPI_Group_translate_ranks(g, P, mine, wg, world) == MPI_SUCCESS;
+  for (int i = 0; ok && i < P; i++) ok = world[i] != MPI_UNDEFINED;
+  free(mine);
+  MPI_Group_free(&g);
+  MPI_Group_free(&wg);
+  return ok;
+}
+
+/* The communicator's context, made at its first call: no communicator is
+ * made (channels.h); the channel numbers go round in an all-gather posted
+ * here, in the application's call, so in the order MPI requires of every
+ * collective on comm, whatever the application has outstanding on it. */
 static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   int rc = find_context(comm, out);
   if (rc != MPI_SUCCESS || *out) return rc;
@@ -210,20 +242,29 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   ctx->user = comm;
   ctx->P = P;
   MPI_Comm_rank(comm, &ctx->rank);
-  ctx->priv = MPI_COMM_NULL;
-  ctx->dup_req = MPI_REQUEST_NULL;
+  ctx->channel = -1;
+  ctx->agree_req = MPI_REQUEST_NULL;
   ctx->sig_alg = -1;
   rc = pat_comm_node_map(comm, P, &ctx->node);
   if (rc == MPI_SUCCESS && pat_nodes_make(P, ctx->node, &ctx->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS && !(ctx->sig = malloc((size_t)P * sizeof *ctx->sig))) rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_idup(comm, &ctx->priv, &ctx->dup_req);
+  if (rc == MPI_SUCCESS && (!(ctx->channels = malloc((size_t)P * sizeof *ctx->channels)) ||
+                            !(ctx->world = malloc((size_t)P * sizeof *ctx->world)) ||
+                            !(ctx->send_comm = malloc((size_t)P * sizeof *ctx->send_comm))))
+    rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS && !world_ranks(comm, P, ctx->world)) rc = MPI_ERR_COMM; /* pat_nbc_alg chose MPI's own */
+  if (rc == MPI_SUCCESS) {
+    ctx->channel = pat_channel_take(); /* -1 goes round too: the context fails on every rank */
+    /* PMPI: under libpat_mpi, MPI_Iallgather is libpat's */
+    rc = PMPI_Iallgather(&ctx->channel, 1, MPI_INT, ctx->channels, 1, MPI_INT, comm, &ctx->agree_req);
+  }
   if (rc != MPI_SUCCESS) {
     free_context(ctx);
     return rc;
   }
   ctx->attached = 1;
   rc = MPI_Comm_set_attr(comm, keyval, ctx);
-  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the idup is done */
+  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the all-gather is done */
   pthread_mutex_lock(&nbc_lock);
   ctx->next = contexts;
   contexts = ctx;
@@ -231,6 +272,15 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   pthread_mutex_unlock(&nbc_lock);
   *out = ctx;
   return rc;
+}
+
+int pat_nbc_routable(MPI_Comm comm, int P) {
+  nbc_comm *ctx = NULL;
+  if (keyval != MPI_KEYVAL_INVALID && find_context(comm, &ctx) == MPI_SUCCESS && ctx) return 1; /* made only so */
+  int *world = malloc((size_t)P * sizeof *world);
+  int ok = world && world_ranks(comm, P, world);
+  free(world);
+  return ok;
 }
 
 int pat_nbc_node_count(MPI_Comm comm) {
@@ -376,11 +426,25 @@ static int progress_watches(watch **traced) {
   return watches != NULL;
 }
 
-/* libpat's duplicate of the communicator is there. */
-static int duplicate_made(nbc_comm *ctx) {
-  int flag = ctx->dup_req == MPI_REQUEST_NULL;
-  if (!flag && MPI_Test(&ctx->dup_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 0;
-  return flag;
+/* Every rank's channel is known (the route is set), or the context failed. */
+static int channels_agreed(nbc_comm *ctx) {
+  if (ctx->agree_req == MPI_REQUEST_NULL) return 1;
+  int flag = 0, rc = MPI_Test(&ctx->agree_req, &flag, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    ctx->failed = rc;
+    ctx->agree_req = MPI_REQUEST_NULL;
+    return 1;
+  }
+  if (!flag) return 0;
+  for (int r = 0; r < ctx->P; r++) {
+    ctx->send_comm[r] = pat_channel_comm(ctx->channels[r]);
+    if (ctx->send_comm[r] == MPI_COMM_NULL) ctx->failed = MPI_ERR_OTHER;
+  }
+  if (ctx->failed && ctx->rank == 0)
+    pat_fail(ctx->failed, "PAT_Iallgather: a rank of the communicator holds all of libpat's %d channels (one per "
+             "communicator with libpat's non-blocking calls, kept until it is freed): its calls fail", PAT_CHANNELS);
+  ctx->route = (pat_route){.rank = ctx->world, .comm = ctx->send_comm};
+  return 1;
 }
 
 /* The run started ahead is not wanted: its requests cancelled (no rank
@@ -399,7 +463,8 @@ static void give_up_ahead(nbc_comm *ctx) {
 static int tag_gen(long long seq, int ahead) { return (int)(seq % NBC_GENS) + (ahead ? NBC_GENS : 0); }
 
 static pat_nbc_where where(const nbc_comm *ctx, long long seq, int ahead, int alg) {
-  return (pat_nbc_where){.comm = ctx->priv,
+  return (pat_nbc_where){.comm = pat_channel_comm(ctx->channel),
+                         .route = &ctx->route,
                          .tag_gen = tag_gen(seq, ahead),
                          .P = ctx->P,
                          .rank = ctx->rank,
@@ -471,7 +536,7 @@ static void release_run(nbc_op *op) {
  * ahead, nothing is in flight (so the next call's tags are free: call s
  * - NBC_GENS is done) and the application's communicator lives. */
 static void maybe_start_ahead(nbc_comm *ctx) {
-  if (ctx->head || ctx->pre || !pat_nbc_run_plans_ahead(ctx->sig_alg) ||
+  if (ctx->failed || ctx->head || ctx->pre || !pat_nbc_run_plans_ahead(ctx->sig_alg) ||
       !__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE))
     return;
   pat_nbc_run *r = calloc(1, sizeof *r);
@@ -503,6 +568,7 @@ static void progress_context(nbc_comm *ctx, nbc_op **done) {
   nbc_op *prev = NULL;
   for (nbc_op *op = ctx->head; op;) {
     nbc_op *next = op->next;
+    if (!op->run && op->rc == MPI_SUCCESS && ctx->failed) op->rc = ctx->failed;
     if (!op->run && op->rc == MPI_SUCCESS) {
       /* call s shares its tags with call s - NBC_GENS: that one must be done here */
       if (op->seq >= ctx->head->seq + NBC_GENS) break;
@@ -527,14 +593,13 @@ static void progress_context(nbc_comm *ctx, nbc_op **done) {
 int pat_nbc_progress(void) {
   if (!__atomic_load_n(&have_contexts, __ATOMIC_ACQUIRE)) return 0;
   nbc_op *done = NULL;
-  MPI_Comm to_free[16];
-  int nfree = 0, busy = 0;
+  int busy = 0;
   pthread_mutex_lock(&nbc_lock);
   in_locked_pass = 1;
   nbc_comm **link = &contexts;
   while (*link) {
     nbc_comm *ctx = *link;
-    if (!duplicate_made(ctx)) {
+    if (!channels_agreed(ctx)) {
       busy = 1;
       link = &ctx->next;
       continue;
@@ -545,10 +610,9 @@ int pat_nbc_progress(void) {
     if (!ctx->head && !attached && ctx->pre) give_up_ahead(ctx);
     if (ctx->cancelled) progress_cancelled(ctx);
     if (ctx->head || ctx->pre || ctx->cancelled) busy = 1;
-    if (!ctx->head && !ctx->cancelled && !attached && nfree < 16) {
+    if (!ctx->head && !ctx->cancelled && !attached) {
       *link = ctx->next;
-      to_free[nfree++] = ctx->priv;
-      free_context(ctx);
+      free_context(ctx); /* its channel back: no message of its calls is left to arrive */
       continue;
     }
     link = &ctx->next;
@@ -564,8 +628,6 @@ int pat_nbc_progress(void) {
     write_trace(op);
     op_release(op);
   }
-  for (int i = 0; i < nfree; i++)
-    if (to_free[i] != MPI_COMM_NULL) MPI_Comm_free(&to_free[i]);
   while (traced) { /* a persistent start's line: one write per round, after its signal */
     watch *w = traced;
     traced = w->next;
@@ -599,7 +661,10 @@ int pat_nbc_progress(void) {
 
 int pat_nbc_start(void) {
   if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-  return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, detach_fn, &keyval, NULL);
+  int rc = pat_channels_init(pat_proc.world);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, detach_fn, &keyval, NULL);
+  if (rc != MPI_SUCCESS) pat_channels_finalize();
+  return rc;
 }
 
 /* With the background thread stopped: calls still queued belong to a
@@ -622,7 +687,8 @@ void pat_nbc_stop(void) {
     nbc_comm *ctx = all;
     all = ctx->next;
     if (__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE)) MPI_Comm_delete_attr(ctx->user, keyval);
-    int dup_done = duplicate_made(ctx);
+    /* every rank posted it with the communicator's first call, which came before this collective shutdown */
+    if (ctx->agree_req != MPI_REQUEST_NULL) MPI_Wait(&ctx->agree_req, MPI_STATUS_IGNORE);
     while (ctx->head) {
       nbc_op *op = ctx->head;
       ctx->head = op->next;
@@ -639,9 +705,9 @@ void pat_nbc_stop(void) {
       pat_nbc_run_release(r);
       free(r);
     }
-    if (dup_done && ctx->priv != MPI_COMM_NULL) MPI_Comm_free(&ctx->priv);
-    free_context(ctx); /* a duplicate still being made is left to MPI_Finalize */
+    free_context(ctx);
   }
   if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval);
   keyval = MPI_KEYVAL_INVALID;
+  pat_channels_finalize();
 }

@@ -7,9 +7,11 @@
  * so that the application waits with MPI's own MPI_Wait, MPI_Test, ...
  *
  * A context per application communicator (an attribute on it, made at its
- * first posted call) holds libpat's own duplicate of it, made with
- * MPI_Comm_idup so that no posting rank ever waits for another, and numbers
- * the calls: MPI requires every rank to post the non-blocking collectives of
+ * first posted call) routes its messages over libpat's channels (channels.h:
+ * no communicator is made for it, so none behind the application's back
+ * while it has collectives outstanding; the channel numbers go round in an
+ * MPI_Iallgather posted in that first call), lives until the application
+ * freed the communicator and its calls are done, and numbers the calls: MPI requires every rank to post the non-blocking collectives of
  * a communicator in the same order, so call number s is the same call on
  * every rank.  Its messages carry tag generation s mod 16 (16 more for a
  * call whose run may start ahead: nbc_run.h), and it starts only once call
@@ -47,8 +49,8 @@ typedef struct pat_nbc_call {
 int pat_nbc_runs_mpi_own(void);
 
 /* Queue the call and give *request, a generalized request.  The calling
- * thread does not communicate, but for the communicator's first call
- * (MPI_Comm_idup, non-blocking).  Returns an MPI error code. */
+ * thread does not communicate, but for the communicator's first call (the
+ * channels' MPI_Iallgather, non-blocking).  Returns an MPI error code. */
 int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request);
 
 /* When request (a non-blocking all-gather's, libpat's or MPI's own)
@@ -63,6 +65,9 @@ int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_
  * blocks of block_bytes (an all-gatherv's mean) under the process's setting
  * (nbc.c): the same on every rank. */
 int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes);
+/* Can libpat's channels reach every rank of comm (all in MPI_COMM_WORLD)?
+ * The same answer on every rank. */
+int pat_nbc_routable(MPI_Comm comm, int P);
 /* The nodes comm's ranks are on (pat_comm_node_count), from the map its
  * context keeps once it had a call. */
 int pat_nbc_node_count(MPI_Comm comm);
@@ -92,8 +97,8 @@ void pat_nbc_count_signal(void);
 long long pat_nbc_ahead_started(void);
 long long pat_nbc_ahead_adopted(void);
 
-/* PAT_Init (before the background thread starts) and the shutdown (after it
- * stopped; collective: frees the duplicates). */
+/* PAT_Init (before the background thread starts; collective: makes the
+ * channels) and the shutdown (after it stopped; collective: frees them). */
 int pat_nbc_start(void);
 void pat_nbc_stop(void);
 

@@ -52,6 +52,7 @@ static int make_stage(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *byt
   int rc = pat_buffers_packed_shape(&r->buf, w->comm, w->P, w->rank, (size_t)bytes[0],
                                     all_equal(w->P, bytes) ? NULL : bytes, &total);
   r->have_buf = 1;
+  r->buf.route = w->route;
   if (rc != MPI_SUCCESS) return rc;
   if (!(r->stage = malloc(total + 1))) return MPI_ERR_NO_MEM;
   r->buf.stage = r->stage;
@@ -86,6 +87,7 @@ int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *byt
     rc = u->counts ? pat_buffers_typed_v(&r->buf, w->comm, w->P, w->rank, u->recvbuf, u->counts, u->displs, u->recvtype)
                    : pat_buffers_typed(&r->buf, w->comm, w->P, w->rank, u->recvbuf, u->recvcount, u->recvtype);
     r->have_buf = 1;
+    r->buf.route = w->route;
   }
   r->in_place = u->sendbuf == MPI_IN_PLACE;
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&r->buf, u->sendbuf, u->sendcount, u->sendtype);

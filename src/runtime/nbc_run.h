@@ -38,10 +38,12 @@ typedef struct pat_nbc_user {
   const int *counts, *displs;
 } pat_nbc_user;
 
-/* Where a run goes: the call's communicator (libpat's), its shape, the
- * call's number on it and its messages' tag generation. */
+/* Where a run goes: the communicator its messages arrive on (a channel of
+ * libpat's), the route to every rank, its shape, the call's number and its
+ * messages' tag generation. */
 typedef struct pat_nbc_where {
   MPI_Comm comm;
+  const pat_route *route;
   int tag_gen;
   int P, rank;
   const int *node;        /* node ids, or NULL: every rank alone */

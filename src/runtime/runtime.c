@@ -160,6 +160,7 @@ int PAT_Init(void) {
   if (rc == MPI_SUCCESS) rc = start_thread_if_possible();
   if (rc != MPI_SUCCESS) {
     pat_persist_stop();
+    pat_nbc_stop();
     pat_comms_finalize();
     MPI_Comm_free(&pat_proc.world);
     return rc;
