@@ -222,7 +222,9 @@ const pat_setting pat_setting_table[] = {
      "1.03-1.14x with `1`: BENCHMARKS.md).",
      parse_plan_ahead_auto, key_plan_ahead_auto},
     {"PAT_CLOCK_SAMPLES", "1 to 1000", "20", PAT_SCOPE_JOB,
-     "ping-pongs per rank with the rank that gives it the common clock (a binomial tree on world rank 0) at `PAT_Init`.", parse_clock_samples,
+     "ping-pongs per rank, at least, with the rank that gives it the common clock (a binomial tree on world rank 0) "
+     "at `PAT_Init`; up to 16 times as many while the offset is known less well than +-100 us (a descheduled "
+     "rank).", parse_clock_samples,
      key_clock_samples},
     {"PAT_MODEL", "a file path", "unset", PAT_SCOPE_ROOT,
      "cost-model file (`pat-calibrate` + `pat-fit`) that `auto` selects with and that gives tau; unset: a ping-pong "
