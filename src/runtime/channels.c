@@ -2,30 +2,41 @@
 #include "runtime/channels.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "runtime/comm.h"
 
-static MPI_Comm channel[PAT_CHANNELS];
-static int lent[PAT_CHANNELS];
+static MPI_Comm *channel;
+static int *lent;
 static int made; /* how many channels exist */
 static pthread_mutex_t channels_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int pat_channels_init(MPI_Comm world) {
-  int rc = MPI_SUCCESS;
-  for (made = 0; made < PAT_CHANNELS && rc == MPI_SUCCESS; made++) {
+int pat_channels_init(MPI_Comm world, int count) {
+  channel = calloc((size_t)count, sizeof *channel);
+  lent = calloc((size_t)count, sizeof *lent);
+  /* every rank fails alike, or none: the duplicates below are collective */
+  int ok = channel && lent, all_ok = 0;
+  int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
+  if (rc == MPI_SUCCESS && !all_ok) rc = MPI_ERR_NO_MEM;
+  for (made = 0; made < count && rc == MPI_SUCCESS; made++) {
     rc = pat_comm_private_dup(world, &channel[made]);
-    lent[made] = 0;
     if (rc != MPI_SUCCESS) break;
   }
   if (rc != MPI_SUCCESS) pat_channels_finalize();
   return rc;
 }
 
+int pat_channels_count(void) { return made; }
+
 void pat_channels_finalize(void) {
   pthread_mutex_lock(&channels_lock);
   for (int c = 0; c < made; c++)
     if (channel[c] != MPI_COMM_NULL) MPI_Comm_free(&channel[c]);
   made = 0;
+  free(channel);
+  free(lent);
+  channel = NULL;
+  lent = NULL;
   pthread_mutex_unlock(&channels_lock);
 }
 

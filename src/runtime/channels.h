@@ -18,14 +18,13 @@
 
 #include <mpi.h>
 
-/* Channels made at PAT_Init: at most this many contexts on one process
- * hold one at once (a context holds its channel until the application freed
- * its communicator and its calls are done). */
-#define PAT_CHANNELS 32
-
-/* PAT_Init: the channels, duplicates of world (collective over world).
- * Returns an MPI error code. */
-int pat_channels_init(MPI_Comm world);
+/* PAT_Init: count channels (PAT_CHANNELS; at most that many contexts on
+ * one process hold one at once: a context holds its channel until the
+ * application freed its communicator and its calls are done), duplicates
+ * of world (collective over world).  Returns an MPI error code. */
+int pat_channels_init(MPI_Comm world, int count);
+/* How many there are. */
+int pat_channels_count(void);
 /* Shutdown (collective): every channel freed. */
 void pat_channels_finalize(void);
 

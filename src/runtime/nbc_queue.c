@@ -62,6 +62,8 @@ struct nbc_comm {
   MPI_Comm *send_comm;
   pat_route route;
   int failed; /* a rank had no channel: every call fails with this error (the same on every rank) */
+  int own;       /* user is libpat's own (a persistent call's duplicate): messages go on it, no channel */
+  int free_user; /* ... which the background thread frees with the context (pat_nbc_free_own_comm) */
   int P, rank;
   int *node;       /* node id of each rank (the world map; NULL: every rank alone) */
   pat_nodes nodes; /* its map: the hierarchical schedules' */
@@ -234,9 +236,8 @@ static int world_ranks(MPI_Comm comm, int P, int *world) {
  * made (channels.h); the channel numbers go round in an all-gather posted
  * here, in the application's call, so in the order MPI requires of every
  * collective on comm, whatever the application has outstanding on it. */
-static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
-  int rc = find_context(comm, out);
-  if (rc != MPI_SUCCESS || *out) return rc;
+static int make_context(MPI_Comm comm, int P, int own, nbc_comm **out) {
+  int rc;
   nbc_comm *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return MPI_ERR_NO_MEM;
   ctx->user = comm;
@@ -252,8 +253,9 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
                             !(ctx->world = malloc((size_t)P * sizeof *ctx->world)) ||
                             !(ctx->send_comm = malloc((size_t)P * sizeof *ctx->send_comm))))
     rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS && !world_ranks(comm, P, ctx->world)) rc = MPI_ERR_COMM; /* pat_nbc_alg chose MPI's own */
-  if (rc == MPI_SUCCESS) {
+  ctx->own = own;
+  if (rc == MPI_SUCCESS && !own && !world_ranks(comm, P, ctx->world)) rc = MPI_ERR_COMM; /* pat_nbc_alg chose MPI's own */
+  if (rc == MPI_SUCCESS && !own) {
     ctx->channel = pat_channel_take(); /* -1 goes round too: the context fails on every rank */
     /* PMPI: under libpat_mpi, MPI_Iallgather is libpat's */
     rc = PMPI_Iallgather(&ctx->channel, 1, MPI_INT, ctx->channels, 1, MPI_INT, comm, &ctx->agree_req);
@@ -272,6 +274,34 @@ static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
   pthread_mutex_unlock(&nbc_lock);
   *out = ctx;
   return rc;
+}
+
+static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
+  int rc = find_context(comm, out);
+  if (rc != MPI_SUCCESS || *out) return rc;
+  return make_context(comm, P, 0, out);
+}
+
+int pat_nbc_own_comm(MPI_Comm comm) {
+  nbc_comm *ctx;
+  int P;
+  MPI_Comm_size(comm, &P);
+  return make_context(comm, P, 1, &ctx);
+}
+
+void pat_nbc_free_own_comm(MPI_Comm *comm) {
+  nbc_comm *ctx = NULL;
+  if (keyval != MPI_KEYVAL_INVALID) find_context(*comm, &ctx);
+  if (!ctx) {
+    MPI_Comm_free(comm);
+    return;
+  }
+  pthread_mutex_lock(&nbc_lock);
+  ctx->free_user = 1;
+  __atomic_store_n(&ctx->attached, 0, __ATOMIC_RELEASE); /* no call comes any more: the context goes once done */
+  pthread_mutex_unlock(&nbc_lock);
+  *comm = MPI_COMM_NULL;
+  pat_wakeup_ring();
 }
 
 int pat_nbc_routable(MPI_Comm comm, int P) {
@@ -440,9 +470,11 @@ static int channels_agreed(nbc_comm *ctx) {
     ctx->send_comm[r] = pat_channel_comm(ctx->channels[r]);
     if (ctx->send_comm[r] == MPI_COMM_NULL) ctx->failed = MPI_ERR_OTHER;
   }
+  /* printed whatever PAT_VERBOSE says: the calls' error alone would not tell the application why */
   if (ctx->failed && ctx->rank == 0)
-    pat_fail(ctx->failed, "PAT_Iallgather: a rank of the communicator holds all of libpat's %d channels (one per "
-             "communicator with libpat's non-blocking calls, kept until it is freed): its calls fail", PAT_CHANNELS);
+    fprintf(stderr, "libpat: a rank of a communicator holds all of its channels (%d here: one per communicator with "
+            "libpat's non-blocking calls, kept until the communicator is freed; PAT_CHANNELS): that communicator's "
+            "non-blocking all-gathers fail\n", pat_channels_count());
   ctx->route = (pat_route){.rank = ctx->world, .comm = ctx->send_comm};
   return 1;
 }
@@ -463,8 +495,8 @@ static void give_up_ahead(nbc_comm *ctx) {
 static int tag_gen(long long seq, int ahead) { return (int)(seq % NBC_GENS) + (ahead ? NBC_GENS : 0); }
 
 static pat_nbc_where where(const nbc_comm *ctx, long long seq, int ahead, int alg) {
-  return (pat_nbc_where){.comm = pat_channel_comm(ctx->channel),
-                         .route = &ctx->route,
+  return (pat_nbc_where){.comm = ctx->own ? ctx->user : pat_channel_comm(ctx->channel),
+                         .route = ctx->own ? NULL : &ctx->route,
                          .tag_gen = tag_gen(seq, ahead),
                          .P = ctx->P,
                          .rank = ctx->rank,
@@ -593,7 +625,8 @@ static void progress_context(nbc_comm *ctx, nbc_op **done) {
 int pat_nbc_progress(void) {
   if (!__atomic_load_n(&have_contexts, __ATOMIC_ACQUIRE)) return 0;
   nbc_op *done = NULL;
-  int busy = 0;
+  MPI_Comm to_free[16]; /* libpat's own communicators whose contexts went (pat_nbc_free_own_comm) */
+  int nfree = 0, busy = 0;
   pthread_mutex_lock(&nbc_lock);
   in_locked_pass = 1;
   nbc_comm **link = &contexts;
@@ -610,8 +643,12 @@ int pat_nbc_progress(void) {
     if (!ctx->head && !attached && ctx->pre) give_up_ahead(ctx);
     if (ctx->cancelled) progress_cancelled(ctx);
     if (ctx->head || ctx->pre || ctx->cancelled) busy = 1;
-    if (!ctx->head && !ctx->cancelled && !attached) {
+    if (!ctx->head && !ctx->cancelled && !attached && (!ctx->free_user || nfree < 16)) {
       *link = ctx->next;
+      if (ctx->free_user) { /* its attribute first: its delete function must not find ctx gone */
+        MPI_Comm_delete_attr(ctx->user, keyval);
+        to_free[nfree++] = ctx->user;
+      }
       free_context(ctx); /* its channel back: no message of its calls is left to arrive */
       continue;
     }
@@ -622,6 +659,7 @@ int pat_nbc_progress(void) {
   if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
   in_locked_pass = 0;
   pthread_mutex_unlock(&nbc_lock);
+  for (int i = 0; i < nfree; i++) MPI_Comm_free(&to_free[i]);
   while (deferred) { /* the timelines of calls freed during the pass (free_fn) */
     nbc_op *op = deferred;
     deferred = op->deferred_next;
@@ -661,7 +699,7 @@ int pat_nbc_progress(void) {
 
 int pat_nbc_start(void) {
   if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-  int rc = pat_channels_init(pat_proc.world);
+  int rc = pat_channels_init(pat_proc.world, pat_proc.settings.channels);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, detach_fn, &keyval, NULL);
   if (rc != MPI_SUCCESS) pat_channels_finalize();
   return rc;
@@ -686,7 +724,8 @@ void pat_nbc_stop(void) {
   while (all) {
     nbc_comm *ctx = all;
     all = ctx->next;
-    if (__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE)) MPI_Comm_delete_attr(ctx->user, keyval);
+    if (__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE) || ctx->free_user) MPI_Comm_delete_attr(ctx->user, keyval);
+    if (ctx->free_user) MPI_Comm_free(&ctx->user);
     /* every rank posted it with the communicator's first call, which came before this collective shutdown */
     if (ctx->agree_req != MPI_REQUEST_NULL) MPI_Wait(&ctx->agree_req, MPI_STATUS_IGNORE);
     while (ctx->head) {

@@ -65,6 +65,13 @@ int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_
  * blocks of block_bytes (an all-gatherv's mean) under the process's setting
  * (nbc.c): the same on every rank. */
 int pat_nbc_alg(MPI_Comm comm, int P, long long block_bytes);
+/* comm is libpat's own (a persistent call's duplicate): its context, made
+ * now, sends on it directly and takes no channel.  Returns an MPI error code. */
+int pat_nbc_own_comm(MPI_Comm comm);
+/* Free such a communicator: now, or, where calls on it are still in
+ * flight, by the background thread once they are done.  *comm becomes
+ * MPI_COMM_NULL. */
+void pat_nbc_free_own_comm(MPI_Comm *comm);
 /* Can libpat's channels reach every rank of comm (all in MPI_COMM_WORLD)?
  * The same answer on every rank. */
 int pat_nbc_routable(MPI_Comm comm, int P);
@@ -73,6 +80,9 @@ int pat_nbc_routable(MPI_Comm comm, int P);
 int pat_nbc_node_count(MPI_Comm comm);
 /* What this thread's last PAT_Iallgather(v) ran (PAT_ALG_NATIVE: MPI's own). */
 int pat_nbc_last_alg(void);
+/* This thread's PAT_Iallgather(v) calls are persistent starts (on) or not:
+ * PAT_REPORT counts those it passes to MPI's own as starts, not calls. */
+void pat_nbc_starting(int on);
 /* auto's smallest block for libpat's schedules: smaller ones are MPI's own. */
 #define PAT_NBC_AUTO_MIN_BLOCK 65536
 

@@ -90,7 +90,7 @@ static void release(persistent *p) {
   if (p->handle != MPI_REQUEST_NULL) PMPI_Request_free(&p->handle); /* an active one goes once its signal came */
   pat_nbc_drop_type(&p->u.sendtype);
   pat_nbc_drop_type(&p->u.recvtype);
-  if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
+  if (p->comm != MPI_COMM_NULL) pat_nbc_free_own_comm(&p->comm); /* once a start in flight is done */
   free(p->arrays);
   free(p);
 }
@@ -129,6 +129,7 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   }
   /* the application may free its communicator while the persistent call lives (MPI allows it) */
   if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &p->comm);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_own_comm(p->comm); /* its starts' messages go on it: no channel taken */
   pthread_mutex_lock(&persist_lock);
   p->tag = next_tag;
   p->trace_id = traced_calls++;

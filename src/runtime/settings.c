@@ -91,6 +91,10 @@ static int parse_clock_samples(const char *text, pat_settings *s, char *why, siz
 }
 static int64_t key_clock_samples(const pat_settings *s) { return s->clock_samples; }
 
+static int parse_channels(const char *text, pat_settings *s, char *why, size_t len) {
+  return parse_ranged(text, 1, 1024, &s->channels, why, len, "not an integer from 1 to 1024");
+}
+
 static int parse_one_node(const char *text, pat_settings *s, char *why, size_t len) {
   if (strcmp(text, "native") == 0)
     s->one_node_auto = 0;
@@ -226,6 +230,12 @@ const pat_setting pat_setting_table[] = {
      "at `PAT_Init`; up to 16 times as many while the offset is known less well than +-100 us (a descheduled "
      "rank).", parse_clock_samples,
      key_clock_samples},
+    {"PAT_CHANNELS", "1 to 1024", "32", PAT_SCOPE_RANK,
+     "libpat's channels: duplicates of `MPI_COMM_WORLD` made at `PAT_Init`, one lent to each communicator on which "
+     "libpat runs a non-blocking all-gather's schedule until the application frees it and its calls are done (no "
+     "communicator is made at the call: docs/design.md). A communicator whose first such call finds a rank "
+     "without a free channel fails its non-blocking calls with `MPI_ERR_OTHER`, with a message.",
+     parse_channels, NULL},
     {"PAT_MODEL", "a file path", "unset", PAT_SCOPE_ROOT,
      "cost-model file (`pat-calibrate` + `pat-fit`) that `auto` selects with and that gives tau; unset: a ping-pong "
      "estimate made at `PAT_Init`. A bad file makes `PAT_Init` fail with `file:line: what`.",
@@ -304,6 +314,7 @@ static void defaults(pat_settings *s) {
   s->alg = PAT_ALG_AUTO;
   s->thread = 1;
   s->clock_samples = 20;
+  s->channels = 32;
   s->report = -1;
   s->bind = PAT_BIND_NONE;
   s->send_window = -1;

@@ -32,6 +32,7 @@ typedef struct pat_settings {
   int node_size;     /* PAT_NODE_SIZE: ranks of a shared-memory node taken as nodes of this many; 0: the MPI's nodes */
   int plan_ahead_auto; /* PAT_PLAN_AHEAD_AUTO: auto keeps a plan-ahead algorithm (experimental) */
   int clock_samples; /* PAT_CLOCK_SAMPLES: ping-pongs per rank for the clock offsets */
+  int channels;      /* PAT_CHANNELS: libpat's duplicates of world for non-blocking contexts (channels.h) */
   char model[PAT_SETTING_TEXT]; /* PAT_MODEL: model file path, "" if unset */
   int report;        /* PAT_REPORT: finalize report (resolved from PAT_VERBOSE when unset) */
   int verbose;       /* PAT_VERBOSE: 0, 1, 2 */

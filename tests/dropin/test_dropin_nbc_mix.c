@@ -4,6 +4,9 @@
  * legal MPI, and MPI's own library runs it):
  *   freed  - MPI_Iallgather and MPI_Iallgatherv posted on a new communicator
  *            as its first calls, the communicator freed at once, then waited;
+ *   channels - more communicators with libpat's schedules at once than the
+ *            process has channels (PAT_CHANNELS=3): the fourth fails on every
+ *            rank with an error, and persistent all-gathers, which take none, run;
  *   mixed  - all-gathers of small and large blocks outstanding together with
  *            every other kind of non-blocking collective on the same
  *            communicators (world, a duplicate, a split).  (Not freed with
@@ -17,6 +20,10 @@
  * queued calls shows that its schedules ran where the setting says so.
  */
 #include <mpi.h>
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION < 5
+#include <mpi-ext.h> /* Open MPI 4.1: MPIX_Allgather_init */
+#define MPI_Allgather_init MPIX_Allgather_init
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +182,55 @@ static void mixed(int world_rank, int world_size) {
   }
 }
 
+/* channels (run with PAT_CHANNELS=3 under a setting that runs libpat's schedules): three communicators
+ * hold the three channels, a fourth fails its calls on every rank with an error (and nothing hangs),
+ * and ten persistent all-gathers, which take no channel, run. */
+static void channels(int world_rank) {
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  MPI_Comm comms[4];
+  for (int k = 0; k < 4; k++) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comms[k]);
+    MPI_Comm_set_errhandler(comms[k], MPI_ERRORS_RETURN);
+    int rank;
+    MPI_Comm_rank(comms[k], &rank);
+    MPI_Request req[2];
+    gathers g;
+    post_gathers(&g, k * 10, 8, comms[k], req);
+    int rc = MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    if (k < 3) {
+      expect(rc == MPI_SUCCESS, "channels: a communicator of the first three failed", rank);
+      check_gathers(&g, k * 10, rank, "channels");
+    } else {
+      expect(rc != MPI_SUCCESS, "channels: the fourth communicator's calls did not fail", rank);
+      free(g.send), free(g.recv), free(g.vsend), free(g.vrecv), free(g.counts), free(g.displs);
+    }
+  }
+  for (int k = 0; k < 4; k++) MPI_Comm_free(&comms[k]);
+  enum { N = 10, n = 6 };
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  int *send = malloc(sizeof(int) * N * n), *recv = malloc(sizeof(int) * N * n * P);
+  MPI_Request req[N];
+  for (int q = 0; q < N; q++)
+    MPI_Allgather_init(send + q * n, n, MPI_INT, recv + q * n * P, n, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req[q]);
+  for (int round = 0; round < 3; round++) {
+    for (int q = 0; q < N; q++) fill(send + q * n, 50 + q + round, world_rank, n);
+    MPI_Startall(N, req);
+    expect(MPI_Waitall(N, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "channels: persistent all-gathers failed",
+           world_rank);
+    for (int q = 0; q < N; q++) {
+      int counts[64], displs[64];
+      for (int r = 0; r < P && r < 64; r++) counts[r] = n, displs[r] = r * n;
+      expect(gathered_ok(recv + q * n * P, 50 + q + round, P, counts, displs), "channels: persistent all-gather",
+             world_rank);
+    }
+  }
+  for (int q = 0; q < N; q++) MPI_Request_free(&req[q]);
+  free(send);
+  free(recv);
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -187,8 +243,9 @@ int main(int argc, char **argv) {
   long long before = queued ? queued() : 0;
   if (!strcmp(mode, "freed")) freed(rank);
   else if (!strcmp(mode, "mixed")) mixed(rank, size);
+  else if (!strcmp(mode, "channels")) channels(rank);
   else {
-    fprintf(stderr, "usage: %s freed|mixed [min-queued]\n", argv[0]);
+    fprintf(stderr, "usage: %s freed|mixed|channels [min-queued]\n", argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   /* the setting's schedules ran: at least this many calls reached libpat's queue on this rank */
