@@ -119,6 +119,14 @@ int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 int PAT_Start(MPI_Request *request);
 int PAT_Startall(int count, MPI_Request requests[]);
 int PAT_Request_free(MPI_Request *request);
+/* MPI_Cancel for libpat's requests too: a persistent all-gather's, active
+ * or not, is refused (MPI_ERR_REQUEST: a collective cannot be cancelled;
+ * MPI's own MPI_Cancel would cancel the request's receive and leave the
+ * call running); others go to MPI_Cancel, which refuses a non-blocking
+ * all-gather's the same way.  Starting an active persistent all-gather
+ * (PAT_Start, PAT_Startall) is refused too, and PAT_Startall then starts
+ * none.  A refusal changes nothing. */
+int PAT_Cancel(MPI_Request *request);
 /* The application saw request complete just now (its MPI_Wait or MPI_Test
  * returned): with PAT_TIMELINE set, the timeline records the time for a
  * persistent all-gather's round (a non-blocking call's is seen by libpat

@@ -1,7 +1,8 @@
 /*
  * The drop-in's entry points, shared by its C definitions of MPI_Init*,
  * MPI_Query_thread, MPI_Finalize, MPI_Allgather, MPI_Allgatherv, MPI_Iallgather, MPI_Iallgatherv,
- * the persistent forms, MPI_Start, MPI_Startall and MPI_Request_free (pat_mpi.c) and by its Fortran bindings (fortran_mpif.c, fortran_f08.c).
+ * the persistent forms, MPI_Start, MPI_Startall, MPI_Request_free and MPI_Cancel (pat_mpi.c) and by its Fortran
+ * bindings (fortran_mpif.c, fortran_f08.c).
  * The Fortran bindings call these rather than the C names MPI_* so that a
  * Fortran call takes the same path whatever else is preloaded, and never
  * passes through the MPI library's own C entry points twice.
@@ -33,9 +34,10 @@ DROPIN_INTERNAL int dropin_allgather_init(const void *sendbuf, int sendcount, MP
 DROPIN_INTERNAL int dropin_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                            MPI_Comm comm, MPI_Info info, MPI_Request *request);
-/* libpat's persistent requests are libpat's to start and free; others MPI's own */
+/* libpat's persistent requests are libpat's to start, free and refuse to cancel; others MPI's own */
 DROPIN_INTERNAL int dropin_start(MPI_Request *request);
 DROPIN_INTERNAL int dropin_startall(int count, MPI_Request requests[]);
 DROPIN_INTERNAL int dropin_request_free(MPI_Request *request);
+DROPIN_INTERNAL int dropin_cancel(MPI_Request *request);
 
 #endif

@@ -152,3 +152,8 @@ void fcall_request_free(MPI_Fint *request, MPI_Fint *ierror) {
   if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req); /* MPI_REQUEST_NULL's Fortran handle */
   set_ierror(ierror, rc);
 }
+
+void fcall_cancel(MPI_Fint *request, MPI_Fint *ierror) {
+  MPI_Request req = PMPI_Request_f2c(*request);
+  set_ierror(ierror, dropin_cancel(&req));
+}

@@ -50,5 +50,7 @@ FCALL void fcall_allgatherv_init(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
 FCALL void fcall_start(MPI_Fint *request, MPI_Fint *ierror);
 FCALL void fcall_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
 FCALL void fcall_request_free(MPI_Fint *request, MPI_Fint *ierror);
+/* MPI_CANCEL, for every request (libpat's persistent ones refused, as from C) */
+FCALL void fcall_cancel(MPI_Fint *request, MPI_Fint *ierror);
 
 #endif

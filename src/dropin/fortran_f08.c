@@ -11,11 +11,12 @@
  * displacements passed as addresses) all call PMPI_* directly, so all eight
  * are taken over here, and so are the persistent forms: `use mpi_f08_ext`'s
  * mpix_allgather_init_f08_ and mpix_allgatherv_init_f08_, and
- * mpi_start_f08_, mpi_startall_f08_ and mpi_request_free_f08_.
+ * mpi_start_f08_, mpi_startall_f08_, mpi_request_free_f08_ and
+ * mpi_cancel_f08_.
  *
  * MPICH 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_,
- * mpi_finalize_f08_, mpi_start_f08_, mpi_startall_f08_ and
- * mpi_request_free_f08_ call PMPI_* directly and are taken over here; its
+ * mpi_finalize_f08_, mpi_start_f08_, mpi_startall_f08_,
+ * mpi_request_free_f08_ and mpi_cancel_f08_ call PMPI_* directly and are taken over here; its
  * all-gathers (mpi_allgather_f08ts_ and mpi_allgatherv_f08ts_, buffers as
  * descriptors) and its non-blocking ones call the C names MPI_Allgather,
  * MPI_Allgatherv, MPI_Iallgather and MPI_Iallgatherv, which pat_mpi.c
@@ -45,6 +46,8 @@ F08_NAME(mpi_start_f08_, (MPI_Fint * request, MPI_Fint *ierror), fcall_start(req
 F08_NAME(mpi_startall_f08_, (MPI_Fint * count, MPI_Fint *requests, MPI_Fint *ierror),
          fcall_startall(count, requests, ierror))
 F08_NAME(mpi_request_free_f08_, (MPI_Fint * request, MPI_Fint *ierror), fcall_request_free(request, ierror))
+/* ... and so does their MPI_Cancel */
+F08_NAME(mpi_cancel_f08_, (MPI_Fint * request, MPI_Fint *ierror), fcall_cancel(request, ierror))
 
 #if defined(OPEN_MPI)
 F08_NAME(mpi_allgather_f08_,

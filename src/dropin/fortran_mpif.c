@@ -2,7 +2,7 @@
  * The drop-in's bindings for mpif.h and `use mpi` (MPI_INIT, MPI_INIT_THREAD,
  * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER, MPI_ALLGATHERV, MPI_IALLGATHER,
  * MPI_IALLGATHERV, Open MPI 4.1's MPIX_ALLGATHER_INIT and MPIX_ALLGATHERV_INIT,
- * MPI_START, MPI_STARTALL, MPI_REQUEST_FREE), under the
+ * MPI_START, MPI_STARTALL, MPI_REQUEST_FREE, MPI_CANCEL), under the
  * four names a Fortran compiler may give a subroutine: mpi_allgather_
  * (gfortran, Intel), mpi_allgather__ (g77-style -fsecond-underscore),
  * MPI_ALLGATHER (upper case), mpi_allgather (no underscore).
@@ -69,5 +69,6 @@ FORTRAN_NAMES(mpi_startall, MPI_STARTALL, (MPI_Fint * count, MPI_Fint *requests,
               fcall_startall(count, requests, ierror))
 FORTRAN_NAMES(mpi_request_free, MPI_REQUEST_FREE, (MPI_Fint * request, MPI_Fint *ierror),
               fcall_request_free(request, ierror))
+FORTRAN_NAMES(mpi_cancel, MPI_CANCEL, (MPI_Fint * request, MPI_Fint *ierror), fcall_cancel(request, ierror))
 
 #endif

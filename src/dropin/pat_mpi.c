@@ -19,6 +19,9 @@
  *   MPI_Iallgather(v)          PAT_Iallgather(v): a request MPI's own MPI_Wait,
  *                              MPI_Test... complete (PMPI_Iallgather(v) inside
  *                              for what libpat leaves to MPI).
+ *   MPI_Start(all), MPI_Cancel PAT_Start(all), PAT_Cancel: libpat's persistent
+ *                              requests refused where MPI says the call is
+ *                              erroneous (MPI_ERR_REQUEST), others MPI's own.
  *   MPI_Finalize               PAT_Finalize (stops the thread), then PMPI_Finalize.
  *
  * Thread levels.  A level is a promise the application makes about its own
@@ -240,8 +243,9 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 /* Persistent all-gathers: PAT_Allgather(v)_init under the names each MPI
  * gives them (MPI 4's MPI_Allgather(v)_init in MPICH 4; Open MPI 4.1's
  * MPIX_Allgather(v)_init from its pcollreq extension, mpi-ext.h), and
- * MPI_Start, MPI_Startall and MPI_Request_free, which PAT_Start(all) and
- * PAT_Request_free take for libpat's requests and hand to MPI for others. */
+ * MPI_Start, MPI_Startall, MPI_Request_free and MPI_Cancel, which
+ * PAT_Start(all), PAT_Request_free and PAT_Cancel take for libpat's requests
+ * and hand to MPI for others. */
 #if defined(OPEN_MPI)
 #define PERSISTENT_NAME(name) MPIX_##name
 #define PMPI_PERSISTENT_NAME(name) PMPIX_##name
@@ -280,10 +284,25 @@ int dropin_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype send
   return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgatherv_init", comm, rc);
 }
 
-int dropin_start(MPI_Request *request) { return pat_on ? PAT_Start(request) : PMPI_Start(request); }
+/* A request's errors go to MPI_COMM_WORLD's handler, where MPI raises its
+ * own MPI_Start's and MPI_Cancel's (a request has no handler; Open MPI 4.1
+ * and MPICH 4.0 both take world's). */
+int dropin_start(MPI_Request *request) {
+  if (!pat_on) return PMPI_Start(request);
+  int rc = PAT_Start(request);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Start", MPI_COMM_WORLD, rc);
+}
 
 int dropin_startall(int count, MPI_Request requests[]) {
-  return pat_on ? PAT_Startall(count, requests) : PMPI_Startall(count, requests);
+  if (!pat_on) return PMPI_Startall(count, requests);
+  int rc = PAT_Startall(count, requests);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Startall", MPI_COMM_WORLD, rc);
+}
+
+int dropin_cancel(MPI_Request *request) {
+  if (!pat_on) return PMPI_Cancel(request);
+  int rc = PAT_Cancel(request);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Cancel", MPI_COMM_WORLD, rc);
 }
 
 int dropin_request_free(MPI_Request *request) {
@@ -308,3 +327,5 @@ int MPI_Start(MPI_Request *request) { return dropin_start(request); }
 int MPI_Startall(int count, MPI_Request requests[]) { return dropin_startall(count, requests); }
 
 int MPI_Request_free(MPI_Request *request) { return dropin_request_free(request); }
+
+int MPI_Cancel(MPI_Request *request) { return dropin_cancel(request); }

@@ -31,9 +31,14 @@
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/process.h"
+#include "runtime/report.h"
+#include "runtime/report_nbc.h"
 
 static _Thread_local int last_alg = PAT_ALG_NATIVE;
 int pat_nbc_last_alg(void) { return last_alg; }
+/* persist.c's starts post through PAT_Iallgather(v): the report's persistent rows count them */
+static _Thread_local int in_start;
+void pat_nbc_starting(int on) { in_start = on; }
 
 /* The setting's choice, before asking whether libpat can run it. */
 static int by_setting(MPI_Comm comm, int P, long long block_bytes) {
@@ -103,6 +108,24 @@ static int completed(MPI_Comm comm, MPI_Request *request) {
 
 static int own_error(int rc, const char *name) { return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, name); }
 
+/* PAT_REPORT's count of a call passed to MPI's own (not timed: MPI alone
+ * sees it complete).  Its block: what this rank sends (recvtype's elements
+ * of its own block, in place). */
+static void count_own(MPI_Comm comm, int inter, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      const int *recvcounts, int recvcount, MPI_Datatype recvtype) {
+  int P = 1, rank = 0;
+  MPI_Count size = 0;
+  if (inter) MPI_Comm_remote_size(comm, &P);
+  else MPI_Comm_size(comm, &P);
+  if (sendbuf == MPI_IN_PLACE) { /* an intra-communicator's */
+    MPI_Comm_rank(comm, &rank);
+    sendcount = recvcounts ? recvcounts[rank] : recvcount;
+    sendtype = recvtype;
+  }
+  if (sendtype == MPI_DATATYPE_NULL || pat_type_size(sendtype, &size)) size = 0;
+  pat_report_nbc_count("non-blocking", "mpi-own", P, (long long)size * sendcount);
+}
+
 int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   static const char name[] = "PAT_Iallgather";
@@ -115,8 +138,12 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     alg = P == 1 ? PAT_ALG_RING : choose(comm, P, recvtype, recvcount); /* one process: copied here (copy_single) */
   }
   last_alg = alg;
-  if (alg == PAT_ALG_NATIVE)
-    return own_error(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), name);
+  if (alg == PAT_ALG_NATIVE) {
+    rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && pat_report_on && !in_start)
+      count_own(comm, inter, sendbuf, sendcount, sendtype, NULL, recvcount, recvtype);
+    return own_error(rc, name);
+  }
   MPI_Count rsize;
   rc = check_recv(name, recvbuf, recvtype, &rsize);
   if (rc != MPI_SUCCESS) return rc;
@@ -158,9 +185,12 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     alg = P == 1 ? PAT_ALG_RING : choose(comm, P, recvtype, elements / P); /* one process: copied (copy_single) */
   }
   last_alg = alg;
-  if (alg == PAT_ALG_NATIVE)
-    return own_error(
-        PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), name);
+  if (alg == PAT_ALG_NATIVE) {
+    rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && pat_report_on && !in_start)
+      count_own(comm, inter, sendbuf, sendcount, sendtype, recvcounts, 0, recvtype);
+    return own_error(rc, name);
+  }
   MPI_Count rsize;
   rc = check_recv(name, recvbuf, recvtype, &rsize);
   if (rc != MPI_SUCCESS) return rc;

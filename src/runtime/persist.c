@@ -1,6 +1,7 @@
 /*
  * PAT_Allgather_init, PAT_Allgatherv_init, PAT_Start(all),
- * PAT_Request_free: an all-gather(v) set up once and started many times.
+ * PAT_Request_free, PAT_Cancel: an all-gather(v) set up once and started
+ * many times.
  *
  * A generalized request cannot be restarted, so the application's handle is
  * a persistent request of MPI's own: an empty receive from this process on
@@ -201,10 +202,12 @@ static int start_one(persistent *p) {
   }
   p->starts++;
   const pat_nbc_user *u = &p->u;
+  pat_nbc_starting(1);
   rc = u->counts ? PAT_Iallgatherv(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->counts, u->displs,
                                    u->recvtype, p->comm, &inner)
                  : PAT_Iallgather(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->recvcount, u->recvtype,
                                   p->comm, &inner);
+  pat_nbc_starting(0);
   /* complete already (one process, nothing to move): signalled here, the thread is not needed */
   int done = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Test(&inner, &done, MPI_STATUS_IGNORE);
@@ -228,18 +231,52 @@ static int start_one(persistent *p) {
   return rc;
 }
 
+/* MPI's own call on a request that is not libpat's: a failure MPI raised itself (the drop-in raises it no more). */
+static int mpi_own(int rc, const char *call) { return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, call); }
+
+/* MPI_ERR_REQUEST if p's request is active: started, and not yet completed
+ * by the application's wait or test.  Its signal may have come already: MPI
+ * then gives the handle's status the signal's tag, where an inactive
+ * request's is empty (MPI_ANY_TAG).  A second start would post a call
+ * that the other ranks may not make, and restart the receive that the
+ * first call's signal completes: a later start would complete before its
+ * blocks came. */
+static int refuse_active(persistent *p, const char *name) {
+  int flag = 0;
+  MPI_Status st;
+  int rc = MPI_Request_get_status(p->handle, &flag, &st);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: cannot read the request's state", name);
+  if (!flag || st.MPI_TAG == p->tag) return pat_fail(MPI_ERR_REQUEST, "%s: the persistent all-gather is active", name);
+  return MPI_SUCCESS;
+}
+
 int PAT_Start(MPI_Request *request) {
   if (!request) return pat_fail(MPI_ERR_REQUEST, "PAT_Start: request is NULL");
   persistent *p = pat_proc.initialized ? find(*request, 0) : NULL;
-  if (!p) return PMPI_Start(request); /* not libpat's: MPI's own (PMPI: under libpat_mpi, MPI_Start is this) */
-  return start_one(p);
+  if (!p) return mpi_own(PMPI_Start(request), "MPI_Start"); /* PMPI: under libpat_mpi, MPI_Start is this */
+  int rc = refuse_active(p, "PAT_Start");
+  return rc == MPI_SUCCESS ? start_one(p) : rc;
 }
 
 int PAT_Startall(int count, MPI_Request requests[]) {
   if (count < 0 || (count > 0 && !requests)) return pat_fail(MPI_ERR_ARG, "PAT_Startall: bad arguments");
   int rc = MPI_SUCCESS;
+  /* an active one refuses them all, before any starts (a call started on this rank only would never match) */
+  for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+    persistent *p = pat_proc.initialized ? find(requests[i], 0) : NULL;
+    if (p) rc = refuse_active(p, "PAT_Startall");
+  }
   for (int i = 0; i < count && rc == MPI_SUCCESS; i++) rc = PAT_Start(&requests[i]);
   return rc;
+}
+
+int PAT_Cancel(MPI_Request *request) {
+  if (!request) return pat_fail(MPI_ERR_REQUEST, "PAT_Cancel: request is NULL");
+  /* a collective cannot be cancelled, active or not (MPI's own persistent all-gather refuses it so): a
+   * cancelled handle would complete while its call goes on, and its signal complete the next start's */
+  if (pat_proc.initialized && find(*request, 0))
+    return pat_fail(MPI_ERR_REQUEST, "PAT_Cancel: a persistent all-gather cannot be cancelled");
+  return mpi_own(PMPI_Cancel(request), "MPI_Cancel"); /* a non-blocking all-gather's: its cancel_fn refuses */
 }
 
 int PAT_Request_free(MPI_Request *request) {

@@ -14,7 +14,7 @@
 typedef struct nbc_row {
   char form[16], schedule[24];
   int32_t P;
-  int64_t bytes, calls;
+  int64_t bytes, calls, timed; /* timed: the calls in e_sum and e_max */
   double e_sum, e_max;
 } nbc_row;
 
@@ -26,8 +26,8 @@ static int same(const nbc_row *r, const char *form, const char *schedule, int P,
   return r->P == P && r->bytes == bytes && !strcmp(r->form, form) && !strcmp(r->schedule, schedule);
 }
 
-void pat_report_nbc_add(const char *form, const char *schedule, int P, long long bytes, int64_t elapsed_ns) {
-  if (!pat_report_on) return;
+/* elapsed_ns < 0: a call without a time */
+static void add(const char *form, const char *schedule, int P, long long bytes, int64_t elapsed_ns) {
   double e = 1e-9 * (double)elapsed_ns;
   pthread_mutex_lock(&report_nbc_lock);
   int i = 0;
@@ -45,9 +45,20 @@ void pat_report_nbc_add(const char *form, const char *schedule, int P, long long
     }
   }
   rows[i].calls++;
-  rows[i].e_sum += e;
-  if (e > rows[i].e_max) rows[i].e_max = e;
+  if (elapsed_ns >= 0) {
+    rows[i].timed++;
+    rows[i].e_sum += e;
+    if (e > rows[i].e_max) rows[i].e_max = e;
+  }
   pthread_mutex_unlock(&report_nbc_lock);
+}
+
+void pat_report_nbc_add(const char *form, const char *schedule, int P, long long bytes, int64_t elapsed_ns) {
+  if (pat_report_on) add(form, schedule, P, bytes, elapsed_ns < 0 ? 0 : elapsed_ns);
+}
+
+void pat_report_nbc_count(const char *form, const char *schedule, int P, long long bytes) {
+  add(form, schedule, P, bytes, -1);
 }
 
 static int cmp_row(const void *pa, const void *pb) {
@@ -68,21 +79,25 @@ static void print(nbc_row *all, int n) {
     int ranks = 1;
     for (i++; i < n && !cmp_row(&sum, &all[i]); i++, ranks++) {
       sum.calls += all[i].calls;
+      sum.timed += all[i].timed;
       sum.e_sum += all[i].e_sum;
       if (all[i].e_max > sum.e_max) sum.e_max = all[i].e_max;
     }
     if (!lines)
       fprintf(stderr, "libpat report: %-14s %-10s %5s %12s %6s %8s %10s %10s\n", "form", "schedule", "P",
               "block bytes", "ranks", "calls", "mean e", "max e");
-    char mean[24], max[24];
-    pat_report_fmt_time(sum.calls ? sum.e_sum / (double)sum.calls : 0.0, mean, sizeof mean);
-    pat_report_fmt_time(sum.e_max, max, sizeof max);
+    char mean[24] = "-", max[24] = "-"; /* no time: MPI's own completed them */
+    if (sum.timed) {
+      pat_report_fmt_time(sum.e_sum / (double)sum.timed, mean, sizeof mean);
+      pat_report_fmt_time(sum.e_max, max, sizeof max);
+    }
     fprintf(stderr, "libpat report: %-14s %-10s %5d %12lld %6d %8.0f %10s %10s\n", sum.form, sum.schedule, sum.P,
             (long long)sum.bytes, ranks, (double)sum.calls / ranks, mean, max);
   }
   if (lines)
     fprintf(stderr, "libpat report: non-blocking and persistent calls: calls per rank; e = from the post (a "
-                    "persistent call's start) to the completion the background thread saw, over ranks and calls\n");
+                    "persistent call's start) to the completion the background thread saw, over ranks and calls "
+                    "(-: non-blocking calls passed to MPI's own, counted only)\n");
 }
 
 void pat_report_nbc_finalize(MPI_Comm world) {

@@ -9,7 +9,10 @@
 ! must be libpat's (fcheck.c); MPI_REQUEST_FREE gives MPI_REQUEST_NULL.
 ! MPI's own persistent requests (MPI_SEND_INIT, MPI_RECV_INIT round a ring)
 ! go through the same MPI_STARTALL and MPI_REQUEST_FREE and must stay MPI's
-! own and work.
+! own and work.  Erroneous calls in the second iteration, MPI_CANCEL and
+! MPI_START of an active request, must return MPI_ERR_REQUEST (with
+! MPI_ERRORS_RETURN on MPI_COMM_WORLD, where libpat_mpi raises them) and
+! leave the round right.
 program dropin_fpersist
 #if defined(PAT_F08)
   use mpi_f08
@@ -65,6 +68,7 @@ program dropin_fpersist
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, world_rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
+  call MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
   call MPI_COMM_SPLIT(MPI_COMM_WORLD, mod(world_rank, 2), -world_rank, sub, ierr)
   call persistent(sub, 7, 10)
   call persistent(MPI_COMM_WORLD, 100, 20)
@@ -122,6 +126,13 @@ contains
         return
       end if
       starts = starts + 2
+      if (it == 2) then
+        call MPI_CANCEL(reqs(1), e)
+        call expect_request_error('MPI_CANCEL of an active persistent all-gather: ierror', e)
+        call MPI_START(reqs(2), e)
+        call expect_request_error('MPI_START of an active persistent all-gather: ierror', e)
+        e = MPI_SUCCESS
+      end if
       select case (mod(it, 3))
       case (0)
         call MPI_WAITALL(2, reqs, MPI_STATUSES_IGNORE, e)
@@ -173,6 +184,15 @@ contains
       if (FINT(reqs(k)) /= FINT(MPI_REQUEST_NULL)) call fail('MPI_REQUEST_FREE left a handle', k)
     end do
   end subroutine persistent
+
+  subroutine expect_request_error(what, e)
+    character(*), intent(in) :: what
+    integer, intent(in) :: e
+    integer :: cls, e2
+    cls = MPI_SUCCESS
+    if (e /= MPI_SUCCESS) call MPI_ERROR_CLASS(e, cls, e2)
+    if (cls /= MPI_ERR_REQUEST) call fail(what, e)
+  end subroutine expect_request_error
 
   ! MPI's own persistent requests through the same calls: a value round a ring
   subroutine mpi_own()
