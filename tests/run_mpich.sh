@@ -39,4 +39,4 @@ cd "$BUILD_DIR"
 # P = 4 and auto P = 3 launches took 14 and 11 s); Open MPI runs them all.
 ctest --output-on-failure --timeout 900 \
   -R "${PAT_MPICH_TESTS:-^(mpi\.test_allgather_matrix\.np[123]|mpi\.test_allgatherv_(matrix\.np[12]|bad_input)|mpi\.test_iallgather_(matrix\.np[12]|threads\.np2|persistent\.)|mpi\.test_bottom\.|dropin\.|fortran\.|stress\.)}" \
-  -E "${PAT_MPICH_EXCLUDE:-^(dropin\.(matrix|datatypes)\..*\.np[5-9]|dropin\.bottom\.np[5-9]|stress\.conformance\.np[5-9]|stress\.threads\.np4|stress\.churn\..*|dropin\.imatrix\.(bruck|auto)\..*)$}"
+  -E "${PAT_MPICH_EXCLUDE:-^(dropin\.(matrix|datatypes)\..*\.np[5-9]|dropin\.bottom\.np[5-9]|stress\.conformance\.np[5-9]|stress\.threads\.np4|stress\.churn\..*|dropin\.imatrix\.(bruck|auto)\..*|dropin\.(nbc-[a-z]+|misuse)\..*\.np[5-9]|dropin\.misuse\.linked\..*)$}"
