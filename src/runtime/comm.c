@@ -147,20 +147,29 @@ int pat_comms_world_one_node_native(void) {
   return world_node && pat_engine_one_node_native(pat_proc.world_size, world_node, pat_proc.settings.one_node_auto);
 }
 
+int pat_comm_world_ranks(MPI_Comm comm, int P, int *world) {
+  MPI_Group g, wg;
+  int *ranks = malloc((size_t)P * sizeof *ranks);
+  if (!ranks) return MPI_ERR_NO_MEM;
+  int rc = MPI_Comm_group(comm, &g);
+  if (rc == MPI_SUCCESS) {
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < P; i++) ranks[i] = i;
+    rc = MPI_Group_translate_ranks(g, P, ranks, wg, world);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+  }
+  free(ranks);
+  return rc;
+}
+
 int pat_comm_node_map(MPI_Comm comm, int P, int **out) {
   *out = NULL;
   if (!world_node) return MPI_SUCCESS;
-  int *mine = malloc((size_t)P * 2 * sizeof *mine);
+  int *mine = malloc((size_t)P * sizeof *mine);
   if (!mine) return MPI_ERR_NO_MEM;
   *out = mine;
-  MPI_Group g, wg;
-  int rc = MPI_Comm_group(comm, &g);
-  if (rc != MPI_SUCCESS) return rc;
-  MPI_Comm_group(MPI_COMM_WORLD, &wg);
-  for (int i = 0; i < P; i++) mine[P + i] = i;
-  rc = MPI_Group_translate_ranks(g, P, mine + P, wg, mine);
-  MPI_Group_free(&g);
-  MPI_Group_free(&wg);
+  int rc = pat_comm_world_ranks(comm, P, mine);
   for (int i = 0; i < P && rc == MPI_SUCCESS; i++)
     mine[i] = mine[i] == MPI_UNDEFINED ? -1 - i : world_node[mine[i]]; /* not in world: a node of its own */
   return rc;

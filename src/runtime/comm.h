@@ -71,7 +71,11 @@ int pat_comm_one_rank_per_node(MPI_Comm comm);
 /* The number of nodes comm's ranks are on (the world map, no
  * communication; the same on every rank), 0 if it cannot tell. */
 int pat_comm_node_count(MPI_Comm comm);
-/* node[r] of each rank r of comm (P ranks; *out malloc'd, 2P ints, the
+/* The MPI_COMM_WORLD rank of each of comm's P ranks into world[P]
+ * (MPI_UNDEFINED for one outside it: dynamic processes).  No communication.
+ * Returns an MPI error code. */
+int pat_comm_world_ranks(MPI_Comm comm, int P, int *world);
+/* node[r] of each rank r of comm (P ranks; *out malloc'd, P ints, the
  * caller frees it), from the world map: no communication.  *out is NULL,
  * every rank on a node of its own, where the map is unknown.  After
  * pat_comms_init.  Returns an MPI error code. */

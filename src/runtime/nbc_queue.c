@@ -221,16 +221,8 @@ static int find_context(MPI_Comm comm, nbc_comm **out) {
 /* The world rank of each of comm's P ranks into world[P]; 0 if one is not in
  * MPI_COMM_WORLD (dynamic processes: no channel reaches it). */
 static int world_ranks(MPI_Comm comm, int P, int *world) {
-  MPI_Group g, wg;
-  if (MPI_Comm_group(comm, &g) != MPI_SUCCESS) return 0;
-  MPI_Comm_group(MPI_COMM_WORLD, &wg);
-  int *mine = malloc((size_t)P * sizeof *mine), ok = mine != NULL;
-  for (int i = 0; ok && i < P; i++) mine[i] = i;
-  if (ok) ok = MPI_Group_translate_ranks(g, P, mine, wg, world) == MPI_SUCCESS;
+  int ok = pat_comm_world_ranks(comm, P, world) == MPI_SUCCESS;
   for (int i = 0; ok && i < P; i++) ok = world[i] != MPI_UNDEFINED;
-  free(mine);
-  MPI_Group_free(&g);
-  MPI_Group_free(&wg);
   return ok;
 }
 
