@@ -24,30 +24,14 @@
 #include <string.h>
 
 #include "mpitest.h"
+#include "persistent_calls.h"
 #ifdef PAT_MATRIX_DROPIN
 #include "dropin_check.h"
-#if defined(OPEN_MPI)
-#include <mpi-ext.h> /* MPIX_Allgather(v)_init */
-#define ALLGATHER_INIT MPIX_Allgather_init
-#define ALLGATHERV_INIT MPIX_Allgatherv_init
-#else
-#define ALLGATHER_INIT MPI_Allgather_init
-#define ALLGATHERV_INIT MPI_Allgatherv_init
-#endif
-#define START MPI_Start
-#define STARTALL MPI_Startall
-#define REQUEST_FREE MPI_Request_free
 #define CANCEL MPI_Cancel
 #define IALLGATHER MPI_Iallgather
 #define IALLGATHERV MPI_Iallgatherv
 #define RAISES 1 /* libpat_mpi raises what it refuses */
 #else
-#include "pat.h"
-#define ALLGATHER_INIT PAT_Allgather_init
-#define ALLGATHERV_INIT PAT_Allgatherv_init
-#define START PAT_Start
-#define STARTALL PAT_Startall
-#define REQUEST_FREE PAT_Request_free
 #ifndef CANCEL
 #define CANCEL PAT_Cancel
 #endif

@@ -22,21 +22,10 @@
 #include <unistd.h>
 
 #include "mpitest.h"
+#include "persistent_calls.h"
 #ifdef PAT_MATRIX_DROPIN /* an unmodified program under libpat_mpi (tests/dropin) */
 #include "dropin_check.h"
-#if defined(OPEN_MPI)
-#include <mpi-ext.h> /* MPIX_Allgather(v)_init: Open MPI 4.1's pcollreq extension */
-#define ALLGATHER_INIT MPIX_Allgather_init
-#define ALLGATHERV_INIT MPIX_Allgatherv_init
 #else
-#define ALLGATHER_INIT MPI_Allgather_init
-#define ALLGATHERV_INIT MPI_Allgatherv_init
-#endif
-#define START MPI_Start
-#define STARTALL MPI_Startall
-#define REQUEST_FREE MPI_Request_free
-#else
-#include "pat.h"
 #include "nbc_counts.h" /* nbc_alg_index */
 #include "runtime/nbc_queue.h" /* pat_nbc_completed_calls */
 #include "runtime/persist_prefetch.h" /* pat_prefetch_rounds */
@@ -45,11 +34,6 @@
 static long long completed_calls(void) {
   return pat_nbc_completed_calls() + pat_prefetch_rounds() + pat_nbc_signalled();
 }
-#define ALLGATHER_INIT PAT_Allgather_init
-#define ALLGATHERV_INIT PAT_Allgatherv_init
-#define START PAT_Start
-#define STARTALL PAT_Startall
-#define REQUEST_FREE PAT_Request_free
 #endif
 
 #define ITERS 6
