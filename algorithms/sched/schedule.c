@@ -99,6 +99,13 @@ int pat_sched_signal(pat_sched *s, int step, int from, int to, unsigned flags) {
   return pat_sched_add(s, to, step, PAT_OP_SIGNAL_RECV, from, 0, NULL, flags);
 }
 
+int pat_sched_reduce(pat_sched *s, int step, int from, int to, int nspans, const pat_span *spans, int high) {
+  int rc = pat_sched_add(s, from, step, PAT_OP_SEND, to, nspans, spans, 0);
+  if (rc) return rc;
+  unsigned flags = PAT_OPF_REDUCE | (high ? PAT_OPF_REDUCE_HIGH : 0u);
+  return pat_sched_add(s, to, step, PAT_OP_RECV, from, nspans, spans, flags);
+}
+
 static int op_order(const void *a, const void *b) {
   const pat_op *x = a, *y = b;
   if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;

@@ -35,8 +35,19 @@ enum pat_op_kind {
   PAT_OP_SIGNAL_RECV = 4  /* zero-byte control message from peer */
 };
 
-/* Op flags: informational, for the viewer and the checker. */
+/* Op flags: PRESTEP is informational, for the viewer and the checker;
+ * the REDUCE ones change what a receive does (reduction schedules, below). */
 #define PAT_OPF_PRESTEP 0x1u /* part of an arrival-aware pre-step phase */
+/* A receive whose bytes are combined into what the rank holds of them with
+ * the call's reduction op, instead of replacing them.  The op itself (MPI_Op,
+ * datatype) is the executor's: the IR only says where a combination happens
+ * and on which side the incoming piece goes.  Without REDUCE_HIGH the piece
+ * holds lower ranks' contributions than the rank's: held = in (op) held;
+ * with it higher ones: held = held (op) in.  A non-commutative op is thus
+ * combined in rank order as long as every combination joins two adjacent
+ * runs of ranks on the side named (the checker tracks the runs). */
+#define PAT_OPF_REDUCE 0x2u
+#define PAT_OPF_REDUCE_HIGH 0x4u
 
 typedef struct pat_span {
   int32_t first; /* first block */
@@ -60,6 +71,13 @@ typedef struct pat_op {
 #define PAT_SCHED_MULTI_SEND 0x2u /* a rank may send several messages in one step */
 #define PAT_SCHED_PIECES 0x4u     /* uses block pieces: must run on packed bytes */
 #define PAT_SCHED_ARRIVAL 0x8u    /* built from a predicted PAP (arrival-aware) */
+/* A reduction (an all-reduce): blocks are the P segments of one vector, every
+ * rank starts with its own contribution to every segment, a receive replaces
+ * the bytes it brings unless it reduces them (PAT_OPF_REDUCE), and every rank
+ * ends with all P contributions combined in every byte.  Lockstep only: the
+ * reductions of a step run once all its messages are complete, so that a send
+ * of the step never reads bytes being combined. */
+#define PAT_SCHED_REDUCE 0x10u
 
 /* How a rank runs its ops (the contract between the executor and the model's
  * replay; both must implement exactly this):
@@ -114,6 +132,9 @@ int pat_sched_add(pat_sched *s, int rank, int step, int kind, int peer,
 int pat_sched_transfer(pat_sched *s, int step, int from, int to, int nspans,
                        const pat_span *spans, unsigned flags);
 int pat_sched_signal(pat_sched *s, int step, int from, int to, unsigned flags);
+/* A transfer whose receive reduces (PAT_OPF_REDUCE; `high`: the spans hold
+ * higher ranks' contributions than `to` holds, PAT_OPF_REDUCE_HIGH). */
+int pat_sched_reduce(pat_sched *s, int step, int from, int to, int nspans, const pat_span *spans, int high);
 
 /* Sort by (rank, step), compute nsteps and the rank index.  Must be called
  * once after the last add. Returns 0 or PAT_ENOMEM. */
@@ -133,6 +154,7 @@ int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b);
 /* Rules beyond the basic ones (see pat_sched_check). */
 #define PAT_CHECK_ONE_RECV 0x1u /* at most one receive per rank per step */
 #define PAT_CHECK_ONE_SEND 0x2u /* at most one send per rank per step */
+#define PAT_CHECK_RANK_ORDER 0x4u /* reductions: every combination in rank order (a non-commutative op) */
 
 /* Check a schedule that keeps every rank:
  *  - spans are well formed, peers valid, nobody talks to itself;
@@ -142,8 +164,19 @@ int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b);
  *  - every rank ends holding every byte of every block exactly once
  *    (never receives its own block or a byte it already has);
  *  - PAT_CHECK_ONE_RECV/SEND unless the schedule's MULTI flags allow more.
+ * A reduction (PAT_SCHED_REDUCE) is checked for its contributions instead of
+ * holdings (pat_sched_check_contributions).
  * Returns 0 if valid; otherwise nonzero with a description in err. */
 int pat_sched_check(const pat_sched *s, unsigned rules, char *err, size_t errlen);
+
+/* A reduction's contributions (schedule_check_reduce.c), on a schedule whose
+ * shape and message pairs are valid: it is lockstep; in every step a rank
+ * receives each byte at most once and never receives (replacing) bytes it
+ * sends in that step; no combination counts a rank's contribution twice;
+ * with PAT_CHECK_RANK_ORDER every combination joins adjacent runs of ranks
+ * on the side its op names; every rank ends with ranks 0..P-1 combined in
+ * every byte of every segment. */
+int pat_sched_check_contributions(const pat_sched *s, unsigned rules, char *err, size_t errlen);
 
 
 #endif

@@ -133,6 +133,10 @@ static int check_shape(const pat_sched *s, char *err, size_t errlen) {
       return fail(err, errlen, "op %zu: unknown kind %d", i, op->kind);
     if (is_signal(op->kind) != (op->nspans == 0))
       return fail(err, errlen, "rank %d step %d: a signal carries data or a transfer carries none", op->rank, op->step);
+    if ((op->flags & (PAT_OPF_REDUCE | PAT_OPF_REDUCE_HIGH)) &&
+        (op->kind != PAT_OP_RECV || !(op->flags & PAT_OPF_REDUCE) || !(s->flags & PAT_SCHED_REDUCE)))
+      return fail(err, errlen, "rank %d step %d: a reducing op that is not a receive of a reduction", op->rank,
+                  op->step);
     for (int k = 0; k < op->nspans; k++) {
       const pat_span *sp = &op->span[k];
       if (sp->first < 0 || sp->first >= s->P || sp->count < 1 || sp->count > s->P)
@@ -331,5 +335,6 @@ int pat_sched_check(const pat_sched *s, unsigned rules, char *err, size_t errlen
   if (s->P < 1) return fail(err, errlen, "P=%d", s->P);
   if (check_shape(s, err, errlen)) return 1;
   if (check_matching(s, rules, err, errlen)) return 1;
+  if (s->flags & PAT_SCHED_REDUCE) return pat_sched_check_contributions(s, rules, err, errlen);
   return check_holdings(s, err, errlen);
 }
