@@ -1,0 +1,72 @@
+/*
+ * The all-reduce algorithms: builders of reduction schedules
+ * (PAT_SCHED_REDUCE, algorithms/sched/schedule.h) and their registry, kept
+ * apart from the all-gather's (algorithms.h) so that its numbering, its
+ * names and every table sized by PAT_ALG_COUNT (the model file's lines,
+ * auto's candidates) stay as they are.
+ *
+ * A reduction schedule's blocks are the P segments of the vector (segment b
+ * of a vector of n elements: the executor's split, exec/reduce.h); a span
+ * of all P of them is the whole vector.  Builders take the all-gather's
+ * arguments (pat_build_args: P and self; the others are for arrival-aware
+ * builders to come) and are pure in the same way.
+ */
+#ifndef PAT_ALLREDUCE_H
+#define PAT_ALLREDUCE_H
+
+#include "algorithms/algorithms.h"
+
+enum pat_allreduce_id { PAT_ARED_RDB = 0, PAT_ARED_RING, PAT_ARED_RABENSEIFNER, PAT_ARED_COUNT };
+
+/* pat_sched.alg of an all-reduce schedule: PAT_ARED_ALG_BASE + its id, beyond
+ * every all-gather id, so that the model gives it the default parameters and
+ * never an all-gather's fitted ones. */
+#define PAT_ARED_ALG_BASE 100
+
+/* It combines contributions in rank order (the checker's
+ * PAT_CHECK_RANK_ORDER holds): right for a non-commutative op. */
+#define PAT_AREDF_ORDERED 0x1u
+
+typedef struct pat_allreduce_info {
+  const char *name;
+  pat_builder build;
+  unsigned flags;
+  const char *summary;
+} pat_allreduce_info;
+
+extern const pat_allreduce_info pat_allreduce_algorithms[PAT_ARED_COUNT];
+
+/* Id for a name (case-insensitive), or PAT_ALG_UNKNOWN. */
+int pat_allreduce_by_name(const char *name);
+
+/* Build and finalize the schedule of all-reduce `id` into out (initialised
+ * here, PAT_SCHED_REDUCE set; free with pat_sched_free).  PAT_OK or PAT_E*. */
+int pat_build_allreduce(int id, pat_sched *out, const pat_build_args *a);
+
+int pat_allreduce_rdb(pat_sched *s, const pat_build_args *a);
+int pat_allreduce_ring(pat_sched *s, const pat_build_args *a);
+int pat_allreduce_rabenseifner(pat_sched *s, const pat_build_args *a);
+
+/* The fold of a P that is not a power of two (allreduce_fold.c), which keeps
+ * rank order: with p2 the largest power of two <= P and x = P - p2, rank 2i
+ * hands its vector to rank 2i + 1 (i < x), which then stands for ranks 2i
+ * and 2i + 1; the p2 ranks left are numbered v = 0..p2-1 in rank order, so
+ * that an aligned group of them stands for a run of consecutive ranks, and
+ * a combination with a higher-numbered partner is one with higher ranks. */
+int pat_allreduce_pow2(int P); /* p2 */
+/* v of rank r, or -1 for a rank folded away (an even rank below 2x) */
+static inline int pat_allreduce_vrank(int P, int p2, int r) {
+  int x = P - p2;
+  if (r >= 2 * x) return r - x;
+  return r % 2 ? r / 2 : -1;
+}
+static inline int pat_allreduce_rank_of(int P, int p2, int v) {
+  int x = P - p2;
+  return v < x ? 2 * v + 1 : v + x;
+}
+/* Step `step`: the fold (nothing where P is a power of two).  *next: the step after it. */
+int pat_allreduce_fold(pat_sched *s, int P, int step, int *next);
+/* Step `step`: each rank 2i + 1 hands the result back to rank 2i. */
+int pat_allreduce_unfold(pat_sched *s, int P, int step);
+
+#endif
