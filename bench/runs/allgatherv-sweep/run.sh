@@ -1,29 +1,28 @@
 #!/usr/bin/env bash
-# bench/results/2026-11-25-closing: issue 23's sweep at the head, on the machine of the session that
-# closes it, two launches (rounds) per cell. Emulated cluster P = 8, 500 Mbit/s, the 2026-11-25-paced
-# cluster model, instrumented (edges), blocked order, 12 calls per algorithm after 3 warm-up calls,
+# bench/results/2026-11-25-allgatherv-sweep: issue 23's sweep at the head of 2026-11-25, two launches
+# (rounds) per cell. Emulated cluster P = 8, 500 Mbit/s, the cluster model of the folder's model/,
+# instrumented (edges), blocked order, 12 calls per algorithm after 3 warm-up calls,
 # NATIVE (MPI's own all-gatherv), auto, RELAY and DIRECT in each launch. N in {1M, 4M} floats x
 # blocks in {equal through MPI_Allgatherv, one rank 4x, ramp} x maxDelay in {0, 50, 100} ms, and
 # "compute proportional to data" (--compute-by-size) for the unequal layouts at 50 and 100 ms.
-#   bash bench/runs/closing/run.sh sweep [NAME]  # NAME.csv, NAME.md, figures/NAME*.png (about 25 min;
+#   bash bench/runs/allgatherv-sweep/run.sh sweep [NAME]  # NAME.csv, NAME.md, figures/NAME*.png (about 25 min;
 #                                                              # NAME: sweep, the default, at e0579a0; sweep-pairs at the
 #                                                              # replay with one connection per pair)
-#   bash bench/runs/closing/run.sh table [NAME]  # NAME.md and its figure again from NAME.csv
-#   python3 bench/runs/closing/compare.py bench/results/2026-11-25-closing/sweep.csv \
-#     bench/results/2026-11-25-closing/sweep-pairs.csv > bench/results/2026-11-25-closing/compare.md
-#   bash bench/runs/closing/run.sh pairs       # pairs.md: the replay against measured calls (equal blocks,
+#   bash bench/runs/allgatherv-sweep/run.sh table [NAME]  # NAME.md and its figure again from NAME.csv
+#   python3 bench/runs/allgatherv-sweep/compare.py bench/results/2026-11-25-allgatherv-sweep/sweep.csv \
+#     bench/results/2026-11-25-allgatherv-sweep/sweep-pairs.csv > bench/results/2026-11-25-allgatherv-sweep/compare.md
+#   bash bench/runs/allgatherv-sweep/run.sh pairs       # pairs.md: the replay against measured calls (equal blocks,
 #                                                              # 1M/4M x 0/50/100 ms, RELAY, DIRECT, RING, BDR), pat-model of
 #                                                              # e0579a0 (OLD, default /tmp/head/build) against build/'s
-#   bash bench/runs/closing/run.sh osu     # osu-allgatherv/, osu-allgather/: OSU 5.3 unmodified under
+#   bash bench/runs/allgatherv-sweep/run.sh osu     # osu-allgatherv/, osu-allgather/: OSU 5.3 unmodified under
 #                                                         # LD_PRELOAD at P = 2 on one node (OSU binaries at /tmp/osu:
 #                                                         # bench/balanced/osu.sh says how)
-#   OUT=FOLDER bash bench/runs/closing/run.sh sweep|table NAME  # the same into another folder (or SWEEP_DIR)
-#                                                              # (bench/runs/pieces/run.sh sweep)
+#   OUT=FOLDER bash bench/runs/allgatherv-sweep/run.sh sweep|table NAME  # the same into another folder (or SWEEP_DIR)
 # Needs root, build/ (cmake --build build) and a quiet machine. Tears the emulated cluster down at the end.
 source "$(dirname "$0")/../common.sh" # bench/runs/common.sh: set -uo pipefail, the repository root, mpirun as root, CL, MB, quiet
-HERE=bench/runs/closing # this script's helpers
-R=${OUT:-${SWEEP_DIR:-bench/results/2026-11-25-closing}} # where NAME.csv, NAME.md and figures/NAME* go
-MODEL=bench/results/2026-11-25-paced/model/cluster-p8.model
+HERE=bench/runs/allgatherv-sweep # this script's helpers
+R=${OUT:-${SWEEP_DIR:-bench/results/2026-11-25-allgatherv-sweep}} # where NAME.csv, NAME.md and figures/NAME* go
+MODEL=${MODEL:-bench/results/2026-11-25-allgatherv-sweep/model/cluster-p8.model} # the emulated cluster's, with its link line
 NAME=${2:-sweep}
 cell() { # round N counts delay
   local extra=()
@@ -53,30 +52,30 @@ case ${1:-} in
           done
         done
       done
-    done > /tmp/closing-$NAME.log
+    done > /tmp/allgatherv-$NAME.log
     $CL down
     table ;;
   table) table ;;
   pairs)
-    rm -rf /tmp/closing-traces && mkdir -p /tmp/closing-traces
+    rm -rf /tmp/allgatherv-traces && mkdir -p /tmp/allgatherv-traces
     $CL down >/dev/null 2>&1
     $CL up -n 8 --rate 500mbit
     for N in 1M 4M; do
       for d in 0 50 100; do
         $CL run --timeout 900 -np 8 -x PAT_MODEL=$MODEL $MB -N $N --iters 12 --warmup 3 --base-ms 20 --quiet \
           --max-delay $d --order blocked --counts equalv --alg relay,direct,ring,bdr \
-          --trace /tmp/closing-traces/$N-$d.csv 2>&1 | quiet
+          --trace /tmp/allgatherv-traces/$N-$d.csv 2>&1 | quiet
       done
-    done > /tmp/closing-pairs.log
+    done > /tmp/allgatherv-pairs.log
     $CL down
     python3 $HERE/pairs.py --model $MODEL --old ${OLD:-/tmp/head/build}/pat-model --new build/pat-model \
-      /tmp/closing-traces/1M-{0,50,100}.csv:1M /tmp/closing-traces/4M-{0,50,100}.csv:4M > $R/pairs.md ;;
+      /tmp/allgatherv-traces/1M-{0,50,100}.csv:1M /tmp/allgatherv-traces/4M-{0,50,100}.csv:4M > $R/pairs.md ;;
   osu)
     for b in allgatherv allgather; do
-      rm -rf /tmp/closing-osu-$b
-      bash bench/balanced/osu.sh --osu /tmp/osu/osu_$b --out /tmp/closing-osu-$b --configs shm2 --rounds ${ROUNDS:-15} \
+      rm -rf /tmp/allgatherv-osu-$b
+      bash bench/balanced/osu.sh --osu /tmp/osu/osu_$b --out /tmp/allgatherv-osu-$b --configs shm2 --rounds ${ROUNDS:-15} \
         --osu-args "-m 1:1048576 -i 2000" >/dev/null
-      mkdir -p $R/osu-$b && cp /tmp/closing-osu-$b/osu.csv /tmp/closing-osu-$b/table.md $R/osu-$b/
+      mkdir -p $R/osu-$b && cp /tmp/allgatherv-osu-$b/osu.csv /tmp/allgatherv-osu-$b/table.md $R/osu-$b/
     done ;;
   *) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 esac

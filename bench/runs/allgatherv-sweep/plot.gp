@@ -1,9 +1,9 @@
-# gnuplot -e "name='sweep'" bench/runs/closing/plot.gp (from the repository root; run.sh table
+# gnuplot -e "name='sweep'" bench/runs/allgatherv-sweep/plot.gp (from the repository root; run.sh table
 # writes figures/NAME-cells-*.dat first): e-bar/e_lb per cell, mean of two launches, of MPI's own all-gatherv,
 # auto, RELAY and DIRECT.
 set terminal pngcairo size 1200,780 font ",10"
 if (!exists("name")) name = "sweep"
-if (!exists("dir")) dir = "bench/results/2026-11-25-closing/figures/"  # run.sh sets it for SWEEP_DIR
+if (!exists("dir")) dir = "bench/results/2026-11-25-allgatherv-sweep/figures/"  # run.sh sets it for SWEEP_DIR
 set output dir.name.".png"
 set multiplot layout 2,1 title "MPI\\_Allgatherv on the emulated cluster, P = 8, 500 Mbit/s, blocked order: ē / ē_{lb} (lower is better; 1 = the lower bound)"
 set style data histograms
