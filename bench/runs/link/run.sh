@@ -7,12 +7,17 @@ R=${OUT:-bench/results/2026-11-24-link} # OUT: the output folder (default: the c
 MODEL=$PWD/$R/model/cluster-p8.model
 unset PAT_MODEL
 part=${1:-all}
+# The 2026-11-23 sweep the offline part and the summaries compare against left bench/results; GAP is a
+# copy of it from git history: mkdir -p /tmp/gap && git archive fd17eab bench/results/2026-11-23-gap |
+# tar -x -C /tmp/gap --strip-components=3 (then GAP=/tmp/gap/2026-11-23-gap). Without GAP the summaries
+# have no "before" columns and the offline part stops.
+G=${GAP:-}
 
 if [ "$part" = all ] || [ "$part" = offline ]; then
   # 1. the rule against the committed 2026-11-23 sweep (no cluster): its model, and its model with a link line
   #    from the minibench's ping-pong there (tau 8.2 ms per 512 KiB: alpha 130 us, beta 1.56e-8 s/B)
+  [ -n "$G" ] || { echo "offline: GAP= a copy of the 2026-11-23 sweep (see the head of this script)" >&2; exit 1; }
   mkdir -p $R/offline
-  G=bench/results/2026-11-23-gap
   (cat $G/model/cluster-p8.model; echo "link 130e-6 1.56e-8") > $R/offline/gap-with-link.model
   python3 bench/sweep/compare_model.py --model $G/model/cluster-p8.model --results $G/sweep-cluster-p8 \
     --pat-model build/pat-model --out $R/offline/gap-without-link.md > /dev/null
@@ -41,7 +46,7 @@ if [ "$part" = all ] || [ "$part" = sweep ]; then
     --launcher "$CL run --timeout 900 -x PAT_MODEL -np {P}" --est-ns-per-byte 30 \
     --out $R/sweep-cluster-p8 --bench $MB --quiet
   $CL down
-  python3 bench/sweep/aa_summary.py $R/sweep-cluster-p8 --before bench/results/2026-11-23-gap/sweep-cluster-p8 \
+  python3 bench/sweep/aa_summary.py $R/sweep-cluster-p8 ${G:+--before $G/sweep-cluster-p8} \
     > $R/sweep-cluster-p8/aa-summary.md
   python3 bench/sweep/compare_model.py --model $MODEL --results $R/sweep-cluster-p8 --pat-model build/pat-model \
     --out $R/sweep-cluster-p8/model-vs-measured.md > /dev/null
@@ -58,7 +63,7 @@ if [ "$part" = all ] || [ "$part" = p16 ]; then
     --launcher "$CL run --timeout 1800 -np {P}" --est-ns-per-byte 100 \
     --out $R/sweep-cluster-p16 --bench $MB --quiet
   $CL down
-  python3 bench/sweep/aa_summary.py $R/sweep-cluster-p16 --before bench/results/2026-11-23-gap/sweep-cluster-p16 \
+  python3 bench/sweep/aa_summary.py $R/sweep-cluster-p16 ${G:+--before $G/sweep-cluster-p16} \
     > $R/sweep-cluster-p16/aa-summary.md
 fi
 
