@@ -12,7 +12,8 @@
 # OLD: the library before (default /tmp/oldlib/build/libpat_mpi.so: `git worktree add /tmp/oldlib COMMIT`,
 # then build pat pat_mpi there). Needs root, build/ (cmake --build build), OSU's binaries at /tmp/osu
 # (bench/balanced/osu.sh) and a quiet machine. It made 2026-11-25-promote (OLD at a68d942) and
-# 2026-11-25-refresh (OLD at aa2593f, DELAYS=50; osu and report only, not osufull).
+# 2026-11-25-refresh (OLD at aa2593f, DELAYS=50; osu and report only, not osufull), both in git
+# history (git show fd17eab:bench/results/2026-11-25-promote/).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ -n "${OUT:-}" ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }

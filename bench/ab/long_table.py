@@ -1,6 +1,6 @@
 """long_table.py LONG.csv > long.md: the long runs of bench/ab/cluster.sh, one row per launch (auto's ē,
 ē/ē_lb and what it ran) and the median ē of each library per maxDelay. Labels are LIB/ROUND/DELAY, or
-LIB/ROUND where every launch had the one delay (the 2026-11-25-refresh folder's form)."""
+LIB/ROUND where every launch had the one delay (the form of 2026-11-25-refresh, in git history at fd17eab)."""
 import csv
 import statistics
 import sys

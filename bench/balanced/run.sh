@@ -18,10 +18,10 @@
 #   --lib [LABEL=]PATH   libpat_mpi.so to preload (repeatable; default $PAT_BUILD_DIR/libpat_mpi.so,
 #                        label "new"); PATH "none" (label "none") runs without the preload (a sanity check:
 #                        both columns are MPI's own, the ratio should be ~1)
-#   --algs LIST          PAT_ALG values, each a session (default auto; native = libpat's
+#   --algs LIST          PAT_ALG values, each a run of its own (default auto; native = libpat's
 #                        pass-through to MPI, a control)
-#   --sessions N         repeat every (library, PAT_ALG) N times, interleaved: for each
-#                        configuration, session 1 of every library and setting, then session 2...
+#   --repeats N          repeat every (library, PAT_ALG) N times, interleaved: for each
+#                        configuration, repeat 1 of every library and setting, then repeat 2...
 #                        (old, new, old, new: both see the same minutes of machine load)
 #   --np-shm P           ranks on shared memory (default 4); --np-cluster P  hosts (default 8)
 #   --rate R             emulated link rate (default 500mbit)
@@ -42,7 +42,7 @@ REPO=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 BUILD=${PAT_BUILD_DIR:-$REPO/build}
 CLUSTER=$REPO/bench/cluster/pat-cluster
 OUT="" MODEL_SHM="" MODEL_CLUSTER="" CONFIGS=shm,shm-model,cluster,cluster-model
-LIBS=() ALGS=auto SESSIONS=1 NP_SHM=4 NP_CLUSTER=8 RATE=500mbit TIMEOUT=1800 WAIT_IDLE=""
+LIBS=() ALGS=auto REPEATS=1 NP_SHM=4 NP_CLUSTER=8 RATE=500mbit TIMEOUT=1800 WAIT_IDLE=""
 B2B=$BUILD/bench/balanced/pat-b2b
 B2B_ARGS=()
 TARGET_WORST=1.05 TARGET_GEO=1.03
@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
     --configs) CONFIGS=${2:?}; shift 2 ;;
     --lib) LIBS+=("${2:?}"); shift 2 ;;
     --algs) ALGS=${2:?}; shift 2 ;;
-    --sessions) SESSIONS=${2:?}; shift 2 ;;
+    --repeats) REPEATS=${2:?}; shift 2 ;;
     --np-shm) NP_SHM=${2:?}; shift 2 ;;
     --np-cluster) NP_CLUSTER=${2:?}; shift 2 ;;
     --rate) RATE=${2:?}; shift 2 ;;
@@ -72,7 +72,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OUT" ] || die "--out DIR is required (see --help)"
 [ ${#LIBS[@]} -gt 0 ] || LIBS=("new=$BUILD/libpat_mpi.so")
-for n in "$SESSIONS" "$NP_SHM" "$NP_CLUSTER" "$TIMEOUT"; do
+for n in "$REPEATS" "$NP_SHM" "$NP_CLUSTER" "$TIMEOUT"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || die "'$n' is not a positive whole number"
 done
 [ -x "$B2B" ] || die "no pat-b2b at $B2B (build first, or --b2b PATH)"
@@ -154,7 +154,7 @@ summary_fields() {
   sed -n 's/^summary: .* geometric mean of ratios \([0-9.]*\) \[95% CI \([0-9.]*\), \([0-9.]*\)\], worst \([0-9.]*\) at \([0-9]* [KMi]*B\) \[\([0-9.]*\), \([0-9.]*\)\].*/\1 \2 \3 \4 \5 \6 \7/p' "$1"
 }
 
-# One pat-b2b run: config, library index, PAT_ALG, session.
+# One pat-b2b run: config, library index, PAT_ALG, repeat.
 run_one() {
   local cfg=$1 li=$2 alg=$3 s=$4 model idle="" rc t0 t1 id words
   local label=${LABELS[$li]} lib=${PATHS[$li]}
@@ -204,10 +204,10 @@ record() {
   echo "run.sh: [$id] exit $rc, $(printf %.0f "$secs") s: $(grep '^summary:' "$f" || echo 'no summary (see raw/'"$id"'.txt)')"
 }
 
-# Every library, setting and session of one configuration, interleaved.
+# Every library, setting and repeat of one configuration, interleaved.
 run_config() {
   local cfg=$1 s li alg
-  for s in $(seq 1 "$SESSIONS"); do
+  for s in $(seq 1 "$REPEATS"); do
     for li in "${!LABELS[@]}"; do
       for alg in ${ALGS//,/ }; do
         if [ "${PATHS[$li]}" = none ]; then
@@ -282,7 +282,7 @@ cluster_down
   echo "at most $TARGET_WORST at every size and a geometric mean at most $TARGET_GEO (\"met\" compares the point"
   echo "estimates; read the intervals too)."
   echo
-  echo "| configuration | library | PAT_ALG | session | geometric mean [95% CI] | worst [95% CI] | target | libpat | s | idle % | exit |"
+  echo "| configuration | library | PAT_ALG | repeat | geometric mean [95% CI] | worst [95% CI] | target | libpat | s | idle % | exit |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' ${SUMMARY[@]+"${SUMMARY[@]}"}
   echo
@@ -292,7 +292,7 @@ cluster_down
 } >"$README"
 rm -f "$RUNS_MD"
 echo
-echo "| configuration | library | PAT_ALG | session | geometric mean [95% CI] | worst [95% CI] | target | libpat | s | idle % | exit |"
+echo "| configuration | library | PAT_ALG | repeat | geometric mean [95% CI] | worst [95% CI] | target | libpat | s | idle % | exit |"
 printf '%s\n' ${SUMMARY[@]+"${SUMMARY[@]}"}
 echo "run.sh: results in $OUT (README.md, raw/)"
 exit $FAILED

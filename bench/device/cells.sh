@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The emulated cluster with a core per rank, on the 16-core machine the device tool lends some
-# sessions (run under ../shared/device's kit: bash .device-kit/run.sh bash bench/device/cells.sh OUT).
+# The emulated cluster with a core per rank, on the 16-core machine the device tool lends at times
+# (run under ../shared/device's kit: bash .device-kit/run.sh bash bench/device/cells.sh OUT).
 # Four measurements the 2-core machine cannot take cleanly, each bounded by one deadline so the whole
 # run fits one device call (what is not reached is skipped and said so in the log):
 #   bfs:   graph500 BFS (scale 20) native against the drop-in, P = 8 hosts, interleaved pairs whose

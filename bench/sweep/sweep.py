@@ -206,7 +206,7 @@ def descendants(pid):
 
 
 def stop(proc, grace=10.0):
-    """Stop a launch started in its own session: SIGTERM to its process group
+    """Stop a launch that leads a process group of its own (start_new_session=True): SIGTERM to its group
     and to every process below it (a launcher such as `timeout` may have made
     its own group), then SIGKILL to what is left after `grace` seconds."""
     tree = descendants(proc.pid)

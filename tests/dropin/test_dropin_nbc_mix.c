@@ -5,7 +5,7 @@
  *   freed  - MPI_Iallgather and MPI_Iallgatherv posted on a new communicator
  *            as its first calls, the communicator freed at once, then waited;
  *   channels - more communicators with libpat's schedules at once than the
- *            process has channels (PAT_CHANNELS=3): the fourth fails on every
+ *            process has channels (PAT_CHANNELS=3): the one past them fails on every
  *            rank with an error, and persistent all-gathers, which take none, run;
  *   mixed  - all-gathers of small and large blocks outstanding together with
  *            every other kind of non-blocking collective on the same
@@ -183,7 +183,7 @@ static void mixed(int world_rank, int world_size) {
 }
 
 /* channels (run with PAT_CHANNELS=3 under a setting that runs libpat's schedules): three communicators
- * hold the three channels, a fourth fails its calls on every rank with an error (and nothing hangs),
+ * hold the three channels, one more fails its calls on every rank with an error (and nothing hangs),
  * and ten persistent all-gathers, which take no channel, run. */
 static void channels(int world_rank) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -202,7 +202,7 @@ static void channels(int world_rank) {
       expect(rc == MPI_SUCCESS, "channels: a communicator of the first three failed", rank);
       check_gathers(&g, k * 10, rank, "channels");
     } else {
-      expect(rc != MPI_SUCCESS, "channels: the fourth communicator's calls did not fail", rank);
+      expect(rc != MPI_SUCCESS, "channels: the communicator past the channels did not fail its calls", rank);
       free(g.send), free(g.recv), free(g.vsend), free(g.vrecv), free(g.counts), free(g.displs);
     }
   }

@@ -10,7 +10,7 @@
  *
  * --v: every other call is a PAT_Allgatherv of equal blocks, which under
  * auto takes the all-gather's path (src/runtime/call.h): blocks in reversed
- * order with gaps (untouched), every fourth call in place, mixed with
+ * order with gaps (untouched), one call in four in place, mixed with
  * PAT_Allgather at the same sites.
  * --vunequal: the same with blocks of different sizes, which take that path
  * by their shape key (pat/shape.h): a ramp, one rank 4x, an empty block, and

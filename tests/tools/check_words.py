@@ -8,8 +8,8 @@ file's path and, for a text file, in its lines:
 
 - the word for a work period (PERIOD below), singular or plural, any case,
   as a whole word (so an identifier that contains it, such as the
-  MPI_Session... names of MPI 4 or Python's start_new_..., is not one);
-- an ordinal from four through thirty ("twentieth", "twenty-first" ...);
+  MPI_Session... names of MPI 4 or Python's start_new_session, is not one);
+- an ordinal number word from 4th through 30th (spelled out, 21st-29th with or without the hyphen);
 - "first", "second" or "third" followed by the word for a work period.
 
 Each hit is printed as FILE:LINE: the word (LINE 0 for the path), and the
@@ -26,7 +26,7 @@ import sys
 
 PERIOD = "ses" + "sion"
 
-# ordinal stems, four through nineteen, then twentieth, thirtieth and twenty-first ... twenty-ninth
+# the stems of the ordinals 4th-19th; then 20th, 30th and 21st-29th
 _UNITS = ["four", "fif", "six", "seven", "eigh", "nin"]
 _TEENS = ["ten", "eleven", "twelf", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
           "nineteen"]
