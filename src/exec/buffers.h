@@ -53,6 +53,8 @@ typedef struct pat_buffers {
    * kept while the buffers are used, and the stage's offsets (P + 1, owned) */
   const int *counts, *displs;
   size_t *offsets;
+  /* a reduction's op and receive buffer (exec/reduce.h), NULL for a gather */
+  struct pat_reduce *reduce;
 } pat_buffers;
 
 /* Peer r's rank in the communicator a message to or from it goes on. */

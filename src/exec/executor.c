@@ -1,5 +1,6 @@
 /* The schedule executor (see executor.h). */
 #include "exec/executor.h"
+#include "exec/reduce.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
   e->P = s->P;
   e->self = self;
   e->buf = b;
+  /* a reduction combines at the end of its steps, so only in lockstep, and only on buffers that say how */
+  if (!(s->flags & PAT_SCHED_REDUCE) != !b->reduce || (b->reduce && s->send_window > 0)) return MPI_ERR_INTERN;
   if (s->send_window > 0) {
     int rc = pat_exec_flow_init(e, s->send_window);
     if (rc != MPI_SUCCESS) pat_exec_free(e);
@@ -96,6 +99,8 @@ int pat_exec_next_needs_own(const pat_exec *e) {
   if (e->window > 0 || e->next >= e->nops) return 0;
   int step = e->ops[e->next].step;
   for (size_t i = e->next; i < e->nops && e->ops[i].step == step; i++)
+    if (e->buf->reduce && e->ops[i].nspans > 0) return 1; /* every byte of a reduction holds the rank's own */
+  for (size_t i = e->next; i < e->nops && e->ops[i].step == step; i++)
     if (e->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(e->P, e->ops[i].nspans, e->ops[i].span, e->self))
       return 1;
   return 0;
@@ -151,6 +156,11 @@ static void finish_completed_step(pat_exec *e, int rc) {
     int got = 0;
     MPI_Get_count(&e->statuses[i], e->want_type[i], &got);
     if (got != e->want_count[i]) err = MPI_ERR_TRUNCATE;
+  }
+  /* a reduction's receives are combined now that the step's sends no longer read the vector */
+  for (int i = 0; i < e->nreq && err == MPI_SUCCESS && e->buf->reduce; i++) {
+    const pat_op *op = &e->ops[e->next - (size_t)e->nreq + (size_t)i];
+    if (op->kind == PAT_OP_RECV && (op->flags & PAT_OPF_REDUCE)) err = pat_reduce_combine(e->buf, op);
   }
   if (err != MPI_SUCCESS && e->data_error == MPI_SUCCESS) e->data_error = err;
   finish_step(e);

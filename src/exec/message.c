@@ -1,5 +1,6 @@
 /* An op's message and what lockstep (executor.c) and data flow (flow.c) share (see message.h). */
 #include "exec/message.h"
+#include "exec/reduce.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -171,6 +172,7 @@ int pat_exec_describe(pat_exec *e, const pat_op *op, pat_msg *m) {
     *m = (pat_msg){NULL, 0, MPI_BYTE, MPI_DATATYPE_NULL};
     return MPI_SUCCESS;
   }
+  if (e->buf->reduce) return pat_reduce_describe(e->buf, op, m);
   return e->buf->packed ? describe_packed(e, op, m) : describe_typed(e, op, m);
 }
 
