@@ -137,13 +137,14 @@ fi
 
 # --- 3. CMake, find_package(PAT) ------------------------------------------
 # configured as a user would: the prefix on CMAKE_PREFIX_PATH, nothing else
-"$cmake" -S "$here/cmake" -B cmake-build -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-  >"$tmp/cmake.log" 2>&1 && "$cmake" --build cmake-build >>"$tmp/cmake.log" 2>&1 || {
+if ! { "$cmake" -S "$here/cmake" -B cmake-build -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&
+  "$cmake" --build cmake-build; } >"$tmp/cmake.log" 2>&1; then
   cat "$tmp/cmake.log" >&2
   fail "the CMake project with find_package(PAT)"
-}
+fi
 grep -q "^PAT_DIR:PATH=$prefix/" cmake-build/CMakeCache.txt || fail "find_package(PAT) found $(grep ^PAT_DIR cmake-build/CMakeCache.txt)"
 # CMake's run path, not LD_LIBRARY_PATH, finds libpat for a CMake-built program
+# shellcheck disable=SC2030,SC2031 # each part sets its own LD_LIBRARY_PATH
 (
   export LD_LIBRARY_PATH=$ld_path_before
   loads cmake-build/app_cmake libpat.so "$prefix/$libdir"
@@ -154,6 +155,7 @@ grep -q "^PAT_DIR:PATH=$prefix/" cmake-build/CMakeCache.txt || fail "find_packag
 moved=$tmp/moved
 mv "$prefix" "$moved"
 export PKG_CONFIG_PATH=$moved/$pcdir
+# shellcheck disable=SC2031 # the CMake part's was its own
 export LD_LIBRARY_PATH=$moved/$libdir${ld_path_before:+:$ld_path_before}
 flags=$(pkg-config --cflags --libs pat) || fail "pkg-config pat, moved"
 names_only "$flags" "$moved"
@@ -196,8 +198,8 @@ moduledir=$(find "$moved" -type d -path "*/modulefiles/libpat" -print -quit)
   [ "${PKG_CONFIG_PATH:-}" = "$moved/$pcdir" ] || fail "module load libpat ($form): PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-}"
   [ "${CMAKE_PREFIX_PATH:-}" = "$moved" ] || fail "module load libpat ($form): CMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH:-}"
   [ "${LD_LIBRARY_PATH%%:*}" = "$moved/$libdir" ] || fail "module load libpat ($form): LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-  [ -f "${PAT_MPI_PRELOAD:-}" ] && [ "${PAT_MPI_PRELOAD%/*}" = "$moved/$libdir" ] ||
-    fail "module load libpat ($form): PAT_MPI_PRELOAD=${PAT_MPI_PRELOAD:-}"
+  [ -f "${PAT_MPI_PRELOAD:-}" ] || fail "module load libpat ($form): PAT_MPI_PRELOAD=${PAT_MPI_PRELOAD:-}, no such file"
+  [ "${PAT_MPI_PRELOAD%/*}" = "$moved/$libdir" ] || fail "module load libpat ($form): PAT_MPI_PRELOAD=$PAT_MPI_PRELOAD"
   [ "$(command -v pat_info)" = "$moved/bin/pat_info" ] || fail "module load libpat ($form): pat_info is $(command -v pat_info)"
   info=$(pat_info) || fail "pat_info from the module's PATH"
   grep -q "^libpat " <<<"$info" || fail "pat_info from the module's PATH: $info"
