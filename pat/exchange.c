@@ -52,8 +52,8 @@ static int post_round(pat_exchange *x) {
     /* nothing of the round stays posted: the next test posts it again (as a
      * failed MPI_Test of the one request was tried again before) */
     if (received_posted) {
-      MPI_Cancel(&x->req[0]);
-      MPI_Request_free(&x->req[0]);
+      PMPI_Cancel(&x->req[0]);
+      PMPI_Request_free(&x->req[0]);
     }
     x->req[0] = x->req[1] = MPI_REQUEST_NULL;
   }

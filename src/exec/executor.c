@@ -113,7 +113,7 @@ int pat_exec_next_needs_own(const pat_exec *e) {
 static void abandon_step(pat_exec *e, int error) {
   if (pat_exec_tracing()) pat_exec_trace("comm %p CANCEL gen %d step %d", (void *)e->buf->comm, e->tag_gen, e->inflight_step);
   for (int i = 0; i < e->nreq; i++)
-    if (e->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&e->reqs[i]);
+    if (e->reqs[i] != MPI_REQUEST_NULL) PMPI_Cancel(&e->reqs[i]);
   e->npending = pat_exec_keep_active(e->reqs, e->nreq);
   e->nreq = 0;
   e->inflight = 0;

@@ -318,7 +318,7 @@ void pat_exec_flow_abandon(pat_exec *e, int error) {
   int n = 0;
   for (size_t i = 0; i < e->nops; i++)
     if (e->state[i] == FLOW_POSTED && e->reqs[i] != MPI_REQUEST_NULL) {
-      MPI_Cancel(&e->reqs[i]);
+      PMPI_Cancel(&e->reqs[i]);
       e->reqs[n++] = e->reqs[i];
       if ((size_t)(n - 1) != i) e->reqs[i] = MPI_REQUEST_NULL;
     }

@@ -350,7 +350,7 @@ static int take_message(pat_prefetch *f, MPI_Message *msg, const MPI_Status *st,
  * cancelled; its completion (progress_call) drops it. */
 static void cancel_preposted(pat_prefetch *f, int parity, int o) {
   for (int i = 0; i < f->nx; i++)
-    if (f->x[i].preposted && f->x[i].parity == parity && f->x[i].owner == o) MPI_Cancel(&f->x[i].req);
+    if (f->x[i].preposted && f->x[i].parity == parity && f->x[i].owner == o) PMPI_Cancel(&f->x[i].req);
 }
 
 /* At this rank's start: a receive posted straight into recvbuf for every
