@@ -43,9 +43,12 @@ _Static_assert(PAT_LAST_STATIC == PAT_PREV_STATIC && PAT_LAST_ALT == PAT_PREV_AL
                "a record's prev_flags carry the engine's PAT_LAST_* as they are");
 
 /* This rank's record for a call of `bytes` per block carries its last call
- * at that site (prev_call -1 when there is none). */
-static void fill_previous(const pat_comm_state *cs, int64_t bytes, pat_xrec *rec) {
-  const pat_last_call *l = pat_engine_last(&cs->engine, pat_sites_lookup(&cs->sites, bytes));
+ * at that site under auto, what auto's engine learns from (prev_call -1
+ * when there is none, or the setting is fixed). */
+static void fill_previous(pat_comm_state *cs, int64_t bytes, pat_xrec *rec) {
+  int site = pat_sites_lookup(&cs->sites, bytes);
+  const pat_engine *e = pat_proc.alg == PAT_ALG_AUTO ? pat_comm_engine_of(cs, site) : NULL;
+  const pat_last_call *l = e ? pat_engine_last(e, site) : NULL;
   rec->prev_call = -1;
   rec->prev_alg = -1;
   if (!l) return;
@@ -78,14 +81,17 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
  * (pat_engine_plans_ahead): its plan, made now from history, lets the
  * background thread take blocks in before the last rank's edge, which under
  * imbalance comes after the early ranks arrive (BENCHMARKS.md, History, first session: the timeline). */
-static int plans_ahead(const pat_comm_state *cs, int site) {
+static int plans_ahead(pat_comm_state *cs, int site) {
   int setting = pat_proc.alg;
-  if (setting == PAT_ALG_AUTO) return pat_engine_plans_ahead(&cs->engine, site);
+  if (setting == PAT_ALG_AUTO) {
+    const pat_engine *e = pat_comm_engine_of(cs, site);
+    return e && pat_engine_plans_ahead(e, site);
+  }
   return setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_PLAN_AHEAD);
 }
 
 void pat_contribute_from_history(pat_comm_state *cs) {
-  if (!pat_proc.background || !pat_engine_next_exchanges(&cs->engine)) return;
+  if (!pat_proc.background || !cs->next_exchanges) return;
   int site;
   int64_t arrival, bytes;
   if (!pat_sites_predict(&cs->sites, &site, &arrival, &bytes)) return;
@@ -103,7 +109,7 @@ static void contribute_current(int64_t arrival_ns, int kind) {
   if (!pat_proc.background) return;
   pat_comm_state *cs = pat_comm_try_current();
   if (!cs) return; /* no all-gather yet, or it is busy: nothing to predict for now */
-  if (pat_engine_next_exchanges(&cs->engine) && cs->sites.last >= 0) {
+  if (cs->next_exchanges && cs->sites.last >= 0) {
     const pat_site *last = &cs->sites.site[cs->sites.last];
     pat_contribute(cs, arrival_ns, last->bytes, last->shape_hash, kind);
   }

@@ -74,7 +74,9 @@ static int progress_comm(pat_comm_state *cs) {
                           .bytes = shape ? pat_sites_block_bytes(&cs->sites, site) : sum.agreed_bytes,
                           .shape = shape,
                           .bg_start_ns = sum.complete_ns};
-    pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &cs->sites, &call);
+    pat_engine *engine = NULL; /* a fixed setting's plan needs none */
+    if (sum.setting == PAT_ALG_AUTO && !(engine = pat_comm_engine_at(cs, site))) return 0; /* the call decides */
+    pat_plan_decide(&cs->planner, &cs->base, engine, &cs->x, &cs->sites, &call);
     if (!(pat_algorithms[plan->choice.alg].flags & PAT_ALGF_ARRIVAL)) return 0;
     if (pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq) != MPI_SUCCESS)
       return 0; /* the call will report it */

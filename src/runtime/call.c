@@ -131,7 +131,8 @@ static void plan_for(pat_comm_state *cs, int site, int setting, const pat_gather
                         .shape = c->shape,
                         .bg_start_ns = sum->complete_ns,
                         .replanned = !as_expected || differ};
-  pat_plan_decide(&cs->planner, &cs->base, &cs->engine, &cs->x, &cs->sites, &call);
+  pat_engine *engine = setting == PAT_ALG_AUTO ? pat_comm_engine_at(cs, site) : NULL; /* made by the call's entry */
+  pat_plan_decide(&cs->planner, &cs->base, engine, &cs->x, &cs->sites, &call);
 }
 
 /* What the decision log says of an exchanged call: what ran and why. */
@@ -304,13 +305,14 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
   return run_alg(cs, st->alg, c, &st->bg_steps, &st->fg_steps);
 }
 
-/* After an exchanged call ran (at `site`, created by now): the engine
- * commits the choice (it learned from the records, every rank's previous
- * call there, when the plan was decided: plan.c), then the plan and the
- * records go. */
-static void finish_exchanged(pat_comm_state *cs, int site, int setting) {
-  pat_engine_commit(&cs->engine, site, cs->sites.site[site].calls, &cs->planner.plan.choice, setting,
-                    cs->x.all[cs->base.rank].arrival_ns);
+/* After an exchanged call ran (at `site`, created by now): under auto the
+ * engine commits the choice (it learned from the records, every rank's
+ * previous call there, when the plan was decided: plan.c), then the plan
+ * and the records go. */
+static void finish_exchanged(pat_comm_state *cs, pat_engine *engine, int site) {
+  if (engine)
+    pat_engine_commit(engine, site, cs->sites.site[site].calls, &cs->planner.plan.choice, PAT_ALG_AUTO,
+                      cs->x.all[cs->base.rank].arrival_ns);
   pat_plan_drop(&cs->planner);
   pat_exchange_consume(&cs->x);
 }
@@ -386,7 +388,15 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
   int site = pat_sites_lookup(&cs->sites, c->key), fresh = site < 0;
   pat_call_stats st = {0};
   const int64_t *shape = c->shape; /* the site keeps the blocks of its last call */
-  int exchanged = pat_engine_exchanges(&cs->engine, setting, fresh);
+  /* auto's engine decides; a fixed setting runs its algorithm without it */
+  pat_engine *engine = setting == PAT_ALG_AUTO ? pat_comm_engine_at(cs, site) : NULL;
+  if (setting == PAT_ALG_AUTO && !engine) {
+    pat_comm_leave_call(cs);
+    return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
+  }
+  /* records contributed ahead (cs->next_exchanges) are exchanged whatever the setting now */
+  int exchanged = cs->next_exchanges ||
+                  (engine ? pat_engine_exchanges(engine, setting, fresh) : pat_comm_fixed_exchanges(cs, setting));
   if (exchanged) {
     int64_t ran_key;
     rc = run_exchanged(cs, site, setting, c->arrival, c, &st, &ran, &ran_key);
@@ -397,13 +407,14 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
       fresh = site < 0;
       shape = NULL; /* the site's stay the others' */
       if (!fresh) c->bytes = pat_sites_block_bytes(&cs->sites, site);
+      if (engine) pat_comm_engine_at(cs, site);
     }
   } else {
     /* a fixed classic setting, the static choice of auto, or a single process */
     alg = cs->base.P < 2       ? PAT_ALG_RING
           : setting >= 0       ? setting
-          : site < 0 && shape ? pat_engine_static_choice_v(&cs->engine, shape)
-                               : pat_engine_static_choice(&cs->engine, site, c->bytes);
+          : site < 0 && shape ? pat_engine_static_choice_v(engine, shape)
+                               : pat_engine_static_choice(engine, site, c->bytes);
     if (alg == PAT_ALG_NATIVE)
       rc = run_native(c); /* st's steps stay 0, as run_alg leaves them */
     else if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && c->displs)
@@ -421,14 +432,15 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
   if (fresh) {
     int victim = pat_sites_victim(&cs->sites), made;
     if (victim >= 0) /* the new site takes its place */
-      pat_report_site_done(&cs->report, &cs->sites, &cs->engine, victim);
+      pat_report_site_done(&cs->report, &cs->sites, pat_comm_engine_of(cs, victim), victim);
     site = pat_sites_find(&cs->sites, c->recvcount, c->key, &made);
     if (shape && pat_sites_set_shape(&cs->sites, site, cs->base.P, shape) != 0) shape = NULL;
-    pat_engine_new_site(&cs->engine, site, c->bytes, shape);
+    cs->engine_site[site] = 0;
+    if (engine) pat_comm_engine_at(cs, site);
   } else if (shape) {
     pat_sites_set_shape(&cs->sites, site, cs->base.P, shape); /* on failure it keeps the last blocks it had */
   }
-  if (exchanged) finish_exchanged(cs, site, setting);
+  if (exchanged) finish_exchanged(cs, engine, site);
   pat_sites_record(&cs->sites, site, c->arrival, exit_ns);
   int next = pat_sites_next(&cs->sites);
   pat_engine_end end = {.site = site,
@@ -439,8 +451,13 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
                         .exit_ns = exit_ns,
                         .next_site = next,
                         .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
-  pat_engine_end_call(&cs->engine, &end);
-  if (setting == PAT_ALG_AUTO) pat_decisions_write(cs, site, end.call, &st, alg, exchanged, exit_ns - c->arrival);
+  if (engine) {
+    pat_engine_end_call(engine, &end);
+    cs->next_exchanges = pat_engine_next_exchanges(engine);
+    pat_decisions_write(cs, site, end.call, &st, alg, exchanged, exit_ns - c->arrival);
+  } else {
+    cs->next_exchanges = pat_comm_fixed_exchanges(cs, setting);
+  }
   __atomic_store_n(&cs->planner.last_alg, alg, __ATOMIC_RELAXED); /* PAT_LastAlg reads it unlocked */
   st.exchanged = exchanged;
   st.alg = alg;

@@ -42,9 +42,9 @@ static void unlink_from(pat_comm_state **list, pat_comm_state *cs) {
 }
 
 static void destroy_state(pat_comm_state *cs) {
-  pat_report_comm_done(&cs->report, &cs->sites, &cs->engine);
+  for (int i = 0; i < cs->sites.n; i++) pat_report_site_done(&cs->report, &cs->sites, pat_comm_engine_of(cs, i), i);
   pat_planner_free(&cs->planner);
-  pat_engine_free(&cs->engine);
+  if (cs->engine_ready) pat_engine_free(&cs->engine);
   pat_sites_free(&cs->sites);
   pat_retire_free(&cs->retire);
   free(cs->node);
@@ -67,7 +67,7 @@ static void retire(pat_comm_state *cs) {
   unlink_from(&live, cs);
   pthread_mutex_unlock(&registry_lock);
   pthread_mutex_lock(&cs->lock);
-  pat_retire_begin(&cs->retire, &cs->base, &cs->x, pat_engine_next_exchanges(&cs->engine));
+  pat_retire_begin(&cs->retire, &cs->base, &cs->x, cs->next_exchanges);
   pthread_mutex_unlock(&cs->lock);
   if (!cs->base.background) { /* no thread holds it: nothing can be in flight either (retire.h) */
     destroy_state(cs);
@@ -136,7 +136,11 @@ int pat_comms_init(MPI_Comm world) {
   return rc;
 }
 
-int pat_comms_world_one_node(void) { return !world_node || pat_engine_one_node(pat_proc.world_size, world_node); }
+int pat_comms_world_one_node(void) {
+  for (int r = 1; world_node && r < pat_proc.world_size; r++)
+    if (world_node[r] != world_node[0]) return 0;
+  return 1;
+}
 
 int pat_comms_world_same_node(int a, int b) {
   return !world_node || a < 0 || b < 0 || a >= pat_proc.world_size || b >= pat_proc.world_size ||
@@ -231,18 +235,40 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   if (rc == MPI_SUCCESS && pat_nodes_make(cs->base.P, cs->node, &cs->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   cs->base.node = cs->node;
   cs->base.nodes = cs->node && cs->nodes.of ? &cs->nodes : NULL;
-  if (rc == MPI_SUCCESS) {
-    pat_engine_config cfg = {.P = cs->base.P,
-                             .mp = pat_netparams(),
-                             .have_model = pat_netparams_have_model(),
-                             .node = cs->node,
-                             .exchange_always = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS,
-                             .plan_ahead = pat_proc.settings.plan_ahead_auto,
-                             .one_node_auto = pat_proc.settings.one_node_auto,
-                             .record_bytes = (int)sizeof(pat_xrec)};
-    if (pat_engine_init(&cs->engine, &cfg) != 0) rc = MPI_ERR_NO_MEM;
-  }
+  if (rc == MPI_SUCCESS && pat_proc.alg == PAT_ALG_AUTO && !pat_comm_engine(cs)) rc = MPI_ERR_NO_MEM;
   return rc;
+}
+
+pat_engine *pat_comm_engine(pat_comm_state *cs) {
+  if (cs->engine_ready) return &cs->engine;
+  pat_engine_config cfg = {.P = cs->base.P,
+                           .mp = pat_netparams(),
+                           .have_model = pat_netparams_have_model(),
+                           .node = cs->node,
+                           .exchange_always = pat_proc.settings.exchange == PAT_EXCHANGE_ALWAYS,
+                           .plan_ahead = pat_proc.settings.plan_ahead_auto,
+                           .one_node_auto = pat_proc.settings.one_node_auto,
+                           .record_bytes = (int)sizeof(pat_xrec)};
+  if (pat_engine_init(&cs->engine, &cfg) != 0) return NULL;
+  cs->engine_ready = 1;
+  return &cs->engine;
+}
+
+pat_engine *pat_comm_engine_at(pat_comm_state *cs, int site) {
+  pat_engine *e = pat_comm_engine(cs);
+  if (e && site >= 0 && !cs->engine_site[site]) {
+    pat_engine_new_site(e, site, pat_sites_block_bytes(&cs->sites, site), cs->sites.site[site].shape);
+    cs->engine_site[site] = 1;
+  }
+  return e;
+}
+
+pat_engine *pat_comm_engine_of(pat_comm_state *cs, int site) {
+  return cs->engine_ready && site >= 0 && cs->engine_site[site] ? &cs->engine : NULL;
+}
+
+int pat_comm_fixed_exchanges(const pat_comm_state *cs, int setting) {
+  return cs->base.P > 1 && setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
 }
 
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {

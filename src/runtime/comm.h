@@ -35,7 +35,13 @@ typedef struct pat_comm_state {
   pat_exchange x;          /* the arrival exchange of the next call (pat/exchange.h) */
   pat_sites sites;         /* call-site history: predicts the next arrival (pat/sites.h) */
   pat_planner planner;     /* plans and schedule caches (plan.h) */
-  pat_engine engine;       /* auto's decisions: when calls exchange, what they run, what they cost (decide/engine.h) */
+  pat_engine engine;       /* auto's decisions: when calls exchange, what they run, what they cost (decide/engine.h);
+                              made at the first call under auto (pat_comm_engine): a fixed setting never enters it */
+  int engine_ready;        /* engine made */
+  unsigned char engine_site[PAT_SITES_MAX]; /* the engine has its state of call site i (made at the site's
+                              first call under auto: a site made under a fixed setting has none yet) */
+  int next_exchanges;      /* the next call exchanges: ranks may contribute ahead of it (the engine's word after
+                              a call under auto, the setting's after a fixed one) */
   pat_comm_report report;  /* per-site statistics for PAT_REPORT (report.h) */
   int has_work;            /* the background thread has something to progress (cs->lock) */
   pat_retirement retire;   /* after the application freed it (retire.h) */
@@ -80,6 +86,18 @@ int pat_comm_world_ranks(MPI_Comm comm, int P, int *world);
  * every rank on a node of its own, where the map is unknown.  After
  * pat_comms_init.  Returns an MPI error code. */
 int pat_comm_node_map(MPI_Comm comm, int P, int **out);
+/* auto's engine of cs, made on first use (cs->lock held); NULL when out of
+ * memory.  pat_comm_engine_at also gives it its state of call site `site`
+ * (>= 0, made by now) where it has none yet; pat_comm_engine_of returns the
+ * engine only where it has that state (else NULL: no call of the site ran
+ * under auto), without making anything. */
+pat_engine *pat_comm_engine(pat_comm_state *cs);
+pat_engine *pat_comm_engine_at(pat_comm_state *cs, int site);
+pat_engine *pat_comm_engine_of(pat_comm_state *cs, int site);
+/* Does a call under a fixed setting exchange arrivals (an arrival-aware
+ * algorithm on several ranks)?  The engine is not asked. */
+int pat_comm_fixed_exchanges(const pat_comm_state *cs, int setting);
+
 /* At PAT_Finalize: release every communicator's state, free the key. */
 void pat_comms_finalize(void);
 

@@ -19,3 +19,12 @@ int pat_debug_last_plan(MPI_Comm comm, uint64_t *digest, int *alg, int64_t *arri
   pat_comm_unlock(cs); /* the background thread may have skipped cs meanwhile */
   return MPI_SUCCESS;
 }
+
+int pat_debug_engine_made(MPI_Comm comm) {
+  pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
+  if (!cs) return -1;
+  pthread_mutex_lock(&cs->lock);
+  int made = cs->engine_ready;
+  pat_comm_unlock(cs);
+  return made;
+}

@@ -13,4 +13,8 @@ extern int64_t (*pat_test_prediction_hook)(int rank, int P, int64_t seq, int64_t
  * NULL) the P arrivals it was made from. */
 int pat_debug_last_plan(MPI_Comm comm, uint64_t *digest, int *alg, int64_t *arrivals);
 
+/* Was auto's decision engine made for comm (a call on it ran under auto)?
+ * 0 or 1; -1 if comm has no state of libpat's. */
+int pat_debug_engine_made(MPI_Comm comm);
+
 #endif

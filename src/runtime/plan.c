@@ -121,8 +121,10 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
                      const pat_sites *sites, const pat_plan_call *call) {
   pat_plan *p = &pl->plan;
   /* what the site's previous call cost, before the choice that it may change */
-  records_to_engine(engine, x, b->P);
-  pat_engine_learn(engine, call->site, call->site >= 0 ? sites->site[call->site].calls : 0);
+  if (engine) {
+    records_to_engine(engine, x, b->P);
+    pat_engine_learn(engine, call->site, call->site >= 0 ? sites->site[call->site].calls : 0);
+  }
   for (int i = 0; i < b->P; i++) p->arrival[i] = x->all[i].arrival_ns;
   p->setting = call->setting;
   p->key = call->key;
@@ -145,7 +147,15 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
                         .records = pat_exchange_all_kind(x, PAT_XREC_ACTUAL)    ? PAT_RECORDS_ACTUAL
                                    : pat_exchange_all_kind(x, PAT_XREC_HISTORY) ? PAT_RECORDS_HISTORY
                                                                                 : PAT_RECORDS_MIXED};
-  pat_engine_choose(engine, &ec, &p->choice);
+  if (engine) {
+    pat_engine_choose(engine, &ec, &p->choice);
+  } else { /* a fixed setting: its algorithm, BSLB's root 0 as in the paper, nothing predicted */
+    memset(&p->choice, 0, sizeof p->choice);
+    for (int a = 0; a < PAT_ALG_COUNT; a++) p->choice.ebar_ns[a] = INT64_MAX;
+    p->choice.static_ns = INT64_MAX;
+    p->choice.alg = p->choice.static_alg = call->setting;
+    p->choice.history = ec.records == PAT_RECORDS_HISTORY;
+  }
   memset(&p->args, 0, sizeof p->args);
   if (pat_algorithms[p->choice.alg].build)
     p->args = pat_call_build_args(pat_netparams(), p->choice.alg, b->P, b->node, b->rank, p->arrival, (double)call->bytes,

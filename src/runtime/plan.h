@@ -88,11 +88,12 @@ typedef struct pat_plan_call {
   int replanned;      /* decided in the foreground because the inputs changed */
 } pat_plan_call;
 
-/* Decide the plan of the call from the exchanged records x: the engine
- * learns from them what the site's previous call cost (once per call: a
- * plan decided again from the same records learns nothing new), then
- * chooses (decide/engine.h) with what the call-site table knows of the
- * call's site; the plan keeps the arrivals and the build arguments. */
+/* Decide the plan of the call from the exchanged records x: under auto the
+ * engine learns from them what the site's previous call cost (once per
+ * call: a plan decided again from the same records learns nothing new),
+ * then chooses (decide/engine.h) with what the call-site table knows of the
+ * call's site; a fixed setting (engine NULL) is its own choice.  The plan
+ * keeps the arrivals and the build arguments. */
 void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
                      const pat_sites *sites, const pat_plan_call *call);
 /* Build its schedule, stage and executor (once); exchange_seq: the

@@ -227,8 +227,8 @@ static void keep_row(rep_record *r) {
 static void finish_site(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine, int i) {
   pat_site_report *sr = &rep->site[i];
   if (sr->calls == 0 || rep->id <= 0) return;
-  pat_engine_settle(engine);
-  const pat_engine_site *es = pat_engine_site_state(engine, i);
+  if (engine) pat_engine_settle(engine);
+  const pat_engine_site *es = engine ? pat_engine_site_state(engine, i) : NULL; /* none: no call under auto */
   const rep_comm *c = &comms[rep->id - 1];
   rep_record row, *r = &row;
   memset(r, 0, sizeof *r);
@@ -241,8 +241,8 @@ static void finish_site(pat_comm_report *rep, const pat_sites *sites, pat_engine
   r->calls = sr->calls;
   r->pred_calls = sr->pred_calls;
   r->exchanged = sr->exchanged;
-  const pat_refine *rf = &es->refine;
-  for (int a = 0; a < PAT_ALG_COUNT; a++) {
+  const pat_refine *rf = es ? &es->refine : NULL;
+  for (int a = 0; a < PAT_ALG_COUNT && rf; a++) {
     r->learned[a] = rf->samples[a];
     r->pred_sum[a] = rf->pred_sum[a];
     r->meas_sum[a] = rf->meas_sum[a];
@@ -255,8 +255,9 @@ static void finish_site(pat_comm_report *rep, const pat_sites *sites, pat_engine
   memcpy(r->comm_name, c->name, DESC);
   memcpy(r->group, c->group, DESC);
   memcpy(r->type_desc, sr->type_desc, DESC);
-  pat_guard_describe(&es->guard, r->guard, (int)sizeof r->guard);
-  if (es->promotions) { /* the static choice the site ended with, promoted from the exchange mode */
+  if (es) pat_guard_describe(&es->guard, r->guard, (int)sizeof r->guard);
+  else snprintf(r->guard, sizeof r->guard, "-");
+  if (es && es->promotions) { /* the static choice the site ended with, promoted from the exchange mode */
     size_t used = strlen(r->guard);
     snprintf(r->guard + used, sizeof r->guard - used, "; static choice %s (%d promotions)",
              pat_algorithms[es->static_alg].name, es->promotions);
@@ -297,12 +298,6 @@ void pat_report_site_done(pat_comm_report *rep, const pat_sites *sites, pat_engi
   pthread_mutex_unlock(&rep_lock);
 }
 
-void pat_report_comm_done(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine) {
-  if (!pat_report_on) return;
-  pthread_mutex_lock(&rep_lock);
-  for (int i = 0; i < sites->n; i++) finish_site(rep, sites, engine, i);
-  pthread_mutex_unlock(&rep_lock);
-}
 
 /* ---- rank 0: merge and print ---- */
 

@@ -54,11 +54,11 @@ static inline void pat_report_call(pat_comm_report *rep, const pat_comm_base *b,
   if (pat_report_on) pat_report_record(rep, b, site, type, elapsed_ns, call);
 }
 /* Site `site` of the communicator's call-site table is about to be
- * replaced by a new one: its statistics, with what the engine learned
- * there, become a finished row (before the engine's site state is reset). */
+ * replaced by a new one, or the communicator goes: its statistics, with
+ * what the engine learned there (engine NULL: it has no state of the site,
+ * none of its calls ran under auto), become a finished row (before the
+ * engine's site state is reset). */
 void pat_report_site_done(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine, int site);
-/* The communicator goes: its sites become finished rows. */
-void pat_report_comm_done(pat_comm_report *rep, const pat_sites *sites, pat_engine *engine);
 /* At PAT_Finalize, after every communicator is done (collective over world):
  * gather, print on world rank 0, free. */
 void pat_report_finalize(void);
