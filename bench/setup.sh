@@ -12,6 +12,10 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
           gnuplot-nox python3 python3-mpi4py python3-numpy iproute2 util-linux procps valgrind
           gfortran mpich libmpich-dev)
+# lmod: `module load libpat` from an installed tree (tests/install), unless
+# Environment Modules is there: it serves as well (the Tcl module file), and
+# the two packages conflict, so apt would remove it to install lmod.
+dpkg-query -W -f='${Status}' environment-modules 2>/dev/null | grep -q "install ok installed" || packages+=(lmod)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
