@@ -278,12 +278,12 @@ if [ "$ON" = cluster ]; then
   else
     # Blocks of 128 and 256 KiB (tau ~2 and ~4 ms): delays of many block times
     # at 50-100 ms, where the arrival-aware algorithms win (BENCHMARKS.md,
-    # History, the first campaign); 0 and 10 ms, where they should not be used.  10 warm-up
+    # History, 2026-11-22); 0 and 10 ms, where they should not be used.  10 warm-up
     # calls: auto's first call at a call site exchanges arrivals, the 10th
     # is its first probe; an application makes thousands of calls, the demo
     # measures auto once it has had its first looks at the arrivals.
-    # No BRUCK: slower than RING in every cell of the 2026-11-24 run (BENCHMARKS.md, The
-    # main job), never the fastest; its time goes to the columns of what auto ran.
+    # No BRUCK: slower than RING in every cell of the 2026-11-24 run (git show
+    # fd17eab:BENCHMARKS.md, The main job), never the fastest; its time goes to the columns of what auto ran.
     ARGS+=(--N "256K,512K" --delays "0,10,50,100" --algs "native,ring,bdr,ard,auto"
            --iters 12 --warmup 10 --base-ms 20)
   fi
