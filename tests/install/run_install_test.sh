@@ -15,7 +15,7 @@
 # Each program runs at P = 2, checks every element it gathers and prints
 # "<label>, P=2: passed"; any failure stops the test with status 1.  bin/
 # must hold libpat's tools only (pat_*, pat-*).  ctest runs it as
-# install.prefix (tests/install/CMakeLists.txt), about 15 s on 2 cores.
+# install.prefix (tests/install/CMakeLists.txt): 4-10 s on the 2 shared cores.
 #
 # run_install_test.sh [--build DIR] [--cmake CMAKE] [--mpicc CC] [--mpif90 FC|none] [-- LAUNCHER...]
 #   defaults: build, cmake, mpicc, mpif90, and `mpiexec -n 2` (with
