@@ -53,10 +53,9 @@ typedef struct pat_build_args {
 } pat_build_args;
 
 /* ARD's smallest piece (bytes).  Smaller pieces go out as eager messages (Open
- * MPI's TCP eager limit is 64 KiB), and eager pieces of ~16 KiB at P = 8 made
- * ARD stall on the emulated cluster: 66-158 ms instead of ~30 ms, without TCP
- * losses, gone when the eager limit was lowered below the piece (BENCHMARKS.md,
- * History: ARD's piece size).  No model can make pieces smaller than this. */
+ * MPI's TCP eager limit is 64 KiB), and ARD's eager pieces, sent before their
+ * receives are posted, stalled its calls many times over (BENCHMARKS.md,
+ * History, 2026-11-22).  No model can make pieces smaller than this. */
 #define PAT_ARD_MIN_PIECE 65536
 
 typedef int (*pat_builder)(pat_sched *out, const pat_build_args *a);
@@ -138,43 +137,26 @@ int pat_nodes_port(const pat_nodes *n, int h, int block, int piece, int pieces);
  * ahead), so unlike ARD's its pieces are made to go eager: at most
  * PAT_RELAY_MAX_PIECE bytes, under Open MPI's TCP eager limit (64 KiB with
  * its header), so that a piece needs no rendezvous handshake with a late
- * rank's background thread.  On the emulated cluster (P = 8, 500 Mbit/s,
- * maxDelay 100 ms) 512 KiB blocks in 14 pieces of 37 KiB measured 63 ms
- * against 73 ms in 7 of 75 KiB; 1 MiB blocks: 50 KiB pieces 134 ms, 37 KiB
- * 130-134, 75 KiB 150-153 (BENCHMARKS.md).  PAT_RELAY_MIN_PIECE keeps the
- * per-message cost small against the piece's. */
+ * rank's background thread (BENCHMARKS.md, History, 2026-11-23).
+ * PAT_RELAY_MIN_PIECE keeps the per-message cost small against the piece's. */
 #define PAT_RELAY_MAX_PIECE 49152
 #define PAT_RELAY_MIN_PIECE 8192
 /* ... but blocks of PAT_RELAY_FINE_BLOCK bytes or more are cut into pieces of
  * at most PAT_RELAY_FINE_PIECE.  After the last owner's scatter each relay
  * still sends its last piece to P - 2 ranks, (P - 2) / k of a block time
  * that every rank waits for; a finer cut also lets the relays start sooner.
- * On the emulated cluster (P = 8, 500 Mbit/s, equal blocks, 6 interleaved
- * rounds, geometric means of the ratios paired by round, against 37 KiB
- * pieces): 512 KiB blocks in 35 pieces of 15 KiB 0.87x at maxDelay 0 and
- * 0.84x at 50 ms, in 42 of 12 KiB 0.89x, in 21 of 25 KiB 0.91-0.93x (in 28
- * of 19 KiB 0.98-1.03x, not understood); 1 MiB blocks in 42 pieces of 25
- * KiB 0.92-0.94x against 28 of 37 KiB.  256 KiB blocks measured 0.99-1.07x
- * in 28 pieces of 9 KiB and 0.99-1.02x in 14 of 19 KiB (a message's cost
- * weighs more there), so they keep the coarser cut
- * (BENCHMARKS.md, RELAY's piece size). */
+ * Smaller blocks keep the coarser cut, where a message's cost weighs more
+ * than what the finer one saves (BENCHMARKS.md, History, 2026-11-25). */
 #define PAT_RELAY_FINE_BLOCK (512 << 10)
 #define PAT_RELAY_FINE_PIECE 16384
 /* The largest piece (above P - 1 of them) for a block of block_bytes. */
 int64_t pat_relay_piece_max(int64_t block_bytes);
 /* RELAY's sends per rank and call, at most pat_relay_max_sends(P): each
- * message costs CPU, and on the emulated cluster (every rank on the same two
- * cores) the number that pays shrinks with P.  At P = 16 (200 Mbit/s) 15
- * pieces per block (210 sends per rank, 17 KiB each) overloaded the cores
- * (compute phases ending up to 1 s late; 1M / 100 ms: 306-318 ms) where 8
- * or 10 measured 167-169 ms, and at 4M 10 pieces of 105 KiB 831 ms against
- * 1266-1293 ms for 15 and 30.  At P = 8 (500 Mbit/s, 4M floats) 160 sends
- * cut 2 MiB blocks into 21 rendezvous-sized pieces of 100 KiB, 1.24-1.29x
- * the lower bound balanced and 1.46-1.54x at maxDelay 100 ms; 320 (42
- * eager pieces of 50 KiB) measured 1.14-1.16x and 1.20-1.21x, and 420 the
- * same (BENCHMARKS.md, RELAY's send budget).  So PAT_RELAY_CALL_SENDS / P per
- * rank, between the two measured points: PAT_RELAY_MAX_SENDS at P >= 16,
- * PAT_RELAY_MAX_SENDS_SMALL_P at P <= 8. */
+ * message costs CPU, so the number that pays shrinks with P (too many
+ * overloaded the cores at P = 16), while too few at P = 8 cut large blocks
+ * into rendezvous-sized pieces (BENCHMARKS.md, History, 2026-11-25).  So
+ * PAT_RELAY_CALL_SENDS / P per rank, between the two measured points:
+ * PAT_RELAY_MAX_SENDS at P >= 16, PAT_RELAY_MAX_SENDS_SMALL_P at P <= 8. */
 #define PAT_RELAY_MAX_SENDS 160
 #define PAT_RELAY_MAX_SENDS_SMALL_P 320
 #define PAT_RELAY_CALL_SENDS 2560

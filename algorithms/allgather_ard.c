@@ -14,8 +14,8 @@
  * first; receivers in cyclic arrival order from a start that advances by
  * ~0.618 P each step, so whichever rank has waited longest is soon first in
  * line.  (A fixed receiver order -- earliest arrival first -- starves the late
- * ranks; their backlog then delays the end: in the model at P = 8 and 48,
- * 1.38x and 1.23x the lower bound instead of 1.23x and 1.12x.)
+ * ranks; their backlog then delays the end, well above the lower bound in
+ * the model.)
  *
  * The clock (pat_ard_clock): steps 0 .. E-1 are slots of tau from the
  * earliest predicted arrival and move whole blocks; E = max(0, slot(L) - D),

@@ -38,24 +38,18 @@
  * (nothing to spread early) when there are fewer pieces than relays (k <
  * P - 1: a small block, or the send budget binds).  With k >= P - 1,
  * balanced arrivals keep the pieces: whole blocks above the eager size are
- * rendezvous messages into receives posted ahead, and on the emulated
- * cluster (P = 8, 500 Mbit/s, maxDelay 0, k = 14) calls that sent them took
- * 88-92 ms at N = 1M against 67-70 ms with pieces and 69-74 ms for DIRECT;
- * with pieces RELAY measured 0.97-1.02x DIRECT at N = 256K-2M.  Where the
- * budget binds (P = 16, 200 Mbit/s, k = 10), every rank sending its 150
- * pieces at once took 239-258 ms at N = 1M against 188-192 ms with whole
- * blocks (BENCHMARKS.md, Imbalanced arrivals on the emulated cluster, P = 8 and P = 16).
+ * rendezvous messages into receives posted ahead, slower than the pieces
+ * and than DIRECT; where the budget binds, every rank sending all its pieces
+ * at once overloads the cores more than whole blocks do (BENCHMARKS.md,
+ * Imbalanced arrivals on the emulated cluster).
  * Blocks of different sizes (an all-gatherv's, block_sizes): each is cut at
  * least as finely as alone, and what the send budget leaves goes to the big
  * blocks (pat_relay_pieces_v), which get more pieces, not bigger ones.
  * Pieces by the mean block left the big block's pieces rendezvous-sized,
- * relayed last; pieces of one size for all blocks, where the budget binds
- * (4M floats), made the small blocks' pieces rendezvous too, and measured
- * 5-8% slower on a ramp.  On the emulated cluster (P = 8, N = 1M, one rank 4x,
- * balanced) the big block's relayed pieces reached the other ranks 74-94
- * ms into a call of 82-99 ms; in 35 pieces of 44 KiB instead of 21 of 73
- * KiB, RELAY measured 68-69 ms (e/e_lb 1.18) against 83 (1.44), as equal
- * blocks do (BENCHMARKS.md, All-gatherv of unequal blocks).
+ * relayed last, at the end of the call; pieces of one size for all blocks,
+ * where the budget binds, made the small blocks' pieces rendezvous too.  Cut
+ * so, unequal blocks run as equal ones of the same total do
+ * (BENCHMARKS.md, All-gatherv of unequal blocks).
  * Relays of a block are spread evenly over the ranks after the owner:
  * R(o, p) = o + 1 + floor(p (P - 1) / k) (mod P), so every rank relays k
  * pieces in all.
@@ -85,9 +79,7 @@
 
 /* Sends in flight per rank with pieces: enough for every send a rank has
  * ready (its scatter and a relay of each other block, k (P - 1) at most at
- * P = 8), so that the network, not the window, shares the ports.  On the
- * quiet emulated cluster (P = 8, N = 1M, maxDelay 100 ms, plan ahead) 64
- * measured 80.5 ms against 84.8 for 4 (BENCHMARKS.md, issue 19). */
+ * P = 8), so that the network, not the window, shares the ports. */
 #define RELAY_WINDOW 64
 
 int pat_relay_max_sends(int P) {

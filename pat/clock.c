@@ -27,9 +27,8 @@ int64_t pat_clock_global_ns(void) { return pat_clock_local_ns() + offset_ns; }
  * less well than this (+-100 us per hop: well under the milliseconds of
  * imbalance that arrival-awareness acts on), up to MAX_FACTOR times as many
  * samples: on a quiet node or network the first few samples settle it; on
- * an oversubscribed node they may all have waited for a descheduled rank
- * (20 samples of 2-7 ms round trips left 1-3 ms errors with three busy
- * loops on 2 cores beside 8 ranks). */
+ * an oversubscribed node they may all have waited for a descheduled rank,
+ * and their bounds then leave errors of milliseconds. */
 #define SETTLED_NS 200000
 #define MAX_FACTOR 16
 

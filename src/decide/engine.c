@@ -140,10 +140,9 @@ const pat_last_call *pat_engine_last(const pat_engine *e, int site) {
   return &e->site[site].last;
 }
 
-/* On unless PAT_PLAN_AHEAD_AUTO=0 (a job setting: every rank alike).  On the
- * emulated cluster (P = 8, N = 1M, maxDelay 50-100 ms, re-fitted model)
- * auto ran 1.03-1.14x the fastest algorithm with it and 1.36-1.41x without
- * (BENCHMARKS.md). */
+/* On unless PAT_PLAN_AHEAD_AUTO=0 (a job setting: every rank alike): a plan
+ * made as the last call ends has its receives posted before the last rank's
+ * edge, where one made at the edges comes too late to gain. */
 int pat_engine_plans_ahead(const pat_engine *e, int site) {
   if (!e->cfg.plan_ahead || site < 0) return 0;
   const pat_engine_site *sp = &e->site[site];
@@ -184,10 +183,9 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
     /* a kept plan-ahead call's records are history's by design: they say
      * nothing of how well this site's arrivals can be predicted */
     /* so are a plan-ahead algorithm's, chosen on history's records: its
-     * prediction only orders its sends.  Judged as bets, they made a site
-     * of an instrumented program look unpredictable, which held it at
-     * NATIVE for the distrust period (emulated cluster with nodes, maxDelay
-     * 100 ms: 34 of 60 calls; history's error there is the delays' spread) */
+     * prediction only orders its sends.  Judged as bets, they would make a
+     * site of an instrumented program look unpredictable (history's error is
+     * the delays' spread) and hold it at NATIVE for the distrust period */
     const int history_plan = e->cur.history && end->alg >= 0 && end->alg < PAT_ALG_COUNT &&
                              (pat_algorithms[end->alg].flags & PAT_ALGF_PLAN_AHEAD);
     if (e->cur.exchanged)
@@ -385,8 +383,8 @@ static void learn(pat_engine *e, int site, long long now) {
   }
   /* the no-probe rule again, from the static choice's cost as measured (agreed: from the records)
    * rather than as modelled, which without a model file counts P - 1 latencies where MPI's own
-   * small all-gathers take log2 P rounds: a 2 KiB site on the emulated cluster measured S = 0.17 ms
-   * against two exchanges' 0.29, modelled 0.40, and probed every 65 calls at 3-5 S a probe */
+   * small all-gathers take log2 P rounds, so that a small site measured under two exchanges stops
+   * paying for probes (BENCHMARKS.md, Balanced calls through the drop-in) */
   if (sp->guard.s_n > 0) sp->never = below_two_exchanges(e, sp->guard.s_cost);
   /* a trial just kept: its first exploration waits the interval, as the later ones do (explore.h) */
   if (was_exploring && sp->guard.state == PAT_GUARD_KEPT) sp->arms.last_explore = now;
@@ -439,9 +437,8 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
    * call is cold, and a trial that ran the best as chosen after it had the
    * cold cost replace the prediction, went back to the static choice in the
    * exchange mode and lost for nothing to gain, never measuring the
-   * alternative warm (a model file's pick at a site's first call, RELAY at
-   * 10 ms: backed off past the launch's 20 calls).  One entered by the
-   * static choice itself runs the best as chosen. */
+   * alternative warm (a model file's pick at a site's first call).  One
+   * entered by the static choice itself runs the best as chosen. */
   if (sp->guard.state != PAT_GUARD_EXPLORING)
     sp->trial_alg = -1;
   else if (was_static)
@@ -488,8 +485,7 @@ static void make_inputs(const pat_engine *e, const int64_t *arrival, int64_t byt
  * ones, and the plan-ahead ones, whose prediction only orders their sends
  * (RELAY: who sends what does not depend on it).  A site whose predictions
  * explain nothing of its arrivals (balanced ones, whose spread is jitter)
- * may still run RELAY: on the emulated cluster (P = 8, 1M, balanced) its
- * schedule took 68 ms where auto ran RING at 73. */
+ * may still run RELAY, which can beat the classic ones balanced too. */
 static unsigned without_prediction_bets(void) {
   unsigned m = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
@@ -503,9 +499,7 @@ static unsigned without_prediction_bets(void) {
  * schedule there, no plan made ahead: every rank starts at its arrival, and
  * a late rank relays nothing before it.  Its exchanged prediction is the
  * plan's, which is what the exchange mode would gain over it; taking one for
- * the other, a site whose static choice is RELAY never found a gain (at
- * P = 8, 1M floats, one rank 4x, maxDelay 50 ms, auto ran 75 ms where the
- * exchanged RELAY ran 60). */
+ * the other, a site whose static choice is RELAY never found a gain. */
 static int64_t static_prediction(pat_engine *e, const pat_select_in *in, const pat_choice *out) {
   const int alg = out->static_alg;
   if (alg < 0 || alg >= PAT_ALG_COUNT) return INT64_MAX;
@@ -523,17 +517,10 @@ static int64_t static_prediction(pat_engine *e, const pat_select_in *in, const p
 
 /* What an exchanged choice may run for unequal blocks: the static choice
  * (made with the blocks' sizes, vchoice.h) and RELAY (its pieces cut by
- * them; it measured the same on unequal blocks as on equal ones).  The
- * selection predicts at the mean block, which ranked BRUCK, NEX and BDR
- * near RELAY where they measured far slower: on the emulated cluster (P =
- * 8, 4M floats, maxDelay 50-100 ms) auto ran them on 1-3 of 12 calls per
- * cell and stayed 1.13-1.31x slower than RELAY, and BDR and ARD measured
- * 2.0-3.3x e_lb on unequal blocks (their schedules ignore the sizes;
- * BENCHMARKS.md, All-gatherv of unequal blocks).  With NATIVE a candidate
- * too, auto ran it on 2-3 of 12 calls (predicted at the mean block, it
- * took 2x RELAY's time at 1M, one rank 4x).  Adding the modelled response
- * to the sizes instead made auto pick RING and BRUCK at 1M
- * (BENCHMARKS.md, all-gatherv of unequal blocks). */
+ * them).  The selection predicts at the mean block, which ranks the others,
+ * NATIVE among them, near RELAY where unequal blocks make them far slower
+ * (their schedules ignore the sizes; BENCHMARKS.md, All-gatherv of unequal
+ * blocks). */
 static unsigned unequal_candidates(int static_alg) {
   unsigned m = 1u << PAT_ALG_RELAY;
   if (static_alg >= 0 && static_alg < PAT_ALG_COUNT) m |= 1u << static_alg;
@@ -675,10 +662,10 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * and backoffs are per regime, and a sample is filed under the regime of
    * the arrivals it was measured at: at balanced arrivals the minibench's
    * barrier undoes the spread of the last call's exits, which history
-   * carries into its predictions (P = 8, 256K floats), so the choices saw
-   * the imbalanced regime, explored DIRECT and RELAY there every other
-   * call, and their samples went to the balanced one (a plan-ahead
-   * RELAY's history is not judged, so the site was not even distrusted). */
+   * carries into its predictions, so the choices would see the imbalanced
+   * regime, explore there every other call, and file their samples under
+   * the balanced one (a plan-ahead RELAY's history is not judged, so the
+   * site would not even be distrusted). */
   int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
   int held = 0;
   if (site >= 0) {
@@ -697,9 +684,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   if (call->shape) x.in.allowed = (x.in.allowed ? x.in.allowed : ~0u) & unequal_candidates(out->static_alg);
   /* planned ahead from history: the site's plan-ahead algorithm again (its
    * prediction only orders its sends); the guard judges it by what it costs,
-   * so nothing below is needed.  A RELAY replay is 5-10 ms at P = 8, 4M
-   * floats, and these decisions run on every rank at once while it computes
-   * (measured: BENCHMARKS.md, the cost of decisions). */
+   * so nothing below is needed, and no replay runs on every rank at once
+   * while it computes. */
   const pat_engine_site *sp = site >= 0 ? &e->site[site] : NULL;
   const int keep = site >= 0 && pat_engine_plans_ahead(e, site) && call->records == PAT_RECORDS_HISTORY &&
                    !keep_yields(sp, call->site_calls, regime, x.in.allowed, e->hierarchical);
@@ -760,9 +746,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
       best = alg;
   if (best < 0) return; /* the static choice */
   /* Hysteresis: the medians of two candidates 10% apart cross now and then
-   * through the network's noise (P = 8, 256K floats, balanced: RELAY's
-   * last five calls at 18.5 ms against DIRECT's 18.2, RELAY alone 17.7
-   * and DIRECT 19.2), and the one left has no new samples to show it. */
+   * through the network's noise, and the one left has no new samples to
+   * show it. */
   const int leader = sp ? sp->leader[regime] : -1;
   if (leader >= 0 && leader != best && o.status[leader] == PAT_OK && is_allowed(x.in.allowed, leader) &&
       pat_arms_n(&sp->arms, regime, leader) >= PAT_EXPLORE_K && est[leader] != INT64_MAX) {
@@ -773,10 +758,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
                kept_may_spend(&sp->guard)) {
       /* The leader's recent calls against the other's old ones: a slow
        * phase of the network slows every algorithm, and the leader's
-       * window is the one that saw it (P = 8, 256K floats, balanced:
-       * RELAY's last five calls at 22.9 ms against DIRECT's 19.6 from
-       * 130 calls before; the site ran DIRECT at 18-20 ms for the last
-       * 55 calls of 200).  The other is measured again first. */
+       * window is the one that saw it.  The other is measured again first
+       * (BENCHMARKS.md, auto as a user runs it). */
       out->alg = best;
       out->root = o.root_of[best];
       out->explored = 1;
@@ -791,8 +774,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   /* A site runs only the candidates, what it measured in the regime and its
    * static choice: with every algorithm eligible, the measured cost of one
    * replaced its prediction, and the next the model was as wrong about came
-   * next, each run once cold (on nodes, nine algorithms in a site's first
-   * 20 calls).  What else is worth measuring is exploration's to say. */
+   * next, each run once cold.  What else is worth measuring is
+   * exploration's to say. */
   out->alg = best;
   out->root = best == o.alg ? o.root : o.root_of[best];
 }

@@ -66,10 +66,8 @@
  * included, PAT_STATIC_MARGIN less than the static choice, that algorithm
  * becomes the site's static choice and the site returns to STATIC, where it
  * runs without the exchange.  Without a model file the static choice is
- * NATIVE, and only the exchange mode could run another algorithm: on the
- * emulated cluster (P = 8, 16 KiB blocks, balanced, back to back) RING took
- * 1.78 ms where Open MPI's own took 2.2-2.3 and auto 2.35-2.58, paying an
- * exchange on 40-52% of its calls (BENCHMARKS.md, promotion).  The
+ * NATIVE, and only the exchange mode could run another algorithm, paying an
+ * exchange on each call where a classic one beats Open MPI's own.  The
  * costs are the guard's (agreed), so every rank promotes alike.
  *
  * Measurements win (explore.h): per regime (balanced or imbalanced
@@ -79,10 +77,10 @@
  * DIRECT, RING, the model's pick and those near it) is explored until it
  * has PAT_EXPLORE_K samples in the regime: from the static choice as a
  * trial of that candidate, which the guard judges like any trial, and in a
- * kept alternative at most one call in PAT_EXPLORE_EVERY.  Before, without
- * a model file the model's pick (RELAY) was kept for good where DIRECT
- * measured 1.2x faster, and with one the static choice DIRECT stayed under
- * imbalance where RELAY was 1.55x faster, never measured (issue 53).
+ * kept alternative at most one call in PAT_EXPLORE_EVERY.  A prediction
+ * alone would keep the model's pick for good, or leave the static choice
+ * in place under imbalance, where another candidate, never measured, is
+ * much faster (issue 53).
  *
  * The guardrail (guardrail.h, docs/guardrail.md) has the last word: a site
  * enters the exchange mode only when its guard allows a trial, returns to
@@ -257,10 +255,9 @@ void pat_engine_free(pat_engine *e);
  * ranks are on nodes node[0..P-1]?  Yes when every rank shares one node,
  * with or without a model file, unless PAT_ONE_NODE=auto: on shared memory
  * the call is bound by the last arrival, so arrival-awareness has little to
- * hide (auto with a shared-memory model measured 0.82-1.41x NATIVE); a
- * model fitted on a network does not describe a node's shared memory; and
- * the deciding costs more than a small block's whole call there
- * (BENCHMARKS.md, Balanced calls on one node). */
+ * hide; a model fitted on a network does not describe a node's shared
+ * memory; and the deciding costs more than a small block's whole call there
+ * (BENCHMARKS.md, Balanced calls through the drop-in). */
 int pat_engine_one_node_native(int P, const int *node, int one_node_auto);
 /* Do the P ranks with nodes node[] all share one node? */
 int pat_engine_one_node(int P, const int *node);
@@ -317,9 +314,9 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
  * really cost, so that the choice sees it.  Learning after the choice, the
  * measurement of an algorithm reached only the choice after next: without
  * a model file a site judged its first probe by the model's word alone
- * (for NATIVE: the best classic schedule's replay) and backed off 16
- * calls (emulated cluster, P = 16, 1M: NATIVE measured 1.74x that, 280 ms
- * against RING's 200), and each algorithm it tried ran twice. */
+ * (for NATIVE: the best classic schedule's replay, where Open MPI's own
+ * measures far slower) and backed off, and each algorithm it tried ran
+ * twice. */
 void pat_engine_learn(pat_engine *e, int site, long long site_calls);
 
 /* 3a. An exchanged call at `site` (with site_calls recorded calls) has run
@@ -346,13 +343,12 @@ const pat_last_call *pat_engine_last(const pat_engine *e, int site);
 
 /* Replay the last learned call's algorithm under its actual arrivals and
  * fold the ratio of measured to predicted cost into its site's refinement.
- * Commit only notes the sample: the replay costs about a millisecond of CPU
- * at P = 8 (an arrival-aware schedule in the fluid model), and at the end of
- * a call it ran while the other ranks' last transfers needed the CPU (on the
- * emulated cluster the kernel carries the network on the ranks' cores: RELAY
- * at N = 1M, maxDelay 100 ms measured about 3 ms faster without it,
- * BENCHMARKS.md).  Settled before the next choice and before the report
- * reads the refinement, so every decision sees the same state on every rank. */
+ * Commit only notes the sample: the replay costs CPU (an arrival-aware
+ * schedule in the fluid model), and at the end of a call it would run while
+ * the other ranks' last transfers need the CPU, which on a machine whose
+ * kernel carries the network on the ranks' cores slows the call.  Settled
+ * before the next choice and before the report reads the refinement, so
+ * every decision sees the same state on every rank. */
 void pat_engine_settle(pat_engine *e);
 
 /* A site's state, for the report and pat_info (read only). */

@@ -4,33 +4,30 @@
  *
  * A site's calls fall into two regimes by the exchanged arrivals: balanced
  * (the spread max a - min a under one block's time tau) and imbalanced.
- * The fastest algorithm differs between them (emulated cluster, P = 8, 1M
- * floats: DIRECT 1.2x faster than RELAY at balanced arrivals, RELAY 1.55x
- * faster than DIRECT at maxDelay 100 ms; issue 53), so costs measured in one
- * say nothing of the other.  Per regime and algorithm the last
- * PAT_ARM_SAMPLES costs of the exchange mode's calls (c = mean e - wait for
- * the last arrival, the guardrail's agreed cost, exchange included) are
- * kept; their median is the algorithm's measured cost there, and replaces
- * the model's prediction as soon as there is one (the median: a site's first
- * call of an algorithm builds its schedules and touches buffers cold, and
- * the network stalls one call in 20-40 for 10-90 ms).
+ * The fastest algorithm differs between them (DIRECT or RING balanced,
+ * RELAY under imbalance; issue 53), so costs measured in one say nothing of
+ * the other.  Per regime and algorithm the last PAT_ARM_SAMPLES costs of the
+ * exchange mode's calls (c = mean e - wait for the last arrival, the
+ * guardrail's agreed cost, exchange included) are kept; their median is the
+ * algorithm's measured cost there, and replaces the model's prediction as
+ * soon as there is one (the median: a site's first call of an algorithm
+ * builds its schedules and touches buffers cold, and the network stalls a
+ * call now and then).
  *
  * Exploration: the candidates are RELAY, DIRECT and RING (each the fastest
- * somewhere on the emulated cluster; on nodes HRELAY, HRING and RING) and a
- * model file's first pick in the regime, minus the static choice (the
- * guardrail measures that one without an exchange).  The engine runs
- * nothing else but what the site measured and its static choice.  Every
- * algorithm the model predicts near its pick, as refine.h explored before,
- * made six candidates at balanced arrivals without a model file, each
- * measured three times.  A candidate with fewer
- * than PAT_EXPLORE_K samples in the call's regime is explored, the one
- * predicted (or measured) cheapest first, unless two samples already put it
- * PAT_EXPLORE_DROP times above the cheapest measured (or the static choice's
- * cost): with samples 5% apart (the cluster's noise at 1M floats), the median
- * of three tells apart candidates 10% apart.  Then measured costs alone rank
- * them.  The engine explores only inside the guardrail's budget: from the
- * static choice, each exploration is a trial (the guardrail judges it, and a
- * lost one backs off); in a kept alternative, at most one call in
+ * somewhere; on nodes HRELAY, HRING and RING) and a model file's first pick
+ * in the regime, minus the static choice (the guardrail measures that one
+ * without an exchange).  The engine runs nothing else but what the site
+ * measured and its static choice: every algorithm the model predicts near
+ * its pick would make too many candidates, each measured three times.  A
+ * candidate with fewer than PAT_EXPLORE_K samples in the call's regime is
+ * explored, the one predicted (or measured) cheapest first, unless two
+ * samples already put it PAT_EXPLORE_DROP times above the cheapest measured
+ * (or the static choice's cost): the median of three tells apart candidates
+ * 10% apart on a network as noisy as the emulated one.  Then measured costs
+ * alone rank them.  The engine explores only inside the guardrail's budget:
+ * from the static choice, each exploration is a trial (the guardrail judges
+ * it, and a lost one backs off); in a kept alternative, at most one call in
  * PAT_EXPLORE_EVERY (the kept one's gain pays for the others).  So with C
  * candidates in a regime, every one has its PAT_EXPLORE_K samples (or was
  * dropped) within PAT_EXPLORE_EVERY * PAT_EXPLORE_K * C of the regime's
@@ -38,9 +35,7 @@
  * credit lasts: a kept alternative explores only while the guardrail's
  * credit holds PAT_EXPLORE_CREDIT static calls' cost, so exploring pauses
  * until the kept one's gains pay it back, and never spends the credit that
- * keeps the kept one (candidates at twice its cost, one explored in two
- * calls, had exhausted it in six calls, and the site went back to its
- * static choice for the backoff: tests/unit/test_engine.c, cold model pick).
+ * keeps the kept one (tests/unit/test_engine.c, cold model pick).
  *
  * Near the bound: every sample also keeps the call's e-bar over its lower
  * bound (pat_lower_bound_nodes of the call's arrivals, the model's block
@@ -48,64 +43,52 @@
  * PAT_EXPLORE_K samples, is within PAT_NEAR_BOUND of the bound (the median
  * of its ratios), no other candidate can be much faster, and a kept
  * alternative explores at most one call in PAT_EXPLORE_EVERY_NEAR instead:
- * each exploration there costs a call at 1.5-2x the best's time under
- * imbalance (P = 8, 1M floats: RELAY 1.11-1.21x e_lb, DIRECT and RING
- * 1.9-2.1x), four of them 10-20% of a 20-call run.  Exploration is
- * deferred, not given up: every candidate still has its samples (or was
- * dropped) within PAT_EXPLORE_EVERY_NEAR * (PAT_EXPLORE_K * C + 1) calls:
- * a kept alternative's first exploration too waits its interval from the
- * call the trial was kept (exploring at once, a 20-call launch at P = 8
- * paid for two calls of RING at 1.7x RELAY's cost, 1.09x in all).  A
- * bound from a block time that is too short (the ping-pong of two ranks on
- * one node, on nodes) is lower, so its ratios are larger: it explores as
- * before; one from a block time too long shows as e-bar below e_lb
- * (PAT_BOUND_FLOOR), and says nothing.
+ * under imbalance each exploration there costs a call at several times the
+ * best's distance from the bound, which a short run cannot pay back.
+ * Exploration is deferred, not given up: every candidate still has its
+ * samples (or was dropped) within PAT_EXPLORE_EVERY_NEAR * (PAT_EXPLORE_K *
+ * C + 1) calls: a kept alternative's first exploration too waits its
+ * interval from the call the trial was kept.  A bound from a block time
+ * that is too short (the ping-pong of two ranks on one node, on nodes) is
+ * lower, so its ratios are larger: it explores as before; one from a block
+ * time too long shows as e-bar below e_lb (PAT_BOUND_FLOOR), and says
+ * nothing.
  *
  * Far candidates wait too: while every candidate still to explore has
  * measured, each sample, PAT_EXPLORE_DROP times the cheapest known (one
  * sample short of dropped), a kept alternative explores at most one call
  * in PAT_EXPLORE_EVERY_NEAR, near the bound or not.  Its second sample may
- * still show the first was a stall or a cold call, so it is taken, later:
- * at P = 8, 1M floats, maxDelay 50 ms, RELAY measured 1.30-1.34x a quick
- * model's bound, on the threshold, and RING at 2.06x RELAY's cost was
- * explored twice in four calls, 9% of a 20-call launch; on nodes, whose
- * bound is never near, HRING and RING twice each.  The guarantee is then
- * the near one's: every candidate measured or dropped within
- * PAT_EXPLORE_EVERY_NEAR * (PAT_EXPLORE_K * C + 1) calls.
+ * still show the first was a stall or a cold call, so it is taken, later,
+ * where a best candidate just over the near-bound threshold (or on nodes,
+ * whose bound is never near) would otherwise pay for it at once.  The
+ * guarantee is then the near one's: every candidate measured or dropped
+ * within PAT_EXPLORE_EVERY_NEAR * (PAT_EXPLORE_K * C + 1) calls.
  *
- * Rechecks: the emulated cluster has slow phases (P = 8, 256K floats,
- * balanced: five calls of RELAY in a row at 19-27 ms where it takes 17.7
- * alone), and a median of five taken in one says nothing of the next.  A
- * candidate measured in one was never measured again (its median stayed
- * above the others', so it never ran), and the site ran DIRECT at 1.1x for
- * the rest of a 200-call launch.  So a candidate with its samples, within
- * PAT_RECHECK_NEAR of the cheapest known, not the cheapest, whose last
- * sample is PAT_RECHECK_AGE calls old, is measured again: one call, and only
- * if that call beat the others, PAT_ARM_SAMPLES calls in all, so that its
- * median is of new samples only (one call in PAT_RECHECK_AGE per near
- * candidate where nothing changed).  And a candidate whose median would
- * replace the one the site runs, but whose last sample is older than
- * PAT_RECHECK_FRESH calls, runs PAT_ARM_SAMPLES calls first (a full
- * recheck): the one it would replace measured its median in the last few
- * calls, maybe in a slow phase that slowed every algorithm.  If a recheck's
- * median (full, or of a first call that beat the others) would replace the
- * one the site runs, that one is measured again first, PAT_ARM_SAMPLES calls
- * of its own, so that both medians are of the same minutes: a recheck alone
- * measured in a faster minute than the slow phase it was compared with
- * (P = 8, 256K floats, balanced: five RELAY calls at 19-27 ms, then DIRECT's
- * recheck at 18-19 ms, and the site ran DIRECT on 69-130 calls of 200; or
- * DIRECT's recheck at 17.7 against RELAY's last calls with one at 22.1, and
- * DIRECT on 88 calls).  Calls of the two in turn would not do: a call of
- * RELAY after one of DIRECT exchanges on arrival, one of DIRECT after
- * RELAY's had its exchange ahead, so each pays the other's switch.  A
- * recheck left off (its first call did not beat the others, or the credit
- * ran out) is over after PAT_RECHECK_FRESH calls: one left 25 calls before
- * went on when a slow phase raised the others' medians, with its old sample
- * among its new ones.  The engine rechecks from a kept alternative, while
- * its credit holds a static call's cost, and from a static choice the
- * exchange mode promoted (one measured against the candidates); from another
- * static choice each call of a recheck would pay an exchange where that
- * choice wins.
+ * Rechecks: the emulated cluster has slow phases, and a median of five
+ * taken in one says nothing of the next: a candidate measured in one would
+ * never be measured again (its median stays above the others', so it never
+ * runs).  So a candidate with its samples, within PAT_RECHECK_NEAR of the
+ * cheapest known, not the cheapest, whose last sample is PAT_RECHECK_AGE
+ * calls old, is measured again: one call, and only if that call beat the
+ * others, PAT_ARM_SAMPLES calls in all, so that its median is of new samples
+ * only (one call in PAT_RECHECK_AGE per near candidate where nothing
+ * changed).  And a candidate whose median would replace the one the site
+ * runs, but whose last sample is older than PAT_RECHECK_FRESH calls, runs
+ * PAT_ARM_SAMPLES calls first (a full recheck): the one it would replace
+ * measured its median in the last few calls, maybe in a slow phase that
+ * slowed every algorithm.  If a recheck's median (full, or of a first call
+ * that beat the others) would replace the one the site runs, that one is
+ * measured again first, PAT_ARM_SAMPLES calls of its own, so that both
+ * medians are of the same minutes (BENCHMARKS.md, auto as a user runs it).
+ * Calls of the two in turn would not do: a call of RELAY after one of
+ * DIRECT exchanges on arrival, one of DIRECT after RELAY's had its exchange
+ * ahead, so each pays the other's switch.  A recheck left off (its first
+ * call did not beat the others, or the credit ran out) is over after
+ * PAT_RECHECK_FRESH calls, so that an old sample never mixes with new ones.
+ * The engine rechecks from a kept alternative, while its credit holds a
+ * static call's cost, and from a static choice the exchange mode promoted
+ * (one measured against the candidates); from another static choice each
+ * call of a recheck would pay an exchange where that choice wins.
  */
 #ifndef PAT_EXPLORE_H
 #define PAT_EXPLORE_H
@@ -210,18 +193,17 @@ static inline int pat_arms_n(const pat_arms *a, int regime, int alg) { return a-
 
 /* The model's pick for the regime's candidates: the first one it made
  * there (pick: this call's; -1 none).  Near-tied predictions flip their
- * pick with the arrivals' jitter, and each new pick explored in turn ran
- * seven algorithms in a site's first 15 calls. */
+ * pick with the arrivals' jitter, and exploring each new pick in turn would
+ * run most of the portfolio in a site's first calls. */
 int pat_arms_model_pick(pat_arms *a, int regime, int pick);
 
 /* The candidates (bit per algorithm) among `allowed` (0: all): RELAY,
  * DIRECT, RING and the model's pick model_best (-1: none), less static_alg.
  * On a hierarchical node map (several nodes, one of several ranks) HRELAY,
  * HRING and RING instead of RELAY, DIRECT and RING: there the flat ones
- * push every rank's blocks through its node's one link (emulated cluster,
- * 4 hosts x 2 ranks, 1M floats: flat RELAY 283.6 ms where HRELAY took
- * 144.1 balanced, 248.7 against 114.6 at maxDelay 100 ms), and exploring
- * them cost a call each of twice the best's time. */
+ * push every rank's blocks through its node's one link, and exploring them
+ * costs a call each of about twice the best's time (BENCHMARKS.md, Nodes
+ * and the hierarchical algorithms). */
 unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed, int hierarchical);
 
 /* The candidate to explore next in the regime, or -1: the unexplored one

@@ -78,9 +78,9 @@ void pat_guard_enter(pat_guard *g, long long call) {
 /* A trial that did not win against the model file's S, never measured at
  * this site: not a loss.  The site runs the static choice until its next
  * probe, two calls on (engine.c), whose records measure S, and the next
- * trial is judged against that: a model that ranked the static choice too cheap (on 4 hosts x 2
- * ranks a quick calibration put HRING at 0.65x its cost at the site) must
- * not hold the site on it for a backoff. */
+ * trial is judged against that: a model that ranked the static choice too cheap (a quick
+ * calibration, back to back, where the site's calls follow compute) must not hold the site on
+ * it for a backoff (BENCHMARKS.md, auto on nodes). */
 static void measure_static_first(pat_guard *g, long long call) {
   g->prior_retried = 1; /* once: should S still not be measured at the next verdict, that trial is lost */
   g->state = PAT_GUARD_STATIC;
@@ -111,7 +111,7 @@ static void static_sample(pat_guard *g, double cost) {
     g->s_cost = cost;
   else if (g->refreshing) /* a kept alternative was judged against an S too high, or this sample is one */
     g->s_cost = cost < g->s_cost ? cost : g->s_cost;
-  else { /* a call the network stalled (10-90 ms against 2) moves S by WEIGHT * SPIKE * S at most */
+  else { /* a call the network stalled moves S by WEIGHT * SPIKE * S at most */
     double most = PAT_GUARD_SPIKE * g->s_cost;
     g->s_cost += PAT_GUARD_WEIGHT * ((cost > most ? most : cost) - g->s_cost);
   }

@@ -35,10 +35,10 @@
  * to the static choice after REFRESH_FIRST calls, doubling each time up to
  * REFRESH_MAX: not a loss (no backoff); the next static sample lowers S if
  * it is lower, and a new trial judges the alternative against that.  S is
- * sampled one static call per probe, and on the emulated cluster one call
- * in 20-40 stalls for 10-90 ms in Open MPI's own all-gather (2 ms at 16
- * KiB; plain MPI shows it too): a sample counts as at most SPIKE times S,
- * so that one stalled call does not make every alternative look cheaper.
+ * sampled one static call per probe, and a network stalls a call now and
+ * then for many times its cost (in Open MPI's own all-gather, and in plain
+ * MPI too): a sample counts as at most SPIKE times S, so that one stalled
+ * call does not make every alternative look cheaper.
  *
  * Predictions weighed by their error: per call the records give every rank's
  * predicted and actual arrival; err = mean_i |d_i - mean d| (d = predicted -
@@ -80,10 +80,9 @@ enum pat_guard_state {
 /* Trials back off per regime of the arrivals (balanced, imbalanced; the
  * regimes of explore.h): a trial lost at balanced arrivals says nothing of
  * what would win once a rank is late.  With one backoff per site, a site
- * that lost three or four balanced trials (backoffs 16, 32, 64, 128 calls)
- * and then turned imbalanced ran its static choice for 100 calls more
- * before its first imbalanced trial (tests/unit/test_engine.c, planted:
- * RELAY, 1.55x faster there, found at call 85-94, or not in 150 calls). */
+ * that lost a few balanced trials and then turned imbalanced would run its
+ * static choice for the grown backoff before its first imbalanced trial
+ * (tests/unit/test_engine.c, planted). */
 #define PAT_GUARD_REGIMES 2
 
 typedef struct pat_guard {

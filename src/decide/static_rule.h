@@ -11,8 +11,8 @@
 
 #define PAT_STATIC_MARGIN 0.10 /* a classic algorithm replaces NATIVE as the static choice only if its
                                   measured balanced time is at least this much smaller: calibration
-                                  noise must not make a balanced code pay (b2b on shared memory with a
-                                  --quick model: NEX/RDB picked at 1-64 B ran 1.2-1.5x NATIVE) */
+                                  noise must not make a balanced code pay (a --quick model's pick at
+                                  the smallest sizes can run slower than NATIVE) */
 
 /* Does NATIVE stay against algorithm alt, which takes t_alt (s) where
  * NATIVE takes t_native (NAN: not known) for blocks of `bytes` on P ranks?

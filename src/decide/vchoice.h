@@ -13,9 +13,9 @@
  * schedule: MPI's own all-gatherv is taken to respond like the best classic
  * schedule (the smallest response of RING, NEX, RDB, BRUCK, DIRECT), which is
  * what the MPI libraries run (ring, neighbour exchange, Bruck, recursive
- * doubling).  On the emulated cluster at P = 8 Open MPI's all-gatherv ran
- * within 0.88-1.06x of RING on unequal blocks, while the replay gives BRUCK
- * the smallest response: the assumption favours NATIVE.
+ * doubling).  Open MPI's all-gatherv measures about as RING does on unequal
+ * blocks, while the replay gives BRUCK the smallest response: the
+ * assumption favours NATIVE.
  *
  * Candidates: NATIVE, the classic algorithms, and RELAY on its schedule for
  * balanced arrivals (the one PAT_Allgatherv runs, built for the largest

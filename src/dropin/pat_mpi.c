@@ -110,7 +110,7 @@ static int launched_on_one_node(void) {
 
 /* MPI_THREAD_MULTIPLE is for the background thread; a one-node job under
  * auto runs none (PAT_ONE_NODE, runtime.c), and on one node the level itself
- * costs (BENCHMARKS.md), so it is not asked for. */
+ * costs (BENCHMARKS.md, Balanced calls through the drop-in), so it is not asked for. */
 static int wants_thread(void) {
   return early.thread && !(pat_settings_defer_one_node(&early) && launched_on_one_node());
 }

@@ -15,8 +15,8 @@
  * Pacing (pat_exec_set_pace): a send posted to MPI completes as soon as the
  * kernel takes it (eager), so the window does not bound what waits in the
  * host's socket buffers and NIC queue; a late rank's own block then went out
- * behind the forwards its background thread had queued (2.5-4.2x its wire
- * time on the emulated cluster; BENCHMARKS.md, all-gatherv of unequal blocks).
+ * behind the forwards its background thread had queued, several times its
+ * wire time late (BENCHMARKS.md, History, 2026-11-25).
  * With a link rate, forwards wait here instead, while the estimated queue
  * (every send's bytes at the rate, from when it was posted) is longer than
  * the lead; sends of the own block are never held.  A held send is due at a

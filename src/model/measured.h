@@ -6,8 +6,8 @@
  *
  * These are the balanced part of the selection: the time an algorithm takes
  * when every rank arrives together, measured rather than predicted by one
- * Hockney line per algorithm (whose median error over 64 B - 2 MiB is
- * 25-46%).  The schedule replay stays what tells an algorithm's response to
+ * Hockney line per algorithm (which misses the measured times badly over a
+ * calibration's range of sizes).  The schedule replay stays what tells an algorithm's response to
  * imbalance.
  *
  * Between and beyond the measured sizes (for algorithm a on exactly the

@@ -6,8 +6,8 @@
  *
  * Why equal shares and not max-min fairness: max-min (water filling over
  * the component of ports a change touches) was tried first; it propagates
- * every change through chains of shared ports, which made DIRECT's replay
- * at P = 64 cost 66 ms and ARD's 35 ms (the one-port engine: < 1 ms).  With
+ * every change through chains of shared ports, which made a replay at
+ * P = 64 tens of times as costly as the one-port engine's.  With
  * equal shares a change only moves the flows of the two ports it touches:
  * O(their flows * log n) per event.  The two agree whenever every flow of a
  * port is bottlenecked there or equally elsewhere: a port shared by flows
@@ -19,7 +19,7 @@
  * heap is indexed: an active flow has one entry, moved in place when its
  * rate changes.  (It once kept every old entry and skipped the stale ones:
  * with many flows per port each event filed a new entry per flow, and
- * popping the stale ones took 55% of a selection's time at P = 8.)
+ * popping the stale ones took most of a selection's time.)
  *
  * A flow that has run at rate 1 since it was added finishes at exactly the
  * `finish_solo` it was given (ready + alpha + work, computed by the caller

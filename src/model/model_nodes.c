@@ -84,8 +84,8 @@ static int earlier(const void *x, const void *y) {
 
 /* A piece's next move, released at t: its scatter from its owner's node (relay < 0) or its relay's
  * sends on.  Served in release order: served in the order the blocks come instead, a relay's sends
- * for an early block held back a later node's own scatter, and chained the nodes one after the other
- * (2.5x the replay at P = 64 in nodes of 16). */
+ * for an early block held back a later node's own scatter, and chained the nodes one after the other,
+ * far above the replay. */
 typedef struct move {
   double t;
   int b, p, relay;

@@ -189,9 +189,8 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
     pat_model_params one_cost = m;
     if (ring_alone(alg, &m) && (size_t)P * (size_t)(P - 1) > PAT_SELECT_ARRIVAL_MAX_OPS) {
       /* every transfer at the link's cost: the O(P) closed form, not the general form's P (P - 1)
-       * transfers (3.5 ms at P = 1024).  Above the replay, not far: a rank at a node's edge sends
-       * or takes in across it in every step, and every rank waits for its neighbours; +1.3% balanced
-       * and +3.4% with arrivals over 60 block times at P = 256 in nodes of 16 (unit.test_node_model) */
+       * transfers.  Above the replay, not far: a rank at a node's edge sends or takes in across it
+       * in every step, and every rank waits for its neighbours (unit.test_node_model checks how far) */
       one_cost.node = NULL;
       one_cost.nodes = NULL;
       one_cost.shared_links = 0;
@@ -255,8 +254,8 @@ static int earliest(int P, const int64_t *a, int k, int *roots) {
 }
 
 /* The node ranks of mp's map where they share links (1 without): a replay of a schedule on such a map
- * pays for up to this many flows per node link at every event.  RELAY at P = 64 in nodes of 16 (16128
- * ops) took 82 ms to replay, 5 us an op, where one rank a node costs 60-120 ns. */
+ * pays for up to this many flows per node link at every event, so an op there costs many times one
+ * where each rank has its own link. */
 static size_t shared_flows(pat_select_cache *c, const pat_select_in *in) {
   if (!in->mp->node || !in->mp->shared_links) return 1;
   const pat_nodes *n = node_map(c, in->P, in->mp);
@@ -266,11 +265,10 @@ static size_t shared_flows(pat_select_cache *c, const pat_select_in *in) {
   return (size_t)k;
 }
 
-/* What one op of alg's replay weighs against the budget (60 ns an op where no link is shared).  Every
+/* What one op of alg's replay weighs against the budget (one where no link is shared).  Every
  * transfer between nodes of a flat schedule crosses a shared link: k (the node's ranks); the node
- * algorithms' fewer: k / 4, at least 1 (HRELAY at P = 64 in nodes of 32 replayed at 0.5 us an op,
- * and at 4 x 4 the selection stays at 1.0 ms with its replay); where that puts them over the budget,
- * the node model stands in for their replay. */
+ * algorithms' fewer: k / 4, at least 1, as their replay's cost per op measures; where that puts them
+ * over the budget, the node model stands in for their replay. */
 static size_t op_weight(pat_select_cache *c, const pat_select_in *in, int alg) {
   const size_t k = shared_flows(c, in);
   if (!(pat_algorithms[alg].flags & PAT_ALGF_NODES)) return k;
@@ -278,7 +276,7 @@ static size_t op_weight(pat_select_cache *c, const pat_select_in *in, int alg) {
 }
 
 /* The ops of a node algorithm's schedule on a regular map, from its structure (a one-rank build walks
- * every block and node: 1-2 ms at P = 1024): HRELAY delivers each block to each other rank in one
+ * every block and node, too slow to run per call at large P): HRELAY delivers each block to each other rank in one
  * message per piece, HRING each node's run in one message per rank and node, plus the gathers. */
 static size_t nodes_ops(int alg, const pat_nodes *n, const pat_select_in *in) {
   const size_t P = (size_t)n->P, H = (size_t)n->H;
@@ -295,8 +293,7 @@ static size_t budget_of(const pat_select_in *in) {
 
 /* Is alg predicted by the node model (model_nodes.h)?  Where it fits and its schedule's ops, weighed
  * (op_weight), are over the per-call budget; within it, the replay (the model the node model is
- * checked against): at 4 x 4 (P = 16, 1M floats), where the runs on the emulated cluster are, the node
- * model departs from the replay by up to -16% with arrivals spread over 50 ms. */
+ * checked against, which at small P departs from it under spread arrivals). */
 static int node_model_fits(pat_select_cache *c, const pat_select_in *in, int alg) {
   if (!(pat_algorithms[alg].flags & PAT_ALGF_NODES) || !in->mp->node || !in->mp->shared_links) return 0;
   pat_model_params m = *in->mp;
@@ -416,7 +413,7 @@ static int check_budget(pat_select_cache *c, int alg, int root, const pat_select
   /* Without a root every rank receives P-1 blocks, at most two per op,
    * and every receive has its send: at least P(P-1) ops in all (not so
    * for the node algorithms, whose messages carry a node's run).  Over
-   * budget on that alone, skip the one-rank build (8 ms for ARD at
+   * budget on that alone, skip the one-rank build (milliseconds at
    * P = 1024, on every call). */
   if (node_model_fits(c, in, alg)) return PAT_OK; /* replayed within the budget (nodes_ops), else the node model */
   const size_t flows = op_weight(c, in, alg);

@@ -159,13 +159,10 @@ double pat_select_wait(int P, const int64_t *arrival_ns);
  *  - mp with one (mp->link_set): R(p) + (L - R(0)) * s, R the replay with
  *    every transfer at the link's rate (a pair alone on the network), R(0)
  *    on balanced arrivals, s = pat_select_synchronised_share.  L - R(0) is
- *    what a balanced call loses to every port being busy both ways at once
- *    (on the emulated cluster DIRECT measures 1.25 R(0) balanced, and runs
- *    at R(p) once arrivals spread over a call's length: 94.0 ms against
- *    R(p) 95.7 at N = 1M, maxDelay 100 ms); the share of it left falls as
- *    the arrivals spread.  Checked against the earlier P = 8 sweep
- *    (BENCHMARKS.md, the cost model against measurement): worst error 10-14% for RING, DIRECT
- *    and RELAY, against 12-27% for the rule without a link.
+ *    what a balanced call loses to every port being busy both ways at once,
+ *    gone once arrivals spread over a call's length (measured calls then run
+ *    at R(p)); the share of it left falls as the arrivals spread
+ *    (BENCHMARKS.md, The cost model against measurement).
  * At least 0.  Returns PAT_OK or the builder's / replay's error. */
 int pat_select_predict(pat_select_cache *c, const pat_select_in *in, int alg, int root, double *ebar_s);
 
