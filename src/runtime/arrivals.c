@@ -80,7 +80,7 @@ int pat_contribute(pat_comm_state *cs, int64_t arrival_ns, int64_t block_bytes, 
  * ahead (PAT_ALGF_PLAN_AHEAD), or auto at a site that runs one
  * (pat_engine_plans_ahead): its plan, made now from history, lets the
  * background thread take blocks in before the last rank's edge, which under
- * imbalance comes after the early ranks arrive (BENCHMARKS.md, History, first session: the timeline). */
+ * imbalance comes after the early ranks arrive (BENCHMARKS.md, History, 2026-11-23). */
 static int plans_ahead(pat_comm_state *cs, int site) {
   int setting = pat_proc.alg;
   if (setting == PAT_ALG_AUTO) {

@@ -8,7 +8,7 @@
  * that spins takes CPU from the transfers it waits for.  Measured there
  * (P = 8, 500 Mbit/s, N = 1M, 3 interleaved rounds of 24 iterations, medians):
  * maxDelay 100 ms RELAY 89.9 ms spinning, 82.8 ms napping; maxDelay 0 RING
- * 102.8 -> 87.8 ms (BENCHMARKS.md, History, third session).
+ * 102.8 -> 87.8 ms (BENCHMARKS.md, History, 2026-11-23).
  */
 #ifndef PAT_WAIT_NAP_H
 #define PAT_WAIT_NAP_H
