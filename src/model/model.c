@@ -14,6 +14,7 @@ void pat_model_params_init(pat_model_params *mp, double alpha, double beta) {
   mp->dflt.set = 1;
   mp->dflt.inter.alpha = alpha;
   mp->dflt.inter.beta = beta;
+  mp->gamma = PAT_MODEL_GAMMA_DEFAULT;
   mp->bg_start = -INFINITY;
   mp->engine = PAT_ENGINE_AUTO;
 }

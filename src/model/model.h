@@ -49,6 +49,10 @@
  *    data flow's pieces to one relay all ended together at the end of the
  *    owner's block time, where the executor's first piece arrives after a
  *    fraction of it (measured against the replay: BENCHMARKS.md).
+ *  - Reductions (PAT_SCHED_REDUCE, lockstep): a step's reducing receives
+ *    are combined once all its ops are done (the executor's order), so the
+ *    step ends gamma * (the bytes they bring) after its last op; the rank
+ *    enters its next step only then.
  *  - Parameters: the (alpha, beta) fitted for the algorithm that built the
  *    schedule (s->alg), or the default ones; with a node map, transfers
  *    between ranks of the same node use the intra-node pair when there is
@@ -125,6 +129,9 @@ typedef struct pat_model_params {
   int link_set;                      /* link holds a measurement */
   pat_hockney link;                  /* one pair alone on the network (a ping-pong between nodes): the rate a
                                         transfer gets when the ports around it are idle; model file "link" line */
+  double gamma;                      /* s per byte of a reduction's combination (MPI_Reduce_local: MPI_SUM of doubles
+                                        measured by pat-calibrate, fitted by pat-fit; model file "gamma" line) */
+  int gamma_set;                     /* gamma was measured; 0: PAT_MODEL_GAMMA_DEFAULT */
   double eager_bytes;                /* messages of fewer bytes are eager; 0: all rendezvous */
   char made[256];                    /* how the parameters were obtained (model file "made" lines) */
   pat_measured measured;             /* measured balanced times (~5 KiB; the replay ignores them) */
@@ -153,8 +160,16 @@ typedef struct pat_model_params {
 #define PAT_MODEL_PACE_LEAD_NS 2000000
 #define PAT_MODEL_PACE_LEAD_S (PAT_MODEL_PACE_LEAD_NS * 1e-9)
 
+/* gamma where nothing measured it (s per byte): MPI_Reduce_local of doubles
+ * with MPI_SUM on one core of this project's machines is 0.1-0.2 ns a byte
+ * (memory-bound: two loads and a store per element); the larger keeps a
+ * reduction's combinations from looking free on a slower core. */
+#define PAT_MODEL_GAMMA_DEFAULT 2e-10
+#define PAT_MODEL_GAMMA_TEXT "2e-10" /* the same, for messages */
+
 /* Defaults: every algorithm uses (alpha, beta), no intra-node pair, no eager
- * threshold, no node map, bg_start = -INFINITY, engine AUTO. */
+ * threshold, gamma PAT_MODEL_GAMMA_DEFAULT (gamma_set 0), no node map,
+ * bg_start = -INFINITY, engine AUTO. */
 void pat_model_params_init(pat_model_params *mp, double alpha, double beta);
 
 /* Parameters the replay uses for algorithm alg (its own if set, else the default). */

@@ -70,6 +70,7 @@ typedef struct parser {
   int seen_inter[PAT_ALG_COUNT + 1], seen_intra[PAT_ALG_COUNT + 1], seen_eager; /* per name, "default" last */
   int P_line;                    /* line of "P" (0: none yet) */
   int link_line;                 /* line of "link" (0: none yet) */
+  int gamma_line;                /* line of "gamma" (0: none yet) */
   int time_line[PAT_ALG_COUNT];  /* line of each algorithm's first "time" (0: none) */
   int last_time_line;            /* line of the last "time" (0: none) */
   int b2b_line[PAT_ALG_COUNT];   /* line of each algorithm's first "b2b" (0: none) */
@@ -181,7 +182,7 @@ static int parse_link(parser *ps, char **tok, int nt) {
     if (first && nt > 1)
       return line_error(ps, "unknown algorithm \"%s\" (one of: %s)", tok[1], names_list(names, sizeof names, 1));
     return line_error(ps,
-                      "unknown keyword \"%s\" (expected made, eager, link, intra, inter, P, time, b2b, or an "
+                      "unknown keyword \"%s\" (expected made, eager, link, gamma, intra, inter, P, time, b2b, or an "
                       "algorithm: %s)",
                       tok[0], names_list(names, sizeof names, 1));
   }
@@ -222,6 +223,20 @@ static int parse_pair(parser *ps, char **tok, int nt) {
   ps->m.link_set = 1;
   ps->m.link.alpha = a;
   ps->m.link.beta = b;
+  return PAT_OK;
+}
+
+/* "gamma <seconds per byte>": a reduction's combination.  Read in any
+ * version, as link is: a file without it loads with the default (no other
+ * line depends on it). */
+static int parse_gamma(parser *ps, char **tok, int nt) {
+  double g;
+  if (nt != 2 || !number(tok[1], &g))
+    return line_error(ps, "expected \"gamma <seconds per byte>\" with a finite number >= 0");
+  if (ps->gamma_line) return line_error(ps, "gamma given twice (first on line %d)", ps->gamma_line);
+  ps->gamma_line = ps->line;
+  ps->m.gamma_set = 1;
+  ps->m.gamma = g;
   return PAT_OK;
 }
 
@@ -283,6 +298,7 @@ static int parse_line(parser *ps, char *buf) {
   if (nt == 0) return PAT_OK;
   if (strcmp(tok[0], "eager") == 0) return parse_eager(ps, tok, nt);
   if (strcmp(tok[0], "link") == 0) return parse_pair(ps, tok, nt);
+  if (strcmp(tok[0], "gamma") == 0) return parse_gamma(ps, tok, nt);
   if (strcmp(tok[0], "P") == 0 || strcmp(tok[0], "time") == 0 || strcmp(tok[0], "b2b") == 0) {
     if (ps->version < 2)
       return line_error(ps, "\"%s\" lines need model file version 2 (the first line says v%d)", tok[0], ps->version);
@@ -439,6 +455,19 @@ static int emit_pair(char **buf, size_t *len, size_t *cap, const pat_model_param
               mp->link.beta);
 }
 
+/* gamma, when measured: after the link, the file's other per-byte cost. */
+static int emit_gamma(char **buf, size_t *len, size_t *cap, const pat_model_params *mp) {
+  if (!mp->gamma_set) return 0;
+  return emit(buf, len, cap, "gamma    %.17g # s per byte of a reduction's combination (MPI_Reduce_local)\n",
+              mp->gamma);
+}
+
+const char *pat_model_gamma_note(const pat_model_params *mp) {
+  if (mp && mp->gamma_set) return NULL;
+  return "no gamma line (a model file from before reductions, or none): a reduction's combinations cost the "
+         "default " PAT_MODEL_GAMMA_TEXT " s per byte; recalibrate with pat-calibrate + pat-fit to measure it";
+}
+
 /* One table's lines ("time" or "b2b"), by algorithm id, then size. */
 static int emit_table(char **buf, size_t *len, size_t *cap, const char *kind, const pat_measured *t) {
   int bad = 0;
@@ -471,6 +500,7 @@ char *pat_model_format(const pat_model_params *mp) {
   int bad = emit_preamble(&buf, &len, &cap, mp);
   if (!bad) bad = emit_links(&buf, &len, &cap, mp);
   if (!bad) bad = emit_pair(&buf, &len, &cap, mp);
+  if (!bad) bad = emit_gamma(&buf, &len, &cap, mp);
   if (!bad) bad = emit_measured(&buf, &len, &cap, &mp->measured, &mp->b2b);
   if (bad) {
     free(buf);

@@ -9,6 +9,7 @@
  *   ring    4.8e-05 8.1e-09
  *   intra ring 2.0e-06 1.0e-10
  *   link    1.2e-05 7.9e-09
+ *   gamma   1.5e-10
  *   P 8
  *   time native 1 2.1e-05
  *   time native 4 2.2e-05
@@ -37,6 +38,11 @@
  *   the rate a transfer gets when the ports around it are idle.  The fitted
  *   lines above are whole all-gathers' times, where transfers share ports,
  *   so they may differ from it.  Without it, link_set is 0.
+ * - "gamma <seconds per byte>" (optional, at most once, any version): what
+ *   a reduction's combination costs per byte, MPI_Reduce_local of doubles
+ *   with MPI_SUM (pat-calibrate, fitted by pat-fit); finite, >= 0.  Without
+ *   it gamma_set is 0 and gamma PAT_MODEL_GAMMA_DEFAULT
+ *   (pat_model_gamma_note says so).
  * - alpha in seconds, beta in seconds per byte; finite, >= 0, not both 0.
  *   Each name at most once per kind.
  *
@@ -58,7 +64,8 @@
  *   another call can rank algorithms differently (docs/design.md §6).
  * A version 1 file has no P or time lines: it loads with fitted lines only
  * (pat_model_measured_note says so).  The writer puts the link line right
- * after the fitted lines, and the time lines last, by algorithm id, then size.
+ * after the fitted lines, then gamma, and the time lines last, by algorithm
+ * id, then size.
  */
 #ifndef PAT_MODEL_FILE_H
 #define PAT_MODEL_FILE_H
@@ -80,6 +87,10 @@ int pat_model_read(const char *path, pat_model_params *mp, char *err, size_t err
 /* The text of mp in the current version (exact round trip: %.17g).
  * Returns a malloc'd string, or NULL when out of memory. */
 char *pat_model_format(const pat_model_params *mp);
+
+/* NULL where the file gave gamma; otherwise a line saying that the default
+ * stands in for it (for pat_info and the runtime's messages). */
+const char *pat_model_gamma_note(const pat_model_params *mp);
 
 /* Write pat_model_format(mp) to path.  Returns PAT_OK or PAT_EINVAL (err). */
 int pat_model_write(const char *path, const pat_model_params *mp, char *err, size_t errlen);

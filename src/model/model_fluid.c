@@ -131,6 +131,7 @@ typedef struct frk {
   size_t pos, end, rend;
   int step, remaining;
   double entry, stepmax;
+  double combine; /* a reduction: gamma * the bytes its step's reducing receives bring, spent after the step */
   /* data flow */
   idxheap ready[2];   /* its unposted sends whose receives are all in: [1] own-block ones, [0] forwards */
   int inflight, left; /* sends in flight; ops not completed */
@@ -316,7 +317,7 @@ static int ls_advance(fl *F, int r) {
   pat_replay *R = F->R;
   frk *k = &F->rk[r];
   const pat_op *ops = F->ops;
-  double prev = k->step < 0 ? -INFINITY : k->stepmax;
+  double prev = k->step < 0 ? -INFINITY : k->stepmax + k->combine;
   if (k->end == k->rend) {
     R->fin[r] = prev > R->a[r] ? prev : R->a[r];
     k->step = INT32_MAX;
@@ -324,11 +325,14 @@ static int ls_advance(fl *F, int r) {
   }
   size_t pos = k->end, end = pos;
   int t = ops[pos].step;
+  k->combine = 0;
   for (; end < k->rend && ops[end].step == t; end++) {
     if (!k->fg && F->x[end].own) {
       k->fg = 1;
       R->fg[r] = t;
     }
+    if (ops[end].flags & PAT_OPF_REDUCE)
+      k->combine += R->mp->gamma * pat_replay_op_bytes(R, &ops[end], pat_model_op_blocks(&ops[end]));
   }
   double floor = pat_replay_floor(R, r, k->fg);
   k->pos = pos;
@@ -656,6 +660,9 @@ static int replay_fluid(pat_replay *R) {
   for (size_t i = 0, r = 0; i < s->nops && !rc; i++) {
     F.opdone[i] = NAN;
     while (s->rank_start[r + 1] <= i) r++; /* ops are sorted by rank */
+    /* every byte of a reduction holds its rank's own contribution: all of its steps wait for the arrival */
+    const int reduction = (s->flags & PAT_SCHED_REDUCE) && s->ops[i].nspans > 0;
+    F.x[i].own = reduction;
     if (!pat_is_send(s->ops[i].kind)) continue;
     fxfer *x = &F.x[i];
     x->from = (int)r;
@@ -673,10 +680,13 @@ static int replay_fluid(pat_replay *R) {
     double bytes = pat_replay_op_bytes(R, &s->ops[i], x->blocks);
     x->work = h.beta * bytes;
     x->pace = R->mp->pace_beta > 0 ? R->mp->pace_beta * bytes : 0;
-    x->own = s->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(P, s->ops[i].nspans, s->ops[i].span, (int)r);
+    x->own = reduction ||
+             (s->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(P, s->ops[i].nspans, s->ops[i].span, (int)r));
     x->eager = pat_replay_eager(R, bytes);
     x->tsend = x->trecv = NAN;
   }
+  for (size_t i = 0; i < s->nops && !rc && F.window > 0; i++)
+    if (s->ops[i].flags & PAT_OPF_REDUCE) rc = PAT_EINVAL; /* combined at the end of steps: lockstep only */
   if (!rc && F.window > 0) rc = df_deps(&F);
   if (!rc) {
     if (F.window == 0) {
