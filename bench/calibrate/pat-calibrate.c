@@ -78,9 +78,17 @@
  * it at 100 Gbit/s) and keeps the round trips short on a slow one.  With a
  * largest size of PINGPONG_SMALL or less there is nothing to fit: no link.
  *
+ * The reduction (after the link): rank 0 alone times MPI_Reduce_local of
+ * doubles with MPI_SUM at REDUCE_SIZES sizes from REDUCE_MIN_BYTES up by 4,
+ * the fastest of REDUCE_REPS calls after REDUCE_WARMUP untimed ones each:
+ * what combining a received piece costs (pat-fit turns the times into the
+ * model file's "gamma" line, seconds per byte).  The sizes reach past the
+ * caches, where the large vectors an all-reduce combines live.
+ *
  * Output lines "alg,block_bytes,seconds,mode" (mode gap or b2b; what pat-fit
- * reads), and "link,bytes,seconds,pingpong" for the link's one-way times,
- * preceded by comment lines saying how they were made; progress on stderr.
+ * reads), "link,bytes,seconds,pingpong" for the link's one-way times, and
+ * "reduce,bytes,seconds,local" for the reduction's, preceded by comment
+ * lines saying how they were made; progress on stderr.
  */
 #include <errno.h>
 #include <math.h>
@@ -100,6 +108,10 @@
 #define PINGPONG_WARMUP 3            /* untimed round trips per size: connections and protocol paths set up */
 #define PINGPONG_REPS 10             /* timed round trips per size, the fastest kept */
 #define PINGPONG_TAG 7
+#define REDUCE_MIN_BYTES (16 << 10)
+#define REDUCE_SIZES 5 /* 16 KiB .. 4 MiB */
+#define REDUCE_WARMUP 2
+#define REDUCE_REPS 10
 
 static double now(void) {
   struct timespec ts;
@@ -404,6 +416,38 @@ static void measure_link(const calib_opts *o, FILE *f, int rank, int P, char *se
   fflush(f);
 }
 
+/* The reduction's cost per byte (header comment): rank 0 times
+ * MPI_Reduce_local while the others wait in the barrier that ends it, and
+ * writes its "reduce" rows. */
+static void measure_reduce(FILE *f, int rank) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    size_t most = (size_t)REDUCE_MIN_BYTES << (2 * (REDUCE_SIZES - 1));
+    double *in = malloc(most), *inout = malloc(most);
+    if (in && inout) {
+      for (size_t i = 0; i < most / sizeof *in; i++) in[i] = inout[i] = 1.0;
+      fprintf(f, "# reduce: MPI_Reduce_local, MPI_SUM of doubles on rank 0, min of %d calls\n", REDUCE_REPS);
+      for (int k = 0; k < REDUCE_SIZES; k++) {
+        size_t bytes = (size_t)REDUCE_MIN_BYTES << (2 * k);
+        double best = INFINITY;
+        for (int j = 0; j < REDUCE_WARMUP + REDUCE_REPS; j++) {
+          double t0 = MPI_Wtime();
+          MPI_Reduce_local(in, inout, (int)(bytes / sizeof *in), MPI_DOUBLE, MPI_SUM);
+          double t = MPI_Wtime() - t0;
+          if (j >= REDUCE_WARMUP && t < best) best = t;
+        }
+        fprintf(f, "reduce,%zu,%.9g,local\n", bytes, best);
+        fprintf(stderr, "  %-6s %9zu B  %10.3f us  MPI_Reduce_local, MPI_SUM of doubles\n", "reduce", bytes,
+                best * 1e6);
+      }
+      fflush(f);
+    }
+    free(in);
+    free(inout);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* The known algorithms of the list (alive[i] = 1); unknown ones are skipped
  * with a message. */
 static void known_algs(const calib_opts *o, int rank, int *alive) {
@@ -429,6 +473,7 @@ static void calibrate(const calib_opts *o, FILE *f, int rank, int P) {
   }
   double t0 = now();
   measure_link(o, f, rank, P, sendbuf, recvbuf);
+  measure_reduce(f, rank);
   for (int k = 0; k < nsizes; k++) {
     for (int b2b = 0; b2b <= ((uint64_t)sizes[k] <= o->b2b_max); b2b++) {
       memcpy(was_alive, alive, sizeof alive);

@@ -160,12 +160,13 @@ typedef struct pat_model_params {
 #define PAT_MODEL_PACE_LEAD_NS 2000000
 #define PAT_MODEL_PACE_LEAD_S (PAT_MODEL_PACE_LEAD_NS * 1e-9)
 
-/* gamma where nothing measured it (s per byte): MPI_Reduce_local of doubles
- * with MPI_SUM on one core of this project's machines is 0.1-0.2 ns a byte
- * (memory-bound: two loads and a store per element); the larger keeps a
- * reduction's combinations from looking free on a slower core. */
-#define PAT_MODEL_GAMMA_DEFAULT 2e-10
-#define PAT_MODEL_GAMMA_TEXT "2e-10" /* the same, for messages */
+/* gamma where nothing measured it (s per byte).  pat-calibrate measured
+ * MPI_Reduce_local of doubles with MPI_SUM at 2.2e-11 s/B on this project's
+ * development machine (Open MPI 4.1, 16 KiB - 4 MiB, its buffers warm in
+ * cache); a vector that comes from the network or out of memory, on a
+ * slower core, combines at a few GB/s: the default takes 10 GB/s. */
+#define PAT_MODEL_GAMMA_DEFAULT 1e-10
+#define PAT_MODEL_GAMMA_TEXT "1e-10" /* the same, for messages */
 
 /* Defaults: every algorithm uses (alpha, beta), no intra-node pair, no eager
  * threshold, gamma PAT_MODEL_GAMMA_DEFAULT (gamma_set 0), no node map,

@@ -154,6 +154,20 @@ done:
   return rc;
 }
 
+int pat_fit_line(int n, const double *x, const double *T, pat_fit_result *out) {
+  double *ones = malloc((size_t)(n > 0 ? n : 1) * sizeof *ones);
+  if (!ones) return PAT_ENOMEM;
+  for (int i = 0; i < n; i++) ones[i] = 1;
+  pat_fit_opts o = {PAT_FIT_EBAR, 1e9, 0};
+  int rc = pat_fit_linear(n, ones, x, T, &o, out);
+  free(ones);
+  if (!rc && !(out->beta > 0)) {
+    snprintf(out->msg, sizeof out->msg, "slope %.3g s/B: the times do not grow with the size", out->beta);
+    rc = PAT_EFIT;
+  }
+  return rc;
+}
+
 /* ---- coefficients from replays ---- */
 
 static double metric_of(const pat_sched *s, double alpha, double beta, double bb, int metric, int *rc) {

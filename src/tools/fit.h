@@ -57,6 +57,13 @@ typedef struct pat_fit_result {
 int pat_fit_linear(int n, const double *c1, const double *c2, const double *T, const pat_fit_opts *opt,
                    pat_fit_result *out);
 
+/* T[i] ~ alpha + beta * x[i] through a measurement's few sizes (a
+ * ping-pong's, MPI_Reduce_local's): plain least squares on relative
+ * residuals (too few points to tell an outlier; exact through two), alpha
+ * clamped to 0 as pat_fit_linear does; a slope that is not > 0 is PAT_EFIT
+ * (out->msg says so). */
+int pat_fit_line(int n, const double *x, const double *T, pat_fit_result *out);
+
 /* c1, c2 of algorithm alg on P ranks (root for rooted ones) at one block
  * size: the metric's derivatives with respect to alpha and beta at
  * (alpha0, beta0), from replays on equal arrivals.  (alpha0, beta0) = (1, 0)

@@ -23,8 +23,14 @@
  *       size alike), alpha clamped to 0 like the algorithms' fit, a slope
  *       that is not > 0 rejected.  --min-bytes and --max-bytes do not apply
  *       to them.  Without link rows the file has no link line.
- *       Exit status 0; 1 if some fit was rejected (an algorithm's, or the
- *       link's: the file is written all the same, without that line); 2 on
+ *       Rows "reduce,<bytes>,<seconds>,local" (pat-calibrate's timing of
+ *       MPI_Reduce_local, MPI_SUM of doubles) give the file's "gamma" line:
+ *       the slope of the same kind of line through them, seconds per byte
+ *       (its intercept, the call's own cost, is left out: an all-reduce's
+ *       steps pay alpha for that).  Without reduce rows the file has no gamma
+ *       line, and libpat uses its default.
+ *       Exit status 0; 1 if some fit was rejected (an algorithm's, the
+ *       link's or gamma's: the file is written all the same, without that line); 2 on
  *       a usage error, or when no algorithm could be fitted (no file).
  *
  *   pat-fit --synthetic [--P 8] [--alpha 50us] [--beta 8ns] [--noise 0.02] [--out FILE]
@@ -57,6 +63,7 @@ static void usage(FILE *f) {
           "       pat-fit --synthetic [--P N] [--alpha T] [--beta T] [--noise X] [--out FILE.model]\n"
           "  --in        measured times: lines alg,block_bytes,seconds[,gap|b2b] (balanced arrivals; pat-calibrate)\n"
           "              and link,bytes,seconds,pingpong (one pair alone on the network: the \"link\" line)\n"
+          "              and reduce,bytes,seconds,local (MPI_Reduce_local of doubles: the \"gamma\" line)\n"
           "  --P         processes the times were measured on (default: the CSV's \"P=N\" comment)\n"
           "  --metric    what was measured: ebar (mean elapsed time over ranks, default) or runtime\n"
           "  --default   algorithm whose fit is also the file's default line (default: ring, else the first)\n"
@@ -234,6 +241,8 @@ typedef struct measurements {
   pat_measured b2b;   /* the rows of mode b2b, for its b2b lines */
   double link_bytes[MAXPTS], link_T[MAXPTS]; /* the ping-pong rows (link, mode pingpong) */
   int n_link;
+  double reduce_bytes[MAXPTS], reduce_T[MAXPTS]; /* MPI_Reduce_local's rows (reduce, mode local) */
+  int n_reduce;
   int csv_P;          /* P of the "# pat-calibrate, P=N" comment, 0 if none */
   char comments[200]; /* how the times were made: carried into the model's "made" line */
 } measurements;
@@ -267,28 +276,37 @@ static int add_to_table(pat_measured *table, const char *in, int lineno, int alg
   return 2;
 }
 
-/* A ping-pong row into the link's points: the name "link" and the mode
- * pingpong go together (one without the other is a mistake, not an unknown
- * algorithm).  Returns 1 if the row was one (*rc: 0, or 2 after saying what
- * is wrong), 0 if it is an algorithm's. */
-static int take_link_row(const char *in, int lineno, const char *name, const char *mode, double b, double t,
-                         measurements *m, int *rc) {
-  int is_link = strcmp(name, "link") == 0, pingpong = strcmp(mode, "pingpong") == 0;
-  if (!is_link && !pingpong) return 0;
+/* A row of a measurement that is not an algorithm's into its points: the
+ * name and the mode go together (one without the other is a mistake, not an
+ * unknown algorithm).  Returns 1 if the row was one (*rc: 0, or 2 after
+ * saying what is wrong), 0 if not. */
+static int take_point_row(const char *in, int lineno, const char *name, const char *mode, double b, double t,
+                          const char *want_name, const char *want_mode, double *bytes, double *T, int *n, int *rc) {
+  int is_name = strcmp(name, want_name) == 0, is_mode = strcmp(mode, want_mode) == 0;
+  if (!is_name && !is_mode) return 0;
   *rc = 0;
-  if (!is_link || !pingpong) {
-    fprintf(stderr, "pat-fit: %s:%d: mode pingpong is for the link rows only, and they need it\n", in, lineno);
+  if (!is_name || !is_mode) {
+    fprintf(stderr, "pat-fit: %s:%d: mode %s is for the %s rows only, and they need it\n", in, lineno, want_mode,
+            want_name);
     *rc = 2;
   } else if (!(b > 0) || !(t > 0) || !isfinite(b) || !isfinite(t)) {
-    fprintf(stderr, "pat-fit: %s:%d: link bytes and seconds must be finite and > 0\n", in, lineno);
+    fprintf(stderr, "pat-fit: %s:%d: %s bytes and seconds must be finite and > 0\n", in, lineno, want_name);
     *rc = 2;
-  } else if (m->n_link == MAXPTS) {
+  } else if (*n == MAXPTS) {
     die("too many points for ", name);
   } else {
-    m->link_bytes[m->n_link] = b;
-    m->link_T[m->n_link++] = t;
+    bytes[*n] = b;
+    T[(*n)++] = t;
   }
   return 1;
+}
+
+/* The ping-pong's rows (link, pingpong) and MPI_Reduce_local's (reduce, local). */
+static int take_measure_row(const char *in, int lineno, const char *name, const char *mode, double b, double t,
+                            measurements *m, int *rc) {
+  return take_point_row(in, lineno, name, mode, b, t, "link", "pingpong", m->link_bytes, m->link_T, &m->n_link, rc) ||
+         take_point_row(in, lineno, name, mode, b, t, "reduce", "local", m->reduce_bytes, m->reduce_T, &m->n_reduce,
+                        rc);
 }
 
 /* Reads "alg,block_bytes,seconds[,mode]" lines: every row into the measured
@@ -310,15 +328,18 @@ static int read_times(const char *in, double min_bytes, double max_bytes, measur
     char name[32], mode[16] = "gap";
     double b, t;
     int fields = sscanf(p, "%31[^,],%lf,%lf,%15[a-z0-9]", name, &b, &t, mode);
-    if (fields < 3 || (strcmp(mode, "gap") != 0 && strcmp(mode, "b2b") != 0 && strcmp(mode, "pingpong") != 0)) {
+    if (fields < 3 || (strcmp(mode, "gap") != 0 && strcmp(mode, "b2b") != 0 && strcmp(mode, "pingpong") != 0 &&
+                       strcmp(mode, "local") != 0)) {
       if (!ndata && fields < 3) continue; /* the header line */
-      fprintf(stderr, "pat-fit: %s:%d: expected alg,block_bytes,seconds[,gap|b2b] or link,bytes,seconds,pingpong\n",
+      fprintf(stderr,
+              "pat-fit: %s:%d: expected alg,block_bytes,seconds[,gap|b2b], link,bytes,seconds,pingpong or "
+              "reduce,bytes,seconds,local\n",
               in, lineno);
       rc = 2;
       break;
     }
     ndata++;
-    if (take_link_row(in, lineno, name, mode, b, t, m, &rc)) continue;
+    if (take_measure_row(in, lineno, name, mode, b, t, m, &rc)) continue;
     int alg = pat_alg_by_name(name);
     if (alg < 0) {
       fprintf(stderr, "pat-fit: %s:%d: unknown algorithm \"%s\"\n", in, lineno, name);
@@ -415,15 +436,8 @@ static int fit_all(const fit_args *a, int P, const measurements *m, pat_model_pa
  * but no acceptable line. */
 static int fit_link(const measurements *m, pat_model_params *mp) {
   if (!m->n_link) return 0;
-  double ones[MAXPTS];
-  for (int i = 0; i < m->n_link; i++) ones[i] = 1;
-  pat_fit_opts o = {PAT_FIT_EBAR, 1e9, 0};
   pat_fit_result fr;
-  int rc = pat_fit_linear(m->n_link, ones, m->link_bytes, m->link_T, &o, &fr);
-  if (!rc && !(fr.beta > 0)) {
-    snprintf(fr.msg, sizeof fr.msg, "beta = %.3g s/B: the ping-pong's times do not grow with the size", fr.beta);
-    rc = PAT_EFIT;
-  }
+  int rc = pat_fit_line(m->n_link, m->link_bytes, m->link_T, &fr);
   if (rc) {
     printf("link   fit failed: %s; no link line\n", fr.msg);
     return 1;
@@ -433,6 +447,28 @@ static int fit_link(const measurements *m, pat_model_params *mp) {
   mp->link_set = 1;
   mp->link.alpha = fr.alpha;
   mp->link.beta = fr.beta;
+  return 0;
+}
+
+/* The gamma line from MPI_Reduce_local's rows: the slope of the line
+ * through them (pat_fit_line).  Returns 1 if there were rows but no
+ * acceptable slope. */
+static int fit_gamma(const measurements *m, pat_model_params *mp) {
+  if (!m->n_reduce) {
+    printf("gamma  none: no reduce rows; libpat charges a reduction's combinations the default %s s/B\n",
+           PAT_MODEL_GAMMA_TEXT);
+    return 0;
+  }
+  pat_fit_result fr;
+  int rc = pat_fit_line(m->n_reduce, m->reduce_bytes, m->reduce_T, &fr);
+  if (rc) {
+    printf("gamma  fit failed: %s; no gamma line\n", fr.msg);
+    return 1;
+  }
+  printf("gamma  %.4g s/B (%.2f GB/s)  (%d sizes of MPI_Reduce_local, MPI_SUM of doubles; %.3g s a call)\n", fr.beta,
+         1e-9 / fr.beta, fr.n, fr.alpha);
+  mp->gamma_set = 1;
+  mp->gamma = fr.beta;
   return 0;
 }
 
@@ -456,6 +492,7 @@ static int fit_measured(const fit_args *a) {
   mp.dflt = mp.alg[d];
   keep_table(a, P, &m, &mp);
   failed |= fit_link(&m, &mp);
+  failed |= fit_gamma(&m, &mp);
   char err[512];
   if (pat_model_write(a->out, &mp, err, sizeof err)) die(err, NULL);
   printf("wrote %s (default = %s)%s\n", a->out, pat_algorithms[d].name, failed ? "; some fits were rejected" : "");

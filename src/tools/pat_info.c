@@ -13,6 +13,7 @@
 
 #include "algorithms/algorithms.h"
 #include "model/measured.h"
+#include "model/model_file.h"
 #include "pat.h"
 #include "pat/clock.h"
 #include "runtime/netparams.h"
@@ -126,6 +127,9 @@ static void print_cost_model(void) {
   if (mp->link_set) /* beta may be 0 (the file allows it): no rate then */
     printf("  link:   alpha %.3f us, beta %.4f ns/byte (one pair alone on the network, ping-pong)\n",
            mp->link.alpha * 1e6, mp->link.beta * 1e9);
+  printf("  gamma:  %.4f ns/byte (a reduction's combination, MPI_Reduce_local)%s\n", mp->gamma * 1e9,
+         mp->gamma_set ? "" : "; not measured:");
+  if (!mp->gamma_set) printf("          %s\n", pat_model_gamma_note(mp));
   print_measured(mp);
   print_auto(mp);
   printf("\n");

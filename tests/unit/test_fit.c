@@ -44,7 +44,30 @@ static int parse_fails(const char *text, const char *expect) {
   return ok;
 }
 
+/* pat_fit_line, the link's and gamma's fit: exact through two points, the slope of a line with a little
+ * noise, an intercept below 0 clamped, falling or flat times refused.  Returns the failures. */
+static int line_fits(void) {
+  int bad = 0;
+  pat_fit_result fr;
+  double x2[2] = {8, 1048576}, t2[2] = {5e-6 + 8 * 1e-9, 5e-6 + 1048576 * 1e-9};
+  bad += pat_fit_line(2, x2, t2, &fr) != PAT_OK || !rel_close(fr.alpha, 5e-6, 1e-9) || !rel_close(fr.beta, 1e-9, 1e-9);
+  double x[5], t[5];
+  for (int i = 0; i < 5; i++) { /* MPI_Reduce_local's sizes: 16 KiB .. 4 MiB */
+    x[i] = 16384.0 * pow(4, i);
+    t[i] = (2e-7 + 1.5e-10 * x[i]) * (1 + 0.01 * noise());
+  }
+  bad += pat_fit_line(5, x, t, &fr) != PAT_OK || !rel_close(fr.beta, 1.5e-10, 0.02);
+  for (int i = 0; i < 5; i++) t[i] = 1.5e-10 * x[i] - 1e-6; /* below 0 at no bytes */
+  bad += pat_fit_line(5, x, t, &fr) != PAT_OK || fr.alpha != 0 || !fr.alpha_clamped || !(fr.beta > 0);
+  for (int i = 0; i < 5; i++) t[i] = 1e-3 - 1e-11 * x[i];
+  bad += pat_fit_line(5, x, t, &fr) != PAT_EFIT;
+  for (int i = 0; i < 5; i++) t[i] = 1e-3;
+  bad += pat_fit_line(5, x, t, &fr) != PAT_EFIT || !strstr(fr.msg, "do not grow");
+  return bad;
+}
+
 int main(void) {
+  CHECK(line_fits() == 0, "pat_fit_line");
   const int algs[] = {PAT_ALG_RING, PAT_ALG_NEX, PAT_ALG_RDB, PAT_ALG_BRUCK, PAT_ALG_LNBC, PAT_ALG_DIRECT};
   const size_t nalgs = sizeof algs / sizeof *algs;
   double m[10], T[10];
