@@ -48,7 +48,7 @@
  *    A lockstep schedule never has two at once on a pair.  Without it a
  *    data flow's pieces to one relay all ended together at the end of the
  *    owner's block time, where the executor's first piece arrives after a
- *    fraction of it (measured against the replay: BENCHMARKS.md).
+ *    fraction of it (BENCHMARKS.md, All-gatherv of unequal blocks).
  *  - Reductions (PAT_SCHED_REDUCE, lockstep): a step's reducing receives
  *    are combined once all its ops are done (the executor's order), so the
  *    step ends gamma * (the bytes they bring) after its last op; the rank
@@ -251,8 +251,8 @@ double pat_lower_bound_v(int P, const double *arrival, const double *tau, double
  * its receive port took in the P - 1 other blocks, block j no earlier than
  * a_j (pat_lower_bound_v's makespan, which lets a block reach its receiver
  * before that one starts).  The larger of the two per rank: the first alone
- * charged one block a rank, and at balanced arrivals (4M floats, P = 8)
- * said 34 ms where every port must take 235 ms.  e_i = T_i - a_i; writes
+ * charges one block a rank, far under what every port must take in at
+ * balanced arrivals.  e_i = T_i - a_i; writes
  * e_lb_out[i] if non-NULL and returns the mean, ē_lb_persistent (NAN
  * without memory).  O(P log P). */
 double pat_lower_bound_persistent(int P, const double *arrival, double alpha, double tau, const double *tau_each,

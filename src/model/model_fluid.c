@@ -6,9 +6,8 @@
  * link, TCP underneath) concurrent messages through one port share its rate;
  * they are not served one after the other.  The one-port replay this engine
  * replaces held both ports of a transfer until it ended, so a transfer whose
- * receiver was busy also idled its sender: it predicted DIRECT at 1M,
- * maxDelay 100 ms at 149 ms (measured 102 ms) and up to +73% over the
- * committed cluster sweep.
+ * receiver was busy also idled its sender, and so predicted the imbalanced
+ * calls far slower than they measure.
  *
  * A transfer is *ready* when the contract lets it start (both ops posted;
  * eager: the send posted).  After the latency alpha it becomes *active*: its
@@ -439,8 +438,8 @@ static size_t df_index(const fl *F, int P, size_t a, size_t z, size_t *bstart, s
   return nsend;
 }
 
-/* Testing all pairs of a rank's ops was O(ops^2) per rank, 40% of the selection's profile with RELAY's many
- * pieces: a receive now tests only the sends indexed under the blocks it covers, each once (stamp[j] == i: send j
+/* Testing all pairs of a rank's ops was O(ops^2) per rank, a large share of the selection's time with RELAY's
+ * many pieces: a receive now tests only the sends indexed under the blocks it covers, each once (stamp[j] == i: send j
  * was tested for receive i).  The result is the all-pairs one: the same sends per receive, ascending. */
 static int df_deps(fl *F) {
   const pat_sched *s = F->R->s;
