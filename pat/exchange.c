@@ -7,18 +7,44 @@
 
 #include "pat/clock.h"
 
-int pat_exchange_init(pat_exchange *x, MPI_Comm comm) {
-  memset(x, 0, sizeof *x);
-  x->comm = comm;
-  x->req[0] = x->req[1] = MPI_REQUEST_NULL;
-  int rc = MPI_Comm_size(comm, &x->P);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(comm, &x->rank);
-  if (rc != MPI_SUCCESS) return rc;
+static int init_shape(pat_exchange *x) {
   x->pow2 = (x->P & (x->P - 1)) == 0;
   while ((1 << x->rounds) < x->P) x->rounds++;
   x->all = calloc((size_t)x->P, sizeof *x->all);
   x->rotated = x->pow2 ? NULL : calloc((size_t)x->P, sizeof *x->rotated);
   return x->all && (x->pow2 || x->rotated) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+int pat_exchange_init(pat_exchange *x, MPI_Comm comm) {
+  memset(x, 0, sizeof *x);
+  x->comm = comm;
+  x->tag_base = 1;
+  x->req[0] = x->req[1] = MPI_REQUEST_NULL;
+  int rc = MPI_Comm_size(comm, &x->P);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(comm, &x->rank);
+  return rc == MPI_SUCCESS ? init_shape(x) : rc;
+}
+
+int pat_exchange_init_routed(pat_exchange *x, MPI_Comm recv_comm, int P, int rank, const int *peer,
+                             const MPI_Comm *send_comm, int tag_base) {
+  memset(x, 0, sizeof *x);
+  x->comm = recv_comm;
+  x->peer = peer;
+  x->send_comm = send_comm;
+  x->tag_base = tag_base;
+  x->P = P;
+  x->rank = rank;
+  x->req[0] = x->req[1] = MPI_REQUEST_NULL;
+  return init_shape(x);
+}
+
+/* One round's receive from rank `from` and send to rank `to`. */
+static int post_pair(pat_exchange *x, void *in, int from, void *out, int to, int bytes, int tag, int *received_posted) {
+  int src = x->peer ? x->peer[from] : from, dst = x->peer ? x->peer[to] : to;
+  int rc = MPI_Irecv(in, bytes, MPI_BYTE, src, tag, x->comm, &x->req[0]);
+  *received_posted = rc == MPI_SUCCESS;
+  if (rc == MPI_SUCCESS) rc = MPI_Isend(out, bytes, MPI_BYTE, dst, tag, x->send_comm ? x->send_comm[to] : x->comm, &x->req[1]);
+  return rc;
 }
 
 void pat_exchange_free(pat_exchange *x) {
@@ -33,20 +59,16 @@ void pat_exchange_free(pat_exchange *x) {
  * rotated so that rotated[i] is rank + i's, to rank - 2^k, and as many from
  * rank + 2^k after them (Bruck). */
 static int post_round(pat_exchange *x) {
-  int d = 1 << x->round, tag = 1 + x->round, rc, received_posted = 0;
+  int d = 1 << x->round, tag = x->tag_base + x->round, rc, received_posted = 0;
   int size = (int)sizeof(pat_xrec);
   if (x->pow2) {
     int peer = x->rank ^ d;
     pat_xrec *mine = x->all + (x->rank & ~(d - 1)), *theirs = x->all + (peer & ~(d - 1));
-    rc = MPI_Irecv(theirs, d * size, MPI_BYTE, peer, tag, x->comm, &x->req[0]);
-    received_posted = rc == MPI_SUCCESS;
-    if (rc == MPI_SUCCESS) rc = MPI_Isend(mine, d * size, MPI_BYTE, peer, tag, x->comm, &x->req[1]);
+    rc = post_pair(x, theirs, peer, mine, peer, d * size, tag, &received_posted);
   } else {
     int count = d < x->P - d ? d : x->P - d;
     int from = (x->rank + d) % x->P, to = (x->rank - d + x->P) % x->P;
-    rc = MPI_Irecv(x->rotated + d, count * size, MPI_BYTE, from, tag, x->comm, &x->req[0]);
-    received_posted = rc == MPI_SUCCESS;
-    if (rc == MPI_SUCCESS) rc = MPI_Isend(x->rotated, count * size, MPI_BYTE, to, tag, x->comm, &x->req[1]);
+    rc = post_pair(x, x->rotated + d, from, x->rotated, to, count * size, tag, &received_posted);
   }
   if (rc != MPI_SUCCESS) {
     /* nothing of the round stays posted: the next test posts it again (as a

@@ -67,7 +67,10 @@ typedef struct pat_exchange {
   pat_xrec mine;
   pat_xrec *all;   /* P records, valid in state DONE */
   pat_xrec *rotated; /* Bruck's working order (rank + i's record at i); NULL where P is a power of two */
-  MPI_Comm comm;   /* the exchange's own: its messages meet no other */
+  MPI_Comm comm;   /* where its messages arrive: its own, or a channel its tags keep apart */
+  const int *peer; /* routed: rank r's rank in comm (NULL: r itself) ... */
+  const MPI_Comm *send_comm; /* ... and the communicator rank r receives on */
+  int tag_base;    /* round k's tag: tag_base + k */
   int P, rank;
   int pow2, rounds, round;
   MPI_Request req[2]; /* the round's receive and send */
@@ -79,6 +82,12 @@ typedef struct pat_exchange {
 /* comm: a duplicate of the communicator, for the exchanges alone (the
  * caller frees it after pat_exchange_free). */
 int pat_exchange_init(pat_exchange *x, MPI_Comm comm);
+/* An exchange among P ranks (this one `rank`) whose messages to rank r go
+ * to rank peer[r] of send_comm[r] and arrive here on recv_comm, tagged
+ * tag_base + round (at most 31 rounds): a communicator's messages routed
+ * over libpat's channels (the arrays must outlive the exchange). */
+int pat_exchange_init_routed(pat_exchange *x, MPI_Comm recv_comm, int P, int rank, const int *peer,
+                             const MPI_Comm *send_comm, int tag_base);
 void pat_exchange_free(pat_exchange *x);
 int pat_exchange_start(pat_exchange *x, const pat_xrec *mine);
 int pat_exchange_test(pat_exchange *x, int *done);

@@ -13,10 +13,10 @@ static int older_plan(int g, int cur) {
   return behind >= 1 && behind <= PAT_TAG_PLAN_GENS / 2;
 }
 
-int pat_drain_stale(MPI_Comm comm, int P, int plan_gen) {
+int pat_drain_stale(MPI_Comm comm, int P, const int *peer, int plan_gen) {
   int discarded = 0;
-  for (int src = 0; src < P; src++)
-    for (;;) {
+  for (int r = 0; r < P; r++)
+    for (int src = peer ? peer[r] : r;;) {
       int flag = 0;
       MPI_Status st;
       if (MPI_Iprobe(src, MPI_ANY_TAG, comm, &flag, &st) != MPI_SUCCESS || !flag) break;

@@ -33,8 +33,10 @@
  * the current pair (plan_gen, plan_gen + 1): leftovers of a plan dropped
  * after some rank had sent a background message (a BSLB signal).  Probes
  * each source in turn (a source's messages arrive in order), and stops at a
- * source's first message that is not stale.  Returns the number discarded. */
-int pat_drain_stale(MPI_Comm comm, int P, int plan_gen);
+ * source's first message that is not stale.  Rank r sends as rank peer[r]
+ * of comm (NULL: r; exec/buffers.h, pat_route).  Returns the number
+ * discarded. */
+int pat_drain_stale(MPI_Comm comm, int P, const int *peer, int plan_gen);
 
 /* Prepare to run `self`'s ops of schedule s (finalized) on buffers b.
  * Returns MPI_SUCCESS or an MPI error code. */

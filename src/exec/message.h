@@ -21,6 +21,7 @@
  *    two per exchange (as planned ahead, and replanned in the call);
  *  - classic schedules use PAT_TAG_GEN_CLASSIC;
  *  - the handshake that retires a freed communicator uses PAT_TAG_GEN_FIN.
+ * A communicator's arrival exchange has a channel of its own (runtime/comm.h).
  */
 #define PAT_TAG_GENS 32
 #define PAT_TAG_GEN_CLASSIC (PAT_TAG_GENS - 1)

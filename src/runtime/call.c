@@ -381,6 +381,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 }
 
 int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
+  if (cs->mpi_own) return pat_gather_pass_through(cs, c);
   pat_comm_enter_call(cs);
   int rc, setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on
@@ -395,8 +396,8 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
     return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
   }
   /* records contributed ahead (cs->next_exchanges) are exchanged whatever the setting now */
-  int exchanged = cs->next_exchanges ||
-                  (engine ? pat_engine_exchanges(engine, setting, fresh) : pat_comm_fixed_exchanges(cs, setting));
+  int exchanged = cs->base.P > 1 && (cs->next_exchanges || (engine ? pat_engine_exchanges(engine, setting, fresh)
+                                                                    : pat_comm_fixed_exchanges(cs, setting)));
   if (exchanged) {
     int64_t ran_key;
     rc = run_exchanged(cs, site, setting, c->arrival, c, &st, &ran, &ran_key);
@@ -453,7 +454,7 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
                         .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
   if (engine) {
     pat_engine_end_call(engine, &end);
-    cs->next_exchanges = pat_engine_next_exchanges(engine);
+    cs->next_exchanges = cs->base.P > 1 && pat_engine_next_exchanges(engine);
     pat_decisions_write(cs, site, end.call, &st, alg, exchanged, exit_ns - c->arrival);
   } else {
     cs->next_exchanges = pat_comm_fixed_exchanges(cs, setting);

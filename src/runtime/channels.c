@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "runtime/comm.h"
 
 static MPI_Comm *channel;
 static int *lent;
@@ -19,7 +18,7 @@ int pat_channels_init(MPI_Comm world, int count) {
   int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
   if (rc == MPI_SUCCESS && !all_ok) rc = MPI_ERR_NO_MEM;
   for (made = 0; made < count && rc == MPI_SUCCESS; made++) {
-    rc = pat_comm_private_dup(world, &channel[made]);
+    rc = pat_private_dup(world, &channel[made]);
     if (rc != MPI_SUCCESS) break;
   }
   if (rc != MPI_SUCCESS) pat_channels_finalize();
@@ -59,3 +58,13 @@ void pat_channel_give(int c) {
 }
 
 MPI_Comm pat_channel_comm(int c) { return c >= 0 && c < made ? channel[c] : MPI_COMM_NULL; }
+
+int pat_private_dup(MPI_Comm comm, MPI_Comm *out) {
+  MPI_Group group;
+  int rc = MPI_Comm_group(comm, &group);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = MPI_Comm_create_group(comm, group, PAT_CREATE_GROUP_TAG, out);
+  MPI_Group_free(&group);
+  if (rc != MPI_SUCCESS) return rc;
+  return MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+}

@@ -12,8 +12,10 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "runtime/channels.h"
 #include "runtime/wait_nap.h"
 #include "runtime/wakeup.h"
 #include "runtime/errors.h"
@@ -50,8 +52,12 @@ static void destroy_state(pat_comm_state *cs) {
   free(cs->node);
   pat_nodes_free(&cs->nodes);
   pat_exchange_free(&cs->x);
-  if (cs->x.comm != MPI_COMM_NULL) MPI_Comm_free(&cs->x.comm);
-  if (cs->base.priv != MPI_COMM_NULL) MPI_Comm_free(&cs->base.priv);
+  for (int k = 0; k < 2; k++) { /* retired: no message for it can still arrive */
+    pat_channel_give(cs->channel[k]);
+    free(cs->send[k]);
+  }
+  free(cs->world);
+  free(cs->agreed);
   pthread_mutex_destroy(&cs->lock);
   free(cs);
 }
@@ -69,7 +75,7 @@ static void retire(pat_comm_state *cs) {
   pthread_mutex_lock(&cs->lock);
   pat_retire_begin(&cs->retire, &cs->base, &cs->x, cs->next_exchanges);
   pthread_mutex_unlock(&cs->lock);
-  if (!cs->base.background) { /* no thread holds it: nothing can be in flight either (retire.h) */
+  if (!cs->base.background || cs->mpi_own) { /* no thread holds it: nothing can be in flight either (retire.h) */
     destroy_state(cs);
     return;
   }
@@ -96,9 +102,9 @@ int pat_comms_init(MPI_Comm world) {
   world_node = malloc((size_t)size * sizeof *world_node);
   int leader = rank, ok = world_node != NULL, all_ok = 0;
   /* split from a scratch copy, freed with the split: a split is a non-blocking all-reduce on its
-   * parent in Open MPI 4.1, which would leave libnbc's progress hook on world (pat_comm_private_dup) */
+   * parent in Open MPI 4.1, which would leave libnbc's progress hook on world (pat_private_dup) */
   MPI_Comm scratch, shared;
-  rc = pat_comm_private_dup(world, &scratch);
+  rc = pat_private_dup(world, &scratch);
   if (rc != MPI_SUCCESS) return rc;
   rc = MPI_Comm_split_type(scratch, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
   if (rc == MPI_SUCCESS && pat_proc.settings.node_size > 0) { /* PAT_NODE_SIZE: nodes of k consecutive ranks */
@@ -196,16 +202,6 @@ int pat_comm_one_rank_per_node(MPI_Comm comm) {
   return MPI_Comm_size(comm, &P) == MPI_SUCCESS && pat_comm_node_count(comm) == P; /* as many nodes as ranks */
 }
 
-int pat_comm_private_dup(MPI_Comm comm, MPI_Comm *out) {
-  MPI_Group group;
-  int rc = MPI_Comm_group(comm, &group);
-  if (rc != MPI_SUCCESS) return rc;
-  rc = MPI_Comm_create_group(comm, group, PAT_CREATE_GROUP_TAG, out);
-  MPI_Group_free(&group);
-  if (rc != MPI_SUCCESS) return rc;
-  return MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
-}
-
 pat_comm_state *pat_comm_find(MPI_Comm comm) {
   void *value;
   int found = 0;
@@ -227,15 +223,57 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   /* the gaps predict arrivals only for contributions made ahead, which need
    * the background thread (arrivals.c): without it they would never be read */
   cs->sites.skip_gaps = !cs->base.background;
+  cs->channel[0] = cs->channel[1] = -1;
+  cs->base.priv = MPI_COMM_SELF; /* one rank sends nothing; several receive on a channel (agree_channels) */
   int rc = pat_planner_init(&cs->planner, cs->base.P);
-  if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, cs->x.comm);
-  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
-  if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   if (rc == MPI_SUCCESS) rc = pat_comm_node_map(comm, cs->base.P, &cs->node);
   if (rc == MPI_SUCCESS && pat_nodes_make(cs->base.P, cs->node, &cs->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   cs->base.node = cs->node;
   cs->base.nodes = cs->node && cs->nodes.of ? &cs->nodes : NULL;
   if (rc == MPI_SUCCESS && pat_proc.alg == PAT_ALG_AUTO && !pat_comm_engine(cs)) rc = MPI_ERR_NO_MEM;
+  return rc;
+}
+
+/* What a rank says of its state at the first call (the least of them wins). */
+enum { ROUTE_NO_MEMORY = 0, ROUTE_NONE = 1, ROUTE_OK = 2 };
+
+/* This rank's two channels and every rank's world rank: ROUTE_OK, or
+ * ROUTE_NONE (said once a process on stderr) where no channel is free or a
+ * rank lies outside MPI_COMM_WORLD (dynamic processes), or ROUTE_NO_MEMORY. */
+static int take_channels(pat_comm_state *cs, MPI_Comm comm) {
+  static atomic_int said;
+  int P = cs->base.P;
+  cs->world = malloc((size_t)P * sizeof *cs->world);
+  cs->send[0] = malloc((size_t)P * sizeof *cs->send[0]);
+  cs->send[1] = malloc((size_t)P * sizeof *cs->send[1]);
+  cs->agreed = malloc(2 * (size_t)P * sizeof *cs->agreed); /* before the agreement: nothing fails after it */
+  if (!cs->world || !cs->send[0] || !cs->send[1] || !cs->agreed) return ROUTE_NO_MEMORY;
+  int outside = pat_comm_world_ranks(comm, P, cs->world) != MPI_SUCCESS;
+  for (int r = 0; r < P && !outside; r++) outside = cs->world[r] == MPI_UNDEFINED;
+  if (outside) return ROUTE_NONE;
+  for (int k = 0; k < 2; k++) cs->channel[k] = pat_channel_take();
+  if (cs->channel[0] >= 0 && cs->channel[1] >= 0) return ROUTE_OK;
+  if (!atomic_exchange(&said, 1))
+    fprintf(stderr, "libpat: world rank %d: all %d channels are lent (PAT_CHANNELS): the all-gathers of a new "
+                    "communicator run MPI's own\n", pat_proc.world_rank, pat_channels_count());
+  return ROUTE_NONE;
+}
+
+/* Every rank's channels (collective over comm), the routes, the exchange. */
+static int agree_channels(pat_comm_state *cs, MPI_Comm comm) {
+  int P = cs->base.P, *all = cs->agreed;
+  int rc = PMPI_Allgather(cs->channel, 2, MPI_INT, all, 2, MPI_INT, comm);
+  for (int r = 0; r < P && rc == MPI_SUCCESS; r++)
+    for (int k = 0; k < 2; k++) cs->send[k][r] = pat_channel_comm(all[2 * r + k]);
+  free(all);
+  cs->agreed = NULL;
+  if (rc != MPI_SUCCESS) return rc;
+  cs->route = (pat_route){.rank = cs->world, .comm = cs->send[0]};
+  cs->base.route = &cs->route;
+  cs->base.priv = pat_channel_comm(cs->channel[0]);
+  rc = pat_exchange_init_routed(&cs->x, pat_channel_comm(cs->channel[1]), P, cs->base.rank, cs->world, cs->send[1], 1);
+  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
+  if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   return rc;
 }
 
@@ -285,32 +323,20 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
     pat_comm_last_lookup.generation = generation;
     return MPI_SUCCESS;
   }
-  /* First use, collective: the private duplicate first (every rank makes it
-   * whatever else fails), then one all-reduce so that a rank that could not
-   * set up its state is not the only one to give up. */
-  MPI_Comm priv, xcomm; /* schedules and retirement; the arrival exchange */
-  rc = pat_comm_private_dup(comm, &priv);
-  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Allgather: cannot duplicate the communicator");
-  rc = pat_comm_private_dup(comm, &xcomm);
-  if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&priv);
-    return pat_fail(rc, "PAT_Allgather: cannot duplicate the communicator");
-  }
+  /* First use, collective: every rank says whether it could set its state up and take its
+   * channels; then the channel numbers go round.  Two collectives on comm, in the application's
+   * own call, so in the collective order MPI requires whatever else is outstanding on comm. */
   pat_comm_state *cs = calloc(1, sizeof *cs);
-  if (cs) cs->x.comm = xcomm; /* destroy_state frees it from here on */
-  int local = cs ? set_up_locally(cs, comm) : MPI_ERR_NO_MEM;
-  int failed = local != MPI_SUCCESS, any = 0;
-  rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, priv);
-  if (rc == MPI_SUCCESS && any) rc = local != MPI_SUCCESS ? local : MPI_ERR_NO_MEM;
-  if (cs) cs->base.priv = priv;
+  int status = cs ? set_up_locally(cs, comm) : MPI_ERR_NO_MEM;
+  status = status != MPI_SUCCESS ? ROUTE_NO_MEMORY : cs->base.P < 2 ? ROUTE_OK : take_channels(cs, comm);
+  int least = ROUTE_NO_MEMORY;
+  rc = PMPI_Allreduce(&status, &least, 1, MPI_INT, MPI_MIN, comm);
+  if (rc == MPI_SUCCESS && least == ROUTE_NO_MEMORY) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS && least == ROUTE_NONE) cs->mpi_own = 1;
+  if (rc == MPI_SUCCESS && least == ROUTE_OK && cs->base.P > 1) rc = agree_channels(cs, comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {
-    if (cs) {
-      destroy_state(cs);
-    } else {
-      MPI_Comm_free(&priv);
-      MPI_Comm_free(&xcomm);
-    }
+    if (cs) destroy_state(cs);
     return pat_fail(rc, "PAT_Allgather: cannot set up libpat's state of the communicator");
   }
   pthread_mutex_lock(&registry_lock);

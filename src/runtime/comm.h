@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "exec/buffers.h"
 #include "pat/exchange.h"
 #include "pat/sites.h"
 #include "decide/engine.h"
@@ -28,6 +29,16 @@
 
 typedef struct pat_comm_state {
   pat_comm_base base; /* handles and shape (comm_base.h) */
+  /* Where its messages go (channels.h): two channels of this rank's, [0] for schedules and
+   * retirement, [1] for the arrival exchange (-1: none; P = 1 needs none), each rank's world
+   * rank, and the communicators each rank's channels are (send[k][r]); route: schedules' */
+  int channel[2];
+  int *world;
+  MPI_Comm *send[2];
+  int *agreed; /* every rank's channels, during the first call */
+  pat_route route;
+  int mpi_own; /* no route (a rank had no channel free, or is outside MPI_COMM_WORLD): every call is
+                  MPI's own (the same on every rank) */
   int *node;        /* node id of every rank (ranks sharing memory share it) */
   pat_nodes nodes;  /* its map, made with it (base.nodes) */
   pthread_mutex_t lock; /* the foreground holds it for a whole call; the background only tries */
@@ -52,16 +63,6 @@ typedef struct pat_comm_state {
  * (collective over world). */
 int pat_comms_init(MPI_Comm world);
 
-/* A private duplicate of comm, its errors returned, made by MPI_Comm_create_group over
- * comm's group: collective over comm like a dup, without the application's info hints
- * (such as mpi_assert_allow_overtaking, which would break the order libpat relies on)
- * and without its attributes.  Not MPI_Comm_dup: Open MPI 4.1 agrees on a dup's context
- * id with a non-blocking all-reduce on the parent, which registers libnbc's progress
- * hook until the parent is freed, and every MPI progress loop of the program then calls
- * it (3.2% of the samples of osu_allgatherv's 1 B loop at P = 2; MPI_Comm_create_group
- * agrees by point-to-point messages).  Returns 0 or an MPI error. */
-int pat_comm_private_dup(MPI_Comm comm, MPI_Comm *out);
-#define PAT_CREATE_GROUP_TAG 1347 /* any valid tag: no two of libpat's are in flight on one comm */
 /* Does auto defer to NATIVE on world, hence on every communicator
  * (pat_engine_one_node_native)?  After pat_comms_init. */
 int pat_comms_world_one_node_native(void);

@@ -11,7 +11,9 @@
 
 typedef struct pat_comm_base {
   MPI_Comm user;  /* the application's communicator (its handle, for clean-up and names) */
-  MPI_Comm priv;  /* libpat's private duplicate: schedules and retirement (tags keep them apart); the arrival exchange has its own (pat_exchange) */
+  MPI_Comm priv;  /* where this rank receives the schedules' and retirement's messages (a channel of libpat's;
+                     tags keep them apart); the arrival exchange has its own (pat_exchange) */
+  const struct pat_route *route; /* where the other ranks receive them (exec/buffers.h) */
   int P, rank;
   const int *node; /* node id of every rank (P entries, the same on every rank: comm.c) */
   const struct pat_nodes *nodes; /* its map (algorithms.h), made once per communicator for the builders */

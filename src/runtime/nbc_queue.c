@@ -693,10 +693,7 @@ int pat_nbc_progress(void) {
 
 int pat_nbc_start(void) {
   if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-  int rc = pat_channels_init(pat_proc.world, pat_proc.settings.channels);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, detach_fn, &keyval, NULL);
-  if (rc != MPI_SUCCESS) pat_channels_finalize();
-  return rc;
+  return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, detach_fn, &keyval, NULL);
 }
 
 /* With the background thread stopped: calls still queued belong to a
@@ -742,5 +739,4 @@ void pat_nbc_stop(void) {
   }
   if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval);
   keyval = MPI_KEYVAL_INVALID;
-  pat_channels_finalize();
 }

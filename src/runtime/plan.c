@@ -196,6 +196,7 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
   size_t need = 0;
   rc = pat_buffers_packed_shape(&p->buf, b->priv, b->P, b->rank, (size_t)p->bytes, p->has_shape ? p->shape : NULL,
                                 &need);
+  p->buf.route = b->route;
   if (rc != MPI_SUCCESS) {
     pat_buffers_release(&p->buf);
     pat_sched_free(&p->sched);
@@ -225,7 +226,7 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
    * can never satisfy this plan's receive; leftovers are drained here. */
   int plan_gen = pat_tag_plan_gen(exchange_seq);
   p->exec.tag_gen = plan_gen + (p->replanned ? 1 : 0);
-  pat_drain_stale(b->priv, b->P, plan_gen);
+  pat_drain_stale(b->priv, b->P, b->route ? b->route->rank : NULL, plan_gen);
   p->has_exec = 1;
   return MPI_SUCCESS;
 }

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "exec/buffers.h"
 #include "exec/executor.h"
 
 enum { RETIRE_LIVE = 0, RETIRE_EXCHANGE, RETIRE_FIN, RETIRE_DONE };
@@ -32,7 +33,8 @@ static int start_fins(pat_retirement *rt, const pat_comm_base *b) {
   for (int r = 0; r < b->P; r++) {
     rt->fin_sends[r] = MPI_REQUEST_NULL;
     if (r == b->rank) continue;
-    int rc = MPI_Isend(NULL, 0, MPI_BYTE, r, pat_tag(PAT_TAG_GEN_FIN, 0), b->priv, &rt->fin_sends[r]);
+    int rc = MPI_Isend(NULL, 0, MPI_BYTE, b->route ? b->route->rank[r] : r, pat_tag(PAT_TAG_GEN_FIN, 0),
+                       b->route ? b->route->comm[r] : b->priv, &rt->fin_sends[r]);
     if (rc != MPI_SUCCESS) return rc;
   }
   rt->fin_seen[b->rank] = 1;
@@ -41,7 +43,8 @@ static int start_fins(pat_retirement *rt, const pat_comm_base *b) {
 }
 
 /* Receive and discard what src sent, up to and including its fin. */
-static void drain_to_fin(pat_retirement *rt, const pat_comm_base *b, int src) {
+static void drain_to_fin(pat_retirement *rt, const pat_comm_base *b, int r) {
+  int src = b->route ? b->route->rank[r] : r; /* r's rank where its messages arrive */
   for (;;) {
     int flag = 0, bytes = 0;
     MPI_Status st;
@@ -52,7 +55,7 @@ static void drain_to_fin(pat_retirement *rt, const pat_comm_base *b, int src) {
     MPI_Recv(junk, bytes, MPI_BYTE, src, st.MPI_TAG, b->priv, MPI_STATUS_IGNORE);
     free(junk);
     if (pat_tag_generation(st.MPI_TAG) == PAT_TAG_GEN_FIN) {
-      rt->fin_seen[src] = 1;
+      rt->fin_seen[r] = 1;
       rt->fins_left--;
       return;
     }

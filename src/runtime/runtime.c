@@ -12,6 +12,7 @@
 #include "runtime/arrivals.h"
 #include "runtime/background.h"
 #include "runtime/timeline.h"
+#include "runtime/channels.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/finalize_hook.h"
@@ -75,9 +76,15 @@ static int pingpong_partner(void) {
   return 1;
 }
 
+/* Every communicator's state, then the channels their messages went on. */
+static void shut_down_comms(void) {
+  pat_comms_finalize();
+  pat_channels_finalize();
+}
+
 /* Everything that needs the world duplicate, in the same order on every rank. */
 static int set_up(void) {
-  int rc = pat_comm_private_dup(MPI_COMM_WORLD, &pat_proc.world);
+  int rc = pat_private_dup(MPI_COMM_WORLD, &pat_proc.world);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot duplicate MPI_COMM_WORLD");
   int *tag_ub, found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
@@ -86,10 +93,14 @@ static int set_up(void) {
   pat_exec_set_clock(pat_timeline_on() ? pat_clock_global_ns : NULL);
   rc = pat_report_init(pat_proc.world, pat_proc.settings.report);
   if (rc == MPI_SUCCESS) rc = pat_clock_sync(pat_proc.world, pat_proc.settings.clock_samples);
-  if (rc == MPI_SUCCESS) rc = pat_comms_init(pat_proc.world);
+  if (rc == MPI_SUCCESS) rc = pat_channels_init(pat_proc.world, pat_proc.settings.channels);
+  if (rc == MPI_SUCCESS) {
+    rc = pat_comms_init(pat_proc.world);
+    if (rc != MPI_SUCCESS) pat_channels_finalize();
+  }
   if (rc == MPI_SUCCESS) {
     rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model, pingpong_partner());
-    if (rc != MPI_SUCCESS) pat_comms_finalize();
+    if (rc != MPI_SUCCESS) shut_down_comms();
   }
   if (rc == MPI_SUCCESS) {
     double pace = pace_ns_per_byte();
@@ -101,7 +112,7 @@ static int set_up(void) {
     if (rc == MPI_SUCCESS)
       pat_netparams_set_pace(agreed * 1e-9);
     else
-      pat_comms_finalize();
+      shut_down_comms();
     if (pace > 0 && pat_proc.settings.verbose >= 1 && pat_proc.world_rank == 0)
       fprintf(stderr, "libpat: data-flow forwards paced at %.0f Mbit/s (PAT_PACE; %s)\n", 8e3 / pace,
               pat_proc.settings.pace_mbit > 0 ? "given" : pat_netparams_have_model() ? "the model file's link line"
@@ -123,9 +134,9 @@ static int set_up(void) {
  * (finalize_hook.h); collective. */
 static void shut_down(void) {
   pat_background_stop();
-  pat_nbc_stop(); /* the thread is gone: what it left queued fails, the duplicates go */
+  pat_nbc_stop(); /* the thread is gone: what it left queued fails */
   pat_persist_stop();
-  pat_comms_finalize();
+  shut_down_comms();
   pat_report_nbc_finalize(pat_proc.world); /* while the report is still on */
   pat_report_finalize();
   MPI_Comm_free(&pat_proc.world);
@@ -161,7 +172,7 @@ int PAT_Init(void) {
   if (rc != MPI_SUCCESS) {
     pat_persist_stop();
     pat_nbc_stop();
-    pat_comms_finalize();
+    shut_down_comms();
     MPI_Comm_free(&pat_proc.world);
     return rc;
   }

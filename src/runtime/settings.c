@@ -230,11 +230,12 @@ const pat_setting pat_setting_table[] = {
      "at `PAT_Init`; up to 16 times as many while the offset is known less well than +-100 us (a descheduled "
      "rank).", parse_clock_samples,
      key_clock_samples},
-    {"PAT_CHANNELS", "1 to 1024", "32", PAT_SCOPE_RANK,
-     "libpat's channels: duplicates of `MPI_COMM_WORLD` made at `PAT_Init`, one lent to each communicator on which "
-     "libpat runs a non-blocking all-gather's schedule until the application frees it and its calls are done (no "
-     "communicator is made at the call: docs/design.md). A communicator whose first such call finds a rank "
-     "without a free channel fails its non-blocking calls with `MPI_ERR_OTHER`, with a message.",
+    {"PAT_CHANNELS", "1 to 1024", "64", PAT_SCOPE_RANK,
+     "libpat's channels: duplicates of `MPI_COMM_WORLD` made at `PAT_Init`, the only communicators libpat makes "
+     "(none is made at a call: docs/design.md). A communicator's blocking all-gathers take two, its non-blocking "
+     "ones one, from its first such call until the application frees it and its calls are done. Where a rank "
+     "finds none free, that communicator's blocking calls run MPI's own (on every rank; one message), and its "
+     "non-blocking calls fail with `MPI_ERR_OTHER`, with a message.",
      parse_channels, NULL},
     {"PAT_MODEL", "a file path", "unset", PAT_SCOPE_ROOT,
      "cost-model file (`pat-calibrate` + `pat-fit`) that `auto` selects with and that gives tau; unset: a ping-pong "
@@ -314,7 +315,7 @@ static void defaults(pat_settings *s) {
   s->alg = PAT_ALG_AUTO;
   s->thread = 1;
   s->clock_samples = 20;
-  s->channels = 32;
+  s->channels = 64;
   s->report = -1;
   s->bind = PAT_BIND_NONE;
   s->send_window = -1;

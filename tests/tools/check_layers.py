@@ -36,10 +36,10 @@ PURE = {"algorithms/sched", "algorithms", "src/model", "src/decide"}
 # (docs/design.md §2 says what each is).  A new runtime file takes its place here.
 RUNTIME_ORDER = [
     "errors", "args", "settings", "process", "bind", "wakeup", "stats", "timeline", "round_trace", "wait_nap", "netparams",
+    "channels",                               # libpat's duplicates of world, every communicator it makes
     "comm_base", "plan", "run", "retire", "report", "report_nbc",  # the parts of a communicator's state
     "comm",                                   # the state itself: identity, lock, registry, lifecycle
     "decisions",                              # the decision log (reads the state)
-    "channels",                               # libpat's duplicates of world that non-blocking contexts borrow
     "debug", "arrivals", "nbc_run", "nbc_queue", "persist_prefetch", "background", "finalize_hook", "through", "call", "callv", "nbc", "persist", "runtime",
 ]
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}
