@@ -28,6 +28,11 @@ int pat_regime(int P, const int64_t *arrival, double tau_s) {
   return 1e-9 * (double)(hi - lo) >= tau_s ? PAT_REGIME_IMBALANCED : PAT_REGIME_BALANCED;
 }
 
+int pat_regime_at(int P, const int64_t *arrival, double tau_s, double call_s) {
+  const double floor = PAT_REGIME_JITTER * call_s;
+  return pat_regime(P, arrival, tau_s > floor ? tau_s : floor);
+}
+
 void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound, long long now) {
   if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return;
   pat_arm *m = &a->arm[regime][alg];
@@ -127,6 +132,11 @@ static double cheapest_known(const pat_arms *a, int regime, unsigned candidates,
 static int to_explore(const pat_arms *a, int regime, unsigned candidates, int alg, double cheapest) {
   const pat_arm *m = &a->arm[regime][alg];
   return (candidates >> alg & 1u) && m->n < PAT_EXPLORE_K && !dropped(m, cheapest);
+}
+
+int pat_arms_barred(const pat_arms *a, int regime, unsigned candidates, int alg, double ref) {
+  if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return 0;
+  return dropped(&a->arm[regime][alg], cheapest_known(a, regime, candidates, ref));
 }
 
 int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double ref) {

@@ -111,6 +111,7 @@
 #define PAT_RECHECK_AGE 64    /* ...whose last sample is this many of the site's calls old is measured again */
 #define PAT_RECHECK_FRESH (2 * PAT_ARM_SAMPLES) /* a candidate that would replace the one the site runs is
                                  measured again first if its last sample is older than this many calls */
+#define PAT_REGIME_JITTER 0.10 /* a spread under this fraction of the call's own time is jitter: balanced */
 
 enum { PAT_REGIME_BALANCED = 0, PAT_REGIME_IMBALANCED = 1, PAT_REGIMES = 2 };
 
@@ -139,6 +140,16 @@ void pat_arms_init(pat_arms *a);
 /* The regime of arrivals arrival[0..P-1] (ns) for blocks that take tau_s to
  * move between two ranks: imbalanced when max - min >= tau. */
 int pat_regime(int P, const int64_t *arrival, double tau_s);
+
+/* The regime a site files its calls under: imbalanced only when the spread
+ * is also at least PAT_REGIME_JITTER of call_s, the site's own call time (its
+ * static choice's cost).  At small blocks a block's time is tens of
+ * microseconds, under the jitter of a barrier's exits, and with tau alone a
+ * balanced site's calls fell into both regimes by chance: each regime
+ * explored its candidates afresh, and a candidate measured clearly slower in
+ * one was run again in the other.  A rank late by 10% of the call cannot
+ * make an arrival-aware schedule gain more than that 10%. */
+int pat_regime_at(int P, const int64_t *arrival, double tau_s, double call_s);
 
 /* A measured cost (s) of alg in a regime, at the site's call `now`;
  * over_bound: its call's e-bar / e_lb (0: not known). */
@@ -212,5 +223,15 @@ unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed
  * index).  ref: the cost the drop rule compares with besides the measured
  * candidates' (the static choice's S; <= 0: none). */
 int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref);
+
+/* Is alg barred in the regime: two samples or more, every one of them
+ * PAT_EXPLORE_DROP times the cheapest known (the candidates' measured with
+ * PAT_EXPLORE_K samples, and ref, the static choice's S)?  A barred candidate
+ * is neither explored nor its trial continued there.  The bar reads the
+ * measurements as they stand, so it lifts when the regime's conditions
+ * change: a static choice that becomes dearer (ref) or a cheapest candidate
+ * measured again higher may leave the barred one under PAT_EXPLORE_DROP
+ * times the cheapest, and then it is a candidate again. */
+int pat_arms_barred(const pat_arms *a, int regime, unsigned candidates, int alg, double ref);
 
 #endif

@@ -105,6 +105,12 @@ void pat_guard_leave(pat_guard *g, long long call) {
     g->state = PAT_GUARD_STATIC;
 }
 
+void pat_guard_stop(pat_guard *g) {
+  if (g->state != PAT_GUARD_EXPLORING) return;
+  g->state = PAT_GUARD_STATIC;
+  new_trial(g);
+}
+
 static void static_sample(pat_guard *g, double cost) {
   if (g->s_n == 0 && !g->has_prior) g->credit = PAT_GUARD_CAP * cost; /* the account opens full */
   if (g->s_n == 0 || g->has_prior)

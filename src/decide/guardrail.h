@@ -150,6 +150,12 @@ void pat_guard_enter(pat_guard *g, long long call);
  * gain).  A trial not yet kept counts as lost. */
 void pat_guard_leave(pat_guard *g, long long call);
 
+/* A trial under way ends without a verdict: the site checked a model file's
+ * static choice against MPI's own, and the check is done (engine.h, Model
+ * check).  Not a loss: no backoff, since what it measured says nothing
+ * against the alternatives still to try. */
+void pat_guard_stop(pat_guard *g);
+
 /* A measured call of the site, learned at site call `call`: of the static
  * choice without an exchange (alt = 0) or of the exchange mode (alt = 1);
  * cost: c (s).  Returns 1 if the site must return to the static choice now:
