@@ -99,6 +99,7 @@
 
 #include "pat.h"
 #include "tools/cli.h"
+#include "tools/platform.h"
 
 #define MAX_ALGS 32
 #define MAX_SIZES 64
@@ -227,6 +228,9 @@ static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes,
   fprintf(f, "# %d sizes %ld..%ld B, interleaved, ci=%.3f reps %d..%d max_seconds=%.1f gap=%gms b2b<=%ldB\n",
           nsizes, sizes[0], sizes[nsizes - 1], o->ci, o->min_reps, o->max_reps, o->max_seconds, o->gap * 1e3,
           (long)o->b2b_max);
+  char platform[160];
+  pat_platform_signature(platform, sizeof platform);
+  fprintf(f, "# platform %s\n", platform); /* pat-fit carries it into the model file (tools/platform.h) */
   fprintf(f, "alg,block_bytes,seconds,mode\n");
 }
 

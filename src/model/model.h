@@ -134,6 +134,8 @@ typedef struct pat_model_params {
   int gamma_set;                     /* gamma was measured; 0: PAT_MODEL_GAMMA_DEFAULT */
   double eager_bytes;                /* messages of fewer bytes are eager; 0: all rendezvous */
   char made[256];                    /* how the parameters were obtained (model file "made" lines) */
+  char libpat_version[32];           /* the libpat that wrote the model file ("" : a file from before the line) */
+  char platform[160];                /* the platform signature its calibration ran on ("": not recorded) */
   pat_measured measured;             /* measured balanced times (~5 KiB; the replay ignores them) */
   pat_measured b2b;                  /* the same measured back to back (optional; P = measured.P or 0) */
 

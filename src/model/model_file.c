@@ -284,9 +284,35 @@ static int parse_time(parser *ps, char **tok, int nt) {
   return PAT_OK;
 }
 
+/* "# libpat-version <v>" and "# platform <text>": comments to a libpat that does not know them, so a
+ * file with them loads in an older libpat and one without them in this one.  Returns 1 if buf is one. */
+static int take_origin_line(parser *ps, const char *buf) {
+  static const char version[] = "# " PAT_MODEL_VERSION_KEY " ", platform[] = "# " PAT_MODEL_PLATFORM_KEY " ";
+  const char *q = buf;
+  while (isspace((unsigned char)*q)) q++;
+  char *to;
+  size_t size;
+  if (strncmp(q, version, strlen(version)) == 0) {
+    q += strlen(version);
+    to = ps->m.libpat_version;
+    size = sizeof ps->m.libpat_version;
+  } else if (strncmp(q, platform, strlen(platform)) == 0) {
+    q += strlen(platform);
+    to = ps->m.platform;
+    size = sizeof ps->m.platform;
+  } else {
+    return 0;
+  }
+  while (isspace((unsigned char)*q)) q++;
+  size_t n = strlen(q);
+  while (n && isspace((unsigned char)q[n - 1])) n--;
+  snprintf(to, size, "%.*s", (int)n, q);
+  return 1;
+}
+
 /* Any line after the header: made, blank or comment, eager, link, P, time, b2b, or parameters. */
 static int parse_line(parser *ps, char *buf) {
-  if (take_made_line(ps, buf)) return PAT_OK;
+  if (take_made_line(ps, buf) || take_origin_line(ps, buf)) return PAT_OK;
   char *hash = strchr(buf, '#');
   if (hash) *hash = '\0';
   char *tok[8];
@@ -423,6 +449,9 @@ static int emit_preamble(char **buf, size_t *len, size_t *cap, const pat_model_p
   int bad = emit(buf, len, cap,
                  "%s%d\n# alpha in seconds, beta in seconds per byte; a transfer of m bytes costs alpha + beta*m\n",
                  HEADER, VERSION);
+  if (!bad && mp->libpat_version[0])
+    bad = emit(buf, len, cap, "# " PAT_MODEL_VERSION_KEY " %s\n", mp->libpat_version);
+  if (!bad && mp->platform[0]) bad = emit(buf, len, cap, "# " PAT_MODEL_PLATFORM_KEY " %s\n", mp->platform);
   for (const char *s = mp->made; !bad && *s;) {
     const char *e = strstr(s, "; ");
     size_t k = e ? (size_t)(e - s) : strlen(s);
@@ -460,6 +489,21 @@ static int emit_gamma(char **buf, size_t *len, size_t *cap, const pat_model_para
   if (!mp->gamma_set) return 0;
   return emit(buf, len, cap, "gamma    %.17g # s per byte of a reduction's combination (MPI_Reduce_local)\n",
               mp->gamma);
+}
+
+int pat_model_origin_note(const pat_model_params *mp, const char *version, const char *platform, char *out,
+                          size_t size) {
+  int n = 0;
+  out[0] = '\0';
+  if (!mp->libpat_version[0])
+    n += snprintf(out + n, size - (size_t)n, "made by an unknown version of libpat (a file from before the "
+                  "\"" PAT_MODEL_VERSION_KEY "\" line)");
+  else if (version && strcmp(mp->libpat_version, version) != 0)
+    n += snprintf(out + n, size - (size_t)n, "made by libpat %s, this is %s", mp->libpat_version, version);
+  if ((size_t)n < size && mp->platform[0] && platform && strcmp(mp->platform, platform) != 0)
+    n += snprintf(out + n, size - (size_t)n, "%scalibrated on \"%s\", this platform is \"%s\"", n ? "; " : "",
+                  mp->platform, platform);
+  return n > 0;
 }
 
 const char *pat_model_gamma_note(const pat_model_params *mp) {

@@ -62,6 +62,13 @@
  *   rules; needs the time lines.  pat-calibrate measures them at small
  *   blocks, where a call that follows a compute phase and one that follows
  *   another call can rank algorithms differently (docs/design.md §6).
+ * Where a model file comes from (any version, optional, after the header):
+ * - "# libpat-version <version>": the libpat whose pat-fit wrote it;
+ * - "# platform <signature>": the platform signature pat-calibrate recorded
+ *   (tools/platform.h: the MPI library and the operating system and
+ *   machine).  Both are comments to a parser that does not know them, so
+ *   files with them load in older libpats, and files without them here
+ *   (libpat_version and platform stay ""; pat_model_origin_note says so).
  * A version 1 file has no P or time lines: it loads with fitted lines only
  * (pat_model_measured_note says so).  The writer puts the link line right
  * after the fitted lines, then gamma, and the time lines last, by algorithm
@@ -75,6 +82,8 @@
 #include "model/model.h"
 
 #define PAT_MODEL_FILE_VERSION 2 /* the version written; 1 and 2 are read */
+#define PAT_MODEL_VERSION_KEY "libpat-version" /* "# libpat-version 0.1.0": the libpat that wrote the file */
+#define PAT_MODEL_PLATFORM_KEY "platform"      /* "# platform <signature>": where its calibration ran */
 
 /* Parse model text (name is used in messages).  On success fills mp (its
  * per-call fields take their defaults).  Returns PAT_OK, or PAT_EINVAL with
@@ -87,6 +96,12 @@ int pat_model_read(const char *path, pat_model_params *mp, char *err, size_t err
 /* The text of mp in the current version (exact round trip: %.17g).
  * Returns a malloc'd string, or NULL when out of memory. */
 char *pat_model_format(const pat_model_params *mp);
+
+/* A warning when the model file was made by another libpat than `version`
+ * (or by an unknown one: no version line) or calibrated on another platform
+ * than `platform` (NULL: not compared); in out.  Returns 1 if there is one. */
+int pat_model_origin_note(const pat_model_params *mp, const char *version, const char *platform, char *out,
+                          size_t size);
 
 /* NULL where the file gave gamma; otherwise a line saying that the default
  * stands in for it (for pat_info and the runtime's messages). */

@@ -53,6 +53,7 @@
 #include "tools/fit.h"
 #include "model/measured.h"
 #include "tools/cli.h"
+#include "pat.h"
 
 #define MAXPTS 256
 
@@ -244,6 +245,7 @@ typedef struct measurements {
   double reduce_bytes[MAXPTS], reduce_T[MAXPTS]; /* MPI_Reduce_local's rows (reduce, mode local) */
   int n_reduce;
   int csv_P;          /* P of the "# pat-calibrate, P=N" comment, 0 if none */
+  char platform[160]; /* the "# platform" comment's signature (tools/platform.h), "" if none */
   char comments[200]; /* how the times were made: carried into the model's "made" line */
 } measurements;
 
@@ -253,6 +255,10 @@ static void add_comment(measurements *m, char *p) {
   p++;
   while (isspace((unsigned char)*p)) p++;
   p[strcspn(p, "\r\n")] = '\0';
+  if (strncmp(p, "platform ", 9) == 0) { /* for the model file's own line, not its "made" text */
+    snprintf(m->platform, sizeof m->platform, "%s", p + 9);
+    return;
+  }
   int P;
   if (!m->csv_P && sscanf(p, "pat-calibrate, P=%d", &P) == 1 && P > 0) m->csv_P = P;
   size_t used = strlen(m->comments);
@@ -485,6 +491,10 @@ static int fit_measured(const fit_args *a) {
   snprintf(mp.made, sizeof mp.made, "pat-fit from %s: P=%d, metric %s%s%s%s%s", a->in, P,
            a->metric == PAT_FIT_EBAR ? "ebar" : "runtime", a->made ? "; " : "", a->made ? a->made : "",
            m.comments[0] ? "; " : "", m.comments);
+  /* where it comes from, for pat_info's warning when another libpat or platform reads it */
+  snprintf(mp.libpat_version, sizeof mp.libpat_version, "%d.%d.%d", PAT_VERSION_MAJOR, PAT_VERSION_MINOR,
+           PAT_VERSION_PATCH);
+  snprintf(mp.platform, sizeof mp.platform, "%s", m.platform);
   int failed, first = fit_all(a, P, &m, &mp, &failed);
   if (first < 0) die("no algorithm could be fitted", NULL);
   int want = a->dflt ? pat_alg_by_name(a->dflt) : PAT_ALG_RING;

@@ -19,6 +19,7 @@
 #include "runtime/netparams.h"
 #include "runtime/process.h"
 #include "runtime/settings.h"
+#include "tools/platform.h"
 
 static void print_topology(hwloc_topology_t topo) {
   int depth_types[] = {HWLOC_OBJ_PACKAGE, HWLOC_OBJ_NUMANODE, HWLOC_OBJ_CORE, HWLOC_OBJ_PU};
@@ -115,9 +116,25 @@ static void print_auto(const pat_model_params *mp) {
          table ? "" : ";\n        calibrate (pat-calibrate + pat-fit, or bench/demo.sh) for measured levels");
 }
 
+/* Where the model file comes from, and a warning where that is not here: a file calibrated by
+ * another libpat or on another platform ranks the algorithms as they did (auto checks a model's
+ * static choice against MPI's own at every call site, docs/guardrail.md, but a stale file still
+ * costs those checks). */
+static void print_origin(const pat_model_params *mp) {
+  char version[32], platform[160], note[512];
+  snprintf(version, sizeof version, "%d.%d.%d", PAT_VERSION_MAJOR, PAT_VERSION_MINOR, PAT_VERSION_PATCH);
+  pat_platform_signature(platform, sizeof platform);
+  printf("  made by libpat %s on %s\n", mp->libpat_version[0] ? mp->libpat_version : "(unknown version)",
+         mp->platform[0] ? mp->platform : "(platform not recorded)");
+  if (pat_model_origin_note(mp, version, platform, note, sizeof note))
+    printf("  warning: the model file was %s; recalibrate (pat-calibrate, then pat-fit) for a model of this one\n",
+           note);
+}
+
 static void print_cost_model(void) {
   const pat_model_params *mp = pat_netparams();
   printf("\ncost model: %s\n", pat_netparams_source());
+  if (pat_netparams_have_model()) print_origin(mp);
   printf("  default: alpha %.3f us, beta %.4f ns/byte (%.2f GB/s)\n", mp->dflt.inter.alpha * 1e6,
          mp->dflt.inter.beta * 1e9, 1e-9 / mp->dflt.inter.beta);
   for (int i = 0; i < PAT_ALG_COUNT; i++)

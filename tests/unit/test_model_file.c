@@ -339,9 +339,40 @@ static int pair_link(void) {
   return 0;
 }
 
+/* Where a model file comes from: the libpat version and platform lines round-trip, a file without
+ * them loads with both unknown (and pat_model_origin_note says "unknown version"), one with them
+ * stays readable as comments, and the note names what differs. */
+static int origin(void) {
+  pat_model_params mp, back;
+  char err[512] = "", note[512];
+  pat_model_params_init(&mp, 1e-5, 1e-9);
+  snprintf(mp.libpat_version, sizeof mp.libpat_version, "0.1.0");
+  snprintf(mp.platform, sizeof mp.platform, "Open MPI v4.1.4; Linux x86_64");
+  char *text = pat_model_format(&mp);
+  CHECK(text && strstr(text, "# libpat-version 0.1.0\n") && strstr(text, "# platform Open MPI v4.1.4; Linux x86_64\n"),
+        "the origin lines written: %s", text ? text : "(none)");
+  CHECK(pat_model_parse(text, "o.model", &back, err, sizeof err) == PAT_OK, "parse: %s", err);
+  CHECK(strcmp(back.libpat_version, "0.1.0") == 0 && strcmp(back.platform, mp.platform) == 0,
+        "read back: \"%s\", \"%s\"", back.libpat_version, back.platform);
+  free(text);
+  CHECK(!pat_model_origin_note(&back, "0.1.0", "Open MPI v4.1.4; Linux x86_64", note, sizeof note),
+        "the same libpat and platform: a note \"%s\"", note);
+  CHECK(pat_model_origin_note(&back, "0.2.0", "Open MPI v4.1.4; Linux x86_64", note, sizeof note) &&
+            strstr(note, "libpat 0.1.0, this is 0.2.0"), "another version: \"%s\"", note);
+  CHECK(pat_model_origin_note(&back, "0.1.0", "MPICH 4.0; Linux x86_64", note, sizeof note) && strstr(note, "MPICH"),
+        "another platform: \"%s\"", note);
+  CHECK(pat_model_parse("# libpat model v2\ndefault 1e-5 1e-9\n", "old.model", &back, err, sizeof err) == PAT_OK,
+        "an old file: %s", err);
+  CHECK(back.libpat_version[0] == 0 && back.platform[0] == 0, "an old file: \"%s\", \"%s\"", back.libpat_version,
+        back.platform);
+  CHECK(pat_model_origin_note(&back, "0.1.0", "x", note, sizeof note) && strstr(note, "unknown version"),
+        "an old file: \"%s\"", note);
+  return 0;
+}
+
 int main(void) {
   if (round_trip() || versions() || bad_lines() || table_add() || interpolation() || best() || back_to_back() ||
-      pair_link())
+      pair_link() || origin())
     return 1;
   return TEST_RESULT();
 }
