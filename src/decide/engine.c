@@ -86,6 +86,17 @@ static double block_tau(const pat_engine *e, int64_t bytes) {
   return pat_model_cost(e->cfg.mp->dflt.inter, (double)bytes, 1.0);
 }
 
+/* The site's own call time (s): S once known, else the static choice's modelled time. */
+static double site_call_time(const pat_engine *e, const pat_engine_site *sp) {
+  return pat_guard_knows_static(&sp->guard) ? sp->guard.s_cost : static_time(e, sp->bytes);
+}
+
+/* The regime of a site's arrivals (ns): a spread that is jitter against the call's own time is
+ * balanced (explore.h, pat_regime_at). */
+static int site_regime(const pat_engine *e, const pat_engine_site *sp, const int64_t *arrival) {
+  return pat_regime_at(e->cfg.P, arrival, block_tau(e, sp->bytes), site_call_time(e, sp));
+}
+
 double pat_engine_exchange_cost(const pat_engine *e) {
   const pat_model_params *mp = e->cfg.mp;
   double t;
@@ -128,6 +139,11 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   for (int r = 0; r < PAT_REGIMES; r++) sp->leader[r] = -1;
   pat_arms_init(&sp->arms);
   sp->trial_alg = -1;
+  sp->explore_call = -1;
+  sp->model_dropped_at = -1;
+  /* a static choice the model file made is measured against MPI's own before it is trusted: a file
+   * from another calibration (an older libpat, another network rate) ranks them as that day did */
+  sp->checking = e->cfg.have_model && !e->one_node_native && sp->static_alg != PAT_ALG_NATIVE && !sp->never;
   /* a model file's measured balanced time of the static choice stands in for
    * its cost until the site measures it; without one, the site measures first */
   double prior;
@@ -194,6 +210,7 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
     else if (end->alg == sp->static_alg)
       l->flags = PAT_LAST_STATIC;
     pat_guard_tick(&sp->guard);
+    if (e->cur.explores) sp->explore_call = end->call;
   }
   memset(&e->cur, 0, sizeof e->cur);
   if (is_auto)
@@ -216,6 +233,22 @@ static void schedule_probe(pat_engine_site *sp, long long calls) {
   /* a refresh measures S anew, and a trial judged against the model's S measures it first: the probe
    * two calls on brings the static call before it */
   if (pat_guard_wants_static_sample(&sp->guard)) sp->next_probe = calls + 2;
+  /* the model check: a static call to measure S, then the probe that runs NATIVE */
+  if (sp->checking) sp->next_probe = calls + (sp->guard.s_n > 0 ? 1 : 2);
+}
+
+/* What the site may still spend on exploring (s): PAT_EXPLORE_BUDGET of its time so far (`calls`
+ * site calls at S) and PAT_EXPLORE_ALLOW static calls' cost, less what it spent. */
+static double explore_left(const pat_engine_site *sp, long long calls) {
+  const double S = sp->guard.s_cost;
+  return PAT_EXPLORE_BUDGET * (double)calls * S + PAT_EXPLORE_ALLOW * S - sp->explore_spent;
+}
+
+/* May the site spend a call expected to lose `loss` (s) over S on exploring?  Without S the guard
+ * holds the site at its static choice until it is measured, so nothing is spent before. */
+static int explore_affords(const pat_engine_site *sp, long long calls, double loss) {
+  if (!pat_guard_knows_static(&sp->guard)) return 1;
+  return (loss > 0 ? loss : 0) <= explore_left(sp, calls);
 }
 
 /* A probe or an exchanged call found something to gain, or nothing. */
@@ -262,7 +295,13 @@ static void after_choice(pat_engine *e, int site, long long calls, const pat_cho
     found(sp, calls, 0);
     return;
   }
-  found(sp, calls, pat_engine_gain_pays(e, choice->static_ns, ebar_ns[best], choice->wait));
+  const int gain = pat_engine_gain_pays(e, choice->static_ns, ebar_ns[best], choice->wait);
+  /* a trial of the predicted best is exploration too: each of its calls pays an exchange */
+  if (gain && sp->mode == PAT_MODE_STATIC && !explore_affords(sp, calls, pat_engine_exchange_cost(e))) {
+    schedule_probe(sp, calls);
+    return;
+  }
+  found(sp, calls, gain);
 }
 
 /* ---- learning from the records ---- */
@@ -342,6 +381,92 @@ static double over_bound(pat_engine *e, const int64_t *arrivals, double tau, dou
   return lb > 0 && ebar > 0 ? ebar / lb : 0;
 }
 
+/* The site returns to its static choice (a trial ended by the engine, not by the guard's verdict). */
+static void back_to_static(pat_engine_site *sp, long long now) {
+  sp->mode = PAT_MODE_STATIC;
+  sp->quiet = 0;
+  sp->trial_alg = -1;
+  schedule_probe(sp, now);
+}
+
+/* A family's measured ratio to MPI's own at this site, for the sites of other sizes
+ * (PAT_CARRY_SPAN): from two samples (one may be a cold call), against S where the static choice is
+ * NATIVE, else against NATIVE's own median in the regime. */
+static void carry_note(pat_engine *e, const pat_engine_site *sp, int regime, int alg) {
+  double c, ref;
+  if (alg == PAT_ALG_NATIVE || pat_arms_n(&sp->arms, regime, alg) < 2 || !pat_arms_cost(&sp->arms, regime, alg, &c))
+    return;
+  if (sp->static_alg == PAT_ALG_NATIVE && sp->guard.s_n > 0)
+    ref = sp->guard.s_cost;
+  else if (!pat_arms_cost(&sp->arms, regime, PAT_ALG_NATIVE, &ref))
+    return;
+  if (!(ref > 0)) return;
+  e->carry[regime][alg].ratio = c / ref;
+  e->carry[regime][alg].bytes = sp->bytes;
+}
+
+/* A ratio carried from a site of another size within PAT_CARRY_SPAN of `bytes` (0: none). */
+static int carried(const pat_engine *e, int regime, int alg, int64_t bytes, double *ratio) {
+  const pat_carry *c = &e->carry[regime][alg];
+  if (c->bytes <= 0 || bytes <= 0 || c->bytes > PAT_CARRY_SPAN * bytes || bytes > PAT_CARRY_SPAN * c->bytes) return 0;
+  *ratio = c->ratio;
+  return 1;
+}
+
+/* Measurement contradicted the model file at this site: its pick and its levels stop counting here.
+ * native_cost >= 0: NATIVE measured that much, cheaper than the model's static choice, which NATIVE
+ * replaces (its cost stands in for S until a static call of it is measured). */
+static void drop_model(pat_engine_site *sp, long long now, double native_cost) {
+  sp->model_dropped = 1;
+  sp->model_dropped_at = now;
+  sp->checking = 0;
+  for (int r = 0; r < PAT_REGIMES; r++) sp->arms.model_pick[r] = -1;
+  if (native_cost < 0 || sp->static_alg == PAT_ALG_NATIVE) return;
+  sp->static_alg = PAT_ALG_NATIVE;
+  sp->streak_n = 0;
+  pat_guard_new_static(&sp->guard, native_cost);
+  back_to_static(sp, now);
+}
+
+/* The model check (engine.h): NATIVE's first measured call against the model's static choice's S;
+ * and the model's pick, barred (PAT_EXPLORE_DROP times the cheapest known) where it was measured. */
+static void check_model(pat_engine *e, pat_engine_site *sp, long long now, int regime, int alg, int flags,
+                        double cost) {
+  if (!e->cfg.have_model || sp->model_dropped) return;
+  pat_guard *g = &sp->guard;
+  if (sp->checking && now > PAT_CHECK_CALLS) sp->checking = 0; /* it could not run: the model stands */
+  if (sp->checking && (flags & PAT_LAST_ALT) && alg == PAT_ALG_NATIVE && g->s_n > 0) {
+    if (cost < (1.0 - PAT_GAIN_FRACTION) * g->s_cost) {
+      drop_model(sp, now, cost);
+      return;
+    }
+    sp->checking = 0; /* confirmed: NATIVE's trial has nothing more to show */
+    if (g->state == PAT_GUARD_EXPLORING && sp->trial_alg == PAT_ALG_NATIVE) {
+      pat_guard_stop(g);
+      back_to_static(sp, now);
+    }
+    return;
+  }
+  const int pick = sp->arms.model_pick[regime];
+  if ((flags & PAT_LAST_ALT) && alg == pick && alg != sp->static_alg &&
+      pat_arms_barred(&sp->arms, regime, ~0u, alg, pat_guard_knows_static(g) ? g->s_cost : 0))
+    drop_model(sp, now, -1);
+}
+
+/* A trial the engine ends before the guard's verdict: its candidate is barred in the regime (measured
+ * clearly slower twice), or the site's exploration budget is spent.  A loss, with its backoff. */
+static void cut_trial(pat_engine_site *sp, long long now, int regime, int charged) {
+  pat_guard *g = &sp->guard;
+  if (g->state != PAT_GUARD_EXPLORING || sp->mode != PAT_MODE_EXCHANGE) return;
+  const double ref = pat_guard_knows_static(g) ? g->s_cost : 0;
+  const int barred = sp->trial_alg >= 0 && pat_arms_barred(&sp->arms, regime, ~0u, sp->trial_alg, ref);
+  /* over budget, a trial is ended by a call that lost, not by one that gained */
+  if (!barred && !(charged && explore_left(sp, now) < 0)) return;
+  pat_guard_leave(g, now);
+  sp->explore_cuts++;
+  back_to_static(sp, now);
+}
+
 /* From the records: what the site's previous call cost (online refinement
  * and the guardrail) and how well its arrivals were predicted. */
 static void learn(pat_engine *e, int site, long long now) {
@@ -361,7 +486,7 @@ static void learn(pat_engine *e, int site, long long now) {
   /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(e->cfg.P, arrivals);
   const double tau = block_tau(e, sp->bytes);
-  const int regime = pat_regime(e->cfg.P, arrivals, tau);
+  const int regime = site_regime(e, sp, arrivals);
   sp->guard.regime = regime; /* a trial lost now backs off in this regime */
   /* the regime history knows: two calls in a row (one call's stall of the network spread the
    * arrivals of the next by more than a block's time, and exploration then measured a candidate of
@@ -390,7 +515,16 @@ static void learn(pat_engine *e, int site, long long now) {
   if (was_exploring && sp->guard.state == PAT_GUARD_KEPT) sp->arms.last_explore = now;
   if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
   /* the exchange mode's costs, per regime of the arrivals they were measured under */
-  if (flags & PAT_LAST_ALT) pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured), now);
+  if (flags & PAT_LAST_ALT) {
+    pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured), now);
+    carry_note(e, sp, regime, alg);
+  }
+  /* what exploring lost is charged to the site's budget (a gain is the guard's to count) */
+  const int charged =
+      call == sp->explore_call && pat_guard_knows_static(&sp->guard) && measured - wait > sp->guard.s_cost;
+  if (charged) sp->explore_spent += measured - wait - sp->guard.s_cost;
+  check_model(e, sp, now, regime, alg, flags, measured - wait);
+  cut_trial(sp, now, regime, charged);
   e->unsettled.pending = 1;
   e->unsettled.site = site;
   e->unsettled.alg = alg;
@@ -432,6 +566,7 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   if (choice->explored) pat_refine_explored(&sp->refine, choice->alg);
   const int was_static = sp->mode == PAT_MODE_STATIC;
   after_choice(e, site, site_calls, choice);
+  e->cur.explores = choice->explored || sp->guard.state == PAT_GUARD_EXPLORING;
   /* A trial measures the alternative it was entered with (choose runs it
    * until the guard's verdict), explored or the predicted gain: its first
    * call is cold, and a trial that ran the best as chosen after it had the
@@ -550,6 +685,21 @@ static void measured_wins(const pat_engine_site *sp, int regime, unsigned allowe
     ebar[static_alg] = (int64_t)(1e9 * (wait + sp->guard.s_cost));
 }
 
+/* Carried ratios win over the model (PAT_CARRY_SPAN): an algorithm the site has not measured in the
+ * regime, measured at a size near this one, costs its ratio there times NATIVE's S here, in ebar (ns,
+ * with the wait) -- so a new size's first choices start from what the last size measured.  Only where
+ * the static choice is NATIVE and S is known: the ratio is to NATIVE's cost. */
+static void carried_wins(const pat_engine *e, const pat_engine_site *sp, int regime, unsigned allowed,
+                         const int *status, double wait, int64_t *ebar) {
+  if (sp->static_alg != PAT_ALG_NATIVE || !pat_guard_knows_static(&sp->guard)) return;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    double ratio;
+    if (alg != PAT_ALG_NATIVE && status[alg] == PAT_OK && is_allowed(allowed, alg) &&
+        pat_arms_n(&sp->arms, regime, alg) == 0 && carried(e, regime, alg, sp->bytes, &ratio))
+      ebar[alg] = (int64_t)(1e9 * (wait + ratio * sp->guard.s_cost));
+  }
+}
+
 /* The cost exploration's drop rule compares with besides the measured
  * candidates' (pat_explore_next's ref): the static choice's S once known. */
 static double drop_ref(const pat_guard *g) { return pat_guard_knows_static(g) ? g->s_cost : 0; }
@@ -598,20 +748,61 @@ static int keep_yields(const pat_engine_site *sp, long long calls, int regime, u
   return 0;
 }
 
+/* The candidates (of cand) worth a trial at the site's call `calls`: what each may still gain over
+ * the calls the site may still run (as many as it has run) exceeds what its trial costs, and the
+ * exploration budget holds what its call is expected to lose (engine.h, PAT_EXPLORE_BUDGET).  est
+ * (s above the wait; measured where the site has samples, else the model's) takes a ratio carried
+ * from another size for a candidate not measured here; one carried no faster than MPI's own is left
+ * out. */
+static unsigned worth_exploring(const pat_engine *e, const pat_engine_site *sp, long long calls, int regime,
+                                unsigned cand, double *est) {
+  const pat_guard *g = &sp->guard;
+  if (!pat_guard_knows_static(g)) return cand;
+  const double S = g->s_cost, X = pat_engine_exchange_cost(e);
+  const double horizon = calls > 1 ? (double)calls : 1.0;
+  unsigned keep = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
+    if (!(cand >> alg & 1u)) continue;
+    double ratio, gain;
+    if (pat_arms_n(&sp->arms, regime, alg) == 0 && carried(e, regime, alg, sp->bytes, &ratio)) {
+      if (ratio >= 1.0 - PAT_GAIN_FRACTION) continue;
+      est[alg] = ratio * S;
+      gain = S - est[alg];
+    } else {
+      gain = S - est[alg];
+      if (gain < PAT_EXPLORE_HOPE * S) gain = PAT_EXPLORE_HOPE * S;
+    }
+    double loss = est[alg] < 1e299 ? est[alg] - S : PAT_GUARD_CAP * S;
+    if (loss < 0) loss = 0;
+    double trial = (1 + PAT_GUARD_TRIAL) * loss;
+    if (trial > loss + PAT_GUARD_CAP * S) trial = loss + PAT_GUARD_CAP * S; /* the guard ends a losing trial */
+    trial += (1 + PAT_GUARD_TRIAL) * X;
+    if (gain * horizon <= trial || !explore_affords(sp, calls, loss + X)) continue;
+    keep |= 1u << alg;
+  }
+  return keep;
+}
+
 /* The candidate this call explores (explore.h), or -1: the trial's own
  * candidate until the guard's verdict; from the static choice (a probe the
  * guard lets leave) or a kept alternative (one call in PAT_EXPLORE_EVERY,
  * or PAT_EXPLORE_EVERY_NEAR near the bound),
  * the next one the regime needs measured.  model: the selection's
  * predictions; ebar: the same after measured_wins. */
-static int exploration(const pat_engine_site *sp, long long calls, int regime, unsigned allowed, int hierarchical,
-                       int model_pick, const pat_select_out *model, const int64_t *ebar, double wait, int *recheck) {
+static int exploration(const pat_engine *e, const pat_engine_site *sp, long long calls, int regime,
+                       unsigned allowed, int hierarchical, int model_pick, const pat_select_out *model,
+                       const int64_t *ebar, double wait, int *recheck) {
   const pat_guard *g = &sp->guard;
   *recheck = 0;
   if (sp->mode == PAT_MODE_EXCHANGE && g->state == PAT_GUARD_EXPLORING)
     return sp->trial_alg >= 0 && model->status[sp->trial_alg] == PAT_OK && is_allowed(allowed, sp->trial_alg)
                ? sp->trial_alg
                : -1;
+  /* the model check: NATIVE once, from the static choice, on the probe after S was measured */
+  if (sp->checking && sp->mode == PAT_MODE_STATIC && sp->guard.s_n > 0 && !sp->never &&
+      model->status[PAT_ALG_NATIVE] == PAT_OK && is_allowed(allowed, PAT_ALG_NATIVE) &&
+      pat_arms_n(&sp->arms, regime, PAT_ALG_NATIVE) == 0)
+    return PAT_ALG_NATIVE;
   unsigned ok = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (model->status[alg] == PAT_OK) ok |= 1u << alg;
@@ -628,7 +819,7 @@ static int exploration(const pat_engine_site *sp, long long calls, int regime, u
   if (sp->mode == PAT_MODE_STATIC && sp->never) return -1;
   double est[PAT_ALG_COUNT];
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) est[alg] = ebar[alg] == INT64_MAX ? 1e300 : 1e-9 * (double)ebar[alg] - wait;
-  const int next = pat_explore_next(&sp->arms, regime, cand, est, drop_ref(g));
+  const int next = pat_explore_next(&sp->arms, regime, worth_exploring(e, sp, calls, regime, cand, est), est, drop_ref(g));
   /* rechecks from a kept alternative, or from a static choice that the exchange mode promoted (it
    * was measured against the candidates, and a slow phase may have decided it); from another
    * static choice every call of one would pay an exchange where that choice wins */
@@ -666,7 +857,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * regime, explore there every other call, and file their samples under
    * the balanced one (a plan-ahead RELAY's history is not judged, so the
    * site would not even be distrusted). */
-  int regime = pat_regime(P, call->arrival, block_tau(e, call->bytes));
+  int regime = site >= 0 ? site_regime(e, &e->site[site], call->arrival)
+                         : pat_regime(P, call->arrival, block_tau(e, call->bytes));
   int held = 0;
   if (site >= 0) {
     const pat_guard *g = &e->site[site].guard;
@@ -718,6 +910,8 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   if (sp) {
     measured_wins(sp, regime, x.in.allowed, o.status, out->static_alg, out->wait, est);
     measured_wins(sp, regime, x.in.allowed, o.status, out->static_alg, out->wait, out->ebar_ns);
+    carried_wins(e, sp, regime, x.in.allowed, o.status, out->wait, est);
+    carried_wins(e, sp, regime, x.in.allowed, o.status, out->wait, out->ebar_ns);
   }
   out->static_ns = static_prediction(e, &x.in, out);
   if (held) return; /* the predictions still tell the engine whether a trial could pay */
@@ -725,9 +919,10 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
    * one it is the default parameters' guess), the first pick the regime saw
    * (explore.h). */
   int model_pick = -1;
-  if (e->cfg.have_model) model_pick = sp ? pat_arms_model_pick(&e->site[site].arms, regime, o.alg) : o.alg;
+  if (e->cfg.have_model && !(sp && sp->model_dropped))
+    model_pick = sp ? pat_arms_model_pick(&e->site[site].arms, regime, o.alg) : o.alg;
   int recheck = 0;
-  const int target = sp ? exploration(sp, call->site_calls, regime, x.in.allowed, e->hierarchical, model_pick, &o, est,
+  const int target = sp ? exploration(e, sp, call->site_calls, regime, x.in.allowed, e->hierarchical, model_pick, &o, est,
                                       out->wait, &recheck)
                         : -1;
   if (target >= 0) {
@@ -814,4 +1009,9 @@ void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size
     }
   for (int r = 0; r < PAT_REGIMES && n < size; r++)
     if (pat_arms_near_bound(&sp->arms, r, ~0u)) n += snprintf(out + n, (size_t)(size - n), " %s:near-bound", regime[r]);
+  if (n < size && (sp->explore_spent > 0 || sp->explore_cuts))
+    n += snprintf(out + n, (size_t)(size - n), " explore=%.2fms/%d-cut", 1e3 * sp->explore_spent, sp->explore_cuts);
+  if (n < size && sp->checking) n += snprintf(out + n, (size_t)(size - n), " model=checking");
+  if (n < size && sp->model_dropped)
+    n += snprintf(out + n, (size_t)(size - n), " model=dropped@%lld", sp->model_dropped_at);
 }

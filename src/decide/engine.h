@@ -120,6 +120,30 @@
 #define PAT_PROMOTE_CALLS 8    /* exchanged calls in a row of one classic algorithm, measured PAT_STATIC_MARGIN
                                   below the static choice, that make it the site's static choice */
 
+/* What exploration may cost (docs/guardrail.md, What a new call shape costs).  A site explores only while
+ * its exploring calls' losses so far (each max(0, c - S)) plus what the next one is expected to lose stay
+ * within PAT_EXPLORE_BUDGET of its time so far (site calls x S) plus PAT_EXPLORE_ALLOW static calls' cost,
+ * and only a candidate whose gain over the calls it may still run (as many as it has run: a run's length
+ * is guessed from its past) exceeds what its trial costs: a warm-up and PAT_GUARD_TRIAL calls, each with an
+ * exchange, plus the loss the guard lets a losing trial take (at most PAT_GUARD_CAP static calls).  The
+ * gain of a candidate not yet measured at the site nor carried from another is hoped to be at least
+ * PAT_EXPLORE_HOPE of S where the model does not predict more: the model may rank it wrongly. */
+#define PAT_EXPLORE_BUDGET 0.05
+#define PAT_EXPLORE_ALLOW 1.0
+#define PAT_EXPLORE_HOPE 0.10
+
+/* Measurements carried between sites (a size sweep makes a new site at every size): a candidate's
+ * measured cost over MPI's own at one size stands in at another within PAT_CARRY_SPAN times its block
+ * size, until the new site measures it.  A family measured no faster there (its ratio at least
+ * 1 - PAT_GAIN_FRACTION) is not explored, and one measured faster is explored first. */
+#define PAT_CARRY_SPAN 4
+
+/* Model check: a site whose static choice a model file made (not NATIVE) measures it without an exchange
+ * at its call 1 (counting from 0) and NATIVE at its call 2, and drops the model for the site when it
+ * learns at its call 3 if NATIVE measured PAT_GAIN_FRACTION cheaper; a check that cannot run within
+ * PAT_CHECK_CALLS calls is given up (the model is trusted, as before). */
+#define PAT_CHECK_CALLS 8
+
 enum pat_site_mode { PAT_MODE_STATIC = 0, PAT_MODE_EXCHANGE = 1 };
 
 /* How the arrivals of an exchanged call were contributed, by every rank. */
@@ -161,7 +185,21 @@ typedef struct pat_engine_site {
   int regime_last, regime_seen; /* the regime of the last learned call; of the last two that agreed */
   int leader[PAT_REGIMES]; /* per regime (explore.h), what the exchange mode last ran as the best, not to be
                             measured (-1: none): another replaces it only PAT_GAIN_FRACTION cheaper */
+  double explore_spent;  /* what exploring calls lost over S so far (s), against PAT_EXPLORE_BUDGET */
+  long long explore_call; /* the communicator call number of the site's last exploring call (-1: none) */
+  int explore_cuts;      /* trials ended because the budget was spent or their candidate was barred (report) */
+  int checking;          /* the model file's static choice is still to be measured against NATIVE */
+  int model_dropped;     /* the report's flag: measurement contradicted the model file here (NATIVE measured
+                            cheaper than its static choice, or its pick clearly dearer than the cheapest known);
+                            the site runs NATIVE as its static choice and ignores the model's pick */
+  long long model_dropped_at; /* the site call at which it was dropped (-1: not dropped) */
 } pat_engine_site;
+
+/* A family's measured cost over MPI's own at some block size, per regime (PAT_CARRY_SPAN). */
+typedef struct pat_carry {
+  double ratio;          /* median cost / NATIVE's cost (S, or NATIVE's median) */
+  int64_t bytes;         /* the block size it was measured at; 0: none */
+} pat_carry;
 
 /* What the engine decides from, besides the calls: fixed for a communicator
  * and the same on every rank. */
@@ -220,6 +258,7 @@ typedef struct pat_engine {
   int hierarchical;        /* several nodes, one of several ranks: the node algorithms are candidates */
   int next_exchanges;      /* the next call exchanges: ranks may contribute ahead of it */
   pat_engine_site site[PAT_ENGINE_SITES];
+  pat_carry carry[PAT_REGIMES][PAT_ALG_COUNT]; /* the last measured ratio of every family, for new sites */
   /* the call under way, once committed: */
   struct {
     int exchanged, alt;    /* it exchanged; it ran in the exchange mode or not the static choice */
@@ -227,6 +266,7 @@ typedef struct pat_engine {
     int kept;              /* it kept a plan-ahead algorithm on history's records */
     int history;           /* its records were history's predictions */
     int64_t predicted_ns;  /* what this rank's record said of its arrival */
+    int explores;          /* it explored, or ran a trial's call: charged to the site's exploration budget */
   } cur;
   /* The refinement sample of the last learned call, not yet replayed
    * (pat_engine_settle), and its arrivals. */
