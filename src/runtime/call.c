@@ -381,7 +381,6 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 }
 
 int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
-  if (cs->mpi_own) return pat_gather_pass_through(cs, c);
   pat_comm_enter_call(cs);
   int rc, setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on

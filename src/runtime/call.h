@@ -33,7 +33,6 @@
  * path: it reports per-site times.  PAT_Allgather(v) take it first, before
  * the checks, for arguments that pass the screen (runtime/args.h). */
 static inline int pat_gather_passes_through(const pat_comm_state *cs) {
-  if (cs->mpi_own) return 1; /* no route to every rank (comm.h) */
   return !pat_proc.background && pat_proc.alg == PAT_ALG_AUTO && cs->engine_ready && cs->engine.one_node_native &&
          !cs->next_exchanges && pat_proc.settings.exchange != PAT_EXCHANGE_ALWAYS && !pat_proc.settings.report;
 }

@@ -56,6 +56,10 @@ static void destroy_state(pat_comm_state *cs) {
     pat_channel_give(cs->channel[k]);
     free(cs->send[k]);
   }
+  if (cs->own_dups) {
+    if (cs->base.priv != MPI_COMM_NULL) MPI_Comm_free(&cs->base.priv);
+    if (cs->x.comm != MPI_COMM_NULL) MPI_Comm_free(&cs->x.comm);
+  }
   free(cs->world);
   free(cs->agreed);
   pthread_mutex_destroy(&cs->lock);
@@ -75,7 +79,7 @@ static void retire(pat_comm_state *cs) {
   pthread_mutex_lock(&cs->lock);
   pat_retire_begin(&cs->retire, &cs->base, &cs->x, cs->next_exchanges);
   pthread_mutex_unlock(&cs->lock);
-  if (!cs->base.background || cs->mpi_own) { /* no thread holds it: nothing can be in flight either (retire.h) */
+  if (!cs->base.background || cs->base.P < 2) { /* nothing can be in flight (retire.h) */
     destroy_state(cs);
     return;
   }
@@ -238,7 +242,7 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
 enum { ROUTE_NO_MEMORY = 0, ROUTE_NONE = 1, ROUTE_OK = 2 };
 
 /* This rank's two channels and every rank's world rank: ROUTE_OK, or
- * ROUTE_NONE (said once a process on stderr) where no channel is free or a
+ * ROUTE_NONE where no channel is free (said once a process on stderr) or a
  * rank lies outside MPI_COMM_WORLD (dynamic processes), or ROUTE_NO_MEMORY. */
 static int take_channels(pat_comm_state *cs, MPI_Comm comm) {
   static atomic_int said;
@@ -254,9 +258,28 @@ static int take_channels(pat_comm_state *cs, MPI_Comm comm) {
   for (int k = 0; k < 2; k++) cs->channel[k] = pat_channel_take();
   if (cs->channel[0] >= 0 && cs->channel[1] >= 0) return ROUTE_OK;
   if (!atomic_exchange(&said, 1))
-    fprintf(stderr, "libpat: world rank %d: all %d channels are lent (PAT_CHANNELS): the all-gathers of a new "
-                    "communicator run MPI's own\n", pat_proc.world_rank, pat_channels_count());
+    fprintf(stderr, "libpat: world rank %d: all %d channels are lent (PAT_CHANNELS): a new communicator's "
+                    "all-gathers make duplicates of it at their first call\n", pat_proc.world_rank, pat_channels_count());
   return ROUTE_NONE;
+}
+
+/* Where some rank has no route: every rank gives back its channels and makes
+ * two private duplicates of comm (collective), schedules on the first, the
+ * exchange on the second, ranks as they are. */
+static int own_duplicates(pat_comm_state *cs, MPI_Comm comm) {
+  for (int k = 0; k < 2; k++) {
+    pat_channel_give(cs->channel[k]);
+    cs->channel[k] = -1;
+  }
+  cs->own_dups = 1;
+  MPI_Comm dup[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+  int rc = pat_private_dup(comm, &dup[0]);
+  if (rc == MPI_SUCCESS) rc = pat_private_dup(comm, &dup[1]); /* every rank made the first: no one is left alone */
+  cs->base.priv = dup[0];
+  cs->x.comm = dup[1]; /* destroy_state frees both */
+  if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, dup[1]);
+  if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
+  return rc;
 }
 
 /* Every rank's channels (collective over comm), the routes, the exchange. */
@@ -332,7 +355,7 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   int least = ROUTE_NO_MEMORY;
   rc = PMPI_Allreduce(&status, &least, 1, MPI_INT, MPI_MIN, comm);
   if (rc == MPI_SUCCESS && least == ROUTE_NO_MEMORY) rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS && least == ROUTE_NONE) cs->mpi_own = 1;
+  if (rc == MPI_SUCCESS && least == ROUTE_NONE) rc = own_duplicates(cs, comm);
   if (rc == MPI_SUCCESS && least == ROUTE_OK && cs->base.P > 1) rc = agree_channels(cs, comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {

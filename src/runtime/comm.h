@@ -37,8 +37,8 @@ typedef struct pat_comm_state {
   MPI_Comm *send[2];
   int *agreed; /* every rank's channels, during the first call */
   pat_route route;
-  int mpi_own; /* no route (a rank had no channel free, or is outside MPI_COMM_WORLD): every call is
-                  MPI's own (the same on every rank) */
+  int own_dups; /* no route (a rank had no channel free, or is outside MPI_COMM_WORLD): two private
+                   duplicates of the communicator instead (pat_private_dup; the same on every rank) */
   int *node;        /* node id of every rank (ranks sharing memory share it) */
   pat_nodes nodes;  /* its map, made with it (base.nodes) */
   pthread_mutex_t lock; /* the foreground holds it for a whole call; the background only tries */

@@ -28,3 +28,8 @@ int pat_debug_engine_made(MPI_Comm comm) {
   pat_comm_unlock(cs);
   return made;
 }
+
+int pat_debug_on_channels(MPI_Comm comm) {
+  pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
+  return cs ? !cs->own_dups : -1; /* fixed at the state's making: no lock */
+}

@@ -17,4 +17,9 @@ int pat_debug_last_plan(MPI_Comm comm, uint64_t *digest, int *alg, int64_t *arri
  * 0 or 1; -1 if comm has no state of libpat's. */
 int pat_debug_engine_made(MPI_Comm comm);
 
+/* Do comm's blocking all-gathers go on libpat's channels (1), or on
+ * duplicates of comm made because a rank had no channel free (0)?  -1 if
+ * comm has no state of libpat's. */
+int pat_debug_on_channels(MPI_Comm comm);
+
 #endif

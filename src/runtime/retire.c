@@ -10,7 +10,7 @@ enum { RETIRE_LIVE = 0, RETIRE_EXCHANGE, RETIRE_FIN, RETIRE_DONE };
 
 void pat_retire_begin(pat_retirement *rt, const pat_comm_base *b, pat_exchange *x, int may_follow) {
   rt->stage = RETIRE_EXCHANGE;
-  if (b->P < 2 || !b->background) { /* nothing ahead of a call without a background thread */
+  if (b->P < 2 || !b->background) { /* no message on any channel: nothing runs ahead of a call without the thread */
     rt->stage = RETIRE_DONE;
     return;
   }
@@ -18,12 +18,6 @@ void pat_retire_begin(pat_retirement *rt, const pat_comm_base *b, pat_exchange *
     pat_xrec none = {.prev_call = -1, .prev_alg = -1, .setting = PAT_XSETTING_MIXED, .kind = PAT_XREC_NONE};
     if (pat_exchange_start(x, &none) != MPI_SUCCESS) rt->stage = RETIRE_DONE;
   }
-}
-
-static int records_real(const pat_exchange *x) {
-  for (int i = 0; i < x->P; i++)
-    if (x->all[i].kind == PAT_XREC_NONE) return 0;
-  return 1;
 }
 
 static int start_fins(pat_retirement *rt, const pat_comm_base *b) {
@@ -67,14 +61,7 @@ int pat_retire_progress(pat_retirement *rt, const pat_comm_base *b, pat_exchange
     int done = 1;
     if (x->state == PAT_X_STARTED && (pat_exchange_test(x, &done) != MPI_SUCCESS)) done = 1;
     if (!done) return 0;
-    /* Background plans can only have started after an exchange with a
-     * real record from every rank: the ones consumed by calls, or this one. */
-    int plans_ran = x->seq > 0 || (x->state == PAT_X_DONE && records_real(x));
     pat_plan_drop(pl); /* cancels its posted receives */
-    if (!plans_ran) {
-      rt->stage = RETIRE_DONE;
-      return 1;
-    }
     rt->stage = start_fins(rt, b) == MPI_SUCCESS ? RETIRE_FIN : RETIRE_DONE;
   }
   if (rt->stage == RETIRE_FIN) {

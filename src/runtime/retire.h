@@ -9,12 +9,17 @@
  * blocking:
  *   1. the exchange in flight completes (every rank contributes, each when
  *      it frees the communicator or finalizes);
- *   2. if background plans may have sent messages on the private
- *      communicator (it has exchanged arrivals), every rank cancels its
- *      plan's receives, sends a "fin" to every other rank, and receives and
- *      discards everything up to each rank's fin: a rank's messages arrive
- *      in order, so after its fin nothing more comes from it;
- *   3. the private communicator and the state are freed.
+ *   2. every rank cancels its plan's receives, sends a "fin" to every
+ *      other rank, and receives and discards everything up to each rank's
+ *      fin: a rank's messages arrive in order, so after its fin nothing more
+ *      comes from it.  Messages a background plan sent ahead, or an
+ *      erroneous call left (ranks that passed different counts ran
+ *      different schedules), are drained so, and the channels they came on
+ *      go back clean: another communicator takes them next (channels.h);
+ *   3. the state is freed, its channels given back.
+ * Without the background thread no plan runs ahead and the state goes at
+ * once: only an erroneous call's leftovers could then reach the next
+ * communicator to take the channels.
  * Every decision in it (whether to exchange, whether to send fins) is made
  * from agreed inputs, so all ranks take the same steps.
  */

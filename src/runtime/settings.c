@@ -234,8 +234,8 @@ const pat_setting pat_setting_table[] = {
      "libpat's channels: duplicates of `MPI_COMM_WORLD` made at `PAT_Init`, the only communicators libpat makes "
      "(none is made at a call: docs/design.md). A communicator's blocking all-gathers take two, its non-blocking "
      "ones one, from its first such call until the application frees it and its calls are done. Where a rank "
-     "finds none free, that communicator's blocking calls run MPI's own (on every rank; one message), and its "
-     "non-blocking calls fail with `MPI_ERR_OTHER`, with a message.",
+     "finds none free, that communicator's blocking calls make two duplicates of it at their first call instead "
+     "(on every rank; one message), and its non-blocking calls fail with `MPI_ERR_OTHER`, with a message.",
      parse_channels, NULL},
     {"PAT_MODEL", "a file path", "unset", PAT_SCOPE_ROOT,
      "cost-model file (`pat-calibrate` + `pat-fit`) that `auto` selects with and that gives tau; unset: a ping-pong "
