@@ -13,7 +13,8 @@
 # LD_PRELOAD=libpat_mpi.so (and once more with PAT_MODEL=FILE when a model is given).
 #
 # Configurations (--configs, default shm2,shm4):
-#   shm2      shared memory, P = 2 (one rank per core, nothing oversubscribed)
+#   shm2      shared memory, P = 2 (one rank per core, nothing oversubscribed; OSU_BIND=none
+#             where the launcher may not bind, as on the 16-core machine)
 #   shm4      shared memory, P = 4 (--oversubscribe)
 #   cluster8  the emulated cluster, P = 8 hosts (bench/cluster/pat-cluster up/run/down)
 # Options:
@@ -76,7 +77,7 @@ trap cleanup EXIT INT TERM HUP
 # launcher words of a configuration
 launcher() {
   case $1 in
-    shm2) echo "mpirun -np 2 --bind-to core" ;;
+    shm2) echo "mpirun -np 2 --bind-to ${OSU_BIND:-core}" ;;
     shm4) echo "mpirun -np 4 --oversubscribe --bind-to none" ;;
     cluster8) echo "$CLUSTER run --timeout $TIMEOUT" ;;
   esac
