@@ -14,9 +14,10 @@
  * libraries' own small all-gathers use.  MPI's non-blocking all-gather
  * (Open MPI's libnbc) sends to every rank, which opens a TCP connection
  * between every pair, and Open MPI's TCP transport polls every connection
- * in each progress pass: 4 connections more per rank made osu_allgather's
- * small calls on the emulated cluster 1.07-1.09x slower for the rest of
- * the job, where libpat itself ran MPI's own all-gather.
+ * in each progress pass: a few connections more per rank made small calls
+ * on the emulated cluster measurably slower for the rest of the job, where
+ * libpat itself ran MPI's own all-gather (BENCHMARKS.md, Balanced calls
+ * through the drop-in).
  */
 #ifndef PAT_EXCHANGE_H
 #define PAT_EXCHANGE_H

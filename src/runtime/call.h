@@ -26,10 +26,9 @@
  * a job without the background thread no other thread may touch cs during a
  * collective on its communicator (MPI forbids concurrent collectives on one
  * communicator), so such a call needs no lock and no clock: it costs what a
- * PMPI wrapper costs.  On shared memory at P = 2 (osu_allgather, 1 B) libpat
- * added about 90 ns per call, of which perf put about 55 in that lock and
- * the clock reads; without them the call measures as MPI's own
- * (BENCHMARKS.md, Balanced calls on one node).  PAT_REPORT keeps the full
+ * PMPI wrapper costs: perf put most of what libpat added to a 1 B call on
+ * one node in that lock and the clock reads (BENCHMARKS.md, Balanced calls
+ * through the drop-in).  PAT_REPORT keeps the full
  * path: it reports per-site times.  PAT_Allgather(v) take it first, before
  * the checks, for arguments that pass the screen (runtime/args.h). */
 static inline int pat_gather_passes_through(const pat_comm_state *cs) {

@@ -28,7 +28,7 @@
  * and without its attributes.  Not MPI_Comm_dup: Open MPI 4.1 agrees on a dup's context
  * id with a non-blocking all-reduce on the parent, which registers libnbc's progress
  * hook until the parent is freed, and every MPI progress loop of the program then calls
- * it (3.2% of the samples of osu_allgatherv's 1 B loop at P = 2; MPI_Comm_create_group
+ * it (a visible part of a 1 B call's profile on one node; MPI_Comm_create_group
  * agrees by point-to-point messages).  Returns 0 or an MPI error. */
 int pat_private_dup(MPI_Comm comm, MPI_Comm *out);
 #define PAT_CREATE_GROUP_TAG 1347 /* any valid tag: no two of libpat's are in flight on one comm */

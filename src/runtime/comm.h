@@ -111,8 +111,8 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out);
  * same communicator again and again, and the attribute lookup costs far more
  * than the rest of a call that needs no exchange; inline, since it is most
  * of the pass-through's gate (through.h).  The entry is initial-exec TLS: a
- * plain load instead of a __tls_get_addr call (1.3% of a 1 B osu_allgather's
- * samples at P = 2).  libpat is loaded with the program (linked, or under
+ * plain load instead of a __tls_get_addr call, which showed in a 1 B call's
+ * profile.  libpat is loaded with the program (linked, or under
  * libpat_mpi.so); a dlopen'ed libpat takes these 24 bytes from the static
  * TLS surplus glibc keeps for that.  Written by comm.c only. */
 typedef struct pat_comm_lookup {

@@ -25,21 +25,14 @@
  *    holds them all at its start.  The cut is RELAY's (pat_relay_pieces:
  *    pieces under the TCP eager limit, so that no piece waits for a
  *    rendezvous with a computing rank's background thread) where P <= 64;
- *    m = 1 above.  At 1M floats / 100 ms (P = 8) P - 1 pieces of 73 KB
- *    took 74 ms (0.78x MPI's own, e/e_lb 1.46); 35 of 15 KB took 57 ms
- *    (0.60x, e/e_lb 1.13).
+ *    m = 1 above: many small pieces measured closer to the bound than one
+ *    piece per receiver (BENCHMARKS.md, Persistent all-gathers).
  *  - direct: otherwise.  A rank takes no message before its start and
  *    sends its whole block to every rank, into receives posted at the
  *    start: MPI's own all-gather's messages, with its timing.  Taking whole
- *    blocks in before the start, as every round did before this mode, made
- *    rounds slower (emulated cluster, P = 8, 500 Mbit/s, per round against
- *    MPI's own non-blocking all-gather per start: 4M floats 1.23x balanced,
- *    1.31x at maxDelay 50 ms and 1.12x at 100; 1M 1.09x balanced; whole
- *    blocks taken in only from the start measured 0.99-1.03x in those cells
- *    and the same at 16 cores), and pieces sent by every rank at its start
- *    measured 0.78x MPI's own at 1M / 100 ms (starts spread over 77 ms,
- *    (P - 1)·tau = 56) but 1.12-1.27x where the spread was under 2.3 tau
- *    (1M / 10 ms, 4M / 50-100 ms) and 1.20x balanced (1M).
+ *    blocks in before the start made rounds slower than MPI's own, and
+ *    pieces sent at every start paid only where the starts spread over
+ *    more than a few block times (BENCHMARKS.md, Persistent all-gathers).
  *  - mpi-own, under auto, in place of direct mode: MPI's own non-blocking
  *    all-gather(v) on the call's communicator (MPI keeps collective traffic
  *    apart from this schedule's messages there), which the background
@@ -356,9 +349,10 @@ static void cancel_preposted(pat_prefetch *f, int parity, int o) {
 /* At this rank's start: a receive posted straight into recvbuf for every
  * whole block not yet matched, as a blocking schedule posts its receives
  * before its sends.  Matched one by one as the background thread's probe
- * found them (MPI_Improbe, then MPI_Imrecv), the round's receives started up
- * to 10 ms after the sends at P = 8 on two cores, and the round took 1.3x
- * MPI's own all-gather at balanced arrivals (emulated cluster, 1M floats).
+ * found them (MPI_Improbe, then MPI_Imrecv), the round's receives started
+ * well after the sends where ranks share few cores, and balanced rounds
+ * were slower than MPI's own all-gather (BENCHMARKS.md, Persistent
+ * all-gathers).
  * An owner that relays sends pieces instead; its receive is cancelled once
  * a piece comes (cancel_preposted).  Contiguous recvtypes only (the others
  * unpack from the staging buffer). */

@@ -26,10 +26,8 @@
 /* Packed bytes kept from call to call, up to PAT_STAGE_KEEP: a fresh stage
  * of several MiB per call came from mmap (or from a heap glibc had just
  * trimmed), and the transfers into its untouched pages paid a page fault
- * each (on the emulated cluster, where the CPU carries the network, RELAY
- * at maxDelay 0 measured 88.8 -> 85.4 ms with glibc told to keep the
- * memory; an all-gatherv's static RELAY of 16 MiB after a trial of the
- * exchange mode; BENCHMARKS.md, the static path's kept stage). */
+ * each, which shows where the CPU carries the network (BENCHMARKS.md,
+ * History, 2026-11-25). */
 typedef struct pat_kept_stage {
   void *mem;
   size_t cap;

@@ -221,9 +221,8 @@ const pat_setting pat_setting_table[] = {
      parse_node_size, key_node_size},
     {"PAT_PLAN_AHEAD_AUTO", "0, 1", "1", PAT_SCOPE_JOB,
      "`1` lets `auto` keep RELAY at a site that ran it, planned from history as each call ends, so that its "
-     "receives are posted before the last rank's edge (docs/guardrail.md); `0` plans every call at the edges "
-     "(on the emulated cluster auto then ran 1.36-1.41x the fastest at N = 1M, maxDelay 50-100 ms, against "
-     "1.03-1.14x with `1`: BENCHMARKS.md).",
+     "receives are posted before the last rank's edge (docs/guardrail.md); `0` plans every call at the edges, "
+     "which made auto markedly slower under imbalance on the emulated cluster (BENCHMARKS.md).",
      parse_plan_ahead_auto, key_plan_ahead_auto},
     {"PAT_CLOCK_SAMPLES", "1 to 1000", "20", PAT_SCOPE_JOB,
      "ping-pongs per rank, at least, with the rank that gives it the common clock (a binomial tree on world rank 0) "

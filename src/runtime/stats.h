@@ -23,8 +23,8 @@ void pat_stats_call(const pat_call_stats *c);
 
 /* The calls per algorithm.  Every thread counts its own calls: a plain load
  * and store of its own counters, no lock and no locked instruction (a `lock
- * add` on one shared counter was 6.5% of a pass-through call's samples,
- * about 35 ns of 0.56 us; osu_allgather, 1 B, shared memory, P = 2).  A
+ * add` on one shared counter was a visible part of a pass-through call's
+ * profile on one node).  A
  * slot per algorithm of PAT_Stats (pat.h) and one more for the calls of
  * none; stats.c links a thread's counters when it first counts and folds
  * them into its sums when the thread exits. */

@@ -12,8 +12,8 @@
  * tail-calls MPI's own, which raises its own errors on the communicator's
  * handler exactly as without libpat.  Before, such a call went through
  * PAT_Allgather(v) (their whole frame, the drop-in's re-entry flag and error
- * wrapper): about 130 instructions on top of MPI's 1700 for a 1 B
- * osu_allgatherv call at P = 2 (callgrind; BENCHMARKS.md, balanced calls on one node).
+ * wrapper), which callgrind counted on top of MPI's own in a 1 B call
+ * (BENCHMARKS.md, Balanced calls through the drop-in).
  *
  * Any thread may call these: they read the calling thread's lookup and
  * counters, and a communicator's state that MPI's rules keep from changing

@@ -4,11 +4,9 @@
  *
  * Waiting in MPI_Waitsome spins (Open MPI yields, but is scheduled again at
  * once), and on a machine whose CPUs also carry the network (the emulated
- * cluster: the kernel's TCP and tbf work on the same two cores) every rank
- * that spins takes CPU from the transfers it waits for.  Measured there
- * (P = 8, 500 Mbit/s, N = 1M, 3 interleaved rounds of 24 iterations, medians):
- * maxDelay 100 ms RELAY 89.9 ms spinning, 82.8 ms napping; maxDelay 0 RING
- * 102.8 -> 87.8 ms (BENCHMARKS.md, History, 2026-11-23).
+ * cluster: the kernel's TCP and tbf work on the same cores) every rank that
+ * spins takes CPU from the transfers it waits for (BENCHMARKS.md, History,
+ * 2026-11-23).
  */
 #ifndef PAT_WAIT_NAP_H
 #define PAT_WAIT_NAP_H
