@@ -74,8 +74,13 @@ static int progress_comm(pat_comm_state *cs) {
                           .bytes = shape ? pat_sites_block_bytes(&cs->sites, site) : sum.agreed_bytes,
                           .shape = shape,
                           .bg_start_ns = sum.complete_ns};
-    pat_engine *engine = NULL; /* a fixed setting's plan needs none */
-    if (sum.setting == PAT_ALG_AUTO && !(engine = pat_comm_engine_at(cs, site))) return 0; /* the call decides */
+    /* auto's plan needs the engine's state of the site, which only a call makes (at agreed points,
+     * so alike on every rank): where it is not made yet, the call decides */
+    pat_engine *engine = NULL;
+    if (sum.setting == PAT_ALG_AUTO) {
+      if (!cs->engine_ready || (site >= 0 && !cs->engine_site[site])) return 0;
+      engine = &cs->engine;
+    }
     pat_plan_decide(&cs->planner, &cs->base, engine, &cs->x, &cs->sites, &call);
     if (!(pat_algorithms[plan->choice.alg].flags & PAT_ALGF_ARRIVAL)) return 0;
     if (pat_plan_prepare_exec(&cs->planner, &cs->base, cs->x.seq) != MPI_SUCCESS)

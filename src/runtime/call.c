@@ -388,14 +388,17 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
   int site = pat_sites_lookup(&cs->sites, c->key), fresh = site < 0;
   pat_call_stats st = {0};
   const int64_t *shape = c->shape; /* the site keeps the blocks of its last call */
-  /* auto's engine decides; a fixed setting runs its algorithm without it */
+  /* auto's engine decides; a fixed setting runs its algorithm without it.  A
+   * site made under a fixed setting is new to the engine: its first call
+   * under auto is a new site's, as the engine sees it */
+  int new_to_engine = fresh || !cs->engine_site[site];
   pat_engine *engine = setting == PAT_ALG_AUTO ? pat_comm_engine_at(cs, site) : NULL;
   if (setting == PAT_ALG_AUTO && !engine) {
     pat_comm_leave_call(cs);
     return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
   }
   /* records contributed ahead (cs->next_exchanges) are exchanged whatever the setting now */
-  int exchanged = cs->base.P > 1 && (cs->next_exchanges || (engine ? pat_engine_exchanges(engine, setting, fresh)
+  int exchanged = cs->base.P > 1 && (cs->next_exchanges || (engine ? pat_engine_exchanges(engine, setting, new_to_engine)
                                                                     : pat_comm_fixed_exchanges(cs, setting)));
   if (exchanged) {
     int64_t ran_key;
@@ -449,7 +452,7 @@ int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
                         .alg = alg,
                         .arrival_ns = c->arrival,
                         .exit_ns = exit_ns,
-                        .next_site = next,
+                        .next_site = next >= 0 && cs->engine_site[next] ? next : -1, /* the engine's sites only */
                         .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
   if (engine) {
     pat_engine_end_call(engine, &end);
