@@ -262,6 +262,10 @@ static void finish_site(pat_comm_report *rep, const pat_sites *sites, pat_engine
     snprintf(r->guard + used, sizeof r->guard - used, "; static choice %s (%d promotions)",
              pat_algorithms[es->static_alg].name, es->promotions);
   }
+  if (es && es->model_dropped) { /* measurement contradicted the model file's choice at this site */
+    size_t used = strlen(r->guard);
+    snprintf(r->guard + used, sizeof r->guard - used, "; model dropped at call %lld", es->model_dropped_at);
+  }
   memset(sr, 0, sizeof *sr);
   keep_row(r);
 }
