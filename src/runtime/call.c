@@ -132,6 +132,10 @@ static void plan_for(pat_comm_state *cs, int site, int setting, const pat_gather
                         .bg_start_ns = sum->complete_ns,
                         .replanned = !as_expected || differ};
   pat_engine *engine = setting == PAT_ALG_AUTO ? pat_comm_engine_at(cs, site) : NULL; /* made by the call's entry */
+  /* records made under auto, the call now under a fixed setting (PAT_UseAlg between them): the engine
+   * learns from them as a background plan ahead under auto would have on some ranks (background.c) */
+  if (!engine && sum->setting == PAT_ALG_AUTO && cs->engine_ready && (site < 0 || cs->engine_site[site]))
+    pat_plan_learn(&cs->base, &cs->engine, &cs->x, &cs->sites, site);
   pat_plan_decide(&cs->planner, &cs->base, engine, &cs->x, &cs->sites, &call);
 }
 

@@ -117,6 +117,13 @@ static void records_to_engine(pat_engine *engine, const pat_exchange *x, int P) 
   }
 }
 
+void pat_plan_learn(const pat_comm_base *b, pat_engine *engine, const pat_exchange *x, const pat_sites *sites,
+                    int site) {
+  records_to_engine(engine, x, b->P);
+  pat_engine_learn(engine, site, site >= 0 ? sites->site[site].calls : 0);
+  pat_engine_settle(engine); /* as the choice after it would: the same state whichever thread learned */
+}
+
 void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
                      const pat_sites *sites, const pat_plan_call *call) {
   pat_plan *p = &pl->plan;

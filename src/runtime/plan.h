@@ -94,6 +94,14 @@ typedef struct pat_plan_call {
  * keeps the arrivals and the build arguments. */
 void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine, const pat_exchange *x,
                      const pat_sites *sites, const pat_plan_call *call);
+/* What pat_plan_decide does to the engine without deciding: learn from the
+ * records x what every rank's previous call at `site` cost (once per call),
+ * and settle the refinement.  For a call under a fixed setting whose
+ * records were made under auto: on ranks whose background thread planned
+ * it ahead under auto the engine learned from them, and on every rank it
+ * must. */
+void pat_plan_learn(const pat_comm_base *b, pat_engine *engine, const pat_exchange *x, const pat_sites *sites,
+                    int site);
 /* Build its schedule, stage and executor (once); exchange_seq: the
  * sequence number of the exchange it was decided from (its tags). */
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);
