@@ -278,7 +278,6 @@ static int own_duplicates(pat_comm_state *cs, MPI_Comm comm) {
   cs->base.priv = dup[0];
   cs->x.comm = dup[1]; /* destroy_state frees both */
   if (rc == MPI_SUCCESS) rc = pat_exchange_init(&cs->x, dup[1]);
-  if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   return rc;
 }
 
@@ -294,10 +293,7 @@ static int agree_channels(pat_comm_state *cs, MPI_Comm comm) {
   cs->route = (pat_route){.rank = cs->world, .comm = cs->send[0]};
   cs->base.route = &cs->route;
   cs->base.priv = pat_channel_comm(cs->channel[0]);
-  rc = pat_exchange_init_routed(&cs->x, pat_channel_comm(cs->channel[1]), P, cs->base.rank, cs->world, cs->send[1], 1);
-  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
-  if (rc == MPI_SUCCESS && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
-  return rc;
+  return pat_exchange_init_routed(&cs->x, pat_channel_comm(cs->channel[1]), P, cs->base.rank, cs->world, cs->send[1], 1);
 }
 
 pat_engine *pat_comm_engine(pat_comm_state *cs) {
@@ -357,6 +353,8 @@ int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
   if (rc == MPI_SUCCESS && least == ROUTE_NO_MEMORY) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS && least == ROUTE_NONE) rc = own_duplicates(cs, comm);
   if (rc == MPI_SUCCESS && least == ROUTE_OK && cs->base.P > 1) rc = agree_channels(cs, comm);
+  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
+  if (rc == MPI_SUCCESS && cs->base.P > 1 && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {
     if (cs) destroy_state(cs);
