@@ -13,7 +13,12 @@
  *
  * A communicator's blocking calls take two channels, its non-blocking
  * calls one (comm.h, nbc_queue.h).  Every communicator libpat makes is made
- * here, at PAT_Init.
+ * by pat_private_dup, here: at PAT_Init the channels, the world's copy
+ * (runtime.c) and the persistent calls' signals' (persist.c); later only a
+ * persistent call's copy at its set-up (persist.c, collective like it) and,
+ * where a communicator has no route, its blocking calls' two at their first
+ * call (comm.c).  The node map's communicators are split from a copy at
+ * PAT_Init (comm.c).
  *
  * Locks: channels_lock, a leaf.
  */

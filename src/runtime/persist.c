@@ -9,7 +9,8 @@
  * is collective), with a tag of its own (MPI_Recv_init).  PAT_Start starts
  * that receive and posts the call as PAT_Iallgather(v) would (nbc.c) on the
  * kept arguments (derived datatypes as duplicates, an all-gatherv's arrays
- * copied, the communicator duplicated); when the call completes, the
+ * copied, the communicator copied: pat_private_dup, one copy per persistent
+ * call, which the prefetching schedule takes over where it runs); when the call completes, the
  * background thread sends the empty message to this process
  * (nbc_queue.h: pat_nbc_watch), which completes the receive.  So MPI's own
  * MPI_Wait, MPI_Test... complete it, and it stays allocated and inactive
@@ -44,6 +45,7 @@
 #include "algorithms/algorithms.h"
 #include "pat.h"
 #include "pat/clock.h"
+#include "runtime/channels.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/persist.h"
@@ -128,9 +130,9 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
       p->u.displs = p->arrays + P;
     }
   }
-  /* the application may free its communicator while the persistent call lives (MPI allows it) */
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &p->comm);
-  if (rc == MPI_SUCCESS) rc = pat_nbc_own_comm(p->comm); /* its starts' messages go on it: no channel taken */
+  /* the application may free its communicator while the persistent call lives (MPI allows it): the
+   * call's starts go on a copy of its own, one per persistent call, shared by whichever schedule runs */
+  if (rc == MPI_SUCCESS) rc = pat_private_dup(comm, &p->comm);
   pthread_mutex_lock(&persist_lock);
   p->tag = next_tag;
   p->trace_id = traced_calls++;
@@ -140,12 +142,14 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, signal_rank, p->tag, signal_comm, &p->handle);
   if (rc == MPI_SUCCESS && pat_prefetch_applies(P)) { /* the same choice on every rank */
     rc = pat_prefetch_make(sendbuf, sendcount, sendtype, recvbuf, recvcount, counts, displs, recvtype, comm,
-                           signal_comm, p->tag, p->trace_id, &p->prefetch);
+                           &p->comm, signal_comm, p->tag, p->trace_id, &p->prefetch);
     if (rc != MPI_SUCCESS) {
       release(p);
       return rc; /* said by pat_prefetch_make */
     }
   }
+  /* PAT_Iallgather(v)'s context on the copy sends on it directly: no channel taken */
+  if (rc == MPI_SUCCESS && !p->prefetch) rc = pat_nbc_own_comm(p->comm);
   if (rc != MPI_SUCCESS) {
     release(p);
     return pat_fail(rc, "%s: cannot keep the arguments", name);
@@ -309,7 +313,7 @@ int PAT_Waited(MPI_Request request) {
 }
 
 int pat_persist_start(void) {
-  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &signal_comm);
+  int rc = pat_private_dup(MPI_COMM_WORLD, &signal_comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(signal_comm, &signal_rank);
   return rc;
 }

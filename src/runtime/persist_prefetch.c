@@ -44,7 +44,7 @@
  * holds every other block at its start (messages of a round can be taken
  * in while the rank runs the round before) relays all the same.  A receiver takes either form for any block,
  * and learns which from the message itself (MPI_Improbe on the call's own
- * duplicate communicator, the tag saying whole block, piece to forward or
+ * copy of the communicator, the tag saying whole block, piece to forward or
  * forwarded piece): no rank needs to agree with another, and every mix of
  * decisions gives the same result.  A block counts as received after its one
  * whole message or its P - 1 pieces, so every message sent is awaited.
@@ -144,7 +144,7 @@ typedef struct round_state {
 
 struct pat_prefetch {
   struct pat_prefetch *next;
-  MPI_Comm comm; /* libpat's own duplicate: every message of the call */
+  MPI_Comm comm; /* the persistent call's copy (persist.c): every message of the call */
   int P, me;
   /* the application's arguments */
   const void *sendbuf;
@@ -601,7 +601,7 @@ static int check(const pat_prefetch *f, const void *sendbuf, int sendcount, MPI_
 
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out) {
+                      MPI_Comm *own, MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out) {
   *out = NULL;
   /* auto runs this schedule where it was measured: one rank a node (the same answer on every rank) */
   if (pat_proc.alg == PAT_ALG_AUTO && !pat_comm_one_rank_per_node(comm)) return MPI_SUCCESS;
@@ -674,11 +674,12 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (!f->mine) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) rc = pat_nbc_keep_type(sendtype, &f->sendtype);
   if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(recvtype, &f->recvtype);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &f->comm);
   if (rc != MPI_SUCCESS) {
     destroy(f);
     return pat_fail(rc, "persistent all-gather: cannot set the prefetching schedule up");
   }
+  f->comm = *own; /* taken over: destroy frees it */
+  *own = MPI_COMM_NULL;
   f->tracing = pat_timeline_on();
   f->trace_id = trace_id;
   pthread_mutex_lock(&prefetch_lock);

@@ -22,7 +22,9 @@ typedef struct pat_prefetch pat_prefetch;
 int pat_prefetch_applies(int P);
 
 /* Set up a persistent all-gather (counts NULL; recvcount each) or
- * all-gatherv (counts, displs): collective, as it duplicates comm.  Under
+ * all-gatherv (counts, displs) on comm, whose copy *own (libpat's, the
+ * persistent call's) its messages go on: taken over where *out is made
+ * (*own becomes MPI_COMM_NULL; freed with the call).  Under
  * auto on a communicator with more than one rank on a node, *out is NULL
  * (MPI_SUCCESS): every start is MPI's own (the same on every rank).  When a
  * round completes, the background thread sends an empty message with
@@ -30,7 +32,7 @@ int pat_prefetch_applies(int P);
  * arguments once (they cannot change).  trace_id: its number in the
  * timeline (PAT_TIMELINE).  Returns an MPI error code. */
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
+                      const int *counts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Comm *own,
                       MPI_Comm signal_comm, int signal_tag, long long trace_id, pat_prefetch **out);
 
 /* Start the next round: the staged blocks go into recvbuf, this rank's
