@@ -158,7 +158,7 @@ int PAT_PredictOn(MPI_Comm comm) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "PAT_PredictOn: call PAT_Init first");
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "PAT_PredictOn: comm is MPI_COMM_NULL");
   pat_comm_state *cs = pat_comm_find(comm);
-  if (!cs) {
+  if (!cs || !cs->blocking_ready) {
     int inter = 0;
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "PAT_PredictOn: invalid communicator");
     if (inter) return MPI_SUCCESS;

@@ -69,6 +69,7 @@ static void destroy_state(pat_comm_state *cs) {
 /* The application's handle goes (MPI_Comm_free, or PAT_Finalize deleting
  * the attribute): local, never waits for another rank. */
 static void retire(pat_comm_state *cs) {
+  atomic_store(&cs->freed, 1); /* the non-blocking part (nbc_queue.c) goes once its calls are done */
   atomic_fetch_add(&pat_comm_lookup_generation, 1);
   pthread_mutex_lock(&current_lock);
   if (current == cs) current = NULL;
@@ -79,7 +80,8 @@ static void retire(pat_comm_state *cs) {
   pthread_mutex_lock(&cs->lock);
   pat_retire_begin(&cs->retire, &cs->base, &cs->x, cs->next_exchanges);
   pthread_mutex_unlock(&cs->lock);
-  if (!cs->base.background || cs->base.P < 2) { /* nothing can be in flight (retire.h) */
+  /* nothing can be in flight (retire.h); non-blocking calls need the thread (nbc_queue.h) */
+  if ((!cs->base.background || cs->base.P < 2) && !atomic_load(&cs->nbc)) {
     destroy_state(cs);
     return;
   }
@@ -229,9 +231,14 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   cs->sites.skip_gaps = !cs->base.background;
   cs->channel[0] = cs->channel[1] = -1;
   cs->base.priv = MPI_COMM_SELF; /* one rank sends nothing; several receive on a channel (agree_channels) */
-  int rc = pat_planner_init(&cs->planner, cs->base.P);
-  if (rc == MPI_SUCCESS) rc = pat_comm_node_map(comm, cs->base.P, &cs->node);
-  if (rc == MPI_SUCCESS && pat_nodes_make(cs->base.P, cs->node, &cs->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
+  int P = cs->base.P, rc = pat_planner_init(&cs->planner, P);
+  if (rc == MPI_SUCCESS && !(cs->world = malloc((size_t)P * sizeof *cs->world))) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS) rc = pat_comm_world_ranks(comm, P, cs->world);
+  for (int r = 0; r < P && rc == MPI_SUCCESS; r++) cs->outside |= cs->world[r] == MPI_UNDEFINED;
+  if (rc == MPI_SUCCESS && world_node && !(cs->node = malloc((size_t)P * sizeof *cs->node))) rc = MPI_ERR_NO_MEM;
+  for (int r = 0; r < P && rc == MPI_SUCCESS && cs->node; r++) /* one outside world: a node of its own */
+    cs->node[r] = cs->world[r] == MPI_UNDEFINED ? -1 - r : world_node[cs->world[r]];
+  if (rc == MPI_SUCCESS && pat_nodes_make(P, cs->node, &cs->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   cs->base.node = cs->node;
   cs->base.nodes = cs->node && cs->nodes.of ? &cs->nodes : NULL;
   if (rc == MPI_SUCCESS && pat_proc.alg == PAT_ALG_AUTO && !pat_comm_engine(cs)) rc = MPI_ERR_NO_MEM;
@@ -244,18 +251,16 @@ enum { ROUTE_NO_MEMORY = 0, ROUTE_NONE = 1, ROUTE_OK = 2 };
 /* This rank's two channels and every rank's world rank: ROUTE_OK, or
  * ROUTE_NONE where no channel is free (said once a process on stderr) or a
  * rank lies outside MPI_COMM_WORLD (dynamic processes), or ROUTE_NO_MEMORY. */
-static int take_channels(pat_comm_state *cs, MPI_Comm comm) {
+static int take_channels(pat_comm_state *cs) {
   static atomic_int said;
   int P = cs->base.P;
-  cs->world = malloc((size_t)P * sizeof *cs->world);
-  cs->send[0] = malloc((size_t)P * sizeof *cs->send[0]);
-  cs->send[1] = malloc((size_t)P * sizeof *cs->send[1]);
-  cs->agreed = malloc(2 * (size_t)P * sizeof *cs->agreed); /* before the agreement: nothing fails after it */
-  if (!cs->world || !cs->send[0] || !cs->send[1] || !cs->agreed) return ROUTE_NO_MEMORY;
-  int outside = pat_comm_world_ranks(comm, P, cs->world) != MPI_SUCCESS;
-  for (int r = 0; r < P && !outside; r++) outside = cs->world[r] == MPI_UNDEFINED;
-  if (outside) return ROUTE_NONE;
-  for (int k = 0; k < 2; k++) cs->channel[k] = pat_channel_take();
+  if (!cs->send[0]) cs->send[0] = malloc((size_t)P * sizeof *cs->send[0]);
+  if (!cs->send[1]) cs->send[1] = malloc((size_t)P * sizeof *cs->send[1]);
+  if (!cs->agreed) cs->agreed = malloc(2 * (size_t)P * sizeof *cs->agreed); /* before the agreement: nothing fails after it */
+  if (!cs->send[0] || !cs->send[1] || !cs->agreed) return ROUTE_NO_MEMORY;
+  if (cs->outside) return ROUTE_NONE;
+  for (int k = 0; k < 2; k++)
+    if (cs->channel[k] < 0) cs->channel[k] = pat_channel_take(); /* kept from a try that failed elsewhere */
   if (cs->channel[0] >= 0 && cs->channel[1] >= 0) return ROUTE_OK;
   if (!atomic_exchange(&said, 1))
     fprintf(stderr, "libpat: world rank %d: all %d channels are lent (PAT_CHANNELS): a new communicator's "
@@ -267,6 +272,8 @@ static int take_channels(pat_comm_state *cs, MPI_Comm comm) {
  * two private duplicates of comm (collective), schedules on the first, the
  * exchange on the second, ranks as they are. */
 static int own_duplicates(pat_comm_state *cs, MPI_Comm comm) {
+  free(cs->agreed);
+  cs->agreed = NULL;
   for (int k = 0; k < 2; k++) {
     pat_channel_give(cs->channel[k]);
     cs->channel[k] = -1;
@@ -328,43 +335,67 @@ int pat_comm_fixed_exchanges(const pat_comm_state *cs, int setting) {
   return cs->base.P > 1 && setting >= 0 && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL);
 }
 
-int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
-  unsigned generation = atomic_load(&pat_comm_lookup_generation);
-  if ((*out = pat_comm_cached(comm)) != NULL) return MPI_SUCCESS;
+/* The state of comm, made now without communication where it has none:
+ * attached to comm and registered, its blocking calls' channels not yet
+ * agreed.  Returns an MPI error code. */
+static int find_or_make(MPI_Comm comm, pat_comm_state **out) {
   void *value;
-  int found, rc;
-  rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
+  int found = 0, rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "cannot read communicator attribute");
   if (found) {
     *out = value;
-    pat_comm_last_lookup.comm = comm;
-    pat_comm_last_lookup.cs = value;
-    pat_comm_last_lookup.generation = generation;
     return MPI_SUCCESS;
   }
-  /* First use, collective: every rank says whether it could set its state up and take its
-   * channels; then the channel numbers go round.  Two collectives on comm, in the application's
-   * own call, so in the collective order MPI requires whatever else is outstanding on comm. */
   pat_comm_state *cs = calloc(1, sizeof *cs);
-  int status = cs ? set_up_locally(cs, comm) : MPI_ERR_NO_MEM;
-  status = status != MPI_SUCCESS ? ROUTE_NO_MEMORY : cs->base.P < 2 ? ROUTE_OK : take_channels(cs, comm);
-  int least = ROUTE_NO_MEMORY;
-  rc = PMPI_Allreduce(&status, &least, 1, MPI_INT, MPI_MIN, comm);
-  if (rc == MPI_SUCCESS && least == ROUTE_NO_MEMORY) rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS && least == ROUTE_NONE) rc = own_duplicates(cs, comm);
-  if (rc == MPI_SUCCESS && least == ROUTE_OK && cs->base.P > 1) rc = agree_channels(cs, comm);
-  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
-  if (rc == MPI_SUCCESS && cs->base.P > 1 && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
+  rc = cs ? set_up_locally(cs, comm) : MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, keyval, cs);
   if (rc != MPI_SUCCESS) {
     if (cs) destroy_state(cs);
-    return pat_fail(rc, "PAT_Allgather: cannot set up libpat's state of the communicator");
+    return pat_fail(rc, "cannot set up libpat's state of the communicator");
   }
   pthread_mutex_lock(&registry_lock);
   cs->next = live;
   live = cs;
   pthread_mutex_unlock(&registry_lock);
-  /* the generation read before the state was made: a retirement meanwhile makes it stale */
+  *out = cs;
+  return MPI_SUCCESS;
+}
+
+int pat_comm_posted(MPI_Comm comm, pat_comm_state **out) {
+  pat_comm_state *cs = pat_comm_cached(comm);
+  if (cs) {
+    *out = cs;
+    return MPI_SUCCESS;
+  }
+  return find_or_make(comm, out);
+}
+
+/* The blocking calls' part of cs, at their first call (collective): every
+ * rank says whether it could take its channels; then the channel numbers go
+ * round.  Two collectives on comm, in the application's own call, so in the
+ * collective order MPI requires whatever else is outstanding on comm. */
+static int agree_blocking(pat_comm_state *cs, MPI_Comm comm) {
+  int status = cs->base.P < 2 ? ROUTE_OK : take_channels(cs);
+  int least = ROUTE_NO_MEMORY;
+  int rc = PMPI_Allreduce(&status, &least, 1, MPI_INT, MPI_MIN, comm);
+  if (rc == MPI_SUCCESS && least == ROUTE_NO_MEMORY) rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS && least == ROUTE_NONE) rc = own_duplicates(cs, comm);
+  if (rc == MPI_SUCCESS && least == ROUTE_OK && cs->base.P > 1) rc = agree_channels(cs, comm);
+  /* 100 us: twice the schedules' nap, as this wait is for an arrival (ms), not a message */
+  if (rc == MPI_SUCCESS && cs->base.P > 1 && pat_node_oversubscribed()) cs->x.wait_nap_ns = 100000;
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Allgather: cannot set up libpat's state of the communicator");
+  cs->blocking_ready = 1;
+  return MPI_SUCCESS;
+}
+
+int pat_comm_get(MPI_Comm comm, pat_comm_state **out) {
+  unsigned generation = atomic_load(&pat_comm_lookup_generation);
+  if ((*out = pat_comm_cached(comm)) != NULL) return MPI_SUCCESS;
+  pat_comm_state *cs;
+  int rc = find_or_make(comm, &cs);
+  if (rc == MPI_SUCCESS && !cs->blocking_ready) rc = agree_blocking(cs, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  /* the generation read before: a retirement meanwhile makes the entry stale */
   pat_comm_last_lookup.comm = comm;
   pat_comm_last_lookup.cs = cs;
   pat_comm_last_lookup.generation = generation;
@@ -431,7 +462,7 @@ static int progress_retiring(pat_comm_state *cs) {
   pthread_mutex_lock(&cs->lock);
   int finished = pat_retire_progress(&cs->retire, &cs->base, &cs->x, &cs->planner);
   pthread_mutex_unlock(&cs->lock);
-  if (!finished) return 1;
+  if (!finished || atomic_load(&cs->nbc)) return 1; /* its non-blocking calls still in flight */
   pthread_mutex_lock(&registry_lock);
   unlink_from(&retiring, cs);
   pthread_mutex_unlock(&registry_lock);

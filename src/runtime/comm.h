@@ -1,7 +1,11 @@
 /*
- * The state libpat keeps per user communicator, created on the first
- * all-gather on it (collectively) and kept as an MPI attribute, so that it
- * goes with the communicator.  Its parts belong to the modules named beside
+ * The state libpat keeps per user communicator: one context that every
+ * call form shares, made at the first call of any form on it (locally:
+ * no communication) and kept as an MPI attribute, so that it goes with the
+ * communicator; it outlives the application's handle while any of libpat's
+ * operations on it is pending (retire.h, nbc_queue.h).  Blocking calls add
+ * their two channels at their first call (collective, pat_comm_get),
+ * non-blocking calls their one at theirs (non-blocking, nbc_queue.c).  Its parts belong to the modules named beside
  * them, whose functions take only their part, the base and the parts they
  * read (plan.h, retire.h, report.h, and below the runtime pat/exchange.h,
  * pat/sites.h, decide/engine.h): only the modules above this one (call,
@@ -27,13 +31,20 @@
 #include "runtime/retire.h"
 #include "runtime/wakeup.h"
 
+struct pat_nbc_context; /* the non-blocking calls' queue on it (nbc_queue.c) */
+
 typedef struct pat_comm_state {
   pat_comm_base base; /* handles and shape (comm_base.h) */
-  /* Where its messages go (channels.h): two channels of this rank's, [0] for schedules and
-   * retirement, [1] for the arrival exchange (-1: none; P = 1 needs none), each rank's world
-   * rank, and the communicators each rank's channels are (send[k][r]); route: schedules' */
+  int *world;  /* every rank's MPI_COMM_WORLD rank (MPI_UNDEFINED: outside it, dynamic processes) */
+  int outside; /* a rank is outside MPI_COMM_WORLD: no channel reaches it (the same on every rank) */
+  int blocking_ready; /* the blocking calls' channels (or duplicates) agreed: pat_comm_get */
+  atomic_int freed;   /* the application freed its communicator (or PAT_Finalize): no call comes any more */
+  _Atomic(struct pat_nbc_context *) nbc; /* made at the first non-blocking call libpat runs; the state is
+                                            freed only after it (its calls done: nbc_queue.c) */
+  /* Where its blocking calls' messages go (channels.h): two channels of this rank's, [0] for
+   * schedules and retirement, [1] for the arrival exchange (-1: none; P = 1 needs none), and
+   * the communicators each rank's channels are (send[k][r]); route: schedules' */
   int channel[2];
-  int *world;
   MPI_Comm *send[2];
   int *agreed; /* every rank's channels, during the first call */
   pat_route route;
@@ -102,8 +113,12 @@ int pat_comm_fixed_exchanges(const pat_comm_state *cs, int setting);
 /* At PAT_Finalize: release every communicator's state, free the key. */
 void pat_comms_finalize(void);
 
-/* The state of a user communicator, created on first use (collective). */
+/* The state of a user communicator, ready for blocking calls: made on first
+ * use, its blocking calls' channels agreed at their first call (collective). */
 int pat_comm_get(MPI_Comm comm, pat_comm_state **out);
+/* The state of an intra-communicator, made now where it has none, without
+ * communication (a non-blocking call's: nothing may block there). */
+int pat_comm_posted(MPI_Comm comm, pat_comm_state **out);
 /* The state this thread looked up last, if comm is its communicator and no
  * communicator retired since (else NULL): no MPI call.  A state exists only
  * for a valid intra-communicator, and freeing one retires it, so a hit is

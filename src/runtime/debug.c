@@ -33,3 +33,10 @@ int pat_debug_on_channels(MPI_Comm comm) {
   pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
   return cs ? !cs->own_dups : -1; /* fixed at the state's making: no lock */
 }
+
+int pat_debug_context_forms(MPI_Comm comm) {
+  pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
+  if (!cs) return 0;
+  return PAT_DEBUG_CONTEXT | (cs->blocking_ready ? PAT_DEBUG_CONTEXT_BLOCKING : 0) |
+         (atomic_load(&cs->nbc) ? PAT_DEBUG_CONTEXT_NONBLOCKING : 0);
+}

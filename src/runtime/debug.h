@@ -22,4 +22,11 @@ int pat_debug_engine_made(MPI_Comm comm);
  * comm has no state of libpat's. */
 int pat_debug_on_channels(MPI_Comm comm);
 
+/* What comm's one context of libpat's holds (comm.h): PAT_DEBUG_CONTEXT if
+ * comm has one, with PAT_DEBUG_CONTEXT_BLOCKING once its blocking calls'
+ * channels are agreed and PAT_DEBUG_CONTEXT_NONBLOCKING while its
+ * non-blocking part lives; 0 if it has none. */
+enum { PAT_DEBUG_CONTEXT = 1, PAT_DEBUG_CONTEXT_BLOCKING = 2, PAT_DEBUG_CONTEXT_NONBLOCKING = 4 };
+int pat_debug_context_forms(MPI_Comm comm);
+
 #endif

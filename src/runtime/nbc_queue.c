@@ -20,11 +20,12 @@
 #include "runtime/timeline.h"
 #include "runtime/wakeup.h"
 
-typedef struct nbc_comm nbc_comm;
+typedef struct pat_nbc_context nbc_comm;
 
 typedef struct nbc_op {
   struct nbc_op *next; /* in its context's queue, in posting order */
   nbc_comm *ctx;
+  int P, rank;   /* its communicator's (the timeline's and the report's, which may come after ctx went) */
   long long seq; /* the call's number on its communicator */
   int alg;
   /* the call's arguments; derived types are duplicates (the application may free its own meanwhile),
@@ -49,25 +50,21 @@ typedef struct nbc_op {
   char *trace_ops;
 } nbc_op;
 
-struct nbc_comm {
-  nbc_comm *next; /* in the list of contexts */
-  MPI_Comm user;  /* the application's (valid while attached) */
+/* The non-blocking part of a communicator's one context (comm.h), made at its first call here. */
+struct pat_nbc_context {
+  nbc_comm *next;        /* in the list of contexts */
+  pat_comm_state *cs;    /* the context it belongs to: shape, world ranks, node map, lifetime */
   /* Where its messages go (channels.h): this process's channel (-1: none was free), every
-   * rank's once agree_req (an all-gather on user, posted with the first call) completed,
-   * every rank's world rank, and the communicator of each rank's channel (the route) */
+   * rank's once agree_req (an all-gather on the communicator, posted with the first call)
+   * completed, and the communicator of each rank's channel (the route, with cs->world) */
   int channel;
   int *channels;
   MPI_Request agree_req;
-  int *world;
   MPI_Comm *send_comm;
   pat_route route;
   int failed; /* a rank had no channel: every call fails with this error (the same on every rank) */
-  int own;       /* user is libpat's own (a persistent call's duplicate): messages go on it, no channel */
-  int free_user; /* ... which the background thread frees with the context (pat_nbc_free_own_comm) */
-  int P, rank;
-  int *node;       /* node id of each rank (the world map; NULL: every rank alone) */
-  pat_nodes nodes; /* its map: the hierarchical schedules' */
-  int attached;     /* the application's communicator (and its attribute) lives: atomic */
+  int own;       /* the communicator is libpat's own (a persistent call's copy): messages go on it, no channel */
+  int free_user; /* ... which the background thread frees once its calls are done (pat_nbc_free_own_comm) */
   long long posted; /* calls posted (the posting threads, under nbc_lock) */
   nbc_op *head, *tail;
   /* the last posted call's algorithm and blocks (sig, P entries; sig_alg -1: none yet), under nbc_lock */
@@ -91,7 +88,6 @@ static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
 static nbc_comm *contexts; /* under nbc_lock */
 static int have_contexts;  /* atomic: the background thread's pass skips the lock while 0 (contexts or watches) */
 static watch *watches;     /* under nbc_lock */
-static int keyval = MPI_KEYVAL_INVALID;
 static long long queued, completed, completed_by[PAT_ALG_COUNT]; /* atomic */
 static long long ahead_started, ahead_adopted;                   /* atomic */
 static long long signalled;                                      /* atomic: persistent starts signalled */
@@ -137,7 +133,7 @@ static void write_trace(nbc_op *op) {
   FILE *f = fopen(path, "a");
   if (f) {
     fprintf(f, "nbc %lld alg %s rank %d P %d bytes %lld post %lld start %lld done %lld waited %lld\n", op->trace_id,
-            pat_algorithms[op->alg].name, op->ctx->rank, op->ctx->P, op->trace_bytes, (long long)op->t_post,
+            pat_algorithms[op->alg].name, op->rank, op->P, op->trace_bytes, (long long)op->t_post,
             (long long)op->t_start, (long long)op->t_done, (long long)op->t_waited);
     fputs(op->trace_ops, f);
     fclose(f);
@@ -167,17 +163,6 @@ static int cancel_fn(void *extra, int complete) {
   return MPI_ERR_REQUEST;
 }
 
-/* The application freed its communicator: the context goes once its calls are done. */
-static int detach_fn(MPI_Comm comm, int key, void *value, void *extra) {
-  (void)comm;
-  (void)key;
-  (void)extra;
-  nbc_comm *ctx = value;
-  __atomic_store_n(&ctx->attached, 0, __ATOMIC_RELEASE); /* the background thread may free ctx from now on */
-  pat_wakeup_ring();
-  return MPI_SUCCESS;
-}
-
 /* ---- the posting thread ---- */
 
 static int is_named(MPI_Datatype t) {
@@ -201,116 +186,99 @@ void pat_nbc_drop_type(MPI_Datatype *t) {
 static void free_context(nbc_comm *ctx) {
   pat_channel_give(ctx->channel);
   free(ctx->channels);
-  free(ctx->world);
   free(ctx->send_comm);
-  pat_nodes_free(&ctx->nodes);
-  free(ctx->node);
   free(ctx->sig);
   free(ctx);
 }
 
-/* The communicator's context if it has one (*out NULL if not). */
-static int find_context(MPI_Comm comm, nbc_comm **out) {
-  void *value = NULL;
-  int found = 0;
-  int rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
-  *out = rc == MPI_SUCCESS && found ? value : NULL;
-  return rc;
-}
+/* No call comes any more: the application freed the communicator, or
+ * libpat frees its own (pat_nbc_free_own_comm). */
+static int closed(const nbc_comm *ctx) { return ctx->free_user || atomic_load(&ctx->cs->freed); }
 
-/* The world rank of each of comm's P ranks into world[P]; 0 if one is not in
- * MPI_COMM_WORLD (dynamic processes: no channel reaches it). */
-static int world_ranks(MPI_Comm comm, int P, int *world) {
-  int ok = pat_comm_world_ranks(comm, P, world) == MPI_SUCCESS;
-  for (int i = 0; ok && i < P; i++) ok = world[i] != MPI_UNDEFINED;
-  return ok;
-}
-
-/* The communicator's context, made at its first call: no communicator is
+/* The non-blocking part of cs, made at its first call: no communicator is
  * made (channels.h); the channel numbers go round in an all-gather posted
  * here, in the application's call, so in the order MPI requires of every
- * collective on comm, whatever the application has outstanding on it. */
-static int make_context(MPI_Comm comm, int P, int own, nbc_comm **out) {
-  int rc;
+ * collective on the communicator, whatever the application has outstanding
+ * on it.  Under nbc_lock. */
+static int make_context(pat_comm_state *cs, int own, nbc_comm **out) {
+  int P = cs->base.P;
   nbc_comm *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return MPI_ERR_NO_MEM;
-  ctx->user = comm;
-  ctx->P = P;
-  MPI_Comm_rank(comm, &ctx->rank);
+  ctx->cs = cs;
   ctx->channel = -1;
   ctx->agree_req = MPI_REQUEST_NULL;
   ctx->sig_alg = -1;
-  rc = pat_comm_node_map(comm, P, &ctx->node);
-  if (rc == MPI_SUCCESS && pat_nodes_make(P, ctx->node, &ctx->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS && !(ctx->sig = malloc((size_t)P * sizeof *ctx->sig))) rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS && (!(ctx->channels = malloc((size_t)P * sizeof *ctx->channels)) ||
-                            !(ctx->world = malloc((size_t)P * sizeof *ctx->world)) ||
-                            !(ctx->send_comm = malloc((size_t)P * sizeof *ctx->send_comm))))
-    rc = MPI_ERR_NO_MEM;
   ctx->own = own;
-  if (rc == MPI_SUCCESS && !own && !world_ranks(comm, P, ctx->world)) rc = MPI_ERR_COMM; /* pat_nbc_alg chose MPI's own */
+  int rc = MPI_SUCCESS;
+  if (!(ctx->sig = malloc((size_t)P * sizeof *ctx->sig)) ||
+      !(ctx->channels = malloc((size_t)P * sizeof *ctx->channels)) ||
+      !(ctx->send_comm = malloc((size_t)P * sizeof *ctx->send_comm)))
+    rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS && !own && cs->outside) rc = MPI_ERR_COMM; /* pat_nbc_alg chose MPI's own */
   if (rc == MPI_SUCCESS && !own) {
     ctx->channel = pat_channel_take(); /* -1 goes round too: the context fails on every rank */
     /* PMPI: under libpat_mpi, MPI_Iallgather is libpat's */
-    rc = PMPI_Iallgather(&ctx->channel, 1, MPI_INT, ctx->channels, 1, MPI_INT, comm, &ctx->agree_req);
+    rc = PMPI_Iallgather(&ctx->channel, 1, MPI_INT, ctx->channels, 1, MPI_INT, cs->base.user, &ctx->agree_req);
   }
   if (rc != MPI_SUCCESS) {
     free_context(ctx);
     return rc;
   }
-  ctx->attached = 1;
-  rc = MPI_Comm_set_attr(comm, keyval, ctx);
-  if (rc != MPI_SUCCESS) ctx->attached = 0; /* the background thread frees it once the all-gather is done */
-  pthread_mutex_lock(&nbc_lock);
   ctx->next = contexts;
   contexts = ctx;
+  atomic_store(&cs->nbc, ctx);
   __atomic_store_n(&have_contexts, 1, __ATOMIC_RELEASE);
-  pthread_mutex_unlock(&nbc_lock);
   *out = ctx;
-  return rc;
+  return MPI_SUCCESS;
 }
 
-static int context_of(MPI_Comm comm, int P, nbc_comm **out) {
-  int rc = find_context(comm, out);
-  if (rc != MPI_SUCCESS || *out) return rc;
-  return make_context(comm, P, 0, out);
+/* comm's non-blocking part, made at its first call (its context too, where
+ * it has none). */
+static int context_of(MPI_Comm comm, int own, nbc_comm **out) {
+  pat_comm_state *cs;
+  int rc = pat_comm_posted(comm, &cs);
+  if (rc != MPI_SUCCESS) return rc;
+  pthread_mutex_lock(&nbc_lock);
+  *out = atomic_load(&cs->nbc);
+  if (!*out) rc = make_context(cs, own, out);
+  pthread_mutex_unlock(&nbc_lock);
+  if (rc == MPI_SUCCESS) pat_wakeup_ring(); /* the agreement to complete */
+  return rc;
 }
 
 int pat_nbc_own_comm(MPI_Comm comm) {
   nbc_comm *ctx;
-  int P;
-  MPI_Comm_size(comm, &P);
-  return make_context(comm, P, 1, &ctx);
+  return context_of(comm, 1, &ctx);
 }
 
 void pat_nbc_free_own_comm(MPI_Comm *comm) {
-  nbc_comm *ctx = NULL;
-  if (keyval != MPI_KEYVAL_INVALID) find_context(*comm, &ctx);
+  pat_comm_state *cs = pat_comm_find(*comm);
+  pthread_mutex_lock(&nbc_lock);
+  nbc_comm *ctx = cs ? atomic_load(&cs->nbc) : NULL;
+  if (ctx) ctx->free_user = 1; /* no call comes any more: the background thread frees it once done */
+  pthread_mutex_unlock(&nbc_lock);
   if (!ctx) {
     MPI_Comm_free(comm);
     return;
   }
-  pthread_mutex_lock(&nbc_lock);
-  ctx->free_user = 1;
-  __atomic_store_n(&ctx->attached, 0, __ATOMIC_RELEASE); /* no call comes any more: the context goes once done */
-  pthread_mutex_unlock(&nbc_lock);
   *comm = MPI_COMM_NULL;
   pat_wakeup_ring();
 }
 
 int pat_nbc_routable(MPI_Comm comm, int P) {
-  nbc_comm *ctx = NULL;
-  if (keyval != MPI_KEYVAL_INVALID && find_context(comm, &ctx) == MPI_SUCCESS && ctx) return 1; /* made only so */
+  pat_comm_state *cs = pat_comm_find(comm);
+  if (cs) return !cs->outside;
   int *world = malloc((size_t)P * sizeof *world);
-  int ok = world && world_ranks(comm, P, world);
+  int ok = world && pat_comm_world_ranks(comm, P, world) == MPI_SUCCESS;
+  for (int r = 0; ok && r < P; r++) ok = world[r] != MPI_UNDEFINED;
   free(world);
   return ok;
 }
 
 int pat_nbc_node_count(MPI_Comm comm) {
-  nbc_comm *ctx = NULL;
-  if (keyval == MPI_KEYVAL_INVALID || find_context(comm, &ctx) != MPI_SUCCESS || !ctx) return pat_comm_node_count(comm);
-  return ctx->node ? ctx->nodes.H : 0; /* as pat_comm_node_count: 0 without a node map */
+  pat_comm_state *cs = pat_comm_find(comm);
+  if (!cs) return pat_comm_node_count(comm);
+  return cs->node ? cs->nodes.H : 0; /* as pat_comm_node_count: 0 without a node map */
 }
 
 static void free_op_args(nbc_op *op) {
@@ -350,7 +318,7 @@ static int copy_args(nbc_op *op, const pat_nbc_call *c) {
  * (MPI: the same on every rank, so every rank answers alike).  Under nbc_lock. */
 static void take_number(nbc_comm *ctx, nbc_op *op) {
   op->seq = ctx->posted++;
-  size_t sig_bytes = (size_t)ctx->P * sizeof *ctx->sig;
+  size_t sig_bytes = (size_t)ctx->cs->base.P * sizeof *ctx->sig;
   op->ahead = pat_nbc_run_plans_ahead(op->alg) && ctx->sig_alg == op->alg && !memcmp(ctx->sig, op->bytes, sig_bytes);
   ctx->sig_alg = op->alg;
   memcpy(ctx->sig, op->bytes, sig_bytes);
@@ -376,7 +344,7 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   }
   nbc_comm *ctx = NULL;
   rc = copy_args(op, c);
-  if (rc == MPI_SUCCESS) rc = context_of(c->comm, c->P, &ctx);
+  if (rc == MPI_SUCCESS) rc = context_of(c->comm, 0, &ctx);
   if (rc != MPI_SUCCESS) {
     free_op_args(op);
     op->rc = rc;
@@ -385,6 +353,8 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
     return pat_fail(rc, "cannot queue the call");
   }
   op->ctx = ctx;
+  op->P = ctx->cs->base.P;
+  op->rank = ctx->cs->base.rank;
   if (op->tracing) op->trace_id = __atomic_fetch_add(&traced_calls, 1, __ATOMIC_RELAXED);
   pthread_mutex_lock(&nbc_lock);
   take_number(ctx, op);
@@ -460,16 +430,16 @@ static int channels_agreed(nbc_comm *ctx) {
     return 1;
   }
   if (!flag) return 0;
-  for (int r = 0; r < ctx->P; r++) {
+  for (int r = 0; r < ctx->cs->base.P; r++) {
     ctx->send_comm[r] = pat_channel_comm(ctx->channels[r]);
     if (ctx->send_comm[r] == MPI_COMM_NULL) ctx->failed = MPI_ERR_OTHER;
   }
   /* printed whatever PAT_VERBOSE says: the calls' error alone would not tell the application why */
-  if (ctx->failed && ctx->rank == 0)
+  if (ctx->failed && ctx->cs->base.rank == 0)
     fprintf(stderr, "libpat: a rank of a communicator holds all of its channels (%d here: one per communicator with "
             "libpat's non-blocking calls, kept until the communicator is freed; PAT_CHANNELS): that communicator's "
             "non-blocking all-gathers fail\n", pat_channels_count());
-  ctx->route = (pat_route){.rank = ctx->world, .comm = ctx->send_comm};
+  ctx->route = (pat_route){.rank = ctx->cs->world, .comm = ctx->send_comm};
   return 1;
 }
 
@@ -489,13 +459,14 @@ static void give_up_ahead(nbc_comm *ctx) {
 static int tag_gen(long long seq, int ahead) { return (int)(seq % NBC_GENS) + (ahead ? NBC_GENS : 0); }
 
 static pat_nbc_where where(const nbc_comm *ctx, long long seq, int ahead, int alg) {
-  return (pat_nbc_where){.comm = ctx->own ? ctx->user : pat_channel_comm(ctx->channel),
+  const pat_comm_base *b = &ctx->cs->base;
+  return (pat_nbc_where){.comm = ctx->own ? b->user : pat_channel_comm(ctx->channel),
                          .route = ctx->own ? NULL : &ctx->route,
                          .tag_gen = tag_gen(seq, ahead),
-                         .P = ctx->P,
-                         .rank = ctx->rank,
-                         .node = ctx->node,
-                         .nodes = ctx->nodes.of ? &ctx->nodes : NULL,
+                         .P = b->P,
+                         .rank = b->rank,
+                         .node = b->node,
+                         .nodes = b->nodes,
                          .seq = seq,
                          .alg = alg};
 }
@@ -524,7 +495,7 @@ static void start_op(nbc_op *op) {
   }
   if (op->t_post) {
     op->t_start = pat_clock_global_ns();
-    op->trace_bytes = (long long)op->bytes[ctx->rank];
+    op->trace_bytes = (long long)op->bytes[ctx->cs->base.rank];
     if (op->tracing && op->run->have_exec) pat_exec_record(&op->run->exec);
   }
 }
@@ -543,7 +514,7 @@ static void trace_ops(nbc_op *op) {
   char *text = NULL;
   FILE *f = open_memstream(&text, &len);
   if (!f) return;
-  pat_timeline_ops(f, "nbcop", op->ctx->P, &op->run->exec);
+  pat_timeline_ops(f, "nbcop", op->P, &op->run->exec);
   if (fclose(f) == 0) op->trace_ops = text;
   else free(text);
 }
@@ -562,9 +533,7 @@ static void release_run(nbc_op *op) {
  * ahead, nothing is in flight (so the next call's tags are free: call s
  * - NBC_GENS is done) and the application's communicator lives. */
 static void maybe_start_ahead(nbc_comm *ctx) {
-  if (ctx->failed || ctx->head || ctx->pre || !pat_nbc_run_plans_ahead(ctx->sig_alg) ||
-      !__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE))
-    return;
+  if (ctx->failed || ctx->head || ctx->pre || !pat_nbc_run_plans_ahead(ctx->sig_alg) || closed(ctx)) return;
   pat_nbc_run *r = calloc(1, sizeof *r);
   if (!r) return;
   pat_nbc_where w = where(ctx, ctx->posted, 1, ctx->sig_alg);
@@ -631,19 +600,17 @@ int pat_nbc_progress(void) {
       link = &ctx->next;
       continue;
     }
-    int attached = __atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE);
-    if (attached) progress_context(ctx, &done);
-    else if (ctx->head) progress_context(ctx, &done); /* freed with calls in flight: they finish */
-    if (!ctx->head && !attached && ctx->pre) give_up_ahead(ctx);
+    int open = !closed(ctx);
+    if (open || ctx->head) progress_context(ctx, &done); /* freed with calls in flight: they finish */
+    if (!ctx->head && !open && ctx->pre) give_up_ahead(ctx);
     if (ctx->cancelled) progress_cancelled(ctx);
     if (ctx->head || ctx->pre || ctx->cancelled) busy = 1;
-    if (!ctx->head && !ctx->cancelled && !attached && (!ctx->free_user || nfree < 16)) {
+    if (!ctx->head && !ctx->cancelled && !open && (!ctx->free_user || nfree < 16)) {
       *link = ctx->next;
-      if (ctx->free_user) { /* its attribute first: its delete function must not find ctx gone */
-        MPI_Comm_delete_attr(ctx->user, keyval);
-        to_free[nfree++] = ctx->user;
-      }
+      pat_comm_state *cs = ctx->cs;
+      if (ctx->free_user) to_free[nfree++] = cs->base.user; /* its state retires when it is freed */
       free_context(ctx); /* its channel back: no message of its calls is left to arrive */
+      atomic_store(&cs->nbc, NULL); /* from now on the state may go (comm.c) */
       continue;
     }
     link = &ctx->next;
@@ -673,7 +640,7 @@ int pat_nbc_progress(void) {
     done = op->next;
     if (op->t_post) {
       op->t_done = pat_clock_global_ns();
-      pat_report_nbc_add("non-blocking", pat_algorithms[op->alg].name, op->ctx->P, op->trace_bytes,
+      pat_report_nbc_add("non-blocking", pat_algorithms[op->alg].name, op->P, op->trace_bytes,
                          op->t_done - op->t_post);
     }
     if (op->tracing && op->run && op->run->have_exec) trace_ops(op);
@@ -689,11 +656,6 @@ int pat_nbc_progress(void) {
     op_release(op);
   }
   return busy;
-}
-
-int pat_nbc_start(void) {
-  if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-  return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, detach_fn, &keyval, NULL);
 }
 
 /* With the background thread stopped: calls still queued belong to a
@@ -715,8 +677,6 @@ void pat_nbc_stop(void) {
   while (all) {
     nbc_comm *ctx = all;
     all = ctx->next;
-    if (__atomic_load_n(&ctx->attached, __ATOMIC_ACQUIRE) || ctx->free_user) MPI_Comm_delete_attr(ctx->user, keyval);
-    if (ctx->free_user) MPI_Comm_free(&ctx->user);
     /* every rank posted it with the communicator's first call, which came before this collective shutdown */
     if (ctx->agree_req != MPI_REQUEST_NULL) MPI_Wait(&ctx->agree_req, MPI_STATUS_IGNORE);
     while (ctx->head) {
@@ -735,8 +695,10 @@ void pat_nbc_stop(void) {
       pat_nbc_run_release(r);
       free(r);
     }
+    pat_comm_state *cs = ctx->cs;
+    MPI_Comm own = ctx->free_user ? cs->base.user : MPI_COMM_NULL;
     free_context(ctx);
+    atomic_store(&cs->nbc, NULL);
+    if (own != MPI_COMM_NULL) MPI_Comm_free(&own); /* its state retires (comm.c) */
   }
-  if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval);
-  keyval = MPI_KEYVAL_INVALID;
 }

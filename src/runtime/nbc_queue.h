@@ -6,12 +6,14 @@
  * non-blocking MPI only, and completes the request (MPI_Grequest_complete),
  * so that the application waits with MPI's own MPI_Wait, MPI_Test, ...
  *
- * A context per application communicator (an attribute on it, made at its
- * first posted call) routes its messages over libpat's channels (channels.h:
- * no communicator is made for it, so none behind the application's back
- * while it has collectives outstanding; the channel numbers go round in an
- * MPI_Iallgather posted in that first call), lives until the application
- * freed the communicator and its calls are done, and numbers the calls: MPI requires every rank to post the non-blocking collectives of
+ * The non-blocking part of a communicator's one context (comm.h: the state
+ * every call form shares, made without communication at the first call of
+ * any form), made at its first posted call, routes its messages over a
+ * channel of libpat's (channels.h: no communicator is made for it, so none
+ * behind the application's back while it has collectives outstanding; the
+ * channel numbers go round in an MPI_Iallgather posted in that first call),
+ * lives until the application freed the communicator and its calls are done
+ * (the state waits for it), and numbers the calls: MPI requires every rank to post the non-blocking collectives of
  * a communicator in the same order, so call number s is the same call on
  * every rank.  Its messages carry tag generation s mod 16 (16 more for a
  * call whose run may start ahead: nbc_run.h), and it starts only once call
@@ -107,9 +109,8 @@ void pat_nbc_count_signal(void);
 long long pat_nbc_ahead_started(void);
 long long pat_nbc_ahead_adopted(void);
 
-/* PAT_Init (before the background thread starts; collective: makes the
- * channels) and the shutdown (after it stopped; collective: frees them). */
-int pat_nbc_start(void);
+/* The shutdown, after the background thread stopped: what is still queued
+ * fails, the contexts' non-blocking parts go. */
 void pat_nbc_stop(void);
 
 /* A datatype a call can keep until it completes (a duplicate, or the named

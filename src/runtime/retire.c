@@ -10,7 +10,9 @@ enum { RETIRE_LIVE = 0, RETIRE_EXCHANGE, RETIRE_FIN, RETIRE_DONE };
 
 void pat_retire_begin(pat_retirement *rt, const pat_comm_base *b, pat_exchange *x, int may_follow) {
   rt->stage = RETIRE_EXCHANGE;
-  if (b->P < 2 || !b->background) { /* no message on any channel: nothing runs ahead of a call without the thread */
+  /* no message on any channel: nothing runs ahead of a call without the thread, and a state whose
+   * blocking calls never ran has no channel of theirs (its priv is MPI_COMM_SELF: comm.c) */
+  if (b->P < 2 || !b->background || b->priv == MPI_COMM_SELF) {
     rt->stage = RETIRE_DONE;
     return;
   }

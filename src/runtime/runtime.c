@@ -166,7 +166,6 @@ int PAT_Init(void) {
   pat_arrivals_reset();
   rc = pat_finalize_hook_install(shut_down);
   if (rc != MPI_SUCCESS) rc = pat_fail(rc, "PAT_Init: cannot put libpat's attribute on MPI_COMM_SELF");
-  if (rc == MPI_SUCCESS) rc = pat_nbc_start();
   if (rc == MPI_SUCCESS) rc = pat_persist_start();
   if (rc == MPI_SUCCESS) rc = start_thread_if_possible();
   if (rc != MPI_SUCCESS) {

@@ -230,8 +230,9 @@ const pat_setting pat_setting_table[] = {
      "rank).", parse_clock_samples,
      key_clock_samples},
     {"PAT_CHANNELS", "1 to 1024", "64", PAT_SCOPE_RANK,
-     "libpat's channels: duplicates of `MPI_COMM_WORLD` made at `PAT_Init`, the only communicators libpat makes "
-     "(none is made at a call: docs/design.md). A communicator's blocking all-gathers take two, its non-blocking "
+     "libpat's channels: duplicates of `MPI_COMM_WORLD` made at `PAT_Init` (besides them libpat makes a "
+     "communicator only in a persistent call's set-up, its copy, and where no channel is free, below: "
+     "docs/design.md). A communicator's blocking all-gathers take two, its non-blocking "
      "ones one, from its first such call until the application frees it and its calls are done. Where a rank "
      "finds none free, that communicator's blocking calls make two duplicates of it at their first call instead "
      "(on every rank; one message), and its non-blocking calls fail with `MPI_ERR_OTHER`, with a message.",
