@@ -80,3 +80,41 @@ int pat_check_send(const char *call, const void *sendbuf, int sendcount, MPI_Dat
     return pat_fail(MPI_ERR_BUFFER, "%s: sendbuf aliases recvbuf (use MPI_IN_PLACE)", call);
   return MPI_SUCCESS;
 }
+
+/* The receive side both calls share: recvbuf not MPI_IN_PLACE, a recvtype with a size. */
+static int check_recv(const char *call, const void *recvbuf, MPI_Datatype recvtype, MPI_Count *rsize) {
+  if (recvbuf == MPI_IN_PLACE) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf may not be MPI_IN_PLACE", call);
+  if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "%s: recvtype is MPI_DATATYPE_NULL", call);
+  if (pat_type_size(recvtype, rsize)) return pat_fail(MPI_ERR_TYPE, "%s: bad recvtype", call);
+  return MPI_SUCCESS;
+}
+
+int pat_check_allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        const void *recvbuf, int recvcount, MPI_Datatype recvtype, long long *bytes) {
+  MPI_Count rsize;
+  int rc = check_recv(call, recvbuf, recvtype, &rsize);
+  if (rc != MPI_SUCCESS) return rc;
+  if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "%s: recvcount %d < 0", call, recvcount);
+  *bytes = (long long)rsize * recvcount;
+  if (*bytes > 0 && pat_null_buffer(recvbuf, recvtype)) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL", call);
+  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  return pat_check_send(call, sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes, 0, NULL, NULL);
+}
+
+int pat_check_allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         const void *recvbuf, const int counts[], const int displs[], MPI_Datatype recvtype, int P,
+                         int rank, MPI_Count *rsize, long long *total) {
+  int rc = check_recv(call, recvbuf, recvtype, rsize);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!counts) return pat_fail(MPI_ERR_ARG, "%s: recvcounts is NULL", call);
+  if (!displs) return pat_fail(MPI_ERR_ARG, "%s: displs is NULL", call);
+  *total = 0;
+  for (int r = 0; r < P; r++) {
+    if (counts[r] < 0) return pat_fail(MPI_ERR_COUNT, "%s: recvcounts[%d] = %d < 0", call, r, counts[r]);
+    *total += (long long)*rsize * counts[r];
+  }
+  if (*total > 0 && pat_null_buffer(recvbuf, recvtype)) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL", call);
+  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  return pat_check_send(call, sendbuf, sendcount, sendtype, recvbuf, recvtype, *rsize,
+                        (long long)*rsize * counts[rank], P, counts, displs);
+}

@@ -1,7 +1,7 @@
 /*
- * What PAT_Allgather and PAT_Allgatherv check of their arguments alike:
- * buffers that hold data and the size of an element.  Each call's own rules
- * (counts, in-place, sizes that must agree) stay with it.
+ * The checks of an all-gather's and an all-gatherv's arguments, one set for
+ * every call form: buffers that hold data, the size of an element, counts,
+ * in-place use, sizes that must agree.
  */
 #ifndef PAT_ARGS_H
 #define PAT_ARGS_H
@@ -28,6 +28,17 @@ int pat_type_size(MPI_Datatype type, MPI_Count *size);
 int pat_check_send(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                    MPI_Datatype recvtype, MPI_Count rsize, long long own_bytes, int P, const int counts[],
                    const int displs[]);
+
+/* Every check of an intra-communicator all-gather's arguments, as MPI
+ * would make them, for every call form (blocking, non-blocking, persistent):
+ * *bytes is the block's bytes.  call names the function in messages. */
+int pat_check_allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        const void *recvbuf, int recvcount, MPI_Datatype recvtype, long long *bytes);
+/* ... and an all-gatherv's of P ranks, this rank `rank`: *rsize is
+ * recvtype's size, *total the bytes of every block. */
+int pat_check_allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         const void *recvbuf, const int counts[], const int displs[], MPI_Datatype recvtype, int P,
+                         int rank, MPI_Count *rsize, long long *total);
 
 /* The pass-through's screen (call.h): arguments the checks above and each
  * call's own plainly accept, told without asking MPI anything.  The checks

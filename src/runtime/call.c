@@ -25,24 +25,6 @@
 #include "runtime/stats.h"
 #include "runtime/through.h"
 
-/* The arguments of an intra-communicator all-gather (the communicator is
- * checked before). */
-static int check_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, long long *bytes) {
-  if (recvbuf == MPI_IN_PLACE)
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf may not be MPI_IN_PLACE");
-  if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "PAT_Allgather: recvcount %d < 0", recvcount);
-  if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: recvtype is MPI_DATATYPE_NULL");
-  MPI_Count rsize;
-  if (pat_type_size(recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgather: bad recvtype");
-  *bytes = (long long)rsize * recvcount;
-  if (*bytes > 0 && pat_null_buffer(recvbuf, recvtype))
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgather: recvbuf is NULL");
-  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  return pat_check_send("PAT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, *bytes, 0, NULL,
-                        NULL);
-}
-
 /* Zero bytes on a classic schedule without an exchange: nothing tells this
  * rank that the others passed zero too, so the schedule still runs, with
  * one-byte blocks of scratch (the user's buffers are not touched).  A rank
@@ -372,7 +354,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (pat_gather_enter(&c, &cs, &rc)) return rc;
   int through = cs && pat_gather_passes_through(cs);
   c.arrival = through ? 0 : pat_clock_global_ns();
-  rc = check_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &c.bytes);
+  rc = pat_check_allgather(c.name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &c.bytes);
   if (rc != MPI_SUCCESS) return rc;
   c.key = c.bytes;
   if (!cs) {

@@ -64,30 +64,17 @@ typedef struct vcall {
  * rank passed them (the communicator is checked before). */
 static int check_args(vcall *v, int P, int rank) {
   pat_gather_args *g = &v->g;
-  if (g->recvbuf == MPI_IN_PLACE)
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf may not be MPI_IN_PLACE");
-  if (!g->counts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: recvcounts is NULL");
-  if (!g->displs) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv: displs is NULL");
-  if (g->recvtype == MPI_DATATYPE_NULL)
-    return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: recvtype is MPI_DATATYPE_NULL");
   MPI_Count rsize;
-  if (pat_type_size(g->recvtype, &rsize)) return pat_fail(MPI_ERR_TYPE, "PAT_Allgatherv: bad recvtype");
-  long long total = 0;
+  long long total;
+  int rc = pat_check_allgatherv(g->name, g->sendbuf, g->sendcount, g->sendtype, g->recvbuf, g->counts, g->displs,
+                                g->recvtype, P, rank, &rsize, &total);
+  if (rc != MPI_SUCCESS) return rc;
   v->type_size = (long long)rsize;
   v->equal = 1;
-  for (int r = 0; r < P; r++) {
-    if (g->counts[r] != g->counts[0]) v->equal = 0;
-    if (g->counts[r] < 0)
-      return pat_fail(MPI_ERR_COUNT, "PAT_Allgatherv: recvcounts[%d] = %d < 0", r, g->counts[r]);
-    total += (long long)rsize * g->counts[r];
-  }
+  for (int r = 1; r < P; r++) v->equal &= g->counts[r] == g->counts[0];
   g->recvcount = g->counts[0];
   g->bytes = g->key = (long long)rsize * g->counts[0]; /* equal blocks' (make_shape for unequal ones) */
-  if (total > 0 && pat_null_buffer(g->recvbuf, g->recvtype))
-    return pat_fail(MPI_ERR_BUFFER, "PAT_Allgatherv: recvbuf is NULL");
-  if (g->sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  return pat_check_send("PAT_Allgatherv", g->sendbuf, g->sendcount, g->sendtype, g->recvbuf, g->recvtype, rsize,
-                        (long long)rsize * g->counts[rank], P, g->counts, g->displs);
+  return MPI_SUCCESS;
 }
 
 /* Blocks that are not all equal get a shape (pat/shape.h): the bytes of

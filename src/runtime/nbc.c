@@ -74,14 +74,6 @@ static int check_call(const char *name, MPI_Comm comm, const MPI_Request *reques
   return MPI_SUCCESS;
 }
 
-/* The receive side both calls share; *rsize: recvtype's size. */
-static int check_recv(const char *name, const void *recvbuf, MPI_Datatype recvtype, MPI_Count *rsize) {
-  if (recvbuf == MPI_IN_PLACE) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf may not be MPI_IN_PLACE", name);
-  if (recvtype == MPI_DATATYPE_NULL) return pat_fail(MPI_ERR_TYPE, "%s: recvtype is MPI_DATATYPE_NULL", name);
-  if (pat_type_size(recvtype, rsize)) return pat_fail(MPI_ERR_TYPE, "%s: bad recvtype", name);
-  return MPI_SUCCESS;
-}
-
 /* One process: its block from sendbuf into recvbuf at displ elements, by
  * packing (no message: nothing can match an application's receive). */
 static int copy_single(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int displ,
@@ -144,16 +136,9 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
       count_own(comm, inter, sendbuf, sendcount, sendtype, NULL, recvcount, recvtype);
     return own_error(rc, name);
   }
-  MPI_Count rsize;
-  rc = check_recv(name, recvbuf, recvtype, &rsize);
+  long long bytes;
+  rc = pat_check_allgather(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &bytes);
   if (rc != MPI_SUCCESS) return rc;
-  if (recvcount < 0) return pat_fail(MPI_ERR_COUNT, "%s: recvcount %d < 0", name, recvcount);
-  long long bytes = (long long)rsize * recvcount;
-  if (bytes > 0 && pat_null_buffer(recvbuf, recvtype)) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL", name);
-  if (sendbuf != MPI_IN_PLACE) {
-    rc = pat_check_send(name, sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize, bytes, 0, NULL, NULL);
-    if (rc != MPI_SUCCESS) return rc;
-  }
   if (P == 1) {
     rc = bytes > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, 0, recvcount, recvtype) : MPI_SUCCESS;
     return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
@@ -191,24 +176,13 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
       count_own(comm, inter, sendbuf, sendcount, sendtype, recvcounts, 0, recvtype);
     return own_error(rc, name);
   }
-  MPI_Count rsize;
-  rc = check_recv(name, recvbuf, recvtype, &rsize);
-  if (rc != MPI_SUCCESS) return rc;
-  if (!recvcounts) return pat_fail(MPI_ERR_ARG, "%s: recvcounts is NULL", name);
-  if (!displs) return pat_fail(MPI_ERR_ARG, "%s: displs is NULL", name);
   int rank;
   MPI_Comm_rank(comm, &rank);
-  long long total = 0;
-  for (int r = 0; r < P; r++) {
-    if (recvcounts[r] < 0) return pat_fail(MPI_ERR_COUNT, "%s: recvcounts[%d] = %d < 0", name, r, recvcounts[r]);
-    total += (long long)rsize * recvcounts[r];
-  }
-  if (total > 0 && pat_null_buffer(recvbuf, recvtype)) return pat_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL", name);
-  if (sendbuf != MPI_IN_PLACE) {
-    rc = pat_check_send(name, sendbuf, sendcount, sendtype, recvbuf, recvtype, rsize,
-                        (long long)rsize * recvcounts[rank], P, recvcounts, displs);
-    if (rc != MPI_SUCCESS) return rc;
-  }
+  MPI_Count rsize;
+  long long total;
+  rc = pat_check_allgatherv(name, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, P, rank, &rsize,
+                            &total);
+  if (rc != MPI_SUCCESS) return rc;
   if (P == 1) {
     rc = total > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, displs[0], recvcounts[0], recvtype)
                    : MPI_SUCCESS;

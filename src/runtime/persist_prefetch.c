@@ -584,19 +584,18 @@ int pat_prefetch_progress(void) {
 
 /* The arguments, once: what PAT_Iallgather(v) checks at every call. */
 static int check(const pat_prefetch *f, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 MPI_Datatype recvtype, const int *counts, const int *displs, MPI_Count rsize) {
-  if (f->recvbuf == MPI_IN_PLACE) return pat_fail(MPI_ERR_BUFFER, "persistent all-gather: recvbuf is MPI_IN_PLACE");
-  long long total = 0;
-  for (int r = 0; r < f->P; r++) {
-    if (f->counts[r] < 0) return pat_fail(MPI_ERR_COUNT, "persistent all-gather: a count %d < 0", f->counts[r]);
-    total += (long long)rsize * f->counts[r];
-    if ((long long)rsize * f->counts[r] > INT_MAX) return pat_fail(MPI_ERR_COUNT, "persistent all-gather: a block over 2 GiB");
-  }
-  if (total > 0 && pat_null_buffer(f->recvbuf, recvtype))
-    return pat_fail(MPI_ERR_BUFFER, "persistent all-gather: recvbuf is NULL");
-  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-  return pat_check_send("persistent all-gather", sendbuf, sendcount, sendtype, f->recvbuf, recvtype, rsize,
-                        (long long)rsize * f->counts[f->me], counts ? f->P : 0, counts, displs);
+                 MPI_Datatype recvtype, const int *counts, const int *displs) {
+  static const char name[] = "persistent all-gather";
+  long long bytes = 0;
+  MPI_Count rsize;
+  int rc = counts ? pat_check_allgatherv(name, sendbuf, sendcount, sendtype, f->recvbuf, counts, displs, recvtype,
+                                         f->P, f->me, &rsize, &bytes)
+                  : pat_check_allgather(name, sendbuf, sendcount, sendtype, f->recvbuf, f->counts[0], recvtype, &bytes);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_type_size(recvtype, &rsize);
+  for (int r = 0; r < f->P; r++)
+    if ((long long)rsize * f->counts[r] > INT_MAX) return pat_fail(MPI_ERR_COUNT, "%s: a block over 2 GiB", name);
+  return MPI_SUCCESS;
 }
 
 int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -636,7 +635,7 @@ int pat_prefetch_make(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     f->counts[r] = counts ? counts[r] : recvcount;
     f->displs[r] = counts ? displs[r] : r * recvcount;
   }
-  rc = check(f, sendbuf, sendcount, sendtype, recvtype, counts, displs, rsize);
+  rc = check(f, sendbuf, sendcount, sendtype, recvtype, counts, displs);
   if (rc != MPI_SUCCESS) {
     destroy(f);
     return rc;
