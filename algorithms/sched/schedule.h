@@ -177,6 +177,9 @@ int pat_sched_check(const pat_sched *s, unsigned rules, char *err, size_t errlen
  * on the side its op names; every rank ends with ranks 0..P-1 combined in
  * every byte of every segment. */
 int pat_sched_check_contributions(const pat_sched *s, unsigned rules, char *err, size_t errlen);
+/* The checkers' failure: the message (printf's fmt) into err, errlen bytes
+ * (none where err is NULL); returns 1. */
+int pat_sched_check_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 
 #endif

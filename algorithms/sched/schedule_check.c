@@ -103,7 +103,7 @@ static void msg_sort(msg *a, size_t n, int P, int nsteps) {
   free(cnt);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
+int pat_sched_check_fail(char *err, size_t errlen, const char *fmt, ...) {
   if (err && errlen) {
     va_list ap;
     va_start(ap, fmt);
@@ -127,24 +127,24 @@ static int check_shape(const pat_sched *s, char *err, size_t errlen) {
   for (size_t i = 0; i < s->nops; i++) {
     const pat_op *op = &s->ops[i];
     if (op->rank < 0 || op->rank >= s->P || op->peer < 0 || op->peer >= s->P)
-      return fail(err, errlen, "op %zu: rank %d or peer %d out of range", i, op->rank, op->peer);
-    if (op->peer == op->rank) return fail(err, errlen, "rank %d talks to itself in step %d", op->rank, op->step);
+      return pat_sched_check_fail(err, errlen, "op %zu: rank %d or peer %d out of range", i, op->rank, op->peer);
+    if (op->peer == op->rank) return pat_sched_check_fail(err, errlen, "rank %d talks to itself in step %d", op->rank, op->step);
     if (op->kind < PAT_OP_SEND || op->kind > PAT_OP_SIGNAL_RECV)
-      return fail(err, errlen, "op %zu: unknown kind %d", i, op->kind);
+      return pat_sched_check_fail(err, errlen, "op %zu: unknown kind %d", i, op->kind);
     if (is_signal(op->kind) != (op->nspans == 0))
-      return fail(err, errlen, "rank %d step %d: a signal carries data or a transfer carries none", op->rank, op->step);
+      return pat_sched_check_fail(err, errlen, "rank %d step %d: a signal carries data or a transfer carries none", op->rank, op->step);
     if ((op->flags & (PAT_OPF_REDUCE | PAT_OPF_REDUCE_HIGH)) &&
         (op->kind != PAT_OP_RECV || !(op->flags & PAT_OPF_REDUCE) || !(s->flags & PAT_SCHED_REDUCE)))
-      return fail(err, errlen, "rank %d step %d: a reducing op that is not a receive of a reduction", op->rank,
+      return pat_sched_check_fail(err, errlen, "rank %d step %d: a reducing op that is not a receive of a reduction", op->rank,
                   op->step);
     for (int k = 0; k < op->nspans; k++) {
       const pat_span *sp = &op->span[k];
       if (sp->first < 0 || sp->first >= s->P || sp->count < 1 || sp->count > s->P)
-        return fail(err, errlen, "rank %d step %d: bad span first=%d count=%d", op->rank, op->step, sp->first, sp->count);
+        return pat_sched_check_fail(err, errlen, "rank %d step %d: bad span first=%d count=%d", op->rank, op->step, sp->first, sp->count);
       if (sp->lo >= sp->hi || sp->hi > PAT_FRAC_ONE)
-        return fail(err, errlen, "rank %d step %d: bad piece [%u,%u)", op->rank, op->step, sp->lo, sp->hi);
+        return pat_sched_check_fail(err, errlen, "rank %d step %d: bad piece [%u,%u)", op->rank, op->step, sp->lo, sp->hi);
       if (sp->count > 1 && (sp->lo != 0 || sp->hi != PAT_FRAC_ONE))
-        return fail(err, errlen, "rank %d step %d: a piece spans several blocks", op->rank, op->step);
+        return pat_sched_check_fail(err, errlen, "rank %d step %d: a piece spans several blocks", op->rank, op->step);
     }
   }
   return 0;
@@ -158,17 +158,17 @@ static int check_pairs(const pat_sched *s, const msg *sends, size_t ns, const ms
   while (i < ns || j < nr) {
     int c = (i < ns && j < nr) ? msg_order(&sends[i], &recvs[j]) : (i < ns ? -1 : 1);
     if (c < 0)
-      return fail(err, errlen, "step %d: %s from %d to %d has no matching receive", sends[i].step,
+      return pat_sched_check_fail(err, errlen, "step %d: %s from %d to %d has no matching receive", sends[i].step,
                   sends[i].signal ? "signal" : "send", sends[i].from, sends[i].to);
     if (c > 0)
-      return fail(err, errlen, "step %d: receive by %d from %d has no matching send", recvs[j].step, recvs[j].to,
+      return pat_sched_check_fail(err, errlen, "step %d: receive by %d from %d has no matching send", recvs[j].step, recvs[j].to,
                   recvs[j].from);
     if (!spans_equal(&s->ops[sends[i].op], &s->ops[recvs[j].op]))
-      return fail(err, errlen, "step %d: send %d->%d and its receive name different data", sends[i].step,
+      return pat_sched_check_fail(err, errlen, "step %d: send %d->%d and its receive name different data", sends[i].step,
                   sends[i].from, sends[i].to);
     if ((i + 1 < ns && msg_order(&sends[i], &sends[i + 1]) == 0) ||
         (j + 1 < nr && msg_order(&recvs[j], &recvs[j + 1]) == 0))
-      return fail(err, errlen, "step %d: more than one message %d->%d", sends[i].step, sends[i].from, sends[i].to);
+      return pat_sched_check_fail(err, errlen, "step %d: more than one message %d->%d", sends[i].step, sends[i].from, sends[i].to);
     i++;
     j++;
   }
@@ -198,7 +198,7 @@ static int check_one_per_step(const pat_sched *s, unsigned rules, msg *sends, si
     for (size_t k = 0; k < n; k++) {
       if (list[k].signal) continue;
       if (list[k].step == prev_step && list[k].from == prev_rank)
-        return fail(err, errlen, "step %d: rank %d %s more than one block message", list[k].step, list[k].from,
+        return pat_sched_check_fail(err, errlen, "step %d: rank %d %s more than one block message", list[k].step, list[k].from,
                     pass == 0 ? "sends" : "receives");
       prev_step = list[k].step;
       prev_rank = list[k].from;
@@ -213,7 +213,7 @@ static int check_matching(const pat_sched *s, unsigned rules, char *err, size_t 
   if (!sends || !recvs) {
     free(sends);
     free(recvs);
-    return fail(err, errlen, "out of memory");
+    return pat_sched_check_fail(err, errlen, "out of memory");
   }
   size_t ns = 0, nr = 0;
   for (size_t i = 0; i < s->nops; i++) {
@@ -266,7 +266,7 @@ static int check_sends_held(const pat_sched *s, const held *h, const size_t *by_
       for (int c = 0; c < sp->count; c++) {
         int b = (sp->first + c) % P;
         if (!held_covers(&h[(size_t)op->rank * P + b], sp->lo, sp->hi))
-          return fail(err, errlen, "step %d: rank %d sends block %d [%u,%u) before holding it", t, op->rank, b,
+          return pat_sched_check_fail(err, errlen, "step %d: rank %d sends block %d [%u,%u) before holding it", t, op->rank, b,
                       sp->lo, sp->hi);
       }
     }
@@ -287,9 +287,9 @@ static int take_receives(const pat_sched *s, held *h, const size_t *by_step, con
         int b = (sp->first + c) % P;
         held *hb = &h[(size_t)op->rank * P + b];
         if (held_overlaps(hb, sp->lo, sp->hi))
-          return fail(err, errlen, "step %d: rank %d receives block %d [%u,%u) it already has", t, op->rank, b,
+          return pat_sched_check_fail(err, errlen, "step %d: rank %d receives block %d [%u,%u) it already has", t, op->rank, b,
                       sp->lo, sp->hi);
-        if (held_add(hb, sp->lo, sp->hi)) return fail(err, errlen, "out of memory");
+        if (held_add(hb, sp->lo, sp->hi)) return pat_sched_check_fail(err, errlen, "out of memory");
       }
     }
   }
@@ -305,12 +305,12 @@ static int check_holdings(const pat_sched *s, char *err, size_t errlen) {
   size_t *step_start = calloc((size_t)s->nsteps + 2, sizeof *step_start);
   int bad = 0;
   if (!h || !by_step || !step_start) {
-    bad = fail(err, errlen, "out of memory");
+    bad = pat_sched_check_fail(err, errlen, "out of memory");
     goto out;
   }
   for (int r = 0; r < P && !bad; r++)
-    if (held_add(&h[(size_t)r * P + r], 0, PAT_FRAC_ONE)) bad = fail(err, errlen, "out of memory");
-  if (!bad && ops_by_step(s, by_step, step_start)) bad = fail(err, errlen, "out of memory");
+    if (held_add(&h[(size_t)r * P + r], 0, PAT_FRAC_ONE)) bad = pat_sched_check_fail(err, errlen, "out of memory");
+  if (!bad && ops_by_step(s, by_step, step_start)) bad = pat_sched_check_fail(err, errlen, "out of memory");
   for (int t = 0; t < s->nsteps && !bad; t++) {
     bad = check_sends_held(s, h, by_step, step_start, t, err, errlen);
     if (!bad) bad = take_receives(s, h, by_step, step_start, t, err, errlen);
@@ -318,7 +318,7 @@ static int check_holdings(const pat_sched *s, char *err, size_t errlen) {
   for (int r = 0; r < P && !bad; r++)
     for (int b = 0; b < P && !bad; b++)
       if (!held_covers(&h[(size_t)r * P + b], 0, PAT_FRAC_ONE))
-        bad = fail(err, errlen, "rank %d ends without (all of) block %d", r, b);
+        bad = pat_sched_check_fail(err, errlen, "rank %d ends without (all of) block %d", r, b);
 out:
   if (h)
     for (size_t i = 0; i < (size_t)P * P; i++) free(h[i].iv);
@@ -330,9 +330,9 @@ out:
 
 int pat_sched_check(const pat_sched *s, unsigned rules, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
-  if (s->self != PAT_ALL_RANKS) return fail(err, errlen, "checker needs a schedule of every rank");
-  if (!s->finalized) return fail(err, errlen, "schedule not finalized");
-  if (s->P < 1) return fail(err, errlen, "P=%d", s->P);
+  if (s->self != PAT_ALL_RANKS) return pat_sched_check_fail(err, errlen, "checker needs a schedule of every rank");
+  if (!s->finalized) return pat_sched_check_fail(err, errlen, "schedule not finalized");
+  if (s->P < 1) return pat_sched_check_fail(err, errlen, "P=%d", s->P);
   if (check_shape(s, err, errlen)) return 1;
   if (check_matching(s, rules, err, errlen)) return 1;
   if (s->flags & PAT_SCHED_REDUCE) return pat_sched_check_contributions(s, rules, err, errlen);

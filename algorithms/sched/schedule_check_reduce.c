@@ -45,16 +45,6 @@ typedef struct piece {
   holding in; /* the sender's segs within [lo, hi) */
 } piece;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return 1;
-}
-
 /* ---- sets of ranks ---- */
 
 static int ranks_copy(ranks *dst, const ranks *src) {
@@ -241,9 +231,9 @@ static int check_step_ops(checker *c, const pat_op *ops, size_t a, size_t z) {
       uint32_t lo, hi;
       if (!spans_share(P, &ops[i], &ops[j], &b, &lo, &hi)) continue;
       if (ops[j].kind == PAT_OP_RECV)
-        return fail(c->err, c->errlen, "step %d: rank %d receives block %d [%u,%u) twice in one step", ops[i].step,
+        return pat_sched_check_fail(c->err, c->errlen, "step %d: rank %d receives block %d [%u,%u) twice in one step", ops[i].step,
                     ops[i].rank, b, lo, hi);
-      return fail(c->err, c->errlen, "step %d: rank %d replaces block %d [%u,%u) that it sends in the same step",
+      return pat_sched_check_fail(c->err, c->errlen, "step %d: rank %d replaces block %d [%u,%u) that it sends in the same step",
                   ops[i].step, ops[i].rank, b, lo, hi);
     }
   }
@@ -264,7 +254,7 @@ static int take_pieces(checker *c, const pat_op *ops, size_t a, size_t z, piece 
         if (*n == *cap) {
           size_t nc = *cap ? 2 * *cap : 16;
           piece *np = realloc(*list, nc * sizeof *np);
-          if (!np) return fail(c->err, c->errlen, "out of memory");
+          if (!np) return pat_sched_check_fail(c->err, c->errlen, "out of memory");
           *list = np;
           *cap = nc;
         }
@@ -272,7 +262,7 @@ static int take_pieces(checker *c, const pat_op *ops, size_t a, size_t z, piece 
         *p = (piece){op->rank, b, (op->flags & PAT_OPF_REDUCE) != 0, (op->flags & PAT_OPF_REDUCE_HIGH) != 0,
                      op->step, {0, 0, NULL}};
         if (holding_extract(&c->h[(size_t)op->peer * P + b], lo, hi, &p->in))
-          return fail(c->err, c->errlen, "out of memory");
+          return pat_sched_check_fail(c->err, c->errlen, "out of memory");
         (*n)++;
       }
   }
@@ -288,20 +278,20 @@ static int in_order(const ranks *held, const ranks *in, int high) {
 /* Combine incoming seg x into holding h (the piece's rank's). */
 static int combine(checker *c, const piece *p, holding *h, const seg *x) {
   int at = holding_cut(h, x->lo), end = holding_cut(h, x->hi);
-  if (at < 0 || end < 0) return fail(c->err, c->errlen, "out of memory");
+  if (at < 0 || end < 0) return pat_sched_check_fail(c->err, c->errlen, "out of memory");
   char a[96], b[96];
   for (int i = at; i < end; i++) {
     seg *y = &h->s[i];
     if (ranks_meet(&y->who, &x->who))
-      return fail(c->err, c->errlen, "step %d: rank %d combines ranks %s into block %d [%u,%u) holding ranks %s: counted twice",
+      return pat_sched_check_fail(c->err, c->errlen, "step %d: rank %d combines ranks %s into block %d [%u,%u) holding ranks %s: counted twice",
                   p->step, p->rank, ranks_text(&x->who, a, sizeof a), p->block, y->lo, y->hi,
                   ranks_text(&y->who, b, sizeof b));
     if ((c->rules & PAT_CHECK_RANK_ORDER) && !in_order(&y->who, &x->who, p->high))
-      return fail(c->err, c->errlen,
+      return pat_sched_check_fail(c->err, c->errlen,
                   "step %d: rank %d combines ranks %s %s block %d [%u,%u) holding ranks %s: not in rank order",
                   p->step, p->rank, ranks_text(&x->who, a, sizeof a), p->high ? "after" : "before", p->block, y->lo,
                   y->hi, ranks_text(&y->who, b, sizeof b));
-    if (ranks_join(&y->who, &x->who)) return fail(c->err, c->errlen, "out of memory");
+    if (ranks_join(&y->who, &x->who)) return pat_sched_check_fail(c->err, c->errlen, "out of memory");
   }
   return 0;
 }
@@ -310,7 +300,7 @@ static int combine(checker *c, const piece *p, holding *h, const seg *x) {
 static int replace(checker *c, holding *h, const holding *in) {
   uint32_t lo = in->s[0].lo, hi = in->s[in->n - 1].hi;
   int at = holding_cut(h, lo), end = holding_cut(h, hi);
-  if (at < 0 || end < 0) return fail(c->err, c->errlen, "out of memory");
+  if (at < 0 || end < 0) return pat_sched_check_fail(c->err, c->errlen, "out of memory");
   for (int i = at; i < end; i++) free(h->s[i].who.r);
   memmove(&h->s[at], &h->s[end], (size_t)(h->n - end) * sizeof *h->s);
   h->n -= end - at;
@@ -318,7 +308,7 @@ static int replace(checker *c, holding *h, const holding *in) {
     seg x = {in->s[i].lo, in->s[i].hi, {0, NULL}};
     if (ranks_copy(&x.who, &in->s[i].who) || holding_insert(h, at + i, x)) {
       free(x.who.r);
-      return fail(c->err, c->errlen, "out of memory");
+      return pat_sched_check_fail(c->err, c->errlen, "out of memory");
     }
   }
   return 0;
@@ -342,7 +332,7 @@ static int run_step(checker *c, int t, size_t *cursor) {
   size_t n = 0, cap = 0;
   int bad = 0;
   size_t *end = malloc((size_t)s->P * sizeof *end);
-  if (!end) return fail(c->err, c->errlen, "out of memory");
+  if (!end) return pat_sched_check_fail(c->err, c->errlen, "out of memory");
   for (int r = 0; r < s->P && !bad; r++) {
     size_t a = cursor[r], z = a;
     while (z < s->rank_start[r + 1] && s->ops[z].step == t) z++;
@@ -367,7 +357,7 @@ static int check_ends(checker *c) {
       const holding *h = &c->h[(size_t)r * P + b];
       for (int i = 0; i < h->n; i++)
         if (h->s[i].who.n != 1 || h->s[i].who.r[0] != 0 || h->s[i].who.r[1] != P - 1)
-          return fail(c->err, c->errlen, "rank %d ends with block %d [%u,%u) combining ranks %s, not 0-%d", r, b,
+          return pat_sched_check_fail(c->err, c->errlen, "rank %d ends with block %d [%u,%u) combining ranks %s, not 0-%d", r, b,
                       h->s[i].lo, h->s[i].hi, ranks_text(&h->s[i].who, a, sizeof a), P - 1);
     }
   return 0;
@@ -375,20 +365,20 @@ static int check_ends(checker *c) {
 
 int pat_sched_check_contributions(const pat_sched *s, unsigned rules, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
-  if (s->self != PAT_ALL_RANKS || !s->finalized) return fail(err, errlen, "checker needs a finalized schedule of every rank");
-  if (s->send_window > 0) return fail(err, errlen, "a reduction runs in lockstep (send_window 0), not as a data flow");
+  if (s->self != PAT_ALL_RANKS || !s->finalized) return pat_sched_check_fail(err, errlen, "checker needs a finalized schedule of every rank");
+  if (s->send_window > 0) return pat_sched_check_fail(err, errlen, "a reduction runs in lockstep (send_window 0), not as a data flow");
   const int P = s->P;
   checker c = {s, rules, calloc((size_t)P * P, sizeof(holding)), err, errlen};
   size_t *cursor = malloc((size_t)P * sizeof *cursor);
   int bad = 0;
-  if (!c.h || !cursor) bad = fail(err, errlen, "out of memory");
+  if (!c.h || !cursor) bad = pat_sched_check_fail(err, errlen, "out of memory");
   for (int r = 0; r < P && !bad; r++) {
     cursor[r] = s->rank_start[r];
     for (int b = 0; b < P && !bad; b++) {
       seg own = {0, PAT_FRAC_ONE, {0, NULL}};
       if (ranks_one(&own.who, r) || holding_insert(&c.h[(size_t)r * P + b], 0, own)) {
         free(own.who.r);
-        bad = fail(err, errlen, "out of memory");
+        bad = pat_sched_check_fail(err, errlen, "out of memory");
       }
     }
   }

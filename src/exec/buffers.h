@@ -33,6 +33,12 @@ typedef struct pat_route {
   const int *rank;
   const MPI_Comm *comm;
 } pat_route;
+/* Peer r's rank where its messages go and come from, and the communicator a
+ * message to it goes on (`local`: the one where there is no route). */
+static inline int pat_route_rank(const pat_route *route, int r) { return route ? route->rank[r] : r; }
+static inline MPI_Comm pat_route_comm(const pat_route *route, int r, MPI_Comm local) {
+  return route ? route->comm[r] : local;
+}
 
 typedef struct pat_buffers {
   int P, self;
@@ -58,9 +64,9 @@ typedef struct pat_buffers {
 } pat_buffers;
 
 /* Peer r's rank in the communicator a message to or from it goes on. */
-static inline int pat_buffers_peer(const pat_buffers *b, int r) { return b->route ? b->route->rank[r] : r; }
+static inline int pat_buffers_peer(const pat_buffers *b, int r) { return pat_route_rank(b->route, r); }
 /* The communicator a message to peer r goes on. */
-static inline MPI_Comm pat_buffers_send_comm(const pat_buffers *b, int r) { return b->route ? b->route->comm[r] : b->comm; }
+static inline MPI_Comm pat_buffers_send_comm(const pat_buffers *b, int r) { return pat_route_comm(b->route, r, b->comm); }
 
 /* Buffer set-up helpers */
 int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, int recvcount,

@@ -29,8 +29,8 @@ static int start_fins(pat_retirement *rt, const pat_comm_base *b) {
   for (int r = 0; r < b->P; r++) {
     rt->fin_sends[r] = MPI_REQUEST_NULL;
     if (r == b->rank) continue;
-    int rc = MPI_Isend(NULL, 0, MPI_BYTE, b->route ? b->route->rank[r] : r, pat_tag(PAT_TAG_GEN_FIN, 0),
-                       b->route ? b->route->comm[r] : b->priv, &rt->fin_sends[r]);
+    int rc = MPI_Isend(NULL, 0, MPI_BYTE, pat_route_rank(b->route, r), pat_tag(PAT_TAG_GEN_FIN, 0),
+                       pat_route_comm(b->route, r, b->priv), &rt->fin_sends[r]);
     if (rc != MPI_SUCCESS) return rc;
   }
   rt->fin_seen[b->rank] = 1;
@@ -40,7 +40,7 @@ static int start_fins(pat_retirement *rt, const pat_comm_base *b) {
 
 /* Receive and discard what src sent, up to and including its fin. */
 static void drain_to_fin(pat_retirement *rt, const pat_comm_base *b, int r) {
-  int src = b->route ? b->route->rank[r] : r; /* r's rank where its messages arrive */
+  int src = pat_route_rank(b->route, r); /* r's rank where its messages arrive */
   for (;;) {
     int flag = 0, bytes = 0;
     MPI_Status st;
