@@ -99,6 +99,18 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 
+/* MPI_Allreduce and MPI_Iallreduce, with their semantics (MPI_IN_PLACE
+ * too).  PAT_ALLREDUCE chooses (the same on every rank): an all-reduce
+ * algorithm of libpat's (rdb, ring, rabenseifner) runs its schedule for a
+ * predefined op, with the background thread, on an intra-communicator of
+ * several processes; every other call, and auto and native, run the MPI
+ * library's own (no arrival-aware all-reduce yet: docs/usage.md).  Every
+ * rank gets the same bits.  The blocking call is the non-blocking one and
+ * its wait, the caller progressing it. */
+int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *request);
+
 /* Persistent all-gathers: MPI_Allgather_init and MPI_Allgatherv_init, with
  * their arguments (collective: libpat duplicates comm).  *request is a
  * persistent request of MPI's own, which MPI_Wait, MPI_Test, MPI_Waitall...

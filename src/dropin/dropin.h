@@ -1,6 +1,7 @@
 /*
  * The drop-in's entry points, shared by its C definitions of MPI_Init*,
  * MPI_Query_thread, MPI_Finalize, MPI_Allgather, MPI_Allgatherv, MPI_Iallgather, MPI_Iallgatherv,
+ * MPI_Allreduce, MPI_Iallreduce,
  * the persistent forms, MPI_Start, MPI_Startall, MPI_Request_free and MPI_Cancel (pat_mpi.c) and by its Fortran
  * bindings (fortran_mpif.c, fortran_f08.c).
  * The Fortran bindings call these rather than the C names MPI_* so that a
@@ -27,6 +28,10 @@ DROPIN_INTERNAL int dropin_iallgather(const void *sendbuf, int sendcount, MPI_Da
 DROPIN_INTERNAL int dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                        MPI_Comm comm, MPI_Request *request);
+DROPIN_INTERNAL int dropin_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm);
+DROPIN_INTERNAL int dropin_iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm, MPI_Request *request);
 /* MPI_Allgather(v)_init (MPIX_ in Open MPI 4.1) */
 DROPIN_INTERNAL int dropin_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,

@@ -74,6 +74,26 @@ void fcall_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
   set_ierror(ierror, rc);
 }
 
+/* invalid handles become the null handles, which the MPI library (or libpat) rejects */
+void fcall_allreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                     MPI_Fint *ierror) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  set_ierror(ierror, dropin_allreduce(sbuf, rbuf, (int)*count, PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op),
+                                      PMPI_Comm_f2c(*comm)));
+}
+
+void fcall_iallreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                      MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = dropin_iallreduce(sbuf, rbuf, (int)*count, PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op),
+                             PMPI_Comm_f2c(*comm), &req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}
+
 /* An all-gatherv's count arrays passed on as C ints: where MPI_Fint is not
  * a C int the converted arrays would have to outlive the call (see
  * fortran_calls.h), so the call fails with MPI_ERR_INTERN, said here. */

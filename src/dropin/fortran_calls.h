@@ -30,6 +30,10 @@ FCALL void fcall_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
  * MPI_Fint is not int, and libpat leaves the call to MPI's own
  * MPI_Iallgatherv, the converted copy would have to outlive the call: there
  * the arrays are passed as they are, which is where MPI_Fint is int). */
+FCALL void fcall_allreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                           MPI_Fint *comm, MPI_Fint *ierror);
+FCALL void fcall_iallreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
 FCALL void fcall_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                             MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
                             MPI_Fint *ierror);

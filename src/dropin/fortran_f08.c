@@ -7,9 +7,9 @@
  *
  * Open MPI 4.x: mpi_init_f08_, mpi_init_thread_f08_, mpi_query_thread_f08_,
  * mpi_finalize_f08_, mpi_allgather_f08_, mpi_allgatherv_f08_,
- * mpi_iallgather_f08_ and mpi_iallgatherv_f08_ (buffers, counts and
- * displacements passed as addresses) all call PMPI_* directly, so all eight
- * are taken over here, and so are the persistent forms: `use mpi_f08_ext`'s
+ * mpi_iallgather_f08_, mpi_iallgatherv_f08_, mpi_allreduce_f08_ and
+ * mpi_iallreduce_f08_ (buffers, counts and displacements passed as
+ * addresses) all call PMPI_* directly, so all ten are taken over here, and so are the persistent forms: `use mpi_f08_ext`'s
  * mpix_allgather_init_f08_ and mpix_allgatherv_init_f08_, and
  * mpi_start_f08_, mpi_startall_f08_, mpi_request_free_f08_ and
  * mpi_cancel_f08_.
@@ -19,7 +19,7 @@
  * mpi_request_free_f08_ and mpi_cancel_f08_ call PMPI_* directly and are taken over here; its
  * all-gathers (mpi_allgather_f08ts_ and mpi_allgatherv_f08ts_, buffers as
  * descriptors) and its non-blocking ones call the C names MPI_Allgather,
- * MPI_Allgatherv, MPI_Iallgather and MPI_Iallgatherv, which pat_mpi.c
+ * MPI_Allgatherv, MPI_Iallgather, MPI_Iallgatherv, MPI_Allreduce and MPI_Iallreduce, which pat_mpi.c
  * already defines, with the sentinels and handles converted by
  * MPICH, as do its MPI_ALLGATHER(V)_INIT (mpi_allgather(v)_init_f08ts_).
  * (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
@@ -70,6 +70,15 @@ F08_NAME(mpi_iallgatherv_f08_,
           MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror),
          fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
                            ierror))
+
+F08_NAME(mpi_allreduce_f08_,
+         (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+          MPI_Fint *ierror),
+         fcall_allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror))
+F08_NAME(mpi_iallreduce_f08_,
+         (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+          MPI_Fint *request, MPI_Fint *ierror),
+         fcall_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror))
 
 /* the persistent forms (Open MPI 4.1's pcollreq extension): info and request are handles, before ierror */
 F08_NAME(mpix_allgather_init_f08_,

@@ -1,7 +1,7 @@
 /*
  * The drop-in's bindings for mpif.h and `use mpi` (MPI_INIT, MPI_INIT_THREAD,
  * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER, MPI_ALLGATHERV, MPI_IALLGATHER,
- * MPI_IALLGATHERV, Open MPI 4.1's MPIX_ALLGATHER_INIT and MPIX_ALLGATHERV_INIT,
+ * MPI_IALLGATHERV, MPI_ALLREDUCE, MPI_IALLREDUCE, Open MPI 4.1's MPIX_ALLGATHER_INIT and MPIX_ALLGATHERV_INIT,
  * MPI_START, MPI_STARTALL, MPI_REQUEST_FREE, MPI_CANCEL), under the
  * four names a Fortran compiler may give a subroutine: mpi_allgather_
  * (gfortran, Intel), mpi_allgather__ (g77-style -fsecond-underscore),
@@ -53,6 +53,14 @@ FORTRAN_NAMES(mpi_iallgatherv, MPI_IALLGATHERV,
                MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror),
               fcall_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
                                 ierror))
+FORTRAN_NAMES(mpi_allreduce, MPI_ALLREDUCE,
+              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+               MPI_Fint *ierror),
+              fcall_allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror))
+FORTRAN_NAMES(mpi_iallreduce, MPI_IALLREDUCE,
+              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+               MPI_Fint *request, MPI_Fint *ierror),
+              fcall_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror))
 FORTRAN_NAMES(mpix_allgather_init, MPIX_ALLGATHER_INIT,
               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror),

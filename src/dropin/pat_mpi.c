@@ -19,6 +19,9 @@
  *   MPI_Iallgather(v)          PAT_Iallgather(v): a request MPI's own MPI_Wait,
  *                              MPI_Test... complete (PMPI_Iallgather(v) inside
  *                              for what libpat leaves to MPI).
+ *   MPI_(I)allreduce           PMPI_(I)allreduce where the gate says the call is
+ *                              MPI's own whatever its arguments (PAT_ALLREDUCE
+ *                              auto or native: through.h), else PAT_(I)allreduce.
  *   MPI_Start(all), MPI_Cancel PAT_Start(all), PAT_Cancel: libpat's persistent
  *                              requests refused where MPI says the call is
  *                              erroneous (MPI_ERR_REQUEST), others MPI's own.
@@ -228,6 +231,35 @@ int dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
   int rc = PAT_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   inside = 0;
   return rc == MPI_SUCCESS ? rc : raise_error("MPI_Iallgatherv", comm, rc);
+}
+
+int dropin_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm) {
+  if (!pat_on || inside || pat_allreduce_through(op))
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  inside = 1;
+  int rc = PAT_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allreduce", comm, rc);
+}
+
+int dropin_iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm, MPI_Request *request) {
+  if (!pat_on || inside || pat_allreduce_through(op))
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  inside = 1;
+  int rc = PAT_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  inside = 0;
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Iallreduce", comm, rc);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return dropin_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *request) {
+  return dropin_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

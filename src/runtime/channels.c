@@ -15,7 +15,7 @@ int pat_channels_init(MPI_Comm world, int count) {
   lent = calloc((size_t)count, sizeof *lent);
   /* every rank fails alike, or none: the duplicates below are collective */
   int ok = channel && lent, all_ok = 0;
-  int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
+  int rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
   if (rc == MPI_SUCCESS && !all_ok) rc = MPI_ERR_NO_MEM;
   for (made = 0; made < count && rc == MPI_SUCCESS; made++) {
     rc = pat_private_dup(world, &channel[made]);

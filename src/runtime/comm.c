@@ -127,13 +127,13 @@ int pat_comms_init(MPI_Comm world) {
      * core of many is not short of CPUs, 16 unbound ranks on 2 cores are */
     cpu_set_t mine, node;
     if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
-    if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&mine, &node, (int)sizeof mine, MPI_BYTE, MPI_BOR, shared);
+    if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(&mine, &node, (int)sizeof mine, MPI_BYTE, MPI_BOR, shared);
     if (rc == MPI_SUCCESS) pat_proc.node_cpus = CPU_COUNT(&node);
     MPI_Comm_free(&shared);
   }
   MPI_Comm_free(&scratch);
   if (rc != MPI_SUCCESS) return rc;
-  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
+  if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
   if (rc == MPI_SUCCESS && !all_ok) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS) rc = PMPI_Allgather(&leader, 1, MPI_INT, world_node, 1, MPI_INT, world);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "algorithms/algorithms.h"
 #include "exec/executor.h"
@@ -92,11 +93,12 @@ static long long queued, completed, completed_by[PAT_ALG_COUNT]; /* atomic */
 static long long ahead_started, ahead_adopted;                   /* atomic */
 static long long signalled;                                      /* atomic: persistent starts signalled */
 static long long traced_calls;      /* atomic: the calls' numbers in the timeline */
-/* The background thread's pass holds nbc_lock: a free function it causes
- * (its MPI_Test of a watched request) leaves the timeline write to the end
- * of the pass, in deferred (that thread's only). */
+/* A pass holds nbc_lock: a free function it causes (its MPI_Test of a
+ * watched request) leaves the timeline write to the end of the pass, in
+ * deferred (the passing thread's: the background thread's, or a blocking
+ * call's, pat_nbc_wait). */
 static _Thread_local int in_locked_pass;
-static nbc_op *deferred;
+static _Thread_local nbc_op *deferred;
 
 long long pat_nbc_queued_calls(void) { return __atomic_load_n(&queued, __ATOMIC_RELAXED); }
 long long pat_nbc_completed_calls(void) { return __atomic_load_n(&completed, __ATOMIC_RELAXED); }
@@ -133,7 +135,7 @@ static void write_trace(nbc_op *op) {
   FILE *f = fopen(path, "a");
   if (f) {
     fprintf(f, "nbc %lld alg %s rank %d P %d bytes %lld post %lld start %lld done %lld waited %lld\n", op->trace_id,
-            pat_algorithms[op->alg].name, op->rank, op->P, op->trace_bytes, (long long)op->t_post,
+            pat_nbc_alg_name(op->alg), op->rank, op->P, op->trace_bytes, (long long)op->t_post,
             (long long)op->t_start, (long long)op->t_done, (long long)op->t_waited);
     fputs(op->trace_ops, f);
     fclose(f);
@@ -640,7 +642,7 @@ int pat_nbc_progress(void) {
     done = op->next;
     if (op->t_post) {
       op->t_done = pat_clock_global_ns();
-      pat_report_nbc_add("non-blocking", pat_algorithms[op->alg].name, op->P, op->trace_bytes,
+      pat_report_nbc_add(op->u.reduce ? "all-reduce" : "non-blocking", pat_nbc_alg_name(op->alg), op->P, op->trace_bytes,
                          op->t_done - op->t_post);
     }
     if (op->tracing && op->run && op->run->have_exec) trace_ops(op);
@@ -651,11 +653,21 @@ int pat_nbc_progress(void) {
     /* counted before the request completes: a count that moved says its data are in place, and a
      * thread that saw the request complete sees the count moved */
     __atomic_add_fetch(&completed, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&completed_by[alg], 1, __ATOMIC_RELAXED);
+    if (alg < PAT_ALG_COUNT) __atomic_add_fetch(&completed_by[alg], 1, __ATOMIC_RELAXED);
     MPI_Grequest_complete(greq);
     op_release(op);
   }
   return busy;
+}
+
+int pat_nbc_wait(MPI_Request *request) {
+  for (;;) {
+    pat_nbc_progress();
+    int done = 0, rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || done) return rc;
+    struct timespec nap = {0, 10000}; /* its messages are on their way: the CPU to whoever moves them */
+    nanosleep(&nap, NULL);
+  }
 }
 
 /* With the background thread stopped: calls still queued belong to a

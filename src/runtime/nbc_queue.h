@@ -88,9 +88,14 @@ void pat_nbc_starting(int on);
 /* auto's smallest block for libpat's schedules: smaller ones are MPI's own. */
 #define PAT_NBC_AUTO_MIN_BLOCK 65536
 
-/* The background thread's pass over every context; 1 while something is in
- * flight. */
+/* A pass over every context (the background thread's, or a blocking
+ * call's: pat_nbc_wait); 1 while something is in flight. */
 int pat_nbc_progress(void);
+/* A blocking call's wait for its request, posted here (pat_nbc_post):
+ * this thread progresses the queue itself between tests, as the background
+ * thread does, so the call does not wait for that thread's next pass.
+ * Returns MPI_Test's result (the call's error). */
+int pat_nbc_wait(MPI_Request *request);
 
 /* Calls queued for the background thread since the process started
  * (tests: proof that a program's MPI_Iallgather reached libpat). */

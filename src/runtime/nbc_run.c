@@ -14,10 +14,17 @@ int pat_nbc_run_plans_ahead(int alg) {
   return alg >= 0 && alg < PAT_ALG_COUNT && (pat_algorithms[alg].flags & PAT_ALGF_PLAN_AHEAD);
 }
 
+const char *pat_nbc_alg_name(int alg) {
+  if (alg >= PAT_ARED_ALG_BASE && alg < PAT_ARED_ALG_BASE + PAT_ARED_COUNT)
+    return pat_allreduce_algorithms[alg - PAT_ARED_ALG_BASE].name;
+  return alg >= 0 && alg < PAT_ALG_COUNT ? pat_algorithms[alg].name : "?";
+}
+
 int pat_nbc_block_bytes(const pat_nbc_user *u, int P, int64_t *bytes) {
   MPI_Count size = 0;
   int rc = MPI_Type_size_x(u->recvtype, &size);
-  for (int r = 0; r < P; r++) bytes[r] = rc == MPI_SUCCESS ? (int64_t)size * (u->counts ? u->counts[r] : u->recvcount) : 0;
+  for (int r = 0; r < P; r++)
+    bytes[r] = rc == MPI_SUCCESS ? (int64_t)size * (u->counts && !u->reduce ? u->counts[r] : u->recvcount) : 0;
   return rc;
 }
 
@@ -29,13 +36,20 @@ static int all_equal(int P, const int64_t *bytes) {
 
 /* The schedule, for balanced arrivals; unequal blocks are cut by their own sizes (RELAY). */
 static int build(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes) {
+  r->seq = w->seq;
+  r->alg = w->alg;
+  if (w->alg >= PAT_ARED_ALG_BASE) { /* an all-reduce's: its segments are the blocks */
+    pat_build_args args = {.P = w->P, .self = w->rank};
+    int rc = pat_build_allreduce(w->alg - PAT_ARED_ALG_BASE, &r->sched, &args);
+    if (rc != PAT_OK) return pat_mpi_error(rc);
+    r->have_sched = 1;
+    return MPI_SUCCESS;
+  }
   int equal = all_equal(w->P, bytes);
   double block = equal ? (double)bytes[0] : (double)pat_shape_mean(w->P, bytes);
   pat_build_args args = pat_call_build_args(pat_netparams(), w->alg, w->P, w->node, w->rank, NULL, block, 0);
   args.nodes = w->nodes;
   args.block_sizes = equal ? NULL : bytes;
-  r->seq = w->seq;
-  r->alg = w->alg;
   int rc = pat_build(w->alg, &r->sched, &args);
   if (rc != PAT_OK) return pat_mpi_error(rc);
   r->have_sched = 1;
@@ -80,6 +94,14 @@ static int failed(pat_nbc_run *r, int rc) {
 
 int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, const pat_nbc_user *u) {
   int rc = build(r, w, bytes);
+  if (rc == MPI_SUCCESS && u->reduce) { /* the vector in recvbuf is the accumulator (exec/reduce.h) */
+    r->have_red = 1;
+    rc = pat_reduce_init(&r->red, &r->buf, w->comm, w->P, w->rank, u->recvbuf, u->recvcount, u->recvtype, u->op);
+    r->buf.route = w->route;
+    if (rc == MPI_SUCCESS) rc = pat_reduce_put_own(&r->red, &r->buf, u->sendbuf);
+    if (rc == MPI_SUCCESS) rc = init_exec(r, w, 1);
+    return failed(r, rc);
+  }
   if (rc == MPI_SUCCESS && runs_packed(r)) {
     rc = make_stage(r, w, bytes);
     user_view(&r->buf, u);
@@ -160,9 +182,10 @@ void pat_nbc_run_release(pat_nbc_run *r) {
   r->pending = NULL;
   r->npending = 0;
   if (r->have_exec) pat_exec_free(&r->exec);
+  if (r->have_red) pat_reduce_release(&r->red, &r->buf);
   if (r->have_buf) pat_buffers_release(&r->buf);
   free(r->stage);
   r->stage = NULL;
   if (r->have_sched) pat_sched_free(&r->sched);
-  r->have_exec = r->have_buf = r->have_sched = 0;
+  r->have_exec = r->have_buf = r->have_sched = r->have_red = 0;
 }

@@ -24,10 +24,15 @@
 #include <stdint.h>
 
 #include "algorithms/algorithms.h"
+#include "algorithms/allreduce.h"
 #include "exec/executor.h"
+#include "exec/reduce.h"
 
-/* A call's arguments, as checked by nbc.c (counts and displs: an
- * all-gatherv's, NULL for an all-gather). */
+/* A call's arguments, as checked by its entry (nbc.c, allreduce.c), for
+ * every collective the queue runs: an all-gather's (counts and displs: an
+ * all-gatherv's, NULL for an all-gather), or an all-reduce's (reduce set:
+ * recvcount elements of recvtype combined with op, sendbuf the rank's
+ * contribution or MPI_IN_PLACE). */
 typedef struct pat_nbc_user {
   const void *sendbuf;
   int sendcount;
@@ -36,6 +41,8 @@ typedef struct pat_nbc_user {
   int recvcount;
   MPI_Datatype recvtype;
   const int *counts, *displs;
+  int reduce;
+  MPI_Op op;
 } pat_nbc_user;
 
 /* Where a run goes: the communicator its messages arrive on (a channel of
@@ -54,9 +61,11 @@ typedef struct pat_nbc_where {
 
 typedef struct pat_nbc_run {
   long long seq;
-  int alg;
+  int alg; /* an all-gather's id, or PAT_ARED_ALG_BASE + an all-reduce's */
   pat_sched sched;
   pat_buffers buf;
+  pat_reduce red; /* an all-reduce's side of buf (exec/reduce.h) */
+  int have_red;
   char *stage; /* the packed view's */
   pat_exec exec;
   int have_sched, have_buf, have_exec;
@@ -70,8 +79,11 @@ typedef struct pat_nbc_run {
 
 /* Does algorithm alg run ahead of its call? */
 int pat_nbc_run_plans_ahead(int alg);
+/* The name of alg (an all-gather's or an all-reduce's, as above). */
+const char *pat_nbc_alg_name(int alg);
 
-/* The bytes of every block of a call of P ranks into bytes[P]. */
+/* The bytes of every block of a call of P ranks into bytes[P] (an
+ * all-reduce's: the whole vector for every rank). */
 int pat_nbc_block_bytes(const pat_nbc_user *u, int P, int64_t *bytes);
 
 /* Start a run of the call (r zeroed by the caller): schedule, buffers, own

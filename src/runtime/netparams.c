@@ -98,7 +98,7 @@ static int load(MPI_Comm world, const char *path, int rank) {
   }
   if (rank != 0) text = malloc((size_t)len);
   int ok = text != NULL, all_ok = 0;
-  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world); /* nobody waits for a rank that gave up */
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world); /* nobody waits for a rank that gave up */
   if (!all_ok) {
     free(text);
     return pat_fail(MPI_ERR_NO_MEM, "PAT_MODEL: no memory for the model text");

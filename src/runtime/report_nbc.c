@@ -95,9 +95,10 @@ static void print(nbc_row *all, int n) {
             (long long)sum.bytes, ranks, (double)sum.calls / ranks, mean, max);
   }
   if (lines)
-    fprintf(stderr, "libpat report: non-blocking and persistent calls: calls per rank; e = from the post (a "
-                    "persistent call's start) to the completion the background thread saw, over ranks and calls "
-                    "(-: non-blocking calls passed to MPI's own, counted only)\n");
+    fprintf(stderr, "libpat report: non-blocking and persistent calls, and all-reduces on libpat's schedules: calls "
+                    "per rank; e = from the post (a persistent call's start) to the completion libpat saw, over "
+                    "ranks and calls (-: non-blocking calls passed to MPI's own, counted only; all-reduce block "
+                    "bytes: the vector's)\n");
 }
 
 void pat_report_nbc_finalize(MPI_Comm world) {

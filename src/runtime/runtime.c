@@ -36,7 +36,7 @@ static int start_thread_if_possible(void) {
    * contributions assume it): the levels MPI granted may differ, when the
    * drop-in asked for MULTIPLE on some ranks only */
   int mine = pat_proc.thread_level >= MPI_THREAD_MULTIPLE, all = 0;
-  int rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, pat_proc.world);
+  int rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, pat_proc.world);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot agree on the background thread");
   if (!all) {
     int level = mine ? MPI_THREAD_MULTIPLE : pat_proc.thread_level, lowest = level;
@@ -108,7 +108,7 @@ static int set_up(void) {
     /* predictions see the same holds, at one rate on every rank (PAT_PACE
      * is a per-rank setting; every rank must choose alike) */
     double agreed = 0;
-    rc = MPI_Allreduce(&pace, &agreed, 1, MPI_DOUBLE, MPI_MAX, pat_proc.world);
+    rc = PMPI_Allreduce(&pace, &agreed, 1, MPI_DOUBLE, MPI_MAX, pat_proc.world);
     if (rc == MPI_SUCCESS)
       pat_netparams_set_pace(agreed * 1e-9);
     else

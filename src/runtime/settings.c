@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "algorithms/algorithms.h"
+#include "algorithms/allreduce.h"
 #include "runtime/errors.h"
 
 static int reason(char *why, size_t len, const char *text) {
@@ -63,6 +64,18 @@ static int parse_alg(const char *text, pat_settings *s, char *why, size_t len) {
   return 0;
 }
 static int64_t key_alg(const pat_settings *s) { return s->alg; }
+
+static int parse_allreduce(const char *text, pat_settings *s, char *why, size_t len) {
+  if (strcmp(text, "auto") == 0 || strcmp(text, "native") == 0) {
+    s->allreduce = -1;
+    return 0;
+  }
+  int id = pat_allreduce_by_name(text);
+  if (id == PAT_ALG_UNKNOWN) return reason(why, len, "not an all-reduce algorithm");
+  s->allreduce = id;
+  return 0;
+}
+static int64_t key_allreduce(const pat_settings *s) { return s->allreduce; }
 
 static int parse_exchange(const char *text, pat_settings *s, char *why, size_t len) {
   if (strcmp(text, "auto") == 0)
@@ -197,6 +210,12 @@ const pat_setting pat_setting_table[] = {
     {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay, hring, hrelay", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
+    {"PAT_ALLREDUCE", "auto, native, rdb, ring, rabenseifner", "auto", PAT_SCOPE_JOB,
+     "algorithm of every all-reduce (`PAT_Allreduce`, `PAT_Iallreduce`, the drop-in's `MPI_Allreduce` and "
+     "`MPI_Iallreduce`): one of libpat's schedules, run for predefined ops on intra-communicators of several "
+     "processes with the background thread (other calls are the MPI library's own); `auto` and `native` are the "
+     "MPI library's own all-reduce (libpat has no arrival-aware all-reduce yet).",
+     parse_allreduce, key_allreduce},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
      "with `PAT_ALG=auto`: `auto` exchanges arrivals only where arrival-awareness can pay (per call site: "
      "imbalance found by an exchange, probes now and then, never for blocks too small); `always` before every "
@@ -297,7 +316,7 @@ const pat_setting pat_setting_table[] = {
 const int pat_setting_count = (int)(sizeof pat_setting_table / sizeof pat_setting_table[0]);
 
 int pat_settings_defer_one_node(const pat_settings *s) {
-  return s->alg == PAT_ALG_AUTO && s->exchange == PAT_EXCHANGE_AUTO && !s->one_node_auto;
+  return s->alg == PAT_ALG_AUTO && s->exchange == PAT_EXCHANGE_AUTO && !s->one_node_auto && s->allreduce < 0;
 }
 
 const char *pat_thread_level_name(int level) {
@@ -313,6 +332,7 @@ const char *pat_thread_level_name(int level) {
 static void defaults(pat_settings *s) {
   memset(s, 0, sizeof *s);
   s->alg = PAT_ALG_AUTO;
+  s->allreduce = -1;
   s->thread = 1;
   s->clock_samples = 20;
   s->channels = 64;
@@ -394,8 +414,8 @@ int pat_settings_agree(const pat_settings *s, const char *local_error, int world
   for (int i = 0; i < pat_setting_count && n < MAXS; i++)
     if (pat_setting_table[i].scope == PAT_SCOPE_JOB)
       mine[n++] = local_error[0] ? 0 : pat_setting_table[i].value_key(s);
-  int rc = MPI_Allreduce(mine, min, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(mine, max, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  int rc = PMPI_Allreduce(mine, min, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(mine, max, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "PAT_Init: cannot compare settings between ranks");
   if (local_error[0]) {
     fprintf(stderr, "libpat: %s\n", local_error);

@@ -26,6 +26,7 @@ enum pat_exchange_mode { PAT_EXCHANGE_AUTO, PAT_EXCHANGE_ALWAYS };
 
 typedef struct pat_settings {
   int alg;           /* PAT_ALG: an algorithm id or PAT_ALG_AUTO */
+  int allreduce;     /* PAT_ALLREDUCE: an all-reduce id (algorithms/allreduce.h), or -1: the MPI library's own */
   int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
   int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node too */
@@ -78,7 +79,9 @@ int64_t pat_settings_clock_skew(const pat_settings *s, int world_rank);
 
 /* auto, exchanging as it sees fit, and PAT_ONE_NODE=native: the settings
  * under which auto defers to NATIVE on one node
- * (decide/engine.h, pat_engine_one_node_native). */
+ * (decide/engine.h, pat_engine_one_node_native), and a one-node job needs
+ * no background thread (unless PAT_ALLREDUCE names a schedule of libpat's,
+ * which the thread runs). */
 int pat_settings_defer_one_node(const pat_settings *s);
 
 /* An MPI thread level's name ("MPI_THREAD_SINGLE" ...), for messages of the

@@ -32,4 +32,10 @@ int pat_allgather_through(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int pat_allgatherv_through(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 
+/* 1: an all-reduce with op runs the MPI library's own whatever its other
+ * arguments (PAT_ALLREDUCE auto or native, no background thread, a
+ * user-defined op): run PMPI_(I)allreduce now; 0: take PAT_(I)allreduce.
+ * allreduce.c defines it. */
+int pat_allreduce_through(MPI_Op op);
+
 #endif

@@ -11,7 +11,8 @@
 ! communicator's error handler.  At the end, libpat must have counted every
 ! all-gather and all-gatherv (fcheck.c), so a binding that bypassed the
 ! drop-in fails the test.  And the non-blocking forms (MPI_IALLGATHER,
-! MPI_IALLGATHERV, completed by MPI_WAITALL) on both communicators.
+! MPI_IALLGATHERV, completed by MPI_WAITALL) on both communicators, and
+! integer sums by MPI_ALLREDUCE (plain and in place) and MPI_IALLREDUCE.
 program dropin_fortran
 #if defined(PAT_F08)
   use mpi_f08
@@ -73,6 +74,7 @@ program dropin_fortran
     call gatherv(sub, counts(k), 70 + k, .false.)
     call gatherv(sub, counts(k), 80 + k, .true.)
     call nonblocking(sub, counts(k), 110 + k)
+    call reductions(sub, counts(k), 130 + k)
   end do
   call MPI_COMM_FREE(sub, ierr)
   do k = 1, size(counts)
@@ -82,6 +84,7 @@ program dropin_fortran
     call gatherv(MPI_COMM_WORLD, counts(k), 90 + k, .false.)
     call gatherv(MPI_COMM_WORLD, counts(k), 100 + k, .true.)
     call nonblocking(MPI_COMM_WORLD, counts(k), 120 + k)
+    call reductions(MPI_COMM_WORLD, counts(k), 140 + k)
   end do
 
   if (fdropin_check(FINT(MPI_COMM_WORLD), calls) /= 0) failures = failures + 1
@@ -255,6 +258,37 @@ contains
       end do
     end do
   end subroutine nonblocking
+
+  ! integer sums of every rank's values: MPI_ALLREDUCE plain and in place, MPI_IALLREDUCE and MPI_WAIT
+  subroutine reductions(comm, n, salt)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n, salt
+    integer, allocatable :: send(:), sum(:), inplace(:), nb(:)
+    HANDLE(MPI_Request) :: req
+    integer :: p, me, q, i, e, want
+    call MPI_COMM_SIZE(comm, p, e)
+    call MPI_COMM_RANK(comm, me, e)
+    allocate (send(n), sum(n), inplace(n), nb(n))
+    send = [(val(me, i, salt), i = 1, n)]
+    inplace = send
+    call MPI_ALLREDUCE(send, sum, n, MPI_INTEGER, MPI_SUM, comm, e)
+    if (e /= MPI_SUCCESS) call fail('MPI_ALLREDUCE: ierror', e)
+    call MPI_ALLREDUCE(MPI_IN_PLACE, inplace, n, MPI_INTEGER, MPI_SUM, comm, e)
+    if (e /= MPI_SUCCESS) call fail('MPI_ALLREDUCE in place: ierror', e)
+    call MPI_IALLREDUCE(send, nb, n, MPI_INTEGER, MPI_SUM, comm, req, e)
+    if (e /= MPI_SUCCESS) call fail('MPI_IALLREDUCE: ierror', e)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, e)
+    do i = 1, n
+      want = 0
+      do q = 0, p - 1
+        want = want + val(q, i, salt)
+      end do
+      if (sum(i) /= want .or. inplace(i) /= want .or. nb(i) /= want) then
+        call fail('MPI_ALLREDUCE / MPI_IALLREDUCE: wrong sum at index', i)
+        return
+      end if
+    end do
+  end subroutine reductions
 
   ! the classes a C program gets (tests/dropin/test_dropin_programs.c
   ! `errors`), returned through MPI_ERRORS_RETURN; refused calls are not counted

@@ -1,0 +1,221 @@
+/*
+ * The all-reduce (PAT_Allreduce, PAT_Iallreduce; built with
+ * -DPAT_MATRIX_DROPIN, the drop-in's MPI_Allreduce and MPI_Iallreduce) under
+ * the PAT_ALLREDUCE its launch sets, against the sums computed here:
+ *
+ *   test_allreduce        (PAT_ALLREDUCE=rdb, ring, rabenseifner, native)
+ *
+ * Blocking and non-blocking, on MPI_COMM_WORLD, a duplicate and a half
+ * split with its ranks reversed, for vectors of 0, 1, P - 1, 7, 1000 and
+ * 70000 elements: int MPI_SUM exact, plain and in place; double MPI_SUM of
+ * values whose sums are exact, and MPI_MAX; MPI_2INT with MPI_MAXLOC;
+ * random doubles summed, the same bits on every rank; a user-defined op
+ * (MPI's own all-reduce runs it).  Linked with libpat (not under the
+ * drop-in) it also checks that a setting of libpat's ran its schedules:
+ * the queue took every call with a predefined op on several ranks (under
+ * the drop-in, tests/dropin looks for PAT_REPORT's all-reduce rows).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+#ifdef PAT_MATRIX_DROPIN
+#define ALLREDUCE MPI_Allreduce
+#define IALLREDUCE MPI_Iallreduce
+#else
+#include "pat.h"
+#include "runtime/nbc_queue.h"
+#define ALLREDUCE PAT_Allreduce
+#define IALLREDUCE PAT_Iallreduce
+#endif
+
+static long failures, cases;
+static int rank, P;
+
+/* The call under test, blocking or not. */
+static int reduce(int blocking, const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  if (blocking) return ALLREDUCE(in, out, n, t, op, comm);
+  MPI_Request req;
+  int rc = IALLREDUCE(in, out, n, t, op, comm, &req);
+  return rc == MPI_SUCCESS ? MPI_Wait(&req, MPI_STATUS_IGNORE) : rc;
+}
+
+static uint32_t mix(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352d;
+  x ^= x >> 15;
+  x *= 0x846ca68b;
+  return x ^ (x >> 16);
+}
+static int int_value(int r, int i) { return (int)(mix((uint32_t)(r * 7919 + i)) % 2001) - 1000; }
+
+static void ints(MPI_Comm comm, int blocking, int n, int in_place, const char *what) {
+  int me, np;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &np);
+  int *in = malloc(((size_t)n + 1) * sizeof *in), *out = malloc(((size_t)n + 1) * sizeof *out);
+  for (int i = 0; i < n; i++) {
+    in[i] = int_value(me, i);
+    out[i] = in_place ? in[i] : -7;
+  }
+  int rc = reduce(blocking, in_place ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, comm);
+  CHECK(rc == MPI_SUCCESS, "%s int n %d: rc %d", what, n, rc);
+  int bad = -1;
+  for (int i = 0; i < n && bad < 0; i++) {
+    long long want = 0;
+    for (int r = 0; r < np; r++) want += int_value(r, i);
+    if (out[i] != want) bad = i;
+  }
+  CHECK(bad < 0, "%s int n %d%s: element %d is %d", what, n, in_place ? " in place" : "", bad, bad >= 0 ? out[bad] : 0);
+  free(in);
+  free(out);
+}
+
+static void doubles(MPI_Comm comm, int blocking, int n, const char *what) {
+  int me, np;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &np);
+  double *in = malloc(((size_t)n + 1) * sizeof *in), *sum = malloc(((size_t)n + 1) * sizeof *sum),
+         *max = malloc(((size_t)n + 1) * sizeof *max);
+  for (int i = 0; i < n; i++) in[i] = (double)int_value(me, i) * 0.5; /* halves: every sum exact */
+  int rc = reduce(blocking, in, sum, n, MPI_DOUBLE, MPI_SUM, comm);
+  if (rc == MPI_SUCCESS) rc = reduce(blocking, in, max, n, MPI_DOUBLE, MPI_MAX, comm);
+  CHECK(rc == MPI_SUCCESS, "%s double n %d: rc %d", what, n, rc);
+  int bad = -1;
+  for (int i = 0; i < n && bad < 0; i++) {
+    double want = 0, top = -1e300;
+    for (int r = 0; r < np; r++) {
+      double v = (double)int_value(r, i) * 0.5;
+      want += v;
+      top = v > top ? v : top;
+    }
+    if (sum[i] != want || max[i] != top) bad = i;
+  }
+  CHECK(bad < 0, "%s double n %d: element %d is %g / %g", what, n, bad, bad >= 0 ? sum[bad] : 0, bad >= 0 ? max[bad] : 0);
+  free(in);
+  free(sum);
+  free(max);
+}
+
+/* Random doubles: no exact answer, but every rank's bits are rank 0's. */
+static void same_bits(MPI_Comm comm, int blocking, int n, const char *what) {
+  int me;
+  MPI_Comm_rank(comm, &me);
+  double *in = malloc(((size_t)n + 1) * sizeof *in), *out = malloc(((size_t)n + 1) * sizeof *out),
+         *ref = malloc(((size_t)n + 1) * sizeof *ref);
+  for (int i = 0; i < n; i++) in[i] = (double)mix((uint32_t)(me * 131 + i)) / 3.0e7 - 71.3;
+  int rc = reduce(blocking, in, out, n, MPI_DOUBLE, MPI_SUM, comm);
+  CHECK(rc == MPI_SUCCESS, "%s random doubles n %d: rc %d", what, n, rc);
+  memcpy(ref, out, (size_t)n * sizeof *out);
+  PMPI_Bcast(ref, n, MPI_DOUBLE, 0, comm);
+  int same = memcmp(ref, out, (size_t)n * sizeof *out) == 0;
+  CHECK(same, "%s random doubles n %d: rank %d's bits differ from rank 0's", what, n, me);
+  free(in);
+  free(out);
+  free(ref);
+}
+
+static void maxloc(MPI_Comm comm, int blocking, const char *what) {
+  int me, np;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &np);
+  int in[10], out[10];
+  for (int i = 0; i < 5; i++) {
+    in[2 * i] = (me * 37 + i * 11) % 7; /* value: ties broken by the lower rank */
+    in[2 * i + 1] = me;
+  }
+  int rc = reduce(blocking, in, out, 5, MPI_2INT, MPI_MAXLOC, comm);
+  CHECK(rc == MPI_SUCCESS, "%s maxloc: rc %d", what, rc);
+  for (int i = 0; i < 5; i++) {
+    int best = -1, at = -1;
+    for (int r = 0; r < np; r++)
+      if ((r * 37 + i * 11) % 7 > best) best = (r * 37 + i * 11) % 7, at = r;
+    CHECK(out[2 * i] == best && out[2 * i + 1] == at, "%s maxloc %d: (%d, %d), not (%d, %d)", what, i, out[2 * i],
+          out[2 * i + 1], best, at);
+  }
+}
+
+static void add_ints(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void user_op(MPI_Comm comm, int blocking, const char *what) {
+  MPI_Op op;
+  MPI_Op_create(add_ints, 1, &op);
+  int me, np;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &np);
+  int in[64], out[64];
+  for (int i = 0; i < 64; i++) in[i] = int_value(me, i);
+  int rc = reduce(blocking, in, out, 64, MPI_INT, op, comm);
+  CHECK(rc == MPI_SUCCESS, "%s user op: rc %d", what, rc);
+  int bad = 0;
+  for (int i = 0; i < 64; i++) {
+    int want = 0;
+    for (int r = 0; r < np; r++) want += int_value(r, i);
+    bad += out[i] != want;
+  }
+  CHECK(bad == 0, "%s user op: %d wrong elements", what, bad);
+  MPI_Op_free(&op);
+}
+
+/* Every case on comm; returns the calls with a predefined op on it. */
+static long all_cases(MPI_Comm comm, const char *name) {
+  int np;
+  MPI_Comm_size(comm, &np);
+  long predefined = 0;
+  const int sizes[] = {0, 1, np - 1, 7, 1000, 70000};
+  for (int blocking = 0; blocking < 2; blocking++) {
+    char what[64];
+    snprintf(what, sizeof what, "%s %s", name, blocking ? "blocking" : "non-blocking");
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+      int n = sizes[k];
+      ints(comm, blocking, n, 0, what);
+      ints(comm, blocking, n, 1, what);
+      doubles(comm, blocking, n, what);
+      same_bits(comm, blocking, n, what);
+      predefined += n > 0 ? 5 : 0; /* a call with nothing to move completes at once */
+    }
+    maxloc(comm, blocking, what);
+    user_op(comm, blocking, what);
+    predefined += 1;
+  }
+  return predefined;
+}
+
+int main(int argc, char **argv) {
+  test_init(&argc, &argv, &rank, &P, "");
+#ifndef PAT_MATRIX_DROPIN
+  PAT_Init();
+  long long queued0 = pat_nbc_queued_calls();
+#endif
+  MPI_Comm dup, half;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+  MPI_Comm comms[] = {MPI_COMM_WORLD, dup, half};
+  const char *names[] = {"world", "dup", "reversed half"};
+  long libpats = 0; /* libpat runs none on one process */
+  for (int c = 0; c < 3; c++) {
+    int size;
+    MPI_Comm_size(comms[c], &size);
+    long calls = all_cases(comms[c], names[c]);
+    if (size > 1) libpats += calls;
+  }
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&dup);
+#ifndef PAT_MATRIX_DROPIN
+  const char *setting = getenv("PAT_ALLREDUCE");
+  const char *thread = getenv("PAT_THREAD"); /* without the background thread: MPI's own */
+  int ours = setting && strcmp(setting, "native") && strcmp(setting, "auto") && !(thread && !strcmp(thread, "0"));
+  long long queued = pat_nbc_queued_calls() - queued0;
+  CHECK(queued == (ours ? libpats : 0), "PAT_ALLREDUCE=%s: %lld calls reached libpat's queue, not %ld",
+        setting ? setting : "(unset)", queued, ours ? libpats : 0);
+  PAT_Finalize();
+#endif
+  int rc = report_failures("test_allreduce", cases, failures, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}
