@@ -35,9 +35,9 @@ counts() {
 }
 
 start=$SECONDS
-# -j2: the tests without MPI (labels unit, tool, fuzz) run two at a time;
-# every test that launches ranks asks for both slots (PROCESSORS 2) and runs
-# alone.
+# -j2: two tests at a time, those that launch ranks too, but for the ones a
+# neighbour slows more than it saves (PROCESSORS 2: pat_tests_share_cores in
+# tests/CMakeLists.txt).
 (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 1800 -j "${PAT_TEST_JOBS:-2}" "$@") 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 read -r ompi_pass ompi_fail < <(counts)
