@@ -19,6 +19,7 @@
 #include "runtime/report_nbc.h"
 #include "runtime/round_trace.h"
 #include "runtime/timeline.h"
+#include "runtime/wait_nap.h"
 #include "runtime/wakeup.h"
 
 typedef struct pat_nbc_context nbc_comm;
@@ -665,8 +666,12 @@ int pat_nbc_wait(MPI_Request *request) {
     pat_nbc_progress();
     int done = 0, rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || done) return rc;
-    struct timespec nap = {0, 10000}; /* its messages are on their way: the CPU to whoever moves them */
-    nanosleep(&nap, NULL);
+    /* as MPI's own blocking calls do, it spins; where the node has more ranks than CPUs a spinning
+     * thread takes the CPU of a rank with work, and it naps (wait_nap.h) */
+    if (pat_node_oversubscribed()) {
+      struct timespec nap = {0, 50000};
+      nanosleep(&nap, NULL);
+    }
   }
 }
 
