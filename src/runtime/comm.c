@@ -179,15 +179,23 @@ int pat_comm_world_ranks(MPI_Comm comm, int P, int *world) {
   return rc;
 }
 
-int pat_comm_node_map(MPI_Comm comm, int P, int **out) {
+/* node[i] of each of P ranks whose world ranks are world[i] (the two may be one array): a rank
+ * outside world (MPI_UNDEFINED) is on a node of its own. */
+static void nodes_of(int P, const int *world, int *node) {
+  for (int i = 0; i < P; i++) node[i] = world[i] == MPI_UNDEFINED ? -1 - i : world_node[world[i]];
+}
+
+/* node[r] of each rank r of comm (P ranks; *out malloc'd, the caller frees it), from the world
+ * map: no communication.  *out is NULL, every rank on a node of its own, where the map is
+ * unknown.  Returns an MPI error code. */
+static int node_map(MPI_Comm comm, int P, int **out) {
   *out = NULL;
   if (!world_node) return MPI_SUCCESS;
   int *mine = malloc((size_t)P * sizeof *mine);
   if (!mine) return MPI_ERR_NO_MEM;
   *out = mine;
   int rc = pat_comm_world_ranks(comm, P, mine);
-  for (int i = 0; i < P && rc == MPI_SUCCESS; i++)
-    mine[i] = mine[i] == MPI_UNDEFINED ? -1 - i : world_node[mine[i]]; /* not in world: a node of its own */
+  if (rc == MPI_SUCCESS) nodes_of(P, mine, mine);
   return rc;
 }
 
@@ -195,7 +203,7 @@ int pat_comm_node_count(MPI_Comm comm) {
   int P = 0, *node = NULL, H = 0;
   if (!world_node || MPI_Comm_size(comm, &P) != MPI_SUCCESS) return 0;
   pat_nodes nodes;
-  if (pat_comm_node_map(comm, P, &node) == MPI_SUCCESS && pat_nodes_make(P, node, &nodes) == PAT_OK) {
+  if (node_map(comm, P, &node) == MPI_SUCCESS && pat_nodes_make(P, node, &nodes) == PAT_OK) {
     H = nodes.H;
     pat_nodes_free(&nodes);
   }
@@ -236,8 +244,7 @@ static int set_up_locally(pat_comm_state *cs, MPI_Comm comm) {
   if (rc == MPI_SUCCESS) rc = pat_comm_world_ranks(comm, P, cs->world);
   for (int r = 0; r < P && rc == MPI_SUCCESS; r++) cs->outside |= cs->world[r] == MPI_UNDEFINED;
   if (rc == MPI_SUCCESS && world_node && !(cs->node = malloc((size_t)P * sizeof *cs->node))) rc = MPI_ERR_NO_MEM;
-  for (int r = 0; r < P && rc == MPI_SUCCESS && cs->node; r++) /* one outside world: a node of its own */
-    cs->node[r] = cs->world[r] == MPI_UNDEFINED ? -1 - r : world_node[cs->world[r]];
+  if (rc == MPI_SUCCESS && cs->node) nodes_of(P, cs->world, cs->node);
   if (rc == MPI_SUCCESS && pat_nodes_make(P, cs->node, &cs->nodes) != PAT_OK) rc = MPI_ERR_NO_MEM;
   cs->base.node = cs->node;
   cs->base.nodes = cs->node && cs->nodes.of ? &cs->nodes : NULL;

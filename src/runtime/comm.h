@@ -93,11 +93,6 @@ int pat_comm_node_count(MPI_Comm comm);
  * (MPI_UNDEFINED for one outside it: dynamic processes).  No communication.
  * Returns an MPI error code. */
 int pat_comm_world_ranks(MPI_Comm comm, int P, int *world);
-/* node[r] of each rank r of comm (P ranks; *out malloc'd, P ints, the
- * caller frees it), from the world map: no communication.  *out is NULL,
- * every rank on a node of its own, where the map is unknown.  After
- * pat_comms_init.  Returns an MPI error code. */
-int pat_comm_node_map(MPI_Comm comm, int P, int **out);
 /* auto's engine of cs, made on first use (cs->lock held); NULL when out of
  * memory.  pat_comm_engine_at also gives it its state of call site `site`
  * (>= 0, made by now) where it has none yet; pat_comm_engine_of returns the
