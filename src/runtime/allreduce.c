@@ -82,13 +82,11 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
   return pat_nbc_post(&c, request);
 }
 
-static int own_error(int rc, const char *name) { return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, name); }
-
 int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request *request) {
   static const char name[] = "PAT_Iallreduce";
   int alg = choose(comm, op);
-  if (alg < 0) return own_error(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), name);
+  if (alg < 0) return pat_mpi_own_result(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), name);
   if (!request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
   return post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, request);
 }
@@ -96,7 +94,7 @@ int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static const char name[] = "PAT_Allreduce";
   int alg = choose(comm, op);
-  if (alg < 0) return own_error(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
+  if (alg < 0) return pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
   MPI_Request request;
   int rc = post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &request);
   if (rc != MPI_SUCCESS) return rc;

@@ -57,7 +57,7 @@ static inline int run_native(const pat_gather_args *c) {
                                        c->recvtype, c->comm)
                      : PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
                                       c->comm);
-  return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, c->name);
+  return pat_mpi_own_result(rc, c->name);
 }
 
 static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long long *bg_steps, long long *fg_steps) {
@@ -339,7 +339,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm) {
   if (pat_allgather_through(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgather");
+    return pat_mpi_own_result(rc, "PAT_Allgather");
   }
   pat_gather_args c = {.sendbuf = sendbuf,
                        .sendcount = sendcount,

@@ -110,7 +110,7 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (pat_allgatherv_through(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)) {
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, "PAT_Allgatherv");
+    return pat_mpi_own_result(rc, "PAT_Allgatherv");
   }
   vcall v = {.g = {.sendbuf = sendbuf,
                    .sendtype = sendtype,

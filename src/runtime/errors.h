@@ -8,6 +8,8 @@
 #ifndef PAT_ERRORS_H
 #define PAT_ERRORS_H
 
+#include <mpi.h>
+
 /* Record an error message for PAT_Error_string and return code. */
 int pat_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -15,12 +17,18 @@ int pat_fail(int code, const char *fmt, ...)
 #endif
     ;
 
-/* MPI's own all-gather(v) on the application's communicator failed with
- * code: recorded like pat_fail, and marked as raised, since MPI has handed
- * it to the communicator's error handler already.  The drop-in, which
+/* MPI's own call made for the application (an all-gather(v), an all-reduce,
+ * a request's start or cancel) failed with code: recorded like pat_fail,
+ * and marked as raised, since MPI has handed it to the communicator's error
+ * handler already.  The drop-in, which
  * raises libpat's failures on that handler as MPI would, asks
  * pat_error_raised so that the handler runs once per failed call. */
 int pat_fail_mpi_own(int code, const char *call);
+/* The result of MPI's own call made for `call`: MPI_SUCCESS as it is, a
+ * failure through pat_fail_mpi_own. */
+static inline int pat_mpi_own_result(int code, const char *call) {
+  return code == MPI_SUCCESS ? code : pat_fail_mpi_own(code, call);
+}
 /* Is code the last failure of this thread, one that MPI raised itself? */
 int pat_error_raised(int code);
 

@@ -98,8 +98,6 @@ static int completed(MPI_Comm comm, MPI_Request *request) {
   return pat_nbc_post(&none, request);
 }
 
-static int own_error(int rc, const char *name) { return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, name); }
-
 /* PAT_REPORT's count of a call passed to MPI's own (not timed: MPI alone
  * sees it complete).  Its block: what this rank sends (recvtype's elements
  * of its own block, in place). */
@@ -134,7 +132,7 @@ int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (rc == MPI_SUCCESS && pat_report_on && !in_start)
       count_own(comm, inter, sendbuf, sendcount, sendtype, NULL, recvcount, recvtype);
-    return own_error(rc, name);
+    return pat_mpi_own_result(rc, name);
   }
   long long bytes;
   rc = pat_check_allgather(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &bytes);
@@ -174,7 +172,7 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     if (rc == MPI_SUCCESS && pat_report_on && !in_start)
       count_own(comm, inter, sendbuf, sendcount, sendtype, recvcounts, 0, recvtype);
-    return own_error(rc, name);
+    return pat_mpi_own_result(rc, name);
   }
   int rank;
   MPI_Comm_rank(comm, &rank);

@@ -235,9 +235,6 @@ static int start_one(persistent *p) {
   return rc;
 }
 
-/* MPI's own call on a request that is not libpat's: a failure MPI raised itself (the drop-in raises it no more). */
-static int mpi_own(int rc, const char *call) { return rc == MPI_SUCCESS ? rc : pat_fail_mpi_own(rc, call); }
-
 /* MPI_ERR_REQUEST if p's request is active: started, and not yet completed
  * by the application's wait or test.  Its signal may have come already: MPI
  * then gives the handle's status the signal's tag, where an inactive
@@ -257,7 +254,7 @@ static int refuse_active(persistent *p, const char *name) {
 int PAT_Start(MPI_Request *request) {
   if (!request) return pat_fail(MPI_ERR_REQUEST, "PAT_Start: request is NULL");
   persistent *p = pat_proc.initialized ? find(*request, 0) : NULL;
-  if (!p) return mpi_own(PMPI_Start(request), "MPI_Start"); /* PMPI: under libpat_mpi, MPI_Start is this */
+  if (!p) return pat_mpi_own_result(PMPI_Start(request), "MPI_Start"); /* PMPI: under libpat_mpi, MPI_Start is this */
   int rc = refuse_active(p, "PAT_Start");
   return rc == MPI_SUCCESS ? start_one(p) : rc;
 }
@@ -280,7 +277,7 @@ int PAT_Cancel(MPI_Request *request) {
    * cancelled handle would complete while its call goes on, and its signal complete the next start's */
   if (pat_proc.initialized && find(*request, 0))
     return pat_fail(MPI_ERR_REQUEST, "PAT_Cancel: a persistent all-gather cannot be cancelled");
-  return mpi_own(PMPI_Cancel(request), "MPI_Cancel"); /* a non-blocking all-gather's: its cancel_fn refuses */
+  return pat_mpi_own_result(PMPI_Cancel(request), "MPI_Cancel"); /* a non-blocking all-gather's: its cancel_fn refuses */
 }
 
 int PAT_Request_free(MPI_Request *request) {
