@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A change on the call path, before against after, in one run on the 16-core machine (one device
 # call; under ../shared/device's kit).  Two measurements:
-#   osu:   unmodified OSU osu_allgather, osu_allgatherv and osu_iallgather through the drop-in
-#          (bench/balanced/osu.sh: native, the change ("preload") and the library before ("old"),
-#          interleaved, order rotated per round), shared memory P = 2 and the emulated cluster P = 8;
+#   osu:   unmodified OSU benchmarks through the drop-in (OSUS, default osu_allgather, osu_allgatherv,
+#          osu_iallgather, osu_iallgatherv, osu_allreduce; bench/balanced/osu.sh: native, the change
+#          ("preload") and the library before ("old"), interleaved, order rotated per round), shared
+#          memory P = 2 and the emulated cluster P = 8; the non-blocking ones under PAT_ALG=auto;
 #   cells: pat-minibench, P = 8 hosts x 1 rank, N = 1M floats, maxDelay 100 ms (and 0): RELAY and auto,
 #          each alone in its launch, the change and the library before, interleaved rounds.
 # The kit's proj/ holds the change (libpat.so.0, libpat_mpi.so, pat-minibench, the OSU binaries);
@@ -18,6 +19,7 @@ cd "$(dirname "$0")/../.."
 KIT=${KIT:-.device-kit}
 K=$(cd "$KIT" && pwd)
 END=$(($(date +%s) + ${DEADLINE_S:-540}))
+OSUS=${OSUS:-osu_allgather osu_allgatherv osu_iallgather osu_iallgatherv osu_allreduce}
 ROUNDS=${ROUNDS:-2} CONFIGS=${CONFIGS:-shm2,cluster8} OSU_ARGS=${OSU_ARGS:-"-m 1:1048576 -i 40 -x 4"} CELL_ROUNDS=${CELL_ROUNDS:-2}
 if [ "${DRY:-0}" = 1 ]; then ROUNDS=1 CONFIGS=shm2 OSU_ARGS="-m 1:4096 -i 10 -x 2" CELL_ROUNDS=0; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patc}
@@ -28,10 +30,10 @@ say() { echo "$*" | tee -a "$LOG"; }
 left() { echo $((END - $(date +%s))); }
 trap '$CL down >/dev/null 2>&1' EXIT
 
-for osu in osu_allgather osu_allgatherv osu_iallgather; do
+for osu in $OSUS; do
   [ "$(left)" -lt 60 ] && { say "skipped $osu (deadline)"; continue; }
   script=bench/balanced/osu.sh extra=()
-  [ $osu = osu_iallgather ] && script=bench/balanced/osu_iallgather.sh extra=(--alg auto)
+  case $osu in osu_i*) script=bench/balanced/osu_iallgather.sh extra=(--alg auto) ;; esac
   s=$(date +%s)
   bash $script --osu "$K/proj/$osu" --out "$OUT/$osu" --lib "$K/proj/libpat_mpi.so" --old-lib "$K/old/libpat_mpi.so" \
     --configs $CONFIGS --rounds "$ROUNDS" --osu-args "$OSU_ARGS" --timeout 90 "${extra[@]}" >>"$LOG" 2>&1
