@@ -9,14 +9,25 @@
  *
  * Which algorithm runs (the same on every rank): PAT_ALLREDUCE's schedule
  * for a predefined op on an intra-communicator of several processes with
- * the background thread; the MPI library's own otherwise, and under auto
- * and native (no arrival-aware all-reduce yet).  A user-defined op is
- * always MPI's own: MPI lets the application free it while a non-blocking
- * call that uses it is pending, and libpat cannot keep a copy of it.
+ * the background thread; the MPI library's own otherwise, and under native.
+ * Under auto, blocking calls of at least PAT_ARED_CHOICE_MIN_BYTES on a
+ * communicator that spans several nodes are timed, candidate by candidate,
+ * until every rank takes the same choice for the size class
+ * (decide/allreduce_choice.h: the ranks add their fastest trials up with
+ * one all-reduce of libpat's on the communicator, at the same call on every
+ * rank); non-blocking calls run a class's choice once it is made, MPI's own
+ * before.  A user-defined op is always MPI's own: MPI lets the application
+ * free it while a non-blocking call that uses it is pending, and libpat
+ * cannot keep a copy of it.
  */
+#include <stdio.h>
+
 #include "algorithms/allreduce.h"
+#include "decide/allreduce_choice.h"
 #include "pat.h"
+#include "pat/clock.h"
 #include "runtime/args.h"
+#include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/process.h"
@@ -32,17 +43,72 @@ static int predefined(MPI_Op op) {
 }
 
 int pat_allreduce_through(MPI_Op op) {
-  return pat_proc.settings.allreduce < 0 || !pat_proc.initialized || !pat_proc.background || !predefined(op);
+  return pat_proc.settings.allreduce == PAT_ALLREDUCE_NATIVE || !pat_proc.initialized || !pat_proc.background ||
+         !predefined(op);
 }
 
-/* libpat's algorithm for the call (PAT_ARED_ALG_BASE + id), or -1 for MPI's own. */
-static int choose(MPI_Comm comm, MPI_Op op) {
-  int inter = 0, P = 1;
-  if (pat_allreduce_through(op) || comm == MPI_COMM_NULL ||
-      MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || MPI_Comm_size(comm, &P) != MPI_SUCCESS || P < 2 ||
-      !pat_nbc_routable(comm, P))
-    return -1;
-  return PAT_ARED_ALG_BASE + pat_proc.settings.allreduce;
+/* Can libpat's schedules run on comm at all (the same answer on every rank)? */
+static int schedulable(MPI_Comm comm, int *P) {
+  int inter = 0;
+  return comm != MPI_COMM_NULL && MPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
+         MPI_Comm_size(comm, P) == MPI_SUCCESS && *P >= 2 && pat_nbc_routable(comm, *P);
+}
+
+/* The size class of auto's choice for a call of `bytes` on comm, or NULL
+ * where MPI's own runs untimed (the same on every rank). */
+static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
+  int k = pat_ared_choice_class(bytes), P;
+  pat_comm_state *cs;
+  if (k < 0 || pat_comm_posted(comm, &cs) != MPI_SUCCESS) return NULL;
+  if (!cs->ared_eligible) {
+    cs->ared_eligible = schedulable(comm, &P) && pat_comm_node_count(comm) > 1 ? 1 : 2;
+    pat_ared_choice_init(&cs->ared);
+  }
+  return cs->ared_eligible == 1 ? &cs->ared.cls[k] : NULL;
+}
+
+/* A candidate index's algorithm: PAT_ARED_ALG_BASE + id, or -1 for MPI's own. */
+static int candidate_alg(int cand) {
+  int id = pat_ared_choice_candidates[cand];
+  return id == PAT_ARED_NATIVE ? -1 : PAT_ARED_ALG_BASE + id;
+}
+
+/* libpat's algorithm for the call (PAT_ARED_ALG_BASE + id), or -1 for MPI's
+ * own; under auto, *cls: the size class being timed (NULL: none), *cand the
+ * candidate that runs. */
+static int choose(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype type, int blocking, pat_ared_class **cls,
+                  int *cand) {
+  int P;
+  *cls = NULL;
+  if (pat_allreduce_through(op)) return -1;
+  if (pat_proc.settings.allreduce != PAT_ALLREDUCE_AUTO)
+    return schedulable(comm, &P) ? PAT_ARED_ALG_BASE + pat_proc.settings.allreduce : -1;
+  int size;
+  if (count <= 0 || type == MPI_DATATYPE_NULL || MPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
+  pat_ared_class *c = auto_class(comm, (long long)size * count);
+  if (!c || (!blocking && !c->decided)) return -1;
+  *cand = pat_ared_choice_next(c);
+  if (blocking && !c->decided) *cls = c;
+  return candidate_alg(*cand);
+}
+
+/* After a timed call: note its time, and once the class's trials are done
+ * add every rank's fastest up (exact integers, the same sums everywhere)
+ * and decide.  This all-reduce is MPI's own on the user's communicator, at
+ * the same call of it on every rank. */
+static int note_trial(pat_ared_class *c, int cand, int64_t t0, MPI_Comm comm) {
+  if (!pat_ared_choice_note(c, cand, pat_clock_local_ns() - t0)) return MPI_SUCCESS;
+  int64_t sum[PAT_ARED_CHOICE_N];
+  int rc = PMPI_Allreduce(c->fastest_ns, sum, PAT_ARED_CHOICE_N, MPI_INT64_T, MPI_SUM, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  int taken = pat_ared_choice_decide(c, sum);
+  if (pat_proc.settings.verbose > 0 && pat_proc.world_rank == 0)
+    fprintf(stderr,
+            "libpat: all-reduce auto: %s for vectors of this size class (fastest trials summed over ranks: "
+            "MPI's own %lld, ring %lld, rabenseifner %lld us)\n",
+            taken == 0 ? "MPI's own" : pat_allreduce_algorithms[pat_ared_choice_candidates[taken]].name,
+            (long long)(sum[0] / 1000), (long long)(sum[1] / 1000), (long long)(sum[2] / 1000));
+  return MPI_SUCCESS;
 }
 
 /* What MPI checks of an all-reduce's arguments, for libpat's own run. */
@@ -85,7 +151,8 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
 int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request *request) {
   static const char name[] = "PAT_Iallreduce";
-  int alg = choose(comm, op);
+  pat_ared_class *cls;
+  int cand = 0, alg = choose(comm, op, count, datatype, 0, &cls, &cand);
   if (alg < 0) return pat_mpi_own_result(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), name);
   if (!request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
   return post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, request);
@@ -93,11 +160,19 @@ int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static const char name[] = "PAT_Allreduce";
-  int alg = choose(comm, op);
-  if (alg < 0) return pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
-  MPI_Request request;
-  int rc = post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &request);
-  if (rc != MPI_SUCCESS) return rc;
-  rc = pat_nbc_wait(&request);
-  return rc == MPI_SUCCESS ? rc : pat_fail(rc, "%s: the call failed", name);
+  pat_ared_class *cls;
+  int cand = 0, alg = choose(comm, op, count, datatype, 1, &cls, &cand), rc;
+  int64_t t0 = cls ? pat_clock_local_ns() : 0;
+  if (alg < 0) {
+    rc = pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
+  } else {
+    MPI_Request request;
+    rc = post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &request);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = pat_nbc_wait(&request);
+    if (rc != MPI_SUCCESS) rc = pat_fail(rc, "%s: the call failed", name);
+  }
+  if (rc == MPI_SUCCESS && cls && (rc = note_trial(cls, cand, t0, comm)) != MPI_SUCCESS)
+    rc = pat_fail(rc, "%s: auto's agreement on its choice failed", name);
+  return rc;
 }

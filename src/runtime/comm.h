@@ -24,6 +24,7 @@
 #include "exec/buffers.h"
 #include "pat/exchange.h"
 #include "pat/sites.h"
+#include "decide/allreduce_choice.h"
 #include "decide/engine.h"
 #include "runtime/comm_base.h"
 #include "runtime/plan.h"
@@ -67,6 +68,10 @@ typedef struct pat_comm_state {
   pat_comm_report report;  /* per-site statistics for PAT_REPORT (report.h) */
   int has_work;            /* the background thread has something to progress (cs->lock) */
   pat_retirement retire;   /* after the application freed it (retire.h) */
+  /* auto's all-reduce choices (allreduce.c), set up at the first all-reduce auto may time; touched
+   * only by the thread in an all-reduce on it (MPI orders a communicator's collectives) */
+  int ared_eligible; /* 0: not known yet; 1: it spans several nodes and libpat's schedules run there; 2: not */
+  pat_ared_choice ared;
   struct pat_comm_state *next;
 } pat_comm_state;
 

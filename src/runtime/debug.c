@@ -40,3 +40,10 @@ int pat_debug_context_forms(MPI_Comm comm) {
   return PAT_DEBUG_CONTEXT | (cs->blocking_ready ? PAT_DEBUG_CONTEXT_BLOCKING : 0) |
          (atomic_load(&cs->nbc) ? PAT_DEBUG_CONTEXT_NONBLOCKING : 0);
 }
+
+int pat_debug_allreduce_choice(MPI_Comm comm, long long bytes) {
+  pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
+  int k = pat_ared_choice_class(bytes);
+  if (!cs || k < 0 || cs->ared_eligible != 1) return -2;
+  return cs->ared.cls[k].decided ? cs->ared.cls[k].choice : -1;
+}

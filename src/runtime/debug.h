@@ -29,4 +29,10 @@ int pat_debug_on_channels(MPI_Comm comm);
 enum { PAT_DEBUG_CONTEXT = 1, PAT_DEBUG_CONTEXT_BLOCKING = 2, PAT_DEBUG_CONTEXT_NONBLOCKING = 4 };
 int pat_debug_context_forms(MPI_Comm comm);
 
+/* auto's all-reduce choice on comm for vectors of `bytes`
+ * (decide/allreduce_choice.h): the candidate index taken, -1 while its
+ * trials run, -2 where auto does not time such calls (too small, one node,
+ * no state). */
+int pat_debug_allreduce_choice(MPI_Comm comm, long long bytes);
+
 #endif

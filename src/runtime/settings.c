@@ -67,7 +67,7 @@ static int64_t key_alg(const pat_settings *s) { return s->alg; }
 
 static int parse_allreduce(const char *text, pat_settings *s, char *why, size_t len) {
   if (strcmp(text, "auto") == 0 || strcmp(text, "native") == 0) {
-    s->allreduce = -1;
+    s->allreduce = text[0] == 'a' ? PAT_ALLREDUCE_AUTO : PAT_ALLREDUCE_NATIVE;
     return 0;
   }
   int id = pat_allreduce_by_name(text);
@@ -213,8 +213,10 @@ const pat_setting pat_setting_table[] = {
     {"PAT_ALLREDUCE", "auto, native, rdb, ring, rabenseifner", "auto", PAT_SCOPE_JOB,
      "algorithm of every all-reduce (`PAT_Allreduce`, `PAT_Iallreduce`, the drop-in's `MPI_Allreduce` and "
      "`MPI_Iallreduce`): one of libpat's schedules, run for predefined ops on intra-communicators of several "
-     "processes with the background thread (other calls are the MPI library's own); `auto` and `native` are the "
-     "MPI library's own all-reduce (libpat has no arrival-aware all-reduce yet).",
+     "processes with the background thread (other calls are the MPI library's own); `native` is the MPI library's "
+     "own all-reduce; `auto` measures MPI's own against libpat's ring and Rabenseifner schedules per communicator "
+     "and vector size (from 64 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
+     "every rank (`src/decide/allreduce_choice.h`).",
      parse_allreduce, key_allreduce},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
      "with `PAT_ALG=auto`: `auto` exchanges arrivals only where arrival-awareness can pay (per call site: "
@@ -332,7 +334,7 @@ const char *pat_thread_level_name(int level) {
 static void defaults(pat_settings *s) {
   memset(s, 0, sizeof *s);
   s->alg = PAT_ALG_AUTO;
-  s->allreduce = -1;
+  s->allreduce = PAT_ALLREDUCE_AUTO;
   s->thread = 1;
   s->clock_samples = 20;
   s->channels = 64;

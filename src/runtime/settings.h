@@ -24,9 +24,13 @@ enum pat_exchange_mode { PAT_EXCHANGE_AUTO, PAT_EXCHANGE_ALWAYS };
 
 #define PAT_SETTING_TEXT 4096
 
+/* PAT_ALLREDUCE's two settings that are not one of libpat's schedules. */
+#define PAT_ALLREDUCE_NATIVE (-1) /* the MPI library's own, always */
+#define PAT_ALLREDUCE_AUTO (-2)   /* chosen by measurement (decide/allreduce_choice.h) */
+
 typedef struct pat_settings {
   int alg;           /* PAT_ALG: an algorithm id or PAT_ALG_AUTO */
-  int allreduce;     /* PAT_ALLREDUCE: an all-reduce id (algorithms/allreduce.h), or -1: the MPI library's own */
+  int allreduce;     /* PAT_ALLREDUCE: an all-reduce id (algorithms/allreduce.h), PAT_ALLREDUCE_NATIVE or _AUTO */
   int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
   int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node too */

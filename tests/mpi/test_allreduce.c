@@ -3,7 +3,7 @@
  * -DPAT_MATRIX_DROPIN, the drop-in's MPI_Allreduce and MPI_Iallreduce) under
  * the PAT_ALLREDUCE its launch sets, against the sums computed here:
  *
- *   test_allreduce        (PAT_ALLREDUCE=rdb, ring, rabenseifner, native)
+ *   test_allreduce        (PAT_ALLREDUCE=rdb, ring, rabenseifner, native, auto)
  *
  * Blocking and non-blocking, on MPI_COMM_WORLD, a duplicate and a half
  * split with its ranks reversed, for vectors of 0, 1, P - 1, 7, 1000 and
@@ -13,7 +13,8 @@
  * (MPI's own all-reduce runs it).  Linked with libpat (not under the
  * drop-in) it also checks that a setting of libpat's ran its schedules:
  * the queue took every call with a predefined op on several ranks (under
- * the drop-in, tests/dropin looks for PAT_REPORT's all-reduce rows).
+ * the drop-in, tests/dropin looks for PAT_REPORT's all-reduce rows), and
+ * under auto that its trials end in one choice on every rank.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,7 +26,9 @@
 #define ALLREDUCE MPI_Allreduce
 #define IALLREDUCE MPI_Iallreduce
 #else
+#include "decide/allreduce_choice.h"
 #include "pat.h"
+#include "runtime/debug.h"
 #include "runtime/nbc_queue.h"
 #define ALLREDUCE PAT_Allreduce
 #define IALLREDUCE PAT_Iallreduce
@@ -186,6 +189,23 @@ static long all_cases(MPI_Comm comm, const char *name) {
   return predefined;
 }
 
+#ifndef PAT_MATRIX_DROPIN
+/* Under auto on several nodes: blocking sums of 20000 ints (a size class of
+ * their own here) give exact results through auto's trials, and after them
+ * every rank holds the same choice for the class. */
+static void auto_choice(void) {
+  const int n = 20000, calls = PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_ROUNDS + 2;
+  for (int k = 0; k < calls; k++) ints(MPI_COMM_WORLD, 1, n, k % 2, "auto's trials");
+  int mine = pat_debug_allreduce_choice(MPI_COMM_WORLD, (long long)n * sizeof(int)), lo, hi;
+  MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  cases++;
+  CHECK(lo == hi, "auto's all-reduce choice differs between ranks (%d to %d)", lo, hi);
+  CHECK(P == 1 || mine >= 0, "after %d calls auto has not chosen (%d)", calls, mine);
+  if (rank == 0) printf("auto's choice for 80000-byte vectors: candidate %d\n", mine);
+}
+#endif
+
 int main(int argc, char **argv) {
   test_init(&argc, &argv, &rank, &P, "");
 #ifndef PAT_MATRIX_DROPIN
@@ -211,8 +231,11 @@ int main(int argc, char **argv) {
   const char *thread = getenv("PAT_THREAD"); /* without the background thread: MPI's own */
   int ours = setting && strcmp(setting, "native") && strcmp(setting, "auto") && !(thread && !strcmp(thread, "0"));
   long long queued = pat_nbc_queued_calls() - queued0;
-  CHECK(queued == (ours ? libpats : 0), "PAT_ALLREDUCE=%s: %lld calls reached libpat's queue, not %ld",
-        setting ? setting : "(unset)", queued, ours ? libpats : 0);
+  if (setting && !strcmp(setting, "auto")) /* its trials and choices queue some: what ran is checked below */
+    auto_choice();
+  else
+    CHECK(queued == (ours ? libpats : 0), "PAT_ALLREDUCE=%s: %lld calls reached libpat's queue, not %ld",
+          setting ? setting : "(unset)", queued, ours ? libpats : 0);
   PAT_Finalize();
 #endif
   int rc = report_failures("test_allreduce", cases, failures, MPI_COMM_WORLD);

@@ -1,0 +1,42 @@
+/* auto's all-reduce choice (see allreduce_choice.h). */
+#include "decide/allreduce_choice.h"
+
+#include "algorithms/allreduce.h"
+
+const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER};
+
+void pat_ared_choice_init(pat_ared_choice *c) {
+  for (int k = 0; k < PAT_ARED_CHOICE_CLASSES; k++) {
+    pat_ared_class *cl = &c->cls[k];
+    cl->trials = cl->decided = cl->choice = 0;
+    for (int i = 0; i < PAT_ARED_CHOICE_N; i++) cl->fastest_ns[i] = INT64_MAX;
+  }
+}
+
+int pat_ared_choice_class(int64_t bytes) {
+  if (bytes < PAT_ARED_CHOICE_MIN_BYTES) return -1;
+  int k = 0;
+  while (k + 1 < PAT_ARED_CHOICE_CLASSES && (bytes >> (k + 1)) > 0) k++;
+  return k;
+}
+
+int pat_ared_choice_next(const pat_ared_class *c) {
+  return c->decided ? c->choice : c->trials % PAT_ARED_CHOICE_N;
+}
+
+int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
+  if (c->decided || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
+  if (elapsed_ns < 0) elapsed_ns = 0;
+  if (elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
+  return ++c->trials >= PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_ROUNDS;
+}
+
+int pat_ared_choice_decide(pat_ared_class *c, const int64_t *sum_ns) {
+  int best = 0; /* MPI's own unless a schedule is clearly faster */
+  for (int i = 1; i < PAT_ARED_CHOICE_N; i++)
+    if ((double)sum_ns[i] < PAT_ARED_CHOICE_MARGIN * (double)sum_ns[0] && (best == 0 || sum_ns[i] < sum_ns[best]))
+      best = i;
+  c->choice = best;
+  c->decided = 1;
+  return best;
+}

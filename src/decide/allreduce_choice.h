@@ -1,0 +1,73 @@
+/*
+ * auto's all-reduce choice: per communicator and size class (the power of
+ * two of the vector's bytes), MPI's own all-reduce or one of libpat's
+ * schedules, by measurement.  Pure: the runtime (src/runtime/allreduce.c)
+ * times the calls and adds the ranks' trials up.
+ *
+ * A class of vectors of at least PAT_ARED_CHOICE_MIN_BYTES runs its
+ * candidates in turn, PAT_ARED_CHOICE_ROUNDS times each: the same turn on
+ * every rank, since every rank calls a communicator's all-reduces in the
+ * same order with the same count.  Each rank keeps its fastest trial of each
+ * candidate (the fastest, so that a trial that waited for a late rank or
+ * opened connections does not count); after the last trial the ranks add
+ * their fastest trials up in integer nanoseconds (exact, so the same sums on
+ * every rank) and every rank takes the same candidate from the same sums:
+ * a schedule of libpat's only where its sum is below PAT_ARED_CHOICE_MARGIN
+ * of MPI's own, the faster of the two schedules where both are.  The choice
+ * then holds for the class.
+ *
+ * What exploring costs, at most: ROUNDS trials of each schedule per class,
+ * and one all-reduce of PAT_ARED_CHOICE_N integers.  Measured on the
+ * emulated cluster (P = 8, 500 Mbit/s, a core per rank) libpat's ring and
+ * Rabenseifner took 0.97-1.02x MPI's own from 16 KiB to 128 KiB and ring
+ * 0.77-0.80x from 256 KiB, but 3-8x below 2 KiB (a latency per step): hence
+ * the smallest size, below which auto never tries them.  Recursive doubling
+ * (1.4-2.1x from 64 KiB there) is not a candidate.
+ */
+#ifndef PAT_DECIDE_ALLREDUCE_CHOICE_H
+#define PAT_DECIDE_ALLREDUCE_CHOICE_H
+
+#include <stdint.h>
+
+#define PAT_ARED_CHOICE_MIN_BYTES ((int64_t)64 * 1024)
+#define PAT_ARED_CHOICE_ROUNDS 2
+#define PAT_ARED_CHOICE_MARGIN 0.95
+#define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
+#define PAT_ARED_CHOICE_N 3
+
+/* What each candidate index runs: PAT_ARED_NATIVE (MPI's own), else an
+ * all-reduce id (algorithms/allreduce.h).  Index 0 is MPI's own. */
+#define PAT_ARED_NATIVE (-1)
+extern const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N];
+
+typedef struct pat_ared_class {
+  int trials;  /* trials run so far */
+  int decided; /* choice holds */
+  int choice;  /* candidate index, once decided */
+  int64_t fastest_ns[PAT_ARED_CHOICE_N]; /* this rank's fastest trial of each (INT64_MAX: none yet) */
+} pat_ared_class;
+
+typedef struct pat_ared_choice {
+  pat_ared_class cls[PAT_ARED_CHOICE_CLASSES];
+} pat_ared_choice;
+
+/* A choice with every class unexplored. */
+void pat_ared_choice_init(pat_ared_choice *c);
+
+/* The class of a vector of `bytes`, or -1: too small to try libpat's
+ * schedules (MPI's own runs, untimed). */
+int pat_ared_choice_class(int64_t bytes);
+
+/* The candidate index the next call of the class runs. */
+int pat_ared_choice_next(const pat_ared_class *c);
+
+/* A trial of candidate `cand` took elapsed_ns on this rank.  1: that was
+ * the last trial: add every rank's fastest_ns up and call
+ * pat_ared_choice_decide now, 0 otherwise (nothing to do for a decided class). */
+int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns);
+
+/* The choice from the ranks' summed fastest trials (sum_ns[PAT_ARED_CHOICE_N],
+ * the same on every rank); returns the candidate index taken. */
+int pat_ared_choice_decide(pat_ared_class *c, const int64_t *sum_ns);
+
+#endif

@@ -1,0 +1,72 @@
+/* auto's all-reduce choice (decide/allreduce_choice.h): the size classes,
+ * the candidates' turn, the fastest trial kept, the decision only after the
+ * last trial, MPI's own kept unless a schedule is clearly faster, and the
+ * choice a function of the summed trials alone (the same sums give the same
+ * choice: what makes every rank take the same one; mpi.test_allreduce.auto
+ * checks it across ranks). */
+#include <stdint.h>
+
+#include "algorithms/allreduce.h"
+#include "decide/allreduce_choice.h"
+#include "testutil.h"
+
+static int test_classes(void) {
+  CHECK(pat_ared_choice_class(0) == -1 && pat_ared_choice_class(PAT_ARED_CHOICE_MIN_BYTES - 1) == -1,
+        "below the smallest size: never timed");
+  CHECK(pat_ared_choice_class(65536) == 16 && pat_ared_choice_class(100000) == 16, "64 KiB up to 128 KiB: class 16");
+  CHECK(pat_ared_choice_class(131072) == 17 && pat_ared_choice_class(4 << 20) == 22, "one class per power of two");
+  CHECK(pat_ared_choice_class(INT64_MAX) == PAT_ARED_CHOICE_CLASSES - 1, "the largest vectors share the last class");
+  CHECK(pat_ared_choice_candidates[0] == PAT_ARED_NATIVE, "candidate 0 is MPI's own");
+  return 0;
+}
+
+/* Trials of the three candidates with times t[cand] + round, as one rank sees them. */
+static int run_trials(pat_ared_class *c, const int64_t *t) {
+  int last = 0;
+  for (int i = 0; i < PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_ROUNDS; i++) {
+    int cand = pat_ared_choice_next(c);
+    CHECK(cand == i % PAT_ARED_CHOICE_N, "trial %d runs candidate %d in turn (got %d)", i, i % PAT_ARED_CHOICE_N, cand);
+    CHECK(!last, "a trial after the last one");
+    last = pat_ared_choice_note(c, cand, t[cand] - i); /* later rounds faster: the fastest is kept */
+  }
+  CHECK(last, "the last trial asks for the agreement");
+  return 0;
+}
+
+static int test_trials(void) {
+  pat_ared_choice ch;
+  pat_ared_choice_init(&ch);
+  pat_ared_class *c = &ch.cls[20];
+  const int64_t t[PAT_ARED_CHOICE_N] = {1000000, 800000, 990000};
+  run_trials(c, t);
+  CHECK(c->fastest_ns[0] == 1000000 - 3 && c->fastest_ns[1] == 800000 - 4, "the fastest trial of each is kept");
+  CHECK(!c->decided && ch.cls[19].trials == 0, "undecided until the sums come; other classes untouched");
+  int64_t sums[PAT_ARED_CHOICE_N] = {4000000, 3000000, 3900000};
+  CHECK(pat_ared_choice_decide(c, sums) == 1 && c->decided, "ring, 25%% faster than MPI's own, is taken");
+  CHECK(pat_ared_choice_next(c) == 1 && !pat_ared_choice_note(c, 1, 5), "a decided class runs its choice, untimed");
+  return 0;
+}
+
+static int test_margin(void) {
+  pat_ared_class c = {0};
+  int64_t close[PAT_ARED_CHOICE_N] = {1000, 960, 970};
+  CHECK(pat_ared_choice_decide(&c, close) == 0, "4%% faster is within noise: MPI's own stays");
+  int64_t both[PAT_ARED_CHOICE_N] = {1000, 900, 800};
+  CHECK(pat_ared_choice_decide(&c, both) == 2, "both clearly faster: the faster schedule");
+  int64_t slower[PAT_ARED_CHOICE_N] = {1000, 2000, 1500};
+  CHECK(pat_ared_choice_decide(&c, slower) == 0, "schedules slower: MPI's own");
+  int64_t tie[PAT_ARED_CHOICE_N] = {1000, 900, 900};
+  CHECK(pat_ared_choice_decide(&c, tie) == 1, "a tie between schedules: the first");
+  /* the same sums, the same choice, however the classes got there */
+  pat_ared_class a = {.trials = 6}, b = {.trials = 6, .fastest_ns = {1, 2, 3}};
+  int64_t s[PAT_ARED_CHOICE_N] = {5000, 4000, 4700};
+  CHECK(pat_ared_choice_decide(&a, s) == pat_ared_choice_decide(&b, s), "the choice depends on the sums alone");
+  return 0;
+}
+
+int main(void) {
+  test_classes();
+  test_trials();
+  test_margin();
+  return TEST_RESULT();
+}
