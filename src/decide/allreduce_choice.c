@@ -21,14 +21,14 @@ int pat_ared_choice_class(int64_t bytes) {
 }
 
 int pat_ared_choice_next(const pat_ared_class *c) {
-  return c->decided ? c->choice : c->trials % PAT_ARED_CHOICE_N;
+  return c->decided ? c->choice : c->trials / PAT_ARED_CHOICE_BLOCK;
 }
 
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
   if (c->decided || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
   if (elapsed_ns < 0) elapsed_ns = 0;
-  if (elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
-  return ++c->trials >= PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_ROUNDS;
+  if (c->trials % PAT_ARED_CHOICE_BLOCK != 0 && elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
+  return ++c->trials >= PAT_ARED_CHOICE_TRIALS;
 }
 
 int pat_ared_choice_decide(pat_ared_class *c, const int64_t *sum_ns) {

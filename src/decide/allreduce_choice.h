@@ -4,24 +4,32 @@
  * schedules, by measurement.  Pure: the runtime (src/runtime/allreduce.c)
  * times the calls and adds the ranks' trials up.
  *
- * A class of vectors of at least PAT_ARED_CHOICE_MIN_BYTES runs its
- * candidates in turn, PAT_ARED_CHOICE_ROUNDS times each: the same turn on
- * every rank, since every rank calls a communicator's all-reduces in the
- * same order with the same count.  Each rank keeps its fastest trial of each
- * candidate (the fastest, so that a trial that waited for a late rank or
- * opened connections does not count); after the last trial the ranks add
+ * A class of vectors of at least PAT_ARED_CHOICE_MIN_BYTES runs each
+ * candidate PAT_ARED_CHOICE_BLOCK times in a row, one candidate after the
+ * other: the same turn on every rank, since every rank calls a
+ * communicator's all-reduces in the same order with the same count.  Each
+ * rank keeps its fastest trial of each candidate but the first of each
+ * block: calls that follow one another run as an iterative code's do, and
+ * the first of a block pays for the one before it (its ranks leave it at
+ * other times than the candidate's own calls would: with the candidates
+ * interleaved, MPI's own came out 40% slower than it runs on the emulated
+ * cluster at 64 KiB, and lost to Rabenseifner, 24% slower than it there),
+ * the fastest so that a trial that waited for a late rank does not count.
+ * After the last trial the ranks add
  * their fastest trials up in integer nanoseconds (exact, so the same sums on
  * every rank) and every rank takes the same candidate from the same sums:
  * a schedule of libpat's only where its sum is below PAT_ARED_CHOICE_MARGIN
  * of MPI's own, the faster of the two schedules where both are.  The choice
  * then holds for the class.
  *
- * What exploring costs, at most: ROUNDS trials of each schedule per class,
+ * What exploring costs, at most: BLOCK calls of each schedule per class,
  * and one all-reduce of PAT_ARED_CHOICE_N integers.  Measured on the
  * emulated cluster (P = 8, 500 Mbit/s, a core per rank) libpat's ring and
  * Rabenseifner took 0.97-1.02x MPI's own from 16 KiB to 128 KiB and ring
- * 0.77-0.80x from 256 KiB, but 3-8x below 2 KiB (a latency per step): hence
- * the smallest size, below which auto never tries them.  Recursive doubling
+ * 0.77-0.80x from 256 KiB, but 3-8x below 2 KiB (a latency per step); the
+ * trials at 64 KiB (on 2 cores, where MPI's own stayed faster) cost OSU's
+ * 33 calls of that size 23% more: hence the smallest size, 128 KiB, below
+ * which auto never tries them.  Recursive doubling
  * (1.4-2.1x from 64 KiB there) is not a candidate.
  */
 #ifndef PAT_DECIDE_ALLREDUCE_CHOICE_H
@@ -29,8 +37,8 @@
 
 #include <stdint.h>
 
-#define PAT_ARED_CHOICE_MIN_BYTES ((int64_t)64 * 1024)
-#define PAT_ARED_CHOICE_ROUNDS 2
+#define PAT_ARED_CHOICE_MIN_BYTES ((int64_t)128 * 1024)
+#define PAT_ARED_CHOICE_BLOCK 3
 #define PAT_ARED_CHOICE_MARGIN 0.95
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 3
@@ -60,6 +68,9 @@ int pat_ared_choice_class(int64_t bytes);
 
 /* The candidate index the next call of the class runs. */
 int pat_ared_choice_next(const pat_ared_class *c);
+
+/* Calls a class's trials take. */
+#define PAT_ARED_CHOICE_TRIALS (PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_BLOCK)
 
 /* A trial of candidate `cand` took elapsed_ns on this rank.  1: that was
  * the last trial: add every rank's fastest_ns up and call

@@ -215,7 +215,7 @@ const pat_setting pat_setting_table[] = {
      "`MPI_Iallreduce`): one of libpat's schedules, run for predefined ops on intra-communicators of several "
      "processes with the background thread (other calls are the MPI library's own); `native` is the MPI library's "
      "own all-reduce; `auto` measures MPI's own against libpat's ring and Rabenseifner schedules per communicator "
-     "and vector size (from 64 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
+     "and vector size (from 128 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
      "every rank (`src/decide/allreduce_choice.h`).",
      parse_allreduce, key_allreduce},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,

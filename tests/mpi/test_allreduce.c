@@ -190,11 +190,11 @@ static long all_cases(MPI_Comm comm, const char *name) {
 }
 
 #ifndef PAT_MATRIX_DROPIN
-/* Under auto on several nodes: blocking sums of 20000 ints (a size class of
+/* Under auto on several nodes: blocking sums of 40000 ints (a size class of
  * their own here) give exact results through auto's trials, and after them
  * every rank holds the same choice for the class. */
 static void auto_choice(void) {
-  const int n = 20000, calls = PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_ROUNDS + 2;
+  const int n = 40000, calls = PAT_ARED_CHOICE_TRIALS + 2;
   for (int k = 0; k < calls; k++) ints(MPI_COMM_WORLD, 1, n, k % 2, "auto's trials");
   int mine = pat_debug_allreduce_choice(MPI_COMM_WORLD, (long long)n * sizeof(int)), lo, hi;
   MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -202,7 +202,7 @@ static void auto_choice(void) {
   cases++;
   CHECK(lo == hi, "auto's all-reduce choice differs between ranks (%d to %d)", lo, hi);
   CHECK(P == 1 || mine >= 0, "after %d calls auto has not chosen (%d)", calls, mine);
-  if (rank == 0) printf("auto's choice for 80000-byte vectors: candidate %d\n", mine);
+  if (rank == 0) printf("auto's choice for 160000-byte vectors: candidate %d\n", mine);
 }
 #endif
 

@@ -1,5 +1,5 @@
 /* auto's all-reduce choice (decide/allreduce_choice.h): the size classes,
- * the candidates' turn, the fastest trial kept, the decision only after the
+ * the candidates' blocks, the fastest trial but a block's first kept, the decision only after the
  * last trial, MPI's own kept unless a schedule is clearly faster, and the
  * choice a function of the summed trials alone (the same sums give the same
  * choice: what makes every rank take the same one; mpi.test_allreduce.auto
@@ -13,21 +13,22 @@
 static int test_classes(void) {
   CHECK(pat_ared_choice_class(0) == -1 && pat_ared_choice_class(PAT_ARED_CHOICE_MIN_BYTES - 1) == -1,
         "below the smallest size: never timed");
-  CHECK(pat_ared_choice_class(65536) == 16 && pat_ared_choice_class(100000) == 16, "64 KiB up to 128 KiB: class 16");
-  CHECK(pat_ared_choice_class(131072) == 17 && pat_ared_choice_class(4 << 20) == 22, "one class per power of two");
+  CHECK(pat_ared_choice_class(131072) == 17 && pat_ared_choice_class(200000) == 17, "128 KiB up to 256 KiB: class 17");
+  CHECK(pat_ared_choice_class(262144) == 18 && pat_ared_choice_class(4 << 20) == 22, "one class per power of two");
   CHECK(pat_ared_choice_class(INT64_MAX) == PAT_ARED_CHOICE_CLASSES - 1, "the largest vectors share the last class");
   CHECK(pat_ared_choice_candidates[0] == PAT_ARED_NATIVE, "candidate 0 is MPI's own");
   return 0;
 }
 
-/* Trials of the three candidates with times t[cand] + round, as one rank sees them. */
+/* Trials of the three candidates, as one rank sees them: a block's first
+ * call fastest (it must not count), then t[cand] - i. */
 static int run_trials(pat_ared_class *c, const int64_t *t) {
   int last = 0;
-  for (int i = 0; i < PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_ROUNDS; i++) {
-    int cand = pat_ared_choice_next(c);
-    CHECK(cand == i % PAT_ARED_CHOICE_N, "trial %d runs candidate %d in turn (got %d)", i, i % PAT_ARED_CHOICE_N, cand);
+  for (int i = 0; i < PAT_ARED_CHOICE_TRIALS; i++) {
+    int cand = pat_ared_choice_next(c), want = i / PAT_ARED_CHOICE_BLOCK;
+    CHECK(cand == want, "trial %d runs candidate %d's block (got %d)", i, want, cand);
     CHECK(!last, "a trial after the last one");
-    last = pat_ared_choice_note(c, cand, t[cand] - i); /* later rounds faster: the fastest is kept */
+    last = pat_ared_choice_note(c, cand, i % PAT_ARED_CHOICE_BLOCK == 0 ? 1 : t[cand] - i);
   }
   CHECK(last, "the last trial asks for the agreement");
   return 0;
@@ -39,7 +40,9 @@ static int test_trials(void) {
   pat_ared_class *c = &ch.cls[20];
   const int64_t t[PAT_ARED_CHOICE_N] = {1000000, 800000, 990000};
   run_trials(c, t);
-  CHECK(c->fastest_ns[0] == 1000000 - 3 && c->fastest_ns[1] == 800000 - 4, "the fastest trial of each is kept");
+  CHECK(PAT_ARED_CHOICE_BLOCK == 3, "the blocks below are of 3 calls");
+  CHECK(c->fastest_ns[0] == 1000000 - 2 && c->fastest_ns[1] == 800000 - 5 && c->fastest_ns[2] == 990000 - 8,
+        "the fastest trial of each but the block's first is kept");
   CHECK(!c->decided && ch.cls[19].trials == 0, "undecided until the sums come; other classes untouched");
   int64_t sums[PAT_ARED_CHOICE_N] = {4000000, 3000000, 3900000};
   CHECK(pat_ared_choice_decide(c, sums) == 1 && c->decided, "ring, 25%% faster than MPI's own, is taken");
@@ -58,7 +61,7 @@ static int test_margin(void) {
   int64_t tie[PAT_ARED_CHOICE_N] = {1000, 900, 900};
   CHECK(pat_ared_choice_decide(&c, tie) == 1, "a tie between schedules: the first");
   /* the same sums, the same choice, however the classes got there */
-  pat_ared_class a = {.trials = 6}, b = {.trials = 6, .fastest_ns = {1, 2, 3}};
+  pat_ared_class a = {.trials = 9}, b = {.trials = 9, .fastest_ns = {1, 2, 3}};
   int64_t s[PAT_ARED_CHOICE_N] = {5000, 4000, 4700};
   CHECK(pat_ared_choice_decide(&a, s) == pat_ared_choice_decide(&b, s), "the choice depends on the sums alone");
   return 0;
