@@ -9,6 +9,8 @@ void pat_ared_choice_init(pat_ared_choice *c) {
   for (int k = 0; k < PAT_ARED_CHOICE_CLASSES; k++) {
     pat_ared_class *cl = &c->cls[k];
     cl->trials = cl->decided = cl->choice = 0;
+    cl->exploring = 1;
+    cl->calls_since = cl->recheck_at = 0;
     for (int i = 0; i < PAT_ARED_CHOICE_N; i++) cl->fastest_ns[i] = INT64_MAX;
   }
 }
@@ -20,12 +22,18 @@ int pat_ared_choice_class(int64_t bytes) {
   return k;
 }
 
-int pat_ared_choice_next(const pat_ared_class *c) {
-  return c->decided ? c->choice : c->trials / PAT_ARED_CHOICE_BLOCK;
+int pat_ared_choice_blocking(pat_ared_class *c, int *timed) {
+  if (!c->exploring && ++c->calls_since >= c->recheck_at) { /* a re-check: the trials again */
+    c->exploring = 1;
+    c->trials = 0;
+    for (int i = 0; i < PAT_ARED_CHOICE_N; i++) c->fastest_ns[i] = INT64_MAX;
+  }
+  *timed = c->exploring;
+  return c->exploring ? c->trials / PAT_ARED_CHOICE_BLOCK : c->choice;
 }
 
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
-  if (c->decided || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
+  if (!c->exploring || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
   if (elapsed_ns < 0) elapsed_ns = 0;
   if (c->trials % PAT_ARED_CHOICE_BLOCK != 0 && elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
   return ++c->trials >= PAT_ARED_CHOICE_TRIALS;
@@ -37,6 +45,9 @@ int pat_ared_choice_decide(pat_ared_class *c, const int64_t *sum_ns) {
     if ((double)sum_ns[i] < PAT_ARED_CHOICE_MARGIN * (double)sum_ns[0] && (best == 0 || sum_ns[i] < sum_ns[best]))
       best = i;
   c->choice = best;
+  c->recheck_at = c->decided ? 2 * c->recheck_at : PAT_ARED_CHOICE_RECHECK;
   c->decided = 1;
+  c->exploring = 0;
+  c->calls_since = 0;
   return best;
 }

@@ -20,7 +20,11 @@
  * every rank) and every rank takes the same candidate from the same sums:
  * a schedule of libpat's only where its sum is below PAT_ARED_CHOICE_MARGIN
  * of MPI's own, the faster of the two schedules where both are.  The choice
- * then holds for the class.
+ * then holds for the class until its re-check: after PAT_ARED_CHOICE_RECHECK
+ * blocking calls of the class, then twice as many each time, the trials run
+ * again (the choice so far stays for non-blocking calls meanwhile), so that
+ * a choice made while the job warmed up, or under other arrivals, does not
+ * hold for good, and re-checks cost less and less of a long run.
  *
  * What exploring costs, at most: BLOCK calls of each schedule per class,
  * and one all-reduce of PAT_ARED_CHOICE_N integers.  Measured on the
@@ -42,6 +46,7 @@
 #define PAT_ARED_CHOICE_MARGIN 0.95
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 3
+#define PAT_ARED_CHOICE_RECHECK 64
 
 /* What each candidate index runs: PAT_ARED_NATIVE (MPI's own), else an
  * all-reduce id (algorithms/allreduce.h).  Index 0 is MPI's own. */
@@ -49,9 +54,12 @@
 extern const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N];
 
 typedef struct pat_ared_class {
-  int trials;  /* trials run so far */
-  int decided; /* choice holds */
-  int choice;  /* candidate index, once decided */
+  int trials;    /* trials of the current exploration so far */
+  int exploring; /* trials run (at first, and in each re-check) */
+  int decided;   /* a choice was made (it holds while a re-check runs) */
+  int choice;    /* candidate index, once decided */
+  int64_t calls_since; /* blocking calls since the last choice */
+  int64_t recheck_at;  /* ... at which the next re-check starts */
   int64_t fastest_ns[PAT_ARED_CHOICE_N]; /* this rank's fastest trial of each (INT64_MAX: none yet) */
 } pat_ared_class;
 
@@ -66,15 +74,17 @@ void pat_ared_choice_init(pat_ared_choice *c);
  * schedules (MPI's own runs, untimed). */
 int pat_ared_choice_class(int64_t bytes);
 
-/* The candidate index the next call of the class runs. */
-int pat_ared_choice_next(const pat_ared_class *c);
+/* A blocking call of the class: the candidate index it runs; *timed = 1
+ * when it is a trial (time it and pat_ared_choice_note it).  Counts the call
+ * towards the next re-check. */
+int pat_ared_choice_blocking(pat_ared_class *c, int *timed);
 
 /* Calls a class's trials take. */
 #define PAT_ARED_CHOICE_TRIALS (PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_BLOCK)
 
 /* A trial of candidate `cand` took elapsed_ns on this rank.  1: that was
  * the last trial: add every rank's fastest_ns up and call
- * pat_ared_choice_decide now, 0 otherwise (nothing to do for a decided class). */
+ * pat_ared_choice_decide now, 0 otherwise (nothing to do outside trials). */
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns);
 
 /* The choice from the ranks' summed fastest trials (sum_ns[PAT_ARED_CHOICE_N],

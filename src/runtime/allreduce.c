@@ -87,8 +87,9 @@ static int choose(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype type, int bl
   if (count <= 0 || type == MPI_DATATYPE_NULL || MPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
   pat_ared_class *c = auto_class(comm, (long long)size * count);
   if (!c || (!blocking && !c->decided)) return -1;
-  *cand = pat_ared_choice_next(c);
-  if (blocking && !c->decided) *cls = c;
+  int timed = 0;
+  *cand = blocking ? pat_ared_choice_blocking(c, &timed) : c->choice;
+  if (timed) *cls = c;
   return candidate_alg(*cand);
 }
 

@@ -1,5 +1,5 @@
 /* auto's all-reduce choice (decide/allreduce_choice.h): the size classes,
- * the candidates' blocks, the fastest trial but a block's first kept, the decision only after the
+ * the candidates' blocks, the fastest trial but a block's first kept, re-checks, the decision only after the
  * last trial, MPI's own kept unless a schedule is clearly faster, and the
  * choice a function of the summed trials alone (the same sums give the same
  * choice: what makes every rank take the same one; mpi.test_allreduce.auto
@@ -25,8 +25,8 @@ static int test_classes(void) {
 static int run_trials(pat_ared_class *c, const int64_t *t) {
   int last = 0;
   for (int i = 0; i < PAT_ARED_CHOICE_TRIALS; i++) {
-    int cand = pat_ared_choice_next(c), want = i / PAT_ARED_CHOICE_BLOCK;
-    CHECK(cand == want, "trial %d runs candidate %d's block (got %d)", i, want, cand);
+    int timed = 0, cand = pat_ared_choice_blocking(c, &timed), want = i / PAT_ARED_CHOICE_BLOCK;
+    CHECK(cand == want && timed, "trial %d runs candidate %d's block, timed (got %d, %d)", i, want, cand, timed);
     CHECK(!last, "a trial after the last one");
     last = pat_ared_choice_note(c, cand, i % PAT_ARED_CHOICE_BLOCK == 0 ? 1 : t[cand] - i);
   }
@@ -46,7 +46,36 @@ static int test_trials(void) {
   CHECK(!c->decided && ch.cls[19].trials == 0, "undecided until the sums come; other classes untouched");
   int64_t sums[PAT_ARED_CHOICE_N] = {4000000, 3000000, 3900000};
   CHECK(pat_ared_choice_decide(c, sums) == 1 && c->decided, "ring, 25%% faster than MPI's own, is taken");
-  CHECK(pat_ared_choice_next(c) == 1 && !pat_ared_choice_note(c, 1, 5), "a decided class runs its choice, untimed");
+  int timed = 1;
+  CHECK(pat_ared_choice_blocking(c, &timed) == 1 && !timed && !pat_ared_choice_note(c, 1, 5),
+        "a decided class runs its choice, untimed");
+  return 0;
+}
+
+/* After PAT_ARED_CHOICE_RECHECK calls of a decided class the trials run
+ * again, the old choice holding until the new one; then twice as long. */
+static int test_recheck(void) {
+  pat_ared_choice ch;
+  pat_ared_choice_init(&ch);
+  pat_ared_class *c = &ch.cls[18];
+  const int64_t t[PAT_ARED_CHOICE_N] = {1000, 800, 990};
+  run_trials(c, t);
+  int64_t ring_wins[PAT_ARED_CHOICE_N] = {4000, 3000, 3900}, native_wins[PAT_ARED_CHOICE_N] = {3000, 3500, 3900};
+  pat_ared_choice_decide(c, ring_wins);
+  int timed = 0, calls = 0;
+  while (pat_ared_choice_blocking(c, &timed) == 1 && !timed) calls++;
+  CHECK(calls == PAT_ARED_CHOICE_RECHECK - 1 && timed, "the re-check starts at call %d of the choice (after %d)",
+        PAT_ARED_CHOICE_RECHECK, calls);
+  CHECK(c->decided && c->choice == 1 && c->fastest_ns[0] == INT64_MAX, "the old choice holds, the trials start afresh");
+  for (int i = 1; i < PAT_ARED_CHOICE_TRIALS; i++) {
+    pat_ared_choice_note(c, pat_ared_choice_blocking(c, &timed), 100);
+    CHECK(timed, "re-check trial %d timed", i);
+  }
+  CHECK(pat_ared_choice_note(c, PAT_ARED_CHOICE_N - 1, 100), "the re-check's last trial asks for the agreement");
+  CHECK(pat_ared_choice_decide(c, native_wins) == 0, "the re-check can change the choice");
+  calls = 0;
+  while (pat_ared_choice_blocking(c, &timed) == 0 && !timed) calls++;
+  CHECK(calls == 2 * PAT_ARED_CHOICE_RECHECK - 1, "the next re-check comes twice as late (after %d)", calls);
   return 0;
 }
 
@@ -71,5 +100,6 @@ int main(void) {
   test_classes();
   test_trials();
   test_margin();
+  test_recheck();
   return TEST_RESULT();
 }
