@@ -1,8 +1,8 @@
 /*
- * pat-minibench: elapsed time of libpat's all-gather algorithms under a
- * controlled, reproducible process arrival pattern (docs/design.md §7; Proficz
- * 2021, Listing 4).  See bench/README.md for the options, the metrics and
- * the CSV columns.
+ * pat-minibench: elapsed time of libpat's all-gather algorithms (or, with
+ * --coll allreduce, of its all-reduce) under a controlled, reproducible
+ * process arrival pattern (docs/design.md §7; Proficz 2021, Listing 4).
+ * See bench/README.md for the options, the metrics and the CSV columns.
  *
  *   mpirun -np 4 pat-minibench -N 512K --max-delay 10 --alg ring,nex,native
  */
@@ -67,6 +67,28 @@ static int make_counts(const mb_opts *o, int rank, mb_setup *s) {
   return 0;
 }
 
+/* --coll allreduce: the algorithm is PAT_ALLREDUCE's (unset or empty: auto),
+ * which PAT_Init has read and found the same on every rank, so every rank
+ * takes the same branch here.  An --alg that names another is refused: its
+ * row would name an algorithm that did not run.  Returns 0, or 3 after
+ * saying why. */
+static int allreduce_alg(mb_opts *o, int rank) {
+  const char *env = getenv("PAT_ALLREDUCE");
+  const char *set = env && *env ? env : "auto", *name = mb_allreduce_name(set);
+  char canon[MB_NAME];
+  snprintf(canon, sizeof canon, "%.*s", MB_NAME - 1, name ? name : set); /* a newer libpat's name: as set */
+  if (o->alg_given && strcmp(o->algs[0], canon) != 0) {
+    if (rank == 0)
+      fprintf(stderr,
+              "pat-minibench: --coll allreduce --alg %s, but PAT_ALLREDUCE is %s%s: libpat runs every all-reduce "
+              "of the launch with PAT_ALLREDUCE's algorithm (read at PAT_Init); set PAT_ALLREDUCE=%s\n",
+              o->algs[0], canon, env && *env ? "" : " (unset)", o->algs[0]);
+    return 3;
+  }
+  snprintf(o->algs[0], MB_NAME, "%s", canon);
+  return 0;
+}
+
 /* What the launch shares: sizes, host, time stamp, common clock, tau.
  * Returns 0, or 3 (after saying why) when -N gives no usable block. */
 static int make_setup(const mb_opts *o, int rank, int P, int provided, mb_setup *s) {
@@ -80,6 +102,12 @@ static int make_setup(const mb_opts *o, int rank, int P, int provided, mb_setup 
     if (rank == 0)
       fprintf(stderr, "pat-minibench: -N %lld gives %lld floats per rank at P=%d (need 1 .. 2^31-1)\n", o->n_req,
               s->count, P);
+    return 3;
+  }
+  if (o->allreduce && s->n > INT_MAX) {
+    if (rank == 0)
+      fprintf(stderr, "pat-minibench: --coll allreduce -N %lld: %lld floats do not fit PAT_Allreduce's int count\n",
+              o->n_req, s->n);
     return 3;
   }
   s->count_min = s->count_max = s->count;
@@ -223,10 +251,13 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 3;
   }
+  if (o.allreduce && allreduce_alg(&o, rank)) return finish(3);
   mb_setup s;
   if (make_setup(&o, rank, P, provided, &s)) return finish(3);
 
-  float *send = malloc(sizeof(float) * (size_t)(s.count_max > 0 ? s.count_max : 1));
+  /* the all-reduce's contribution is the whole vector, an all-gather's one block */
+  long long send_n = o.allreduce ? s.n : s.count_max;
+  float *send = malloc(sizeof(float) * (size_t)(send_n > 0 ? send_n : 1));
   float *recv = malloc(sizeof(float) * (size_t)s.n);
   mb_result *res = calloc(MB_MAX_ALGS, sizeof *res); /* room for --also-chosen's */
   int ok = send && recv && res, all_ok;

@@ -37,6 +37,9 @@ typedef struct mb_opts {
   double overlap_ms;      /* ... compute between the post and the wait (ms) */
   int persistent;         /* --persistent: PAT_Allgather(v)_init once per algorithm, then PAT_Start and MPI_Wait
                              each iteration (with --overlap: compute between them); elb is the persistent bound */
+  int allreduce;          /* --coll allreduce: PAT_Allreduce of the N floats (MPI_SUM), whose algorithm is
+                             PAT_ALLREDUCE's (read at PAT_Init), so one per launch: algs[0] */
+  int alg_given;          /* --alg was on the command line (--coll allreduce: it must name PAT_ALLREDUCE's) */
   unsigned long long seed;
   const char *csv;        /* append rows here (NULL: none) */
   const char *label;      /* free text copied to the CSV */
@@ -100,6 +103,17 @@ void mb_block_counts(int dist, unsigned long long seed, int P, long long mean, l
 /* mb_check for blocks of unequal size: block b is counts[b] floats at all + displs[b]. */
 long long mb_check_v(const float *all, const int *counts, const int *displs, int P, unsigned long long seed,
                      long long iter);
+/* --coll allreduce: rank `owner`'s contribution of iteration `iter`, n whole
+ * numbers in [1, mb_sum_span(P)], so that any order of adding P of them is
+ * exact in a float and a missing or doubled contribution changes every sum. */
+long long mb_sum_span(int P);
+void mb_fill_sum(float *buf, long long n, int P, unsigned long long seed, long long iter, int owner);
+/* Elements of the reduced vector that differ (bitwise) from the sum of the P
+ * contributions; every element when the check cannot get its P-word state. */
+long long mb_check_sum(const float *sum, long long n, int P, unsigned long long seed, long long iter);
+/* Among the values of PAT_ALLREDUCE (libpat's settings), the canonical
+ * (lower-case) one for a name, or NULL when it is none. */
+const char *mb_allreduce_name(const char *name);
 
 /* ---- stats ------------------------------------------------------------- */
 /* Two-sided 95% Student t quantile for df degrees of freedom. */
@@ -129,6 +143,14 @@ double mb_lower_bound_nodes(const double *a, int P, double tau, const int *node)
  * (blocks released at their owners' starts).  libpat's
  * pat_lower_bound_persistent, src/model. */
 double mb_lower_bound_persistent(const double *a, int P, double tau, const double *tau_v);
+/* The all-reduce's bound (--coll allreduce; docs/design.md §1): rank i's
+ * result depends on every element of every other rank j's vector, known
+ * from a[j] only at j, so the vector's P shares of m/P bytes, tau each (tau
+ * measured for one share), leave j's one send port after a[j]:
+ * e_i >= max(0, max_{j != i} a[j] + P tau - a[i]).  With node (NULL: one
+ * rank a node) a rank's vector need only leave its node: j ranges over the
+ * other nodes' ranks, shared memory taken as free. */
+double mb_lower_bound_allreduce(const double *a, int P, double tau, const int *node);
 
 /* ---- one algorithm's run (rank 0 holds the results) -------------------- */
 typedef struct mb_result {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mb.h"
 #include "tools/cli.h"
@@ -23,6 +24,13 @@ void mb_usage(FILE *out) {
           "                      floor(n/P) on average; not with the mock-ups\n"
           "  --compute-by-size   rank r's random delay scaled by its block / the largest block, so\n"
           "                      the ranks with more data compute longer (with --counts)\n"
+          "  --coll allgather|allreduce  the timed call (default allgather); allreduce: PAT_Allreduce\n"
+          "                      of the N floats (P*floor(N/P), MPI_FLOAT, MPI_SUM; whole numbers, so the\n"
+          "                      sums are exact and checked bit for bit) under PAT_ALLREDUCE's algorithm,\n"
+          "                      which libpat reads at PAT_Init: one per launch, named in the alg column;\n"
+          "                      --alg may only repeat that name (auto, native, rdb, ring, rabenseifner);\n"
+          "                      tau is one share of N/P floats, elb the all-reduce's bound; not with\n"
+          "                      --counts other than equal, --overlap, --persistent, --also-chosen\n"
           "  --iters k           measured iterations per algorithm (default 20)\n"
           "  --warmup k          warm-up iterations per algorithm, not measured (default 2)\n"
           "  --flat-iters k      iterations of the flat run (max delay 0) that gives r' for the\n"
@@ -37,6 +45,7 @@ void mb_usage(FILE *out) {
           "                      twice runs twice (the second labelled name#2): a noise control.\n"
           "                      mock-gather-bcast, mock-alltoall, mock-allreduce, mock-allgatherv:\n"
           "                      the all-gather composed of native collectives (guidelines; not in 'all')\n"
+          "                      (with --coll allreduce: at most PAT_ALLREDUCE's name)\n"
           "  --order interleaved|blocked  interleaved (default): iteration k of every algorithm,\n"
           "                      then k+1, so all see the same minutes of machine load;\n"
           "                      blocked: all iterations of one algorithm, then the next\n"
@@ -144,7 +153,8 @@ static int counts_option(cli_args *a, mb_opts *o, cli_error *err) {
 /* The options of the measurement: size, iterations, delays, compute. */
 static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
   static const char *const units[] = {"ms", "tau"}, *const computes[] = {"sleep", "busy"},
-                           *const orders[] = {"interleaved", "blocked"}, *const instruments[] = {"edges", "none"};
+                           *const orders[] = {"interleaved", "blocked"}, *const instruments[] = {"edges", "none"},
+                           *const colls[] = {"allgather", "allreduce"};
   if (cli_args_is(a, "-N|--N")) return length_option(a, &o->n_req, err);
   if (cli_args_is(a, "--counts")) return counts_option(a, o, err);
   if (cli_args_is(a, "--iters")) return cli_args_int(a, 1, 1000000000, &o->iters, err);
@@ -162,6 +172,7 @@ static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
   }
   if (cli_args_is(a, "--seed")) return seed_option(a, &o->seed, err);
   if (cli_args_is(a, "--alg")) return cli_args_text(a, &l->algs, err);
+  if (cli_args_is(a, "--coll")) return choice_option(a, "collective", colls, &o->allreduce, err);
   return OPT_OTHER;
 }
 
@@ -238,6 +249,46 @@ static int parse_algs(mb_opts *o, const char *list, cli_error *err) {
   return 0;
 }
 
+/* --coll allreduce: the options that only make sense for the all-gather,
+ * and --alg, which can only name the algorithm PAT_ALLREDUCE gives every
+ * all-reduce of the launch (main.c compares the two once PAT_Init has made
+ * every rank's setting the same).  Refused rather than ignored: a row whose
+ * alg column names an algorithm that did not run would mislead. */
+static int check_allreduce(mb_opts *o, const char *list, cli_error *err) {
+  const char *refused = o->counts != MB_COUNTS_EQUAL ? "--counts other than equal (the all-gather's blocks)"
+                        : o->overlap                 ? "--overlap (PAT_Iallgather)"
+                        : o->persistent              ? "--persistent (PAT_Allgather_init)"
+                        : o->also_chosen             ? "--also-chosen (the all-gather's auto)"
+                                                     : NULL;
+  if (refused) {
+    snprintf(err->text, sizeof err->text, "--coll allreduce does not take %s", refused);
+    return -1;
+  }
+  o->nalgs = 1;
+  o->algs[0][0] = '\0'; /* PAT_ALLREDUCE's, once PAT_Init has read it */
+  if (!list) return 0;
+  const char *one = "auto, native, rdb, ring, rabenseifner";
+  if (strchr(list, ',') || strcasecmp(list, "all") == 0) {
+    snprintf(err->text, sizeof err->text,
+             "--coll allreduce runs one algorithm per launch, PAT_ALLREDUCE's (libpat reads it once, at PAT_Init), "
+             "so --alg cannot list several (\"%.60s\"): set PAT_ALLREDUCE to one of %s, and give --alg that name or "
+             "leave it out",
+             list, one);
+    return -1;
+  }
+  const char *name = mb_allreduce_name(list);
+  if (!name) {
+    int gather = mb_mockup_index(list) >= 0;
+    for (int i = 0; i < PAT_AlgCount(); i++) gather |= strcasecmp(list, PAT_AlgName(i)) == 0;
+    snprintf(err->text, sizeof err->text, "--coll allreduce: --alg %.40s is %s; the all-reduce's are %s (PAT_ALLREDUCE)",
+             list, gather ? "an all-gather algorithm" : "no algorithm", one);
+    return -1;
+  }
+  snprintf(o->algs[0], MB_NAME, "%s", name);
+  o->alg_given = 1;
+  return 0;
+}
+
 static void set_defaults(mb_opts *o) {
   memset(o, 0, sizeof *o);
   o->n_req = 128 * 1024;
@@ -254,7 +305,7 @@ static void set_defaults(mb_opts *o) {
 }
 
 static int parse_all(int argc, char **argv, mb_opts *o, cli_error *err) {
-  later l = {"all", NULL};
+  later l = {NULL, NULL};
   cli_args a;
   cli_args_init(&a, argc, argv);
   while (cli_args_next(&a)) {
@@ -270,7 +321,9 @@ static int parse_all(int argc, char **argv, mb_opts *o, cli_error *err) {
     snprintf(err->text, sizeof err->text, "--label must not contain commas, quotes or newlines");
     return -1;
   }
-  if (parse_algs(o, l.algs, err)) return -1;
+  if (o->allreduce) return check_allreduce(o, l.algs, err);
+  o->alg_given = l.algs != NULL;
+  if (parse_algs(o, l.algs ? l.algs : "all", err)) return -1;
   for (int i = 0; i < o->nalgs && o->counts != MB_COUNTS_EQUAL; i++) {
     char base[MB_NAME], dist[48];
     snprintf(base, sizeof base, "%.*s", (int)strcspn(o->algs[i], "#"), o->algs[i]); /* a twin: name#2 */

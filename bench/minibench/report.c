@@ -36,7 +36,11 @@ static double ratio(double a, double b) { return b > 0 ? a / b : NAN; }
 
 void mb_print_header(const mb_opts *o, const mb_setup *s) {
   printf("pat-minibench  %s  host %s  P=%d\n", s->timestamp, s->host, s->P);
-  printf("  N = %lld floats (%lld per rank, %lld-byte blocks)", s->n, s->count, s->block_bytes);
+  if (o->allreduce)
+    printf("  all-reduce (PAT_Allreduce, MPI_FLOAT, MPI_SUM) of N = %lld floats, PAT_ALLREDUCE=%s (shares of %lld"
+           " floats, %lld bytes)", s->n, o->algs[0], s->count, s->block_bytes);
+  else
+    printf("  N = %lld floats (%lld per rank, %lld-byte blocks)", s->n, s->count, s->block_bytes);
   if (s->n != o->n_req)
     printf("  [requested %lld: not divisible by P=%d, the last %lld dropped]", o->n_req, s->P, o->n_req - s->n);
   if (s->counts) {
@@ -47,7 +51,9 @@ void mb_print_header(const mb_opts *o, const mb_setup *s) {
     if (o->compute_by_size) printf("\n  compute by size: rank r's delay x count_r / %lld", s->count_max);
   }
   printf("\n  tau = %.2f us (%s)\n", 1e6 * s->tau,
-         o->tau_us > 0 ? "given by --tau-us" : "min one-way time of one block, ranks 0<->1");
+         o->tau_us > 0   ? "given by --tau-us"
+         : o->allreduce ? "min one-way time of one share, N/P floats, ranks 0<->1"
+                         : "min one-way time of one block, ranks 0<->1");
   printf("  max delay %.3f ms = %.2f tau; compute %s, %.1f ms + delay/2 per half; seed %llu%s\n",
          1e3 * s->max_delay_s, ratio(s->max_delay_s, s->tau), o->busy ? "busy" : "sleep", o->base_ms, o->seed,
          o->uninstrumented ? "; uninstrumented (arrivals redrawn every call, predicted from history only)" : "");
@@ -66,7 +72,6 @@ static void cell(int width, double v, int prec) {
 }
 
 void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res, int n) {
-  (void)o;
   printf("\n%-9s %-6s %12s %9s %11s %11s %7s %11s %11s %7s %7s  %s\n", "alg", "status", "ebar[us]", "+-95%CI",
          "r[us]", "omega[us]", "w/tau", "A[us]", "elb[us]", "e/elb", "errors", "chosen");
   for (int i = 0; i < n; i++) {
@@ -110,7 +115,11 @@ void mb_print_summary(const mb_opts *o, const mb_setup *s, const mb_result *res,
   }
   printf("(ebar: mean elapsed time f_i - a_i; r: max f - min a; omega: max a - min a; A = r' - r + omega,\n"
          " r' from a flat run; elb: lower bound of docs/design.md section 1 from the measured arrivals and tau)\n");
-  if (s->nodes > 1 && s->nodes < s->P && !s->counts)
+  if (o->allreduce)
+    printf("(all-reduce: elb = mean_i max(0, max_j!=i a_j + P tau - a_i): rank j's vector, P shares of tau each,"
+           " leaves its one send port after a_j%s; docs/design.md section 1)\n",
+           s->nodes > 1 && s->nodes < s->P ? ", j on another node than i (shared memory free)" : "");
+  else if (s->nodes > 1 && s->nodes < s->P && !s->counts)
     printf("(%d nodes: tau between two of them, elb the two-level bound: a node's link takes in every other"
            " node's block, shared memory free)\n", s->nodes);
   if (o->persistent)

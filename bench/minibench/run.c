@@ -8,7 +8,8 @@
  *   (--instrument none: the same without the three PAT_ calls)
  *   a_i = now; PAT_Allgather; f_i = now;   (rank 0's clock)
  *   (--counts other than equal: PAT_Allgatherv on the unequal blocks, packed
- *   in rank order; --compute-by-size scales d_i by count_i / largest count)
+ *   in rank order; --compute-by-size scales d_i by count_i / largest count;
+ *   --coll allreduce: PAT_Allreduce of the N floats, MPI_SUM)
  *   wait, asleep, until every rank has returned; check every element;
  *   gather (a_i, f_i, errors, algorithm) to rank 0.
  *
@@ -73,8 +74,12 @@ static int alg_index(const char *name) {
   return -1;
 }
 
-/* The PAT algorithm the last call on c ran; -1 for a mock-up (not libpat's). */
-static int ran_index(const mb_ctx *c) { return c->mock >= 0 ? -1 : alg_index(PAT_LastAlg(c->comm)); }
+/* The PAT algorithm the last call on c ran; -1 for a mock-up (not libpat's)
+ * and for the all-reduce, whose algorithm libpat does not name (PAT_LastAlg
+ * is the all-gather's): the same on every rank, so no disagreement. */
+static int ran_index(const mb_ctx *c) {
+  return c->mock >= 0 || c->o->allreduce ? -1 : alg_index(PAT_LastAlg(c->comm));
+}
 
 #define MB_INJECTED (-12345) /* rc of an injected failure (--inject-fail) */
 
@@ -133,9 +138,11 @@ static int gather_persistent(mb_ctx *c) {
 }
 
 /* The call under test: PAT_Allgather, PAT_Allgatherv (--counts), their
- * non-blocking forms (--overlap), a persistent one (--persistent) or a mock-up. */
+ * non-blocking forms (--overlap), a persistent one (--persistent), a
+ * mock-up, or PAT_Allreduce (--coll allreduce). */
 static int gather(mb_ctx *c) {
   const mb_setup *s = c->s;
+  if (c->o->allreduce) return PAT_Allreduce(c->send, c->recv, (int)s->n, MPI_FLOAT, MPI_SUM, c->comm);
   if (c->mock >= 0) return mb_mockup_allgather(c->mock, c->send, (int)s->count, c->recv, c->comm, c->scratch);
   if (c->persistent != MPI_REQUEST_NULL) return gather_persistent(c);
   if (c->o->overlap) return gather_overlapped(c);
@@ -160,7 +167,8 @@ static void wait_all_asleep(void) {
 static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   const mb_opts *o = c->o;
   const mb_setup *s = c->s;
-  mb_fill(c->send, s->counts ? s->counts[c->rank] : s->count, o->seed, iter, c->rank);
+  if (o->allreduce) mb_fill_sum(c->send, s->n, c->P, o->seed, iter, c->rank);
+  else mb_fill(c->send, s->counts ? s->counts[c->rank] : s->count, o->seed, iter, c->rank);
   memset(c->recv, 0xFF, sizeof(float) * (size_t)s->n); /* NaN poison: a missing block is an error */
   double delay = delay_of(o, s, c->rank, iter, delayed);
   double half = 1e-3 * o->base_ms + 0.5 * delay;
@@ -187,8 +195,9 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
   double row[NROW] = {a, f, 0, ran_index(c), late};
   if (rc == MPI_SUCCESS && o->inject_error && c->rank == c->P - 1) c->recv[0] += 1.0f; /* testing */
   if (rc == MPI_SUCCESS)
-    row[2] = (double)(s->counts ? mb_check_v(c->recv, s->counts, s->displs, c->P, o->seed, iter)
-                                : mb_check(c->recv, s->count, c->P, o->seed, iter));
+    row[2] = (double)(o->allreduce ? mb_check_sum(c->recv, s->n, c->P, o->seed, iter)
+                      : s->counts  ? mb_check_v(c->recv, s->counts, s->displs, c->P, o->seed, iter)
+                                   : mb_check(c->recv, s->count, c->P, o->seed, iter));
   if (agree_failure(c, rc)) {
     if (c->rank == 0) c->res->failed_calls++;
     return 1;
@@ -226,10 +235,12 @@ static int iteration(mb_ctx *c, long long iter, int delayed, mb_series *out) {
     out->ebar[k] = sum_e / c->P;
     out->r[k] = max_f - min_a;
     out->omega[k] = max_a - min_a;
-    out->elb[k] = o->persistent && c->mock < 0       ? mb_lower_bound_persistent(c->a, c->P, s->tau, s->tau_v)
-                  : s->tau_v                         ? mb_lower_bound_v(c->a, c->P, s->tau_v)
-                  : s->nodes > 1 && s->nodes < c->P ? mb_lower_bound_nodes(c->a, c->P, s->tau, s->node)
-                                                    : mb_lower_bound(c->a, c->P, s->tau);
+    const int *links = s->nodes > 1 && s->nodes < c->P ? s->node : NULL;
+    out->elb[k] = o->allreduce                   ? mb_lower_bound_allreduce(c->a, c->P, s->tau, links)
+                  : o->persistent && c->mock < 0 ? mb_lower_bound_persistent(c->a, c->P, s->tau, s->tau_v)
+                  : s->tau_v                     ? mb_lower_bound_v(c->a, c->P, s->tau_v)
+                  : links                        ? mb_lower_bound_nodes(c->a, c->P, s->tau, s->node)
+                                                 : mb_lower_bound(c->a, c->P, s->tau);
     out->late[k] = sum_late / c->P;
     if (max_late > out->late_max) out->late_max = max_late;
   }
@@ -316,7 +327,8 @@ mb_run *mb_run_begin(const mb_opts *o, const mb_setup *s, const char *alg, float
   snprintf(run->setting, sizeof run->setting, "%.*s", (int)strcspn(alg, "#"), alg); /* twins: name#2 */
   /* collective the first time libpat sees the communicator: here, on every rank */
   int rc = PAT_PredictOn(c->comm);
-  if (rc == MPI_SUCCESS && c->mock < 0) rc = PAT_UseAlg(run->setting);
+  /* the all-reduce's algorithm is PAT_ALLREDUCE's: no PAT_UseAlg names it */
+  if (rc == MPI_SUCCESS && c->mock < 0 && !o->allreduce) rc = PAT_UseAlg(run->setting);
   /* --persistent: set up once, under the run's setting (what a start runs is chosen here) */
   if (rc == MPI_SUCCESS && c->mock < 0 && o->persistent)
     rc = s->counts ? PAT_Allgatherv_init(send, s->counts[c->rank], MPI_FLOAT, recv, s->counts, s->displs, MPI_FLOAT,
@@ -333,7 +345,7 @@ int mb_run_step(mb_run *run, mb_phase phase, int k) {
   /* accepted in mb_run_begin; other runs may be interleaved.  A mock-up sets
    * native, which needs no arrival exchange: its instrumented compute phase
    * must not feed a prediction to the communicator libpat used last. */
-  PAT_UseAlg(c->mock >= 0 ? "native" : run->setting);
+  if (!c->o->allreduce) PAT_UseAlg(c->mock >= 0 ? "native" : run->setting);
   PAT_Stats st0, st1;
   PAT_GetStats(&st0);
   if (phase == MB_WARMUP) run->failed = iteration(c, STREAM_WARMUP + k, 1, NULL);
@@ -345,7 +357,7 @@ int mb_run_step(mb_run *run, mb_phase phase, int k) {
   run->pred_err_sum += st1.pred_abs_error_sum - st0.pred_abs_error_sum;
   run->xwait_sum += st1.exchange_wait_sum - st0.exchange_wait_sum;
   run->bg_cpu += st1.bg_cpu_seconds - st0.bg_cpu_seconds;
-  if (phase == MB_MEASURED && !run->failed && c->rank == 0) {
+  if (phase == MB_MEASURED && !run->failed && c->rank == 0 && !c->o->allreduce) {
     int idx = ran_index(c);
     if (idx >= 0) c->res->chosen[idx]++;
     else c->res->chosen_other++;

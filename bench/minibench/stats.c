@@ -143,3 +143,15 @@ double mb_lower_bound_persistent(const double *a, int P, double tau, const doubl
   free(order);
   return sum / P;
 }
+
+double mb_lower_bound_allreduce(const double *a, int P, double tau, const int *node) {
+  if (P < 2) return 0;
+  double sum = 0;
+  for (int i = 0; i < P; i++) {
+    double t = a[i]; /* no other node: nothing need cross a link, e_i >= 0 only */
+    for (int j = 0; j < P; j++)
+      if ((node ? node[j] != node[i] : j != i) && a[j] + P * tau > t) t = a[j] + P * tau;
+    sum += t - a[i];
+  }
+  return sum / P;
+}

@@ -12,6 +12,12 @@ order, so PAT_REPORT's row of auto's site counts auto's calls only.
 --overlap (post, compute, wait) runs the non-blocking calls correctly, equal
 and unequal blocks.  No timing assertions.
 
+--allreduce runs only the all-reduce mode, once (--coll allreduce under
+PAT_ALLREDUCE=ring, two calls of a few hundred floats): it exits 0 with one
+row, status ok, the documented columns and the sums checked exact.  Kept
+apart and short, under a second of CI time (a refused launch costs mpirun
+seconds: test_mb_stats checks the refusals by parsing alone).
+
   check_minibench.py --mpiexec mpirun --np 3 --bench build/.../pat-minibench \
       --readme bench/README.md --workdir build/tests/bench/np3
 """
@@ -79,6 +85,24 @@ def run(args, extra, csv_path, env=None):
     return res.returncode, header, rows, res.stdout
 
 
+def check_allreduce(args, documented):
+    n_req, iters = 300, 2
+    code, header, rows, out = run(args, ["-N", str(n_req), "--iters", str(iters), "--warmup", "0", "--flat-iters", "0",
+                                         "--base-ms", "1", "--max-delay", "2", "--coll", "allreduce"],
+                                  os.path.join(args.workdir, "allreduce.csv"), env={"PAT_ALLREDUCE": "ring"})
+    check(code == 0, "allreduce: exit status 0 (got %d)" % code)
+    check(header == documented, "allreduce: the documented CSV header")
+    r = rows[0] if len(rows) == 1 else {}
+    check(r.get("alg") == "ring" and r.get("status") == "ok", "allreduce: one row, alg ring (PAT_ALLREDUCE), status ok "
+          "(%s)" % [(x["alg"], x["status"], x["message"]) for x in rows])
+    check(r.get("errors") == "0" and r.get("iters") == str(iters) and r.get("alg_disagree") == "0",
+          "allreduce: %d calls, every sum exact (%s wrong)" % (iters, r.get("errors")))
+    n = (n_req // args.np) * args.np
+    check(r.get("N") == str(n) and r.get("count_per_rank") == str(n_req // args.np),
+          "allreduce: N = %d floats reduced, shares of N/P" % n)
+    check(float(r.get("elb_us") or 0) > 0 and "all-reduce: elb" in out, "allreduce: the all-reduce's bound")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpiexec", required=True)
@@ -86,10 +110,15 @@ def main():
     ap.add_argument("--bench", required=True)
     ap.add_argument("--readme", required=True)
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--allreduce", action="store_true", help="only the all-reduce mode's short run")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     documented = [c for c in documented_columns(args.readme) if c not in ("delay_req", "delay_unit", "launch")]
     check(len(documented) > 30, "bench/README.md documents the CSV columns (%d found)" % len(documented))
+    if args.allreduce:
+        check_allreduce(args, documented)
+        print("%d check(s) failed" % len(failures) if failures else "all checks passed")
+        return 1 if failures else 0
 
     # 1. every working classic algorithm; N not divisible by P on purpose (1001)
     iters = 3

@@ -1,7 +1,8 @@
 /* Unit test of pat-minibench's statistics: the lower bound of docs/design.md §1
  * (equal blocks and, against libpat's pat_lower_bound_v, unequal ones), the t
  * quantile, mean/sd/median, the reproducible data stream, the --counts
- * distributions and the check of unequal blocks. */
+ * distributions and the check of unequal blocks; the all-reduce's bound and
+ * its whole-number contributions, and what --coll allreduce refuses. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,83 @@ int main(void) {
   vc[0] = 3; /* block 0 claims the first element of block 2: the stream differs there */
   vd[2] = 3;
   near((double)mb_check_v(v, vc, vd, 3, 42, 3) >= 1, 1, 0, "unequal blocks: shifted blocks are wrong");
+
+  /* ---- --coll allreduce: the all-reduce's bound, e_i >= max(0, max_{j!=i} a_j + P tau - a_i) ---- */
+  near(mb_lower_bound_allreduce(flat, 4, 1.0, NULL), 4.0, 1e-12, "all-reduce, flat PAP, P=4: P tau");
+  /* the late rank's vector leaves it from 10: the others wait 14; it waits for no one */
+  near(mb_lower_bound_allreduce(late, 4, 1.0, NULL), 42.0 / 4, 1e-12, "all-reduce, one late rank");
+  /* rank 0: 2+3-0, rank 1: 2+3-1, rank 2: 1+3-2 */
+  near(mb_lower_bound_allreduce(stair, 3, 1.0, NULL), 11.0 / 3, 1e-12, "all-reduce, staircase");
+  near(mb_lower_bound_allreduce(flat, 1, 1.0, NULL), 0.0, 0, "all-reduce, P=1");
+  /* two nodes: node 0's ranks wait for node 2's vectors (5 + 4); node 2's had node 0's long before */
+  double late_node[4] = {0, 0, 5, 5};
+  int node_of[4] = {0, 0, 2, 2};
+  near(mb_lower_bound_allreduce(late_node, 4, 1.0, node_of), 18.0 / 4, 1e-12, "all-reduce, two nodes");
+  /* never below mean_i (L + (P-1) tau - a_i), the last rank's own account of its shares */
+  int below = 0;
+  for (int t = 0; t < 200; t++) {
+    double ar[6], L = -INFINITY, acc = 0;
+    for (int i = 0; i < 6; i++) {
+      ar[i] = 10 * mb_uniform(7, i, t);
+      if (ar[i] > L) L = ar[i];
+    }
+    for (int i = 0; i < 6; i++) acc += L + 5 * 0.5 - ar[i];
+    below += mb_lower_bound_allreduce(ar, 6, 0.5, NULL) < acc / 6 - 1e-12;
+  }
+  near(below, 0, 0, "all-reduce bound >= mean (L + (P-1) tau - a_i) on 200 random PAPs");
+
+  /* whole-number contributions: exact sums in any order; a missing one changes every element */
+  float c3[3][5], sum[5], rev[5];
+  for (int r = 0; r < 3; r++) mb_fill_sum(c3[r], 5, 3, 9, 4, r);
+  int whole = 1;
+  for (int j = 0; j < 5; j++) {
+    sum[j] = (c3[0][j] + c3[1][j]) + c3[2][j];
+    rev[j] = c3[2][j] + (c3[1][j] + c3[0][j]);
+    for (int r = 0; r < 3; r++) whole &= c3[r][j] >= 1 && c3[r][j] <= 1024 && c3[r][j] == floorf(c3[r][j]);
+  }
+  near(whole, 1, 0, "contributions are whole numbers in [1, 1024]");
+  near((double)mb_check_sum(sum, 5, 3, 9, 4), 0, 0, "the sum checks clean");
+  near((double)mb_check_sum(rev, 5, 3, 9, 4), 0, 0, "the sum in another order checks clean");
+  near((double)mb_check_sum(sum, 5, 3, 9, 5), 5, 1, "another iteration's sums differ");
+  for (int j = 0; j < 5; j++) sum[j] -= c3[1][j];
+  near((double)mb_check_sum(sum, 5, 3, 9, 4), 5, 0, "a missing contribution is wrong everywhere");
+  near((double)mb_sum_span(3), 1024, 0, "span 1024 at small P");
+  near((double)mb_sum_span(1 << 20), 16, 0, "span shrinks so P values stay below 2^24");
+
+  /* ---- --coll allreduce: what it refuses, by parsing alone (a refused launch costs mpirun seconds) ---- */
+  static const struct {
+    const char *args, *says; /* says: a word of the message; NULL: accepted */
+  } cases[] = {
+      {"--coll allreduce", NULL},
+      {"--coll allreduce --alg RING", NULL},
+      {"--coll allreduce --alg ring,native", "one algorithm per launch"},
+      {"--coll allreduce --alg all", "one algorithm per launch"},
+      {"--coll allreduce --alg nex", "an all-gather algorithm"},
+      {"--coll allreduce --alg mock-allreduce", "an all-gather algorithm"},
+      {"--coll allreduce --alg nosuch", "no algorithm"},
+      {"--coll allreduce --counts ramp", "--counts"},
+      {"--coll allreduce --overlap 1", "--overlap"},
+      {"--coll allreduce --persistent", "--persistent"},
+      {"--coll allreduce --also-chosen", "--also-chosen"},
+      {"--coll allgather --alg ring,native", NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char buf[128], *argv[16] = {"pat-minibench"}, err[512] = "";
+    int argc = 1;
+    snprintf(buf, sizeof buf, "%s", cases[k].args);
+    for (char *t = strtok(buf, " "); t && argc < 15; t = strtok(NULL, " ")) argv[argc++] = t;
+    static mb_opts o;
+    int rc = mb_parse_options(argc, argv, &o, err, sizeof err);
+    int ok = cases[k].says ? rc < 0 && strstr(err, cases[k].says) != NULL : rc == 0;
+    printf("%s %s: %s\n", ok ? "ok  " : "FAIL", cases[k].args, rc < 0 ? err : "accepted");
+    failures += !ok;
+  }
+  static mb_opts o;
+  char err[512];
+  char *ring[] = {"pat-minibench", "--coll", "allreduce", "--alg", "RING"};
+  mb_parse_options(5, ring, &o, err, sizeof err);
+  near(o.allreduce == 1 && o.alg_given && o.nalgs == 1 && strcmp(o.algs[0], "ring") == 0, 1, 0,
+       "--coll allreduce --alg RING: the one algorithm, its canonical name");
 
   printf("%s\n", failures ? "FAILED" : "all checks passed");
   return failures ? 1 : 0;
