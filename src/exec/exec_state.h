@@ -13,6 +13,7 @@
 
 #include "algorithms/sched/schedule.h"
 #include "exec/buffers.h"
+#include "exec/reduce.h"
 
 typedef struct pat_exec {
   const pat_op *ops; /* this rank's ops, sorted by step */
@@ -41,7 +42,13 @@ typedef struct pat_exec {
   unsigned char *state;   /* per op: FLOW_IDLE, FLOW_POSTED, FLOW_DONE */
   unsigned char *needs_own; /* per send: it carries part of this rank's own block */
   int *deps_left;         /* per send: receives whose bytes it still waits for */
-  size_t *dep_start, *dep_list; /* per receive r: the sends waiting for it, dep_list[dep_start[r] ..] */
+  size_t *dep_start, *dep_list; /* per receive r: the sends waiting for it, dep_list[dep_start[r] ..];
+                                   a reduction's: per op, the ops waiting for it (flow.c) */
+  /* a reduction's data flow (flow.c): every receive lands in a buffer of its own and is applied in its turn */
+  pat_reduce_landing *landing; /* per op (receives') */
+  int *apply_left;             /* per receive: its arrival, and the sends and receives it waits for */
+  size_t *applying;            /* scratch: receives whose turn came */
+  int keep_landings;           /* abandoned with receives still under MPI: their landings stay allocated */
   int *done_idx;          /* scratch for MPI_Testsome / MPI_Waitsome */
   int64_t nap_ns;         /* pat_exec_run, pat_exec_wait: 0 waits in MPI (Waitsome, Wait); > 0 tests
                              and, when nothing is done, sleeps this long (runtime/wait_nap.h) */

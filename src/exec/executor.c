@@ -41,8 +41,8 @@ int pat_exec_init(pat_exec *e, const pat_sched *s, int self, pat_buffers *b) {
   e->P = s->P;
   e->self = self;
   e->buf = b;
-  /* a reduction combines at the end of its steps, so only in lockstep, and only on buffers that say how */
-  if (!(s->flags & PAT_SCHED_REDUCE) != !b->reduce || (b->reduce && s->send_window > 0)) return MPI_ERR_INTERN;
+  /* a reduction only on buffers that say how (in data flow too: flow.c keeps lockstep's order) */
+  if (!(s->flags & PAT_SCHED_REDUCE) != !b->reduce) return MPI_ERR_INTERN;
   if (s->send_window > 0) {
     int rc = pat_exec_flow_init(e, s->send_window);
     if (rc != MPI_SUCCESS) pat_exec_free(e);

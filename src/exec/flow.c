@@ -23,6 +23,20 @@
  * time, not at a completion (a peer may be waiting for it), so while one is
  * held the run tests and naps until it is due instead of blocking in MPI.
  *
+ * A reduction (PAT_SCHED_REDUCE) runs so too, with the order lockstep
+ * gives every byte: a send carries what its bytes held before its step
+ * (it waits for the receives of earlier steps that bring any of them to be
+ * applied), and a receive lands in a buffer of its own (exec/reduce.h) and
+ * is applied, combined or copied in, once it has arrived, every send of its
+ * step or before that reads any of its bytes is complete, and every receive
+ * before it that brings any of them is applied.  So every byte is combined
+ * in the schedule's order, whatever order the messages come in: the same
+ * bits as lockstep, a non-commutative op's rank order kept; but a message
+ * is taken in as soon as its sender has it, and a send leaves as soon as
+ * its bytes are final for it.  Its dependencies are found by pairing ops
+ * (quadratic in the rank's ops: the all-reduces' schedules have a few per
+ * rank and step).
+ *
  * Errors are those of lockstep: a request that completes in error (a
  * truncated receive: ranks passed different counts) is a data error, kept,
  * and the other ops still run so that no peer is left waiting; a failure to
@@ -37,7 +51,7 @@
 #include "exec/flow.h"
 #include "exec/message.h"
 
-enum { FLOW_IDLE = 0, FLOW_POSTED = 1, FLOW_DONE = 2 };
+enum { FLOW_IDLE = 0, FLOW_POSTED = 1, FLOW_DONE = 2, FLOW_ARRIVED = 3 /* a reduction's receive, not applied */ };
 
 static double pace_ns_per_byte;  /* 0: no pacing */
 static int64_t pace_queue_end;   /* when the bytes posted so far are estimated to have left the link */
@@ -172,6 +186,64 @@ out:
   return rc;
 }
 
+/* Do ops a and b share a byte? */
+static int ops_overlap(int P, const pat_op *a, const pat_op *b) {
+  for (int i = 0; i < a->nspans; i++)
+    for (int j = 0; j < b->nspans; j++)
+      if (spans_overlap(P, &a->span[i], &b->span[j])) return 1;
+  return 0;
+}
+
+/* Does op y wait for op x in a reduction (see the top)?  Ops are sorted by step. */
+static int reduce_waits(const pat_exec *e, size_t y, size_t x) {
+  const pat_op *ox = &e->ops[x], *oy = &e->ops[y];
+  int rx = is_recv(ox), ry = is_recv(oy);
+  if (!ry && !rx) return 0;
+  if (!ry) { /* a send waits for the receives of earlier steps */
+    if (!(ox->step < oy->step)) return 0;
+  } else if (!rx) { /* a receive for the sends of its step and before */
+    if (!(ox->step <= oy->step)) return 0;
+  } else if (!(x < y)) { /* and for the receives before it */
+    return 0;
+  }
+  return ops_overlap(e->P, ox, oy);
+}
+
+/* A reduction's dependencies (CSR of each op's dependants) and landings. */
+static int build_reduce_deps(pat_exec *e) {
+  size_t n = e->nops;
+  e->dep_start = calloc(n + 1, sizeof *e->dep_start);
+  e->apply_left = calloc(n, sizeof *e->apply_left);
+  e->applying = malloc(n * sizeof *e->applying);
+  e->landing = calloc(n, sizeof *e->landing);
+  if (!e->dep_start || !e->apply_left || !e->applying || !e->landing) return MPI_ERR_NO_MEM;
+  for (size_t y = 0; y < n; y++) {
+    if (is_recv(&e->ops[y])) e->apply_left[y] = 1; /* its arrival */
+    for (size_t x = 0; x < n; x++)
+      if (x != y && reduce_waits(e, y, x)) {
+        e->dep_start[x + 1]++;
+        if (is_recv(&e->ops[y]))
+          e->apply_left[y]++;
+        else
+          e->deps_left[y]++;
+      }
+  }
+  for (size_t x = 0; x < n; x++) e->dep_start[x + 1] += e->dep_start[x];
+  e->dep_list = malloc((e->dep_start[n] + 1) * sizeof *e->dep_list);
+  if (!e->dep_list) return MPI_ERR_NO_MEM;
+  size_t *pos = e->applying; /* free until the run starts */
+  memcpy(pos, e->dep_start, n * sizeof *pos);
+  for (size_t y = 0; y < n; y++)
+    for (size_t x = 0; x < n; x++)
+      if (x != y && reduce_waits(e, y, x)) e->dep_list[pos[x]++] = y;
+  for (size_t i = 0; i < n; i++)
+    if (is_recv(&e->ops[i])) {
+      int rc = pat_reduce_landing_make(e->buf, &e->ops[i], &e->landing[i]);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+  return MPI_SUCCESS;
+}
+
 int pat_exec_flow_init(pat_exec *e, int window) {
   size_t n = e->nops;
   e->window = window;
@@ -186,13 +258,17 @@ int pat_exec_flow_init(pat_exec *e, int window) {
   e->deps_left = calloc(n, sizeof *e->deps_left);
   e->done_idx = malloc(n * sizeof *e->done_idx);
   if (!e->reqs || !e->statuses || !e->want_count || !e->want_type || !e->types || !e->state || !e->needs_own || !e->deps_left ||
-      !e->done_idx || build_deps(e) != MPI_SUCCESS)
+      !e->done_idx)
     return MPI_ERR_NO_MEM; /* the caller frees what was allocated (pat_exec_init) */
+  int rc = e->buf->reduce ? build_reduce_deps(e) : build_deps(e);
+  if (rc != MPI_SUCCESS) return rc;
   for (size_t i = 0; i < n; i++) {
     e->reqs[i] = MPI_REQUEST_NULL;
     e->types[i] = MPI_DATATYPE_NULL;
     if (!is_recv(&e->ops[i]))
-      e->needs_own[i] = (unsigned char)pat_spans_touch_block(e->P, e->ops[i].nspans, e->ops[i].span, e->self);
+      e->needs_own[i] = (unsigned char)(e->buf->reduce ? e->ops[i].nspans > 0 /* every byte holds the own */
+                                                       : pat_spans_touch_block(e->P, e->ops[i].nspans, e->ops[i].span,
+                                                                               e->self));
   }
   return MPI_SUCCESS;
 }
@@ -204,6 +280,14 @@ void pat_exec_flow_free(pat_exec *e) {
   free(e->dep_start);
   free(e->dep_list);
   free(e->done_idx);
+  if (e->landing && !e->keep_landings) /* else MPI may still write into them: left allocated */
+    for (size_t i = 0; i < e->nops; i++) free(e->landing[i].mem);
+  free(e->landing);
+  free(e->apply_left);
+  free(e->applying);
+  e->landing = NULL;
+  e->apply_left = NULL;
+  e->applying = NULL;
   e->state = e->needs_own = NULL;
   e->deps_left = e->done_idx = NULL;
   e->dep_start = e->dep_list = NULL;
@@ -214,9 +298,10 @@ void pat_exec_flow_free(pat_exec *e) {
 static int post(pat_exec *e, size_t i) {
   const pat_op *op = &e->ops[i];
   pat_msg m;
-  int rc = pat_exec_describe(e, op, &m);
-  if (rc != MPI_SUCCESS) return rc;
   int recv = is_recv(op), tag = pat_tag(e->tag_gen, op->step);
+  int rc = recv && e->buf->reduce ? pat_reduce_describe_landing(e->buf, op, &e->landing[i], &m)
+                                  : pat_exec_describe(e, op, &m);
+  if (rc != MPI_SUCCESS) return rc;
   e->want_count[i] = recv ? pat_exec_expected_count(e, &m) : -1;
   e->want_type[i] = m.type;
   if (pat_exec_tracing())
@@ -275,11 +360,47 @@ static int post_ready(pat_exec *e) {
   return MPI_SUCCESS;
 }
 
-/* Op i completed with status st (its error in st->MPI_ERROR if err). */
-static void complete(pat_exec *e, size_t i, const MPI_Status *st, int err) {
+/* A reduction's op i is done (a send complete, a receive applied): its
+ * dependants move, and receives whose turn comes are applied, in turn. */
+static void reduce_done(pat_exec *e, size_t i) {
+  size_t top = 0;
+  e->applying[top++] = i;
+  while (top > 0) {
+    size_t x = e->applying[--top];
+    if (is_recv(&e->ops[x])) { /* its turn: apply it */
+      int rc = pat_reduce_apply_landing(e->buf, &e->ops[x], &e->landing[x]);
+      if (rc != MPI_SUCCESS && e->data_error == MPI_SUCCESS) e->data_error = rc;
+      e->state[x] = FLOW_DONE;
+      e->ndone++;
+      e->steps_done++;
+    }
+    for (size_t q = e->dep_start[x]; q < e->dep_start[x + 1]; q++) {
+      size_t y = e->dep_list[q];
+      if (!is_recv(&e->ops[y]))
+        e->deps_left[y]--;
+      else if (--e->apply_left[y] == 0)
+        e->applying[top++] = y; /* each receive once: its count reaches 0 once */
+    }
+  }
+}
+
+/* A reduction's op i completed: a send is done; a receive has arrived, and
+ * is applied if its turn has come. */
+static void reduce_complete(pat_exec *e, size_t i) {
+  if (is_recv(&e->ops[i])) {
+    e->state[i] = FLOW_ARRIVED;
+    if (--e->apply_left[i] == 0) reduce_done(e, i);
+    return;
+  }
   e->state[i] = FLOW_DONE;
   e->ndone++;
   e->steps_done++;
+  e->sends_inflight--;
+  reduce_done(e, i);
+}
+
+/* Op i completed with status st (its error in st->MPI_ERROR if err). */
+static void complete(pat_exec *e, size_t i, const MPI_Status *st, int err) {
   pat_exec_stamp(e, i, 1);
   if (err == MPI_SUCCESS && e->want_count[i] >= 0) {
     int got = 0;
@@ -288,6 +409,13 @@ static void complete(pat_exec *e, size_t i, const MPI_Status *st, int err) {
   }
   if (err != MPI_SUCCESS && e->data_error == MPI_SUCCESS) e->data_error = err;
   if (e->types[i] != MPI_DATATYPE_NULL) MPI_Type_free(&e->types[i]);
+  if (e->buf->reduce) {
+    reduce_complete(e, i);
+    return;
+  }
+  e->state[i] = FLOW_DONE;
+  e->ndone++;
+  e->steps_done++;
   if (is_recv(&e->ops[i])) {
     for (size_t q = e->dep_start[i]; q < e->dep_start[i + 1]; q++) e->deps_left[e->dep_list[q]]--;
   } else {
@@ -325,8 +453,9 @@ void pat_exec_flow_abandon(pat_exec *e, int error) {
   for (size_t i = (size_t)n; i < e->nops; i++) e->reqs[i] = MPI_REQUEST_NULL;
   if (pat_exec_tracing()) pat_exec_trace("comm %p CANCEL gen %d (data flow, %d in flight)", (void *)e->buf->comm, e->tag_gen, n);
   e->npending = pat_exec_keep_active(e->reqs, n);
+  if (e->npending > 0 && e->landing) e->keep_landings = 1;
   for (size_t i = 0; i < e->nops; i++) {
-    if (e->state[i] == FLOW_POSTED) e->state[i] = FLOW_DONE;
+    if (e->state[i] == FLOW_POSTED || e->state[i] == FLOW_ARRIVED) e->state[i] = FLOW_DONE;
     if (e->types[i] != MPI_DATATYPE_NULL) MPI_Type_free(&e->types[i]); /* MPI keeps those pending messages use */
   }
 }

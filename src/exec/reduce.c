@@ -125,9 +125,10 @@ static int op_runs(const pat_reduce *r, int P, const pat_op *op, runs *out) {
   return MPI_SUCCESS;
 }
 
-int pat_reduce_describe(const pat_buffers *b, const pat_op *op, pat_msg *m) {
+/* The message of op's elements in a buffer laid out as the vector, its
+ * element `origin` at base. */
+static int describe_at(const pat_buffers *b, const pat_op *op, char *base, int origin, pat_msg *m) {
   const pat_reduce *r = b->reduce;
-  char *base = op->kind == PAT_OP_RECV && (op->flags & PAT_OPF_REDUCE) ? r->scratch : (char *)b->recvbuf;
   *m = (pat_msg){base, 0, r->type, MPI_DATATYPE_NULL};
   if (op->nspans == 0) {
     m->type = MPI_BYTE;
@@ -137,12 +138,12 @@ int pat_reduce_describe(const pat_buffers *b, const pat_op *op, pat_msg *m) {
   int rc = op_runs(r, b->P, op, &x);
   if (rc != MPI_SUCCESS) return rc;
   if (x.n == 1) {
-    m->addr = base + (MPI_Aint)x.first[0] * r->extent;
+    m->addr = base + (MPI_Aint)(x.first[0] - origin) * r->extent;
     m->count = x.len[0];
   } else if (x.n > 1) {
     MPI_Aint *displ = malloc((size_t)x.n * sizeof *displ);
     rc = displ ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    for (int i = 0; i < x.n && displ; i++) displ[i] = (MPI_Aint)x.first[i] * r->extent;
+    for (int i = 0; i < x.n && displ; i++) displ[i] = (MPI_Aint)(x.first[i] - origin) * r->extent;
     if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(x.n, x.len, displ, r->type, &m->tmp);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&m->tmp);
     free(displ);
@@ -153,21 +154,67 @@ int pat_reduce_describe(const pat_buffers *b, const pat_op *op, pat_msg *m) {
   return rc;
 }
 
-int pat_reduce_combine(const pat_buffers *b, const pat_op *op) {
+int pat_reduce_describe(const pat_buffers *b, const pat_op *op, pat_msg *m) {
+  const pat_reduce *r = b->reduce;
+  char *base = op->kind == PAT_OP_RECV && (op->flags & PAT_OPF_REDUCE) ? r->scratch : (char *)b->recvbuf;
+  return describe_at(b, op, base, 0, m);
+}
+
+/* Op's elements, arrived in a buffer laid out as the vector (element
+ * `origin` at in_base), into the vector: combined on op's side
+ * (PAT_OPF_REDUCE), else copied. */
+static int apply_from(const pat_buffers *b, const pat_op *op, char *in_base, int origin) {
   const pat_reduce *r = b->reduce;
   runs x;
   int rc = op_runs(r, b->P, op, &x);
-  const int high = (op->flags & PAT_OPF_REDUCE_HIGH) != 0;
+  const int reduce = (op->flags & PAT_OPF_REDUCE) != 0, high = (op->flags & PAT_OPF_REDUCE_HIGH) != 0;
   for (int i = 0; i < x.n && rc == MPI_SUCCESS; i++) {
-    MPI_Aint at = (MPI_Aint)x.first[i] * r->extent;
-    char *in = r->scratch + at, *held = (char *)b->recvbuf + at;
-    if (!high) {
+    char *in = in_base + (MPI_Aint)(x.first[i] - origin) * r->extent, *held = (char *)b->recvbuf + (MPI_Aint)x.first[i] * r->extent;
+    if (!reduce) {
+      rc = copy_elements(r, b->comm, in, held, x.len[i]);
+    } else if (!high) {
       rc = MPI_Reduce_local(in, held, x.len[i], r->type, r->op);
-      continue;
+    } else {
+      rc = MPI_Reduce_local(held, in, x.len[i], r->type, r->op);
+      if (rc == MPI_SUCCESS) rc = copy_elements(r, b->comm, in, held, x.len[i]);
     }
-    rc = MPI_Reduce_local(held, in, x.len[i], r->type, r->op);
-    if (rc == MPI_SUCCESS) rc = copy_elements(r, b->comm, in, held, x.len[i]);
   }
   runs_free(&x);
   return rc;
+}
+
+int pat_reduce_combine(const pat_buffers *b, const pat_op *op) { return apply_from(b, op, b->reduce->scratch, 0); }
+
+int pat_reduce_landing_make(const pat_buffers *b, const pat_op *op, pat_reduce_landing *l) {
+  const pat_reduce *r = b->reduce;
+  *l = (pat_reduce_landing){NULL, NULL, 0};
+  runs x;
+  int rc = op_runs(r, b->P, op, &x);
+  if (rc != MPI_SUCCESS || x.n == 0) {
+    runs_free(&x);
+    return rc;
+  }
+  int lo = x.first[0], hi = x.first[0] + x.len[0];
+  for (int i = 1; i < x.n; i++) {
+    if (x.first[i] < lo) lo = x.first[i];
+    if (x.first[i] + x.len[i] > hi) hi = x.first[i] + x.len[i];
+  }
+  runs_free(&x);
+  /* as the call's receive buffer (pat_reduce_init): the true extent past hi - lo - 1 extents */
+  MPI_Aint tlb, textent;
+  rc = MPI_Type_get_true_extent(r->type, &tlb, &textent);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Aint span = (MPI_Aint)(hi - lo - 1) * r->extent + textent;
+  if (!(l->mem = malloc(span > 0 ? (size_t)span : 1))) return MPI_ERR_NO_MEM;
+  l->base = l->mem - tlb;
+  l->origin = lo;
+  return MPI_SUCCESS;
+}
+
+int pat_reduce_describe_landing(const pat_buffers *b, const pat_op *op, const pat_reduce_landing *l, pat_msg *m) {
+  return describe_at(b, op, l->base, l->origin, m);
+}
+
+int pat_reduce_apply_landing(const pat_buffers *b, const pat_op *op, const pat_reduce_landing *l) {
+  return l->mem ? apply_from(b, op, l->base, l->origin) : MPI_SUCCESS;
 }

@@ -23,6 +23,12 @@
  * pair that combine the same two runs then compute the same expression and
  * get the same bits (a predefined MPI_MAX, for one, can tell -0.0 from +0.0
  * by the order of its operands).
+ *
+ * In data flow (exec/flow.c) several receives of the same bytes may be in
+ * flight at once, and a plain receive may not write over bytes an earlier
+ * send still reads: every receive then lands in a buffer of its own (a
+ * landing, laid out as the vector's elements it covers) and is applied,
+ * combined or copied in, when the executor says its turn has come.
  */
 #ifndef PAT_EXEC_REDUCE_H
 #define PAT_EXEC_REDUCE_H
@@ -61,5 +67,20 @@ int pat_reduce_put_own(const pat_reduce *r, const pat_buffers *b, const void *se
 int pat_reduce_describe(const pat_buffers *b, const pat_op *op, pat_msg *m);
 /* A reducing receive's bytes, arrived, combined into the vector. */
 int pat_reduce_combine(const pat_buffers *b, const pat_op *op);
+
+/* A receive's own buffer in data flow: elements [origin, ...) of the
+ * vector's layout, element `origin` at base. */
+typedef struct pat_reduce_landing {
+  char *mem, *base;
+  int origin;
+} pat_reduce_landing;
+/* The landing of receive op (none needed, mem NULL, for an op of no
+ * elements).  MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int pat_reduce_landing_make(const pat_buffers *b, const pat_op *op, pat_reduce_landing *l);
+/* The message of receive op into its landing. */
+int pat_reduce_describe_landing(const pat_buffers *b, const pat_op *op, const pat_reduce_landing *l, pat_msg *m);
+/* Receive op's arrived bytes, from its landing, into the vector: combined
+ * (PAT_OPF_REDUCE, on its side) or copied. */
+int pat_reduce_apply_landing(const pat_buffers *b, const pat_op *op, const pat_reduce_landing *l);
 
 #endif
