@@ -16,7 +16,7 @@
 
 #include "algorithms/algorithms.h"
 
-enum pat_allreduce_id { PAT_ARED_RDB = 0, PAT_ARED_RING, PAT_ARED_RABENSEIFNER, PAT_ARED_COUNT };
+enum pat_allreduce_id { PAT_ARED_RDB = 0, PAT_ARED_RING, PAT_ARED_RABENSEIFNER, PAT_ARED_RELAY, PAT_ARED_COUNT };
 
 /* pat_sched.alg of an all-reduce schedule: PAT_ARED_ALG_BASE + its id, beyond
  * every all-gather id, so that the model gives it the default parameters and
@@ -46,6 +46,12 @@ int pat_build_allreduce(int id, pat_sched *out, const pat_build_args *a);
 int pat_allreduce_rdb(pat_sched *s, const pat_build_args *a);
 int pat_allreduce_ring(pat_sched *s, const pat_build_args *a);
 int pat_allreduce_rabenseifner(pat_sched *s, const pat_build_args *a);
+/* RELAY (allreduce_relay.c): arrival-aware, a data flow; reads a->arrival
+ * (the predicted last rank) and a->block_bytes (a segment's bytes: the
+ * vector's / P; 0 if unknown).  Commutative ops only. */
+int pat_allreduce_relay(pat_sched *s, const pat_build_args *a);
+#define PAT_ARED_RELAY_PIECE ((int64_t)64 * 1024) /* a piece of a share, at least, where it has several */
+#define PAT_ARED_RELAY_MAX_PIECES 8
 
 /* The fold of a P that is not a power of two (allreduce_fold.c), which keeps
  * rank order: with p2 the largest power of two <= P and x = P - p2, rank 2i

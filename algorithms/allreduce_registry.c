@@ -10,6 +10,9 @@ const pat_allreduce_info pat_allreduce_algorithms[PAT_ARED_COUNT] = {
     [PAT_ARED_RABENSEIFNER] = {"rabenseifner", pat_allreduce_rabenseifner, PAT_AREDF_ORDERED,
                                "recursive-halving reduce-scatter + recursive-doubling all-gather, 2 log2 P steps "
                                "(+2 if P is not a power of 2)"},
+    [PAT_ARED_RELAY] = {"relay", pat_allreduce_relay, 0,
+                        "the predicted last rank owns nothing: the others reduce-scatter and spread the result in "
+                        "pieces as a data flow; after the last arrival about beta*m"},
 };
 
 int pat_allreduce_by_name(const char *name) {

@@ -18,7 +18,8 @@
  * and in every case every rank's result is bit-identical to rank 0's.  Each
  * schedule also runs as a data flow (send windows of 1 and 64, exec/flow.c):
  * the ints exact, and the random doubles and the matrices bit-identical to
- * lockstep's (data flow keeps lockstep's order of combination).  Last, the
+ * lockstep's (data flow keeps lockstep's order of combination); RELAY, a
+ * data flow only, with its own window against windows of 1 and 64.  Last, the
  * executor refuses a reduction schedule on an all-gather's buffers and the
  * other way round.
  */
@@ -48,7 +49,7 @@ static int run_allreduce(int id, const void *sendbuf, void *recv, int count, MPI
   pat_sched s;
   int rc = pat_build_allreduce(id, &s, &a);
   if (rc != PAT_OK) return MPI_ERR_INTERN;
-  s.send_window = window;
+  if (s.send_window == 0 || window > 0) s.send_window = window; /* a data flow's own (RELAY's) stays one */
   pat_reduce red;
   pat_buffers b;
   pat_exec e;
@@ -62,7 +63,7 @@ static int run_allreduce(int id, const void *sendbuf, void *recv, int count, MPI
       e.own_held = 1; /* the contribution is in place (the queue's runs set it so) */
       while (rc == MPI_SUCCESS && !pat_exec_done(&e)) {
         int done = 0; /* as the queue steps a run (nbc_run.c): a data flow is only tested */
-        if (window == 0) rc = pat_exec_post(&e);
+        if (e.window == 0) rc = pat_exec_post(&e);
         while (rc == MPI_SUCCESS && !done) rc = pat_exec_test(&e, &done);
       }
       if (rc == MPI_SUCCESS) rc = e.data_error;

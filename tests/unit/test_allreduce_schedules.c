@@ -4,7 +4,8 @@
  * in rank order where the registry says the algorithm keeps it (and the
  * checker refuses the order of those that do not, from P = 2 on); each
  * rank's own build is exactly its slice of the whole; the step counts are
- * the cost formulas'. */
+ * the cost formulas'.  RELAY, a data flow, also with a predicted last rank
+ * and with pieces: that rank owns nothing (no contribution comes to it). */
 #include <string.h>
 
 #include "algorithms/allreduce.h"
@@ -38,6 +39,7 @@ static int expected_steps(int id, int P) {
   switch (id) {
   case PAT_ARED_RDB: return L + fold;
   case PAT_ARED_RING: return 2 * (P - 1);
+  case PAT_ARED_RELAY: return 2; /* one piece: the vector's size unknown */
   default: return 2 * L + fold;
   }
 }
@@ -46,11 +48,11 @@ int main(void) {
   char err[256];
   CHECK(pat_allreduce_by_name("RDB") == PAT_ARED_RDB && pat_allreduce_by_name("ring") == PAT_ARED_RING &&
             pat_allreduce_by_name("rabenseifner") == PAT_ARED_RABENSEIFNER &&
-            pat_allreduce_by_name("relay") == PAT_ALG_UNKNOWN,
+            pat_allreduce_by_name("relay") == PAT_ARED_RELAY && pat_allreduce_by_name("direct") == PAT_ALG_UNKNOWN,
         "names");
   for (int id = 0; id < PAT_ARED_COUNT; id++) {
     const pat_allreduce_info *info = &pat_allreduce_algorithms[id];
-    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0;
+    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0, flow = id == PAT_ARED_RELAY;
     for (int P = 1; P <= 17; P++) {
       pat_build_args a = {.P = P, .self = PAT_ALL_RANKS};
       pat_sched s;
@@ -59,8 +61,8 @@ int main(void) {
       if (rc) continue;
       CHECK(s.flags & PAT_SCHED_REDUCE, "%s P=%d: not marked a reduction", info->name, P);
       CHECK(s.alg == PAT_ARED_ALG_BASE + id, "%s P=%d: alg %d", info->name, P, s.alg);
-      CHECK(s.send_window == 0, "%s P=%d: not lockstep", info->name, P);
-      CHECK(pat_sched_check(&s, PAT_CHECK_ONE_RECV | PAT_CHECK_ONE_SEND, err, sizeof err) == 0,
+      CHECK((s.send_window == 0) == !flow, "%s P=%d: send window %d", info->name, P, s.send_window);
+      CHECK(pat_sched_check(&s, flow ? 0 : PAT_CHECK_ONE_RECV | PAT_CHECK_ONE_SEND, err, sizeof err) == 0,
             "%s P=%d commutative: %s", info->name, P, err);
       int in_order = pat_sched_check(&s, PAT_CHECK_RANK_ORDER, err, sizeof err) == 0;
       if (ordered)
@@ -73,6 +75,30 @@ int main(void) {
       pat_sched_free(&s);
     }
   }
+  /* RELAY with a predicted last rank and pieces: checked, and the last rank receives no contribution */
+  for (int P = 2; P <= 9; P++)
+    for (int late = 0; late < P; late += P - 1 > 1 ? P / 2 : 1) {
+      int64_t arrival[9] = {0};
+      arrival[late] = 100;
+      pat_build_args a = {.P = P, .self = PAT_ALL_RANKS, .arrival = arrival, .block_bytes = 3 * PAT_ARED_RELAY_PIECE};
+      pat_sched s;
+      if (pat_build_allreduce(PAT_ARED_RELAY, &s, &a)) {
+        CHECK(0, "relay P=%d late %d: build failed", P, late);
+        continue;
+      }
+      int k = (int)(3 * PAT_ARED_RELAY_PIECE * P / (P - 1) / PAT_ARED_RELAY_PIECE);
+      CHECK(s.nsteps == 2 * k, "relay P=%d: %d steps, expected %d pieces' worth", P, s.nsteps, 2 * k);
+      CHECK(pat_sched_check(&s, 0, err, sizeof err) == 0, "relay P=%d late %d: %s", P, late, err);
+      size_t n;
+      const pat_op *ops = pat_sched_rank_ops(&s, late, &n);
+      int reduces = 0;
+      for (size_t i = 0; i < n; i++) reduces += ops[i].kind == PAT_OP_RECV && (ops[i].flags & PAT_OPF_REDUCE);
+      CHECK(reduces == 0, "relay P=%d: the late rank %d combines %d contributions", P, late, reduces);
+      pat_sched lock = s;
+      lock.send_window = 0; /* the same ops in lockstep: two contributions to one byte in a step */
+      CHECK(P < 3 || pat_sched_check(&lock, 0, err, sizeof err) != 0, "relay P=%d in lockstep passes", P);
+      pat_sched_free(&s);
+    }
   pat_build_args bad = {.P = 4, .self = 4};
   pat_sched s;
   CHECK(pat_build_allreduce(PAT_ARED_RDB, &s, &bad) == PAT_EINVAL, "self out of range accepted");
