@@ -54,6 +54,8 @@ typedef struct mb_opts {
   int counts;             /* --counts: MB_COUNTS_EQUAL (PAT_Allgather) or an unequal distribution (PAT_Allgatherv) */
   unsigned long long counts_seed; /* --counts random:SEED */
   int compute_by_size;    /* --compute-by-size: rank r's delay scaled by count_r / largest count */
+  int late_rank;          /* --late-rank r: that rank's delay is maxDelay in every call (a straggler that stays:
+                             a heavier share of the work); -1: every delay random */
   int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
   char inject_fail[MB_NAME]; /* --inject-fail alg: its 2nd measured call fails on the last rank (testing) */
   int nalgs;

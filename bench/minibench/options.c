@@ -71,6 +71,8 @@ void mb_usage(FILE *out) {
           "  --base-ms t         constant part of each compute half (default 100): each half lasts\n"
           "                      base + delay/2, as in the paper's Listing 4\n"
           "  --seed s            seed of data and delays (default 1)\n"
+          "  --late-rank r       rank r's delay is the max delay in every call, the others' random (a\n"
+          "                      straggler that stays, as a heavier share of the work makes one)\n"
           "  --csv file          append one row per algorithm (header written to an empty file)\n"
           "  --label text        free text copied to the CSV's label column\n"
           "  --trace file        write every iteration's per-rank delay, arrival and exit (CSV)\n"
@@ -171,6 +173,7 @@ static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
     return cli_args_time(a, CLI_MS, &o->overlap_ms, NULL, err);
   }
   if (cli_args_is(a, "--seed")) return seed_option(a, &o->seed, err);
+  if (cli_args_is(a, "--late-rank")) return cli_args_int(a, 0, 1000000000, &o->late_rank, err);
   if (cli_args_is(a, "--alg")) return cli_args_text(a, &l->algs, err);
   if (cli_args_is(a, "--coll")) return choice_option(a, "collective", colls, &o->allreduce, err);
   return OPT_OTHER;
@@ -296,6 +299,7 @@ static void set_defaults(mb_opts *o) {
   o->warmup = 2;
   o->flat_iters = -1;
   o->max_delay = 10;
+  o->late_rank = -1;
   o->base_ms = 100;
   o->seed = 1;
   o->counts = MB_COUNTS_EQUAL;
