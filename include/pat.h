@@ -103,8 +103,10 @@ int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
  * too).  PAT_ALLREDUCE chooses (the same on every rank): an all-reduce
  * algorithm of libpat's (rdb, ring, rabenseifner) runs its schedule for a
  * predefined op, with the background thread, on an intra-communicator of
- * several processes; every other call, and auto and native, run the MPI
- * library's own (no arrival-aware all-reduce yet: docs/usage.md).  Every
+ * several processes; auto measures MPI's own against ring and
+ * rabenseifner per size class on communicators over several nodes and
+ * keeps the faster; every other call, and native, run the MPI library's
+ * own (no arrival-aware all-reduce yet: docs/usage.md).  Every
  * rank gets the same bits.  The blocking call is the non-blocking one and
  * its wait, the caller progressing it. */
 int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -128,16 +130,24 @@ int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, MPI_Request *request);
+/* MPI_Allreduce_init, the same way (MPI_IN_PLACE too; the datatype kept as
+ * a duplicate, the op by its handle: MPI has it stay valid until the
+ * request is freed).  What every start runs is chosen at the set-up, as
+ * PAT_Iallreduce would choose there: PAT_ALLREDUCE's schedule, under auto
+ * the size class's choice if the blocking calls on comm made it before,
+ * else (a user-defined op too) the MPI library's own MPI_Iallreduce. */
+int PAT_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request);
 int PAT_Start(MPI_Request *request);
 int PAT_Startall(int count, MPI_Request requests[]);
 int PAT_Request_free(MPI_Request *request);
-/* MPI_Cancel for libpat's requests too: a persistent all-gather's, active
- * or not, is refused (MPI_ERR_REQUEST: a collective cannot be cancelled;
- * MPI's own MPI_Cancel would cancel the request's receive and leave the
- * call running); others go to MPI_Cancel, which refuses a non-blocking
- * all-gather's the same way.  Starting an active persistent all-gather
- * (PAT_Start, PAT_Startall) is refused too, and PAT_Startall then starts
- * none.  A refusal changes nothing. */
+/* MPI_Cancel for libpat's requests too: a persistent all-gather's or
+ * all-reduce's, active or not, is refused (MPI_ERR_REQUEST: a collective
+ * cannot be cancelled; MPI's own MPI_Cancel would cancel the request's
+ * receive and leave the call running); others go to MPI_Cancel, which
+ * refuses a non-blocking all-gather's the same way.  Starting an active
+ * persistent call (PAT_Start, PAT_Startall) is refused too, and
+ * PAT_Startall then starts none.  A refusal changes nothing. */
 int PAT_Cancel(MPI_Request *request);
 /* The application saw request complete just now (its MPI_Wait or MPI_Test
  * returned): with PAT_TIMELINE set, the timeline records the time for a

@@ -2,7 +2,7 @@
  * The drop-in's entry points, shared by its C definitions of MPI_Init*,
  * MPI_Query_thread, MPI_Finalize, MPI_Allgather, MPI_Allgatherv, MPI_Iallgather, MPI_Iallgatherv,
  * MPI_Allreduce, MPI_Iallreduce,
- * the persistent forms, MPI_Start, MPI_Startall, MPI_Request_free and MPI_Cancel (pat_mpi.c) and by its Fortran
+ * the persistent forms (all-gathers and all-reduce), MPI_Start, MPI_Startall, MPI_Request_free and MPI_Cancel (pat_mpi.c) and by its Fortran
  * bindings (fortran_mpif.c, fortran_f08.c).
  * The Fortran bindings call these rather than the C names MPI_* so that a
  * Fortran call takes the same path whatever else is preloaded, and never
@@ -32,13 +32,15 @@ DROPIN_INTERNAL int dropin_allreduce(const void *sendbuf, void *recvbuf, int cou
                                      MPI_Comm comm);
 DROPIN_INTERNAL int dropin_iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                                       MPI_Op op, MPI_Comm comm, MPI_Request *request);
-/* MPI_Allgather(v)_init (MPIX_ in Open MPI 4.1) */
+/* MPI_Allgather(v)_init and MPI_Allreduce_init (MPIX_ in Open MPI 4.1) */
 DROPIN_INTERNAL int dropin_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                           MPI_Request *request);
 DROPIN_INTERNAL int dropin_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                            MPI_Comm comm, MPI_Info info, MPI_Request *request);
+DROPIN_INTERNAL int dropin_allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 /* libpat's persistent requests are libpat's to start, free and refuse to cancel; others MPI's own */
 DROPIN_INTERNAL int dropin_start(MPI_Request *request);
 DROPIN_INTERNAL int dropin_startall(int count, MPI_Request requests[]);

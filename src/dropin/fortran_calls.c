@@ -144,6 +144,17 @@ void fcall_allgatherv_init(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
   set_ierror(ierror, rc);
 }
 
+void fcall_allreduce_init(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                          MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) {
+  const void *sbuf = fsentinel_bottom((void *)fsentinel_in_place(sendbuf));
+  void *rbuf = fsentinel_bottom(recvbuf);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = dropin_allreduce_init(sbuf, rbuf, (int)*count, PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op),
+                                 PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info), &req);
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(req);
+  set_ierror(ierror, rc);
+}
+
 void fcall_start(MPI_Fint *request, MPI_Fint *ierror) {
   MPI_Request req = PMPI_Request_f2c(*request);
   int rc = dropin_start(&req);

@@ -40,7 +40,7 @@ FCALL void fcall_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
 FCALL void fcall_iallgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                              MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
                              MPI_Fint *request, MPI_Fint *ierror);
-/* The persistent forms (MPI_ALLGATHER(V)_INIT, MPIX_ in Open MPI 4.1), and
+/* The persistent forms (MPI_ALLGATHER(V)_INIT, MPI_ALLREDUCE_INIT, MPIX_ in Open MPI 4.1), and
  * MPI_START, MPI_STARTALL and MPI_REQUEST_FREE, for every request: libpat's
  * go to libpat, others to MPI's own C calls, as MPI's Fortran bindings
  * would send them.  An all-gatherv's arrays are taken as C ints (as in
@@ -51,6 +51,8 @@ FCALL void fcall_allgather_init(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
 FCALL void fcall_allgatherv_init(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                                  MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
                                  MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+FCALL void fcall_allreduce_init(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                                MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
 FCALL void fcall_start(MPI_Fint *request, MPI_Fint *ierror);
 FCALL void fcall_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
 FCALL void fcall_request_free(MPI_Fint *request, MPI_Fint *ierror);

@@ -10,7 +10,8 @@
  * mpi_iallgather_f08_, mpi_iallgatherv_f08_, mpi_allreduce_f08_ and
  * mpi_iallreduce_f08_ (buffers, counts and displacements passed as
  * addresses) all call PMPI_* directly, so all ten are taken over here, and so are the persistent forms: `use mpi_f08_ext`'s
- * mpix_allgather_init_f08_ and mpix_allgatherv_init_f08_, and
+ * mpix_allgather_init_f08_, mpix_allgatherv_init_f08_ and
+ * mpix_allreduce_init_f08_, and
  * mpi_start_f08_, mpi_startall_f08_, mpi_request_free_f08_ and
  * mpi_cancel_f08_.
  *
@@ -21,7 +22,8 @@
  * descriptors) and its non-blocking ones call the C names MPI_Allgather,
  * MPI_Allgatherv, MPI_Iallgather, MPI_Iallgatherv, MPI_Allreduce and MPI_Iallreduce, which pat_mpi.c
  * already defines, with the sentinels and handles converted by
- * MPICH, as do its MPI_ALLGATHER(V)_INIT (mpi_allgather(v)_init_f08ts_).
+ * MPICH, as do its MPI_ALLGATHER(V)_INIT (mpi_allgather(v)_init_f08ts_) and
+ * MPI_ALLREDUCE_INIT (mpi_allreduce_init_f08ts_).
  * (Their _large variants, MPI_Count arguments, call MPI_Allgather_c
  * and MPI_Allgatherv_c: MPI's own.)
  */
@@ -92,4 +94,8 @@ F08_NAME(mpix_allgatherv_init_f08_,
           MPI_Fint *ierror),
          fcall_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
                                request, ierror))
+F08_NAME(mpix_allreduce_init_f08_,
+         (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror),
+         fcall_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror))
 #endif

@@ -1,8 +1,9 @@
 /*
  * The drop-in's bindings for mpif.h and `use mpi` (MPI_INIT, MPI_INIT_THREAD,
  * MPI_QUERY_THREAD, MPI_FINALIZE, MPI_ALLGATHER, MPI_ALLGATHERV, MPI_IALLGATHER,
- * MPI_IALLGATHERV, MPI_ALLREDUCE, MPI_IALLREDUCE, Open MPI 4.1's MPIX_ALLGATHER_INIT and MPIX_ALLGATHERV_INIT,
- * MPI_START, MPI_STARTALL, MPI_REQUEST_FREE, MPI_CANCEL), under the
+ * MPI_IALLGATHERV, MPI_ALLREDUCE, MPI_IALLREDUCE, Open MPI 4.1's MPIX_ALLGATHER_INIT,
+ * MPIX_ALLGATHERV_INIT and MPIX_ALLREDUCE_INIT, MPI_START, MPI_STARTALL,
+ * MPI_REQUEST_FREE, MPI_CANCEL), under the
  * four names a Fortran compiler may give a subroutine: mpi_allgather_
  * (gfortran, Intel), mpi_allgather__ (g77-style -fsecond-underscore),
  * MPI_ALLGATHER (upper case), mpi_allgather (no underscore).
@@ -72,6 +73,10 @@ FORTRAN_NAMES(mpix_allgatherv_init, MPIX_ALLGATHERV_INIT,
                MPI_Fint *ierror),
               fcall_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
                                     request, ierror))
+FORTRAN_NAMES(mpix_allreduce_init, MPIX_ALLREDUCE_INIT,
+              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+               MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror),
+              fcall_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror))
 FORTRAN_NAMES(mpi_start, MPI_START, (MPI_Fint * request, MPI_Fint *ierror), fcall_start(request, ierror))
 FORTRAN_NAMES(mpi_startall, MPI_STARTALL, (MPI_Fint * count, MPI_Fint *requests, MPI_Fint *ierror),
               fcall_startall(count, requests, ierror))

@@ -22,6 +22,8 @@
  *   MPI_(I)allreduce           PMPI_(I)allreduce where the gate says the call is
  *                              MPI's own whatever its arguments (PAT_ALLREDUCE
  *                              auto or native: through.h), else PAT_(I)allreduce.
+ *   MPI_Allgather(v)_init,     PAT_Allgather(v)_init, PAT_Allreduce_init (MPIX_
+ *   MPI_Allreduce_init         in Open MPI 4.1): libpat's persistent requests.
  *   MPI_Start(all), MPI_Cancel PAT_Start(all), PAT_Cancel: libpat's persistent
  *                              requests refused where MPI says the call is
  *                              erroneous (MPI_ERR_REQUEST), others MPI's own.
@@ -272,12 +274,15 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
   return dropin_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 
-/* Persistent all-gathers: PAT_Allgather(v)_init under the names each MPI
- * gives them (MPI 4's MPI_Allgather(v)_init in MPICH 4; Open MPI 4.1's
- * MPIX_Allgather(v)_init from its pcollreq extension, mpi-ext.h), and
- * MPI_Start, MPI_Startall, MPI_Request_free and MPI_Cancel, which
- * PAT_Start(all), PAT_Request_free and PAT_Cancel take for libpat's requests
- * and hand to MPI for others. */
+/* Persistent all-gathers and all-reduces: PAT_Allgather(v)_init and
+ * PAT_Allreduce_init under the names each MPI gives them (MPI 4's
+ * MPI_Allgather(v)_init and MPI_Allreduce_init in MPICH 4; Open MPI 4.1's
+ * MPIX_ ones from its pcollreq extension, mpi-ext.h), and MPI_Start,
+ * MPI_Startall, MPI_Request_free and MPI_Cancel, which PAT_Start(all),
+ * PAT_Request_free and PAT_Cancel take for libpat's requests and hand to
+ * MPI for others.  An all-reduce whose starts run MPI's own (auto, native,
+ * a user-defined op) is libpat's request all the same: MPI's own persistent
+ * collectives are no stand-in (persist.c). */
 #if defined(OPEN_MPI)
 #define PERSISTENT_NAME(name) MPIX_##name
 #define PMPI_PERSISTENT_NAME(name) PMPIX_##name
@@ -291,6 +296,10 @@ int MPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 int MPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info info, MPI_Request *request);
+int PMPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
 #else
 #define PERSISTENT_NAME(name) MPI_##name
 #define PMPI_PERSISTENT_NAME(name) PMPI_##name
@@ -314,6 +323,14 @@ int dropin_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype send
   int rc = PAT_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
                                request);
   return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allgatherv_init", comm, rc);
+}
+
+int dropin_allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  if (!pat_on)
+    return PMPI_PERSISTENT_NAME(Allreduce_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  int rc = PAT_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  return rc == MPI_SUCCESS ? rc : raise_error("MPI_Allreduce_init", comm, rc);
 }
 
 /* A request's errors go to MPI_COMM_WORLD's handler, where MPI raises its
@@ -352,6 +369,11 @@ int PERSISTENT_NAME(Allgatherv_init)(const void *sendbuf, int sendcount, MPI_Dat
                                      MPI_Info info, MPI_Request *request) {
   return dropin_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
                                 request);
+}
+
+int PERSISTENT_NAME(Allreduce_init)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return dropin_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 
 int MPI_Start(MPI_Request *request) { return dropin_start(request); }

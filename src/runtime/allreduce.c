@@ -19,6 +19,9 @@
  * before.  A user-defined op is always MPI's own: MPI lets the application
  * free it while a non-blocking call that uses it is pending, and libpat
  * cannot keep a copy of it.
+ *
+ * A persistent all-reduce (persist.c) takes its choice here once, at its
+ * set-up, with the non-blocking call's rule, and posts each start here.
  */
 #include <stdio.h>
 
@@ -26,6 +29,7 @@
 #include "decide/allreduce_choice.h"
 #include "pat.h"
 #include "pat/clock.h"
+#include "runtime/allreduce.h"
 #include "runtime/args.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
@@ -176,4 +180,17 @@ int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
   if (rc == MPI_SUCCESS && cls && (rc = note_trial(cls, cand, t0, comm)) != MPI_SUCCESS)
     rc = pat_fail(rc, "%s: auto's agreement on its choice failed", name);
   return rc;
+}
+
+int pat_allreduce_persistent_alg(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype datatype) {
+  pat_ared_class *cls;
+  int cand = 0;
+  return choose(comm, op, count, datatype, 0, &cls, &cand); /* non-blocking: never a trial */
+}
+
+int pat_allreduce_start(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, int alg, MPI_Request *request) {
+  static const char name[] = "PAT_Start";
+  if (alg < 0) return pat_mpi_own_result(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), name);
+  return post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, request);
 }

@@ -1,7 +1,7 @@
 /*
- * PAT_Allgather_init, PAT_Allgatherv_init, PAT_Start(all),
- * PAT_Request_free, PAT_Cancel: an all-gather(v) set up once and started
- * many times.
+ * PAT_Allgather_init, PAT_Allgatherv_init, PAT_Allreduce_init,
+ * PAT_Start(all), PAT_Request_free, PAT_Cancel: an all-gather(v) or an
+ * all-reduce set up once and started many times.
  *
  * A generalized request cannot be restarted, so the application's handle is
  * a persistent request of MPI's own: an empty receive from this process on
@@ -24,6 +24,15 @@
  * on a communicator with one rank a node, whose rounds out of spread mode
  * are MPI's own all-gather; on other communicators auto starts MPI's own.
  *
+ * A persistent all-reduce takes what PAT_Iallreduce would run at its
+ * set-up (allreduce.h: under auto, a size class's choice that the blocking
+ * calls on the communicator made before it), and keeps it: the set-up is a
+ * collective call in MPI's order on the application's communicator, so
+ * every rank takes the same, where a start's view of the communicator's
+ * choices could differ.  Each start posts it on the copy as PAT_Iallreduce
+ * would (its schedule on the queue, or MPI's own non-blocking all-reduce,
+ * watched as above); a user-defined op is always MPI's own.
+ *
  * Why not a duplicate of MPI_COMM_SELF: MPICH 4.0 (ch4) matches a message
  * on a one-process communicator inside the sender's call and marks the
  * receive complete without counting it as progress, and its MPI_Wait
@@ -45,6 +54,7 @@
 #include "algorithms/algorithms.h"
 #include "pat.h"
 #include "pat/clock.h"
+#include "runtime/allreduce.h"
 #include "runtime/channels.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
@@ -59,8 +69,10 @@
 typedef struct persistent persistent;
 
 struct persistent {
-  pat_nbc_user u;        /* the datatypes kept as duplicates; counts and displs copied into arrays */
+  pat_nbc_user u;        /* the datatypes kept as duplicates; counts and displs copied into arrays; an
+                            all-reduce's (u.reduce) datatype in recvtype, count in recvcount */
   int *arrays;           /* an all-gatherv's counts and displs (one allocation), NULL for an all-gather */
+  int reduce_alg;        /* an all-reduce's, for every start: PAT_ARED_ALG_BASE + id, -1 MPI's own */
   MPI_Comm comm;        /* libpat's duplicate of the application's, for MPI_Comm_free's sake */
   MPI_Request handle;   /* the application's: the empty receive */
   int tag;
@@ -98,28 +110,29 @@ static void release(persistent *p) {
   free(p);
 }
 
-/* The checks PAT_Iallgather(v) make come at every start; here what the set-up needs. */
-static int make(const char *name, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, const int *counts, const int *displs, MPI_Comm comm,
-                MPI_Request *request) {
+/* The checks PAT_Iallgather(v) and PAT_Iallreduce make come at every
+ * start; here what the set-up needs.  args: the call's (an all-reduce's
+ * sendtype MPI_DATATYPE_NULL, its datatype as recvtype). */
+static int make(const char *name, const pat_nbc_user *args, MPI_Comm comm, MPI_Request *request) {
   if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", name);
   if (!request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
   if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", name);
   int inter = 0, P = 0;
   if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "%s: invalid communicator", name);
   if (inter) return pat_fail(MPI_ERR_COMM, "%s: an inter-communicator is not supported", name);
+  const int *counts = args->counts, *displs = args->displs;
   if (counts && (!displs)) return pat_fail(MPI_ERR_ARG, "%s: displs is NULL", name);
   MPI_Comm_size(comm, &P);
   persistent *p = calloc(1, sizeof *p);
   if (!p) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
-  p->u.sendbuf = sendbuf;
-  p->u.sendcount = sendcount;
-  p->u.recvbuf = recvbuf;
-  p->u.recvcount = recvcount;
+  p->u = *args;
+  p->u.counts = p->u.displs = NULL;
   p->u.sendtype = p->u.recvtype = MPI_DATATYPE_NULL;
   p->comm = MPI_COMM_NULL;
-  int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(sendtype, &p->u.sendtype);
-  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(recvtype, &p->u.recvtype);
+  /* on the application's communicator, before anything of libpat's is made: the same on every rank */
+  p->reduce_alg = args->reduce ? pat_allreduce_persistent_alg(comm, args->op, args->recvcount, args->recvtype) : -1;
+  int rc = args->sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(args->sendtype, &p->u.sendtype);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(args->recvtype, &p->u.recvtype);
   if (rc == MPI_SUCCESS && counts) {
     p->arrays = malloc(2 * (size_t)P * sizeof *p->arrays);
     if (!p->arrays) rc = MPI_ERR_NO_MEM;
@@ -140,15 +153,15 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
   pthread_mutex_unlock(&persist_lock);
   p->handle = MPI_REQUEST_NULL;
   if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, signal_rank, p->tag, signal_comm, &p->handle);
-  if (rc == MPI_SUCCESS && pat_prefetch_applies(P)) { /* the same choice on every rank */
-    rc = pat_prefetch_make(sendbuf, sendcount, sendtype, recvbuf, recvcount, counts, displs, recvtype, comm,
-                           &p->comm, signal_comm, p->tag, p->trace_id, &p->prefetch);
+  if (rc == MPI_SUCCESS && !args->reduce && pat_prefetch_applies(P)) { /* the same choice on every rank */
+    rc = pat_prefetch_make(args->sendbuf, args->sendcount, args->sendtype, args->recvbuf, args->recvcount, counts,
+                           displs, args->recvtype, comm, &p->comm, signal_comm, p->tag, p->trace_id, &p->prefetch);
     if (rc != MPI_SUCCESS) {
       release(p);
       return rc; /* said by pat_prefetch_make */
     }
   }
-  /* PAT_Iallgather(v)'s context on the copy sends on it directly: no channel taken */
+  /* PAT_Iallgather(v)'s and PAT_Iallreduce's context on the copy sends on it directly: no channel taken */
   if (rc == MPI_SUCCESS && !p->prefetch) rc = pat_nbc_own_comm(p->comm);
   if (rc != MPI_SUCCESS) {
     release(p);
@@ -165,8 +178,13 @@ static int make(const char *name, const void *sendbuf, int sendcount, MPI_Dataty
 int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   (void)info;
-  return make("PAT_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, NULL, comm,
-              request);
+  pat_nbc_user args = {.sendbuf = sendbuf,
+                       .sendcount = sendcount,
+                       .sendtype = sendtype,
+                       .recvbuf = recvbuf,
+                       .recvcount = recvcount,
+                       .recvtype = recvtype};
+  return make("PAT_Allgather_init", &args, comm, request);
 }
 
 int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -174,8 +192,37 @@ int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Info info, MPI_Request *request) {
   (void)info;
   if (!recvcounts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv_init: recvcounts is NULL");
-  return make("PAT_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, recvcounts, displs, comm,
-              request);
+  pat_nbc_user args = {.sendbuf = sendbuf,
+                       .sendcount = sendcount,
+                       .sendtype = sendtype,
+                       .recvbuf = recvbuf,
+                       .recvtype = recvtype,
+                       .counts = recvcounts,
+                       .displs = displs};
+  return make("PAT_Allgatherv_init", &args, comm, request);
+}
+
+int PAT_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request) {
+  (void)info;
+  pat_nbc_user args = {.sendbuf = sendbuf,
+                       .sendtype = MPI_DATATYPE_NULL,
+                       .recvbuf = recvbuf,
+                       .recvcount = count,
+                       .recvtype = datatype,
+                       .reduce = 1,
+                       .op = op};
+  return make("PAT_Allreduce_init", &args, comm, request);
+}
+
+/* What a start ran, for the report and the timeline (static: the watch keeps it). */
+static const char *ran(const persistent *p) {
+  static const char *const reduce_names[PAT_ARED_COUNT] = {
+      [PAT_ARED_RDB] = "allreduce-rdb", [PAT_ARED_RING] = "allreduce-ring",
+      [PAT_ARED_RABENSEIFNER] = "allreduce-rabenseifner"};
+  if (p->u.reduce) return p->reduce_alg < 0 ? "allreduce-mpi-own" : reduce_names[p->reduce_alg - PAT_ARED_ALG_BASE];
+  int alg = pat_nbc_last_alg(); /* what PAT_Iallgather(v) ran, a moment ago */
+  return alg == PAT_ALG_NATIVE ? "mpi-own" : pat_algorithms[alg].name;
 }
 
 /* Post the call; without the background thread nobody would send the
@@ -207,17 +254,21 @@ static int start_one(persistent *p) {
   p->starts++;
   const pat_nbc_user *u = &p->u;
   pat_nbc_starting(1);
-  rc = u->counts ? PAT_Iallgatherv(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->counts, u->displs,
-                                   u->recvtype, p->comm, &inner)
-                 : PAT_Iallgather(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->recvcount, u->recvtype,
-                                  p->comm, &inner);
+  if (u->reduce)
+    rc = pat_allreduce_start(u->sendbuf, u->recvbuf, u->recvcount, u->recvtype, u->op, p->comm, p->reduce_alg,
+                             &inner);
+  else if (u->counts)
+    rc = PAT_Iallgatherv(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->counts, u->displs, u->recvtype,
+                         p->comm, &inner);
+  else
+    rc = PAT_Iallgather(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->recvcount, u->recvtype, p->comm,
+                        &inner);
   pat_nbc_starting(0);
   /* complete already (one process, nothing to move): signalled here, the thread is not needed */
   int done = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Test(&inner, &done, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && !done && pat_proc.background) {
-    int alg = pat_nbc_last_alg(); /* what PAT_Iallgather(v) ran, a moment ago */
-    rc = pat_nbc_watch(inner, signal_comm, p->tag, trace, alg == PAT_ALG_NATIVE ? "mpi-own" : pat_algorithms[alg].name);
+    rc = pat_nbc_watch(inner, signal_comm, p->tag, trace, ran(p));
     trace = NULL;
   }
   else if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&inner, MPI_STATUS_IGNORE);
@@ -247,7 +298,9 @@ static int refuse_active(persistent *p, const char *name) {
   MPI_Status st;
   int rc = MPI_Request_get_status(p->handle, &flag, &st);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: cannot read the request's state", name);
-  if (!flag || st.MPI_TAG == p->tag) return pat_fail(MPI_ERR_REQUEST, "%s: the persistent all-gather is active", name);
+  if (!flag || st.MPI_TAG == p->tag)
+    return pat_fail(MPI_ERR_REQUEST, "%s: the persistent %s is active", name,
+                    p->u.reduce ? "all-reduce" : "all-gather");
   return MPI_SUCCESS;
 }
 
@@ -276,7 +329,7 @@ int PAT_Cancel(MPI_Request *request) {
   /* a collective cannot be cancelled, active or not (MPI's own persistent all-gather refuses it so): a
    * cancelled handle would complete while its call goes on, and its signal complete the next start's */
   if (pat_proc.initialized && find(*request, 0))
-    return pat_fail(MPI_ERR_REQUEST, "PAT_Cancel: a persistent all-gather cannot be cancelled");
+    return pat_fail(MPI_ERR_REQUEST, "PAT_Cancel: a persistent collective cannot be cancelled");
   return pat_mpi_own_result(PMPI_Cancel(request), "MPI_Cancel"); /* a non-blocking all-gather's: its cancel_fn refuses */
 }
 

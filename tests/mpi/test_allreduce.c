@@ -10,11 +10,20 @@
  * 70000 elements: int MPI_SUM exact, plain and in place; double MPI_SUM of
  * values whose sums are exact, and MPI_MAX; MPI_2INT with MPI_MAXLOC;
  * random doubles summed, the same bits on every rank; a user-defined op
- * (MPI's own all-reduce runs it).  Linked with libpat (not under the
- * drop-in) it also checks that a setting of libpat's ran its schedules:
- * the queue took every call with a predefined op on several ranks (under
- * the drop-in, tests/dropin looks for PAT_REPORT's all-reduce rows), and
- * under auto that its trials end in one choice on every rank.
+ * (MPI's own all-reduce runs it).  Persistent (PAT_Allreduce_init,
+ * PAT_Start(all), PAT_Request_free; under the drop-in MPI_Allreduce_init,
+ * MPIX_ in Open MPI 4.1, MPI_Start(all), MPI_Request_free): int sums set up
+ * once on a duplicate the application frees at once, plain and in place,
+ * both started together several times with new data, completed by
+ * MPI_Waitall or MPI_Test, the handles unchanged, freed inactive; and a
+ * user-defined op's on a derived datatype the application frees at once
+ * (MPI's own all-reduce at each start, on libpat's copy).  Linked with libpat
+ * (not under the drop-in) it also checks that a setting of libpat's ran its
+ * schedules: the queue took every call and start with a predefined op on
+ * several ranks (under the drop-in, tests/dropin looks for PAT_REPORT's
+ * all-reduce and persistent rows), and under auto that its trials end in
+ * one choice on every rank, which a persistent all-reduce set up after
+ * them runs, and one set up before them does not.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,12 +31,14 @@
 #include <string.h>
 
 #include "mpitest.h"
+#include "persistent_calls.h"
 #ifdef PAT_MATRIX_DROPIN
 #define ALLREDUCE MPI_Allreduce
 #define IALLREDUCE MPI_Iallreduce
 #else
 #include "decide/allreduce_choice.h"
 #include "pat.h"
+#include "runtime/comm.h"
 #include "runtime/debug.h"
 #include "runtime/nbc_queue.h"
 #define ALLREDUCE PAT_Allreduce
@@ -189,6 +200,130 @@ static long all_cases(MPI_Comm comm, const char *name) {
   return predefined;
 }
 
+#define STARTS 4
+
+/* The int sums of persistent(): element i of rank r's vector at start s. */
+static int start_value(int r, int s, int i) { return int_value(r + 11 * s, i); }
+
+static void check_sums(const int *out, int n, int np, int s, const char *what) {
+  int bad = -1;
+  for (int i = 0; i < n && bad < 0; i++) {
+    long long want = 0;
+    for (int r = 0; r < np; r++) want += start_value(r, s, i);
+    if (out[i] != want) bad = i;
+  }
+  cases++;
+  CHECK(bad < 0, "%s, start %d: element %d is %d", what, s, bad, bad >= 0 ? out[bad] : 0);
+}
+
+/* Two persistent int sums on a duplicate of parent, set up once, the
+ * communicator freed by the application right after (MPI allows it): n
+ * elements, and in_n elements in place; started STARTS times with new
+ * data, both in flight together (MPI_Startall, or MPI_Start one by one),
+ * completed by MPI_Waitall or by MPI_Test polling; the handles stay, and
+ * are freed inactive.  Returns the starts that move data on several ranks (those
+ * libpat's schedule runs under its settings). */
+static long persistent(MPI_Comm parent, int n, int in_n, const char *what) {
+  MPI_Comm comm;
+  MPI_Comm_dup(parent, &comm);
+  int me, np;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &np);
+  int *in = malloc(((size_t)n + 1) * sizeof *in), *out = malloc(((size_t)n + 1) * sizeof *out),
+      *acc = malloc(((size_t)in_n + 1) * sizeof *acc);
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL}, kept[2];
+  int rc = ALLREDUCE_INIT(in, out, n, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &reqs[0]);
+  if (rc == MPI_SUCCESS) rc = ALLREDUCE_INIT(MPI_IN_PLACE, acc, in_n, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &reqs[1]);
+  MPI_Comm_free(&comm);
+  cases++;
+  CHECK(rc == MPI_SUCCESS, "%s: set-up rc %d", what, rc);
+  kept[0] = reqs[0];
+  kept[1] = reqs[1];
+  for (int s = 0; s < STARTS && rc == MPI_SUCCESS; s++) {
+    for (int i = 0; i < n; i++) {
+      in[i] = start_value(me, s, i);
+      out[i] = -7;
+    }
+    for (int i = 0; i < in_n; i++) acc[i] = start_value(me, s, i);
+    if (s % 2) {
+      rc = STARTALL(2, reqs);
+    } else { /* the in-place one first: every rank starts them in the same order */
+      rc = START(&reqs[1]);
+      if (rc == MPI_SUCCESS) rc = START(&reqs[0]);
+    }
+    if (rc == MPI_SUCCESS && s % 2) {
+      rc = MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    } else {
+      int done[2] = {0, 0};
+      while (rc == MPI_SUCCESS && !(done[0] && done[1]))
+        for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
+          if (!done[k]) rc = MPI_Test(&reqs[k], &done[k], MPI_STATUS_IGNORE);
+    }
+    cases++;
+    CHECK(rc == MPI_SUCCESS && reqs[0] == kept[0] && reqs[1] == kept[1], "%s, start %d: rc %d, handles %s", what, s,
+          rc, reqs[0] == kept[0] && reqs[1] == kept[1] ? "kept" : "changed");
+    if (rc != MPI_SUCCESS) break;
+    check_sums(out, n, np, s, what);
+    check_sums(acc, in_n, np, s, what);
+  }
+  for (int k = 0; k < 2; k++) {
+    if (reqs[k] == MPI_REQUEST_NULL) continue;
+    rc = REQUEST_FREE(&reqs[k]);
+    cases++;
+    CHECK(rc == MPI_SUCCESS && reqs[k] == MPI_REQUEST_NULL, "%s: request free rc %d", what, rc);
+  }
+  free(in);
+  free(out);
+  free(acc);
+  return np > 1 ? STARTS * ((n > 0) + (in_n > 0)) : 0;
+}
+
+static void add_pairs(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  for (int i = 0; i < 2 * *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+/* A persistent all-reduce of a user-defined op on pairs of ints (a derived
+ * datatype, freed by the application right after the set-up: libpat keeps
+ * a duplicate), started twice: MPI's own all-reduce at every start.  (A
+ * predefined op takes predefined datatypes only: Open MPI refuses MPI_SUM
+ * even on a duplicate of MPI_INT.) */
+static void persistent_user_op(MPI_Comm comm, const char *what) {
+  MPI_Op op;
+  MPI_Op_create(add_pairs, 1, &op);
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  int me, np, in[64], out[64];
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &np);
+  MPI_Request req;
+  int rc = ALLREDUCE_INIT(in, out, 32, pair, op, comm, MPI_INFO_NULL, &req);
+  MPI_Type_free(&pair);
+  for (int s = 0; s < 2 && rc == MPI_SUCCESS; s++) {
+    for (int i = 0; i < 64; i++) in[i] = start_value(me, s, i);
+    rc = START(&req);
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS) check_sums(out, 64, np, s, what);
+  }
+  if (rc == MPI_SUCCESS) rc = REQUEST_FREE(&req);
+  cases++;
+  CHECK(rc == MPI_SUCCESS, "%s: rc %d", what, rc);
+  MPI_Op_free(&op);
+}
+
+/* Every persistent case; returns the starts libpat's schedule runs under
+ * its settings. */
+static long persistent_cases(void) {
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+  long starts = persistent(MPI_COMM_WORLD, 1000, 7, "persistent world");
+  starts += persistent(half, P + 2, 70, "persistent reversed half");
+  persistent_user_op(MPI_COMM_WORLD, "persistent user op");
+  MPI_Comm_free(&half);
+  return starts;
+}
+
 #ifndef PAT_MATRIX_DROPIN
 /* Under auto on several nodes: blocking sums of 40000 ints (a size class of
  * their own here) give exact results through auto's trials, and after them
@@ -203,6 +338,67 @@ static void auto_choice(void) {
   CHECK(lo == hi, "auto's all-reduce choice differs between ranks (%d to %d)", lo, hi);
   CHECK(P == 1 || mine >= 0, "after %d calls auto has not chosen (%d)", calls, mine);
   if (rank == 0) printf("auto's choice for 160000-byte vectors: candidate %d\n", mine);
+}
+
+/* A persistent sum of n ints from in into out on world, set up into *req. */
+static void auto_persistent_setup(int n, MPI_Request *req, int *in, int *out) {
+  int rc = PAT_Allreduce_init(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req);
+  cases++;
+  CHECK(rc == MPI_SUCCESS, "auto's persistent set-up of %d ints: rc %d", n, rc);
+}
+
+/* ... started `starts` times with new data, checked, and freed: how many of
+ * its starts reached libpat's queue. */
+static long long auto_persistent_run(int n, MPI_Request *req, int *in, int *out, int starts) {
+  long long queued0 = pat_nbc_queued_calls();
+  for (int s = 0; s < starts && *req != MPI_REQUEST_NULL; s++) {
+    for (int i = 0; i < n; i++) in[i] = start_value(rank, s, i);
+    int rc = PAT_Start(req);
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    cases++;
+    CHECK(rc == MPI_SUCCESS, "auto's persistent all-reduce of %d ints, start %d: rc %d", n, s, rc);
+    if (rc == MPI_SUCCESS) check_sums(out, n, P, s, "auto's persistent all-reduce");
+  }
+  long long queued = pat_nbc_queued_calls() - queued0;
+  if (*req != MPI_REQUEST_NULL) PAT_Request_free(req);
+  return queued;
+}
+
+/* Under auto, a persistent all-reduce runs at every start what its size
+ * class's choice was at its set-up: one set up before the blocking calls'
+ * trials MPI's own, one set up after them the choice they made (its
+ * schedule on libpat's queue where that is libpat's).  What the trials take
+ * depends on timing; the class of 600000-byte vectors is given ring here
+ * (the same on every rank, as the trials would give it) to see a start run
+ * a schedule of libpat's for certain. */
+static void auto_with_persistent(void) {
+  const int n = 40000, big = 150000, starts = 2;
+  int *in = malloc((size_t)big * sizeof *in), *out = malloc((size_t)big * sizeof *out);
+  MPI_Request before = MPI_REQUEST_NULL, after = MPI_REQUEST_NULL, given = MPI_REQUEST_NULL;
+  auto_persistent_setup(n, &before, in, out);
+  auto_choice();
+  int mine = pat_debug_allreduce_choice(MPI_COMM_WORLD, (long long)n * sizeof(int));
+  long long q = auto_persistent_run(n, &before, in, out, starts);
+  cases++;
+  CHECK(q == 0, "auto: a persistent all-reduce set up before the choice queued %lld of its starts", q);
+  auto_persistent_setup(n, &after, in, out);
+  q = auto_persistent_run(n, &after, in, out, starts);
+  cases++;
+  CHECK(q == (P > 1 && mine > 0 ? starts : 0), "auto: a persistent all-reduce set up after the choice (%d) queued "
+        "%lld of %d starts", mine, q, starts);
+  pat_comm_state *cs = pat_comm_find(MPI_COMM_WORLD);
+  int k = pat_ared_choice_class((int64_t)big * (int64_t)sizeof(int));
+  if (P > 1 && cs && cs->ared_eligible == 1 && k >= 0) {
+    cs->ared.cls[k].decided = 1;
+    cs->ared.cls[k].choice = 1; /* pat_ared_choice_candidates: ring */
+    auto_persistent_setup(big, &given, in, out);
+    q = auto_persistent_run(big, &given, in, out, starts);
+    cases++;
+    CHECK(q == starts, "auto: a persistent all-reduce of a class that chose ring queued %lld of %d starts", q,
+          starts);
+  }
+  free(in);
+  free(out);
 }
 #endif
 
@@ -226,15 +422,16 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_free(&half);
   MPI_Comm_free(&dup);
+  libpats += persistent_cases();
 #ifndef PAT_MATRIX_DROPIN
   const char *setting = getenv("PAT_ALLREDUCE");
   const char *thread = getenv("PAT_THREAD"); /* without the background thread: MPI's own */
   int ours = setting && strcmp(setting, "native") && strcmp(setting, "auto") && !(thread && !strcmp(thread, "0"));
   long long queued = pat_nbc_queued_calls() - queued0;
   if (setting && !strcmp(setting, "auto")) /* its trials and choices queue some: what ran is checked below */
-    auto_choice();
+    auto_with_persistent();
   else
-    CHECK(queued == (ours ? libpats : 0), "PAT_ALLREDUCE=%s: %lld calls reached libpat's queue, not %ld",
+    CHECK(queued == (ours ? libpats : 0), "PAT_ALLREDUCE=%s: %lld calls and starts reached libpat's queue, not %ld",
           setting ? setting : "(unset)", queued, ours ? libpats : 0);
   PAT_Finalize();
 #endif

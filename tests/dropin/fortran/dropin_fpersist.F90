@@ -12,7 +12,9 @@
 ! own and work.  Erroneous calls in the second iteration, MPI_CANCEL and
 ! MPI_START of an active request, must return MPI_ERR_REQUEST (with
 ! MPI_ERRORS_RETURN on MPI_COMM_WORLD, where libpat_mpi raises them) and
-! leave the round right.
+! leave the round right.  MPI_ALLREDUCE_INIT (MPIX_ under Open MPI 4.1):
+! integer sums, plain and in place, started ITERS times with new data,
+! exact, the handle libpat's and kept, freed to MPI_REQUEST_NULL.
 program dropin_fpersist
 #if defined(PAT_F08)
   use mpi_f08
@@ -38,9 +40,11 @@ program dropin_fpersist
 #if defined(PAT_OMPI)
 #define ALLGATHER_INIT MPIX_ALLGATHER_INIT
 #define ALLGATHERV_INIT MPIX_ALLGATHERV_INIT
+#define ALLREDUCE_INIT MPIX_ALLREDUCE_INIT
 #else
 #define ALLGATHER_INIT MPI_ALLGATHER_INIT
 #define ALLGATHERV_INIT MPI_ALLGATHERV_INIT
+#define ALLREDUCE_INIT MPI_ALLREDUCE_INIT
 #endif
   use, intrinsic :: iso_c_binding, only: c_int, c_long
   implicit none
@@ -73,6 +77,8 @@ program dropin_fpersist
   call persistent(sub, 7, 10)
   call persistent(MPI_COMM_WORLD, 100, 20)
   call persistent(MPI_COMM_WORLD, 1000, 30)
+  call persistent_sum(sub, 9, 40, .true.)
+  call persistent_sum(MPI_COMM_WORLD, 1000, 50, .false.)
   call MPI_COMM_FREE(sub, ierr)
   call mpi_own()
   if (fdropin_check_queued() /= 0) failures = failures + 1
@@ -184,6 +190,55 @@ contains
       if (FINT(reqs(k)) /= FINT(MPI_REQUEST_NULL)) call fail('MPI_REQUEST_FREE left a handle', k)
     end do
   end subroutine persistent
+
+  ! a sum of n integers (in place where in_place), set up once, started iters times with new data
+  subroutine persistent_sum(comm, n, salt, in_place)
+    HANDLE(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n, salt
+    logical, intent(in) :: in_place
+    integer, allocatable, volatile :: send(:), recv(:)
+    HANDLE(MPI_Request) :: req, kept
+    integer :: p, me, q, i, e, it, want
+    call MPI_COMM_SIZE(comm, p, e)
+    call MPI_COMM_RANK(comm, me, e)
+    allocate (send(n), recv(n))
+    if (in_place) then
+      call ALLREDUCE_INIT(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req, e)
+    else
+      call ALLREDUCE_INIT(send, recv, n, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req, e)
+    end if
+    if (e /= MPI_SUCCESS) then
+      call fail('ALLREDUCE_INIT: ierror', e)
+      return
+    end if
+    if (fdropin_is_libpat(FINT(req)) /= 1) call fail('the persistent all-reduce is not libpat''s', n)
+    kept = req
+    do it = 1, iters
+      send = [(val(me, i, salt + it), i = 1, n)]
+      recv = -1
+      if (in_place) recv = send
+      call MPI_START(req, e)
+      if (e == MPI_SUCCESS) call MPI_WAIT(req, MPI_STATUS_IGNORE, e)
+      if (e /= MPI_SUCCESS) then
+        call fail('persistent all-reduce: ierror', e)
+        return
+      end if
+      starts = starts + 1
+      if (FINT(req) /= FINT(kept)) call fail('a completed persistent all-reduce changed, iteration', it)
+      do i = 1, n
+        want = 0
+        do q = 0, p - 1
+          want = want + val(q, i, salt + it)
+        end do
+        if (recv(i) /= want) then
+          call fail('persistent all-reduce: wrong sum at index', i)
+          return
+        end if
+      end do
+    end do
+    call MPI_REQUEST_FREE(req, e)
+    if (e /= MPI_SUCCESS .or. FINT(req) /= FINT(MPI_REQUEST_NULL)) call fail('MPI_REQUEST_FREE of an all-reduce', e)
+  end subroutine persistent_sum
 
   subroutine expect_request_error(what, e)
     character(*), intent(in) :: what
