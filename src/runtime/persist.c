@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "algorithms/algorithms.h"
+#include "algorithms/allreduce.h"
 #include "pat.h"
 #include "pat/clock.h"
 #include "runtime/allreduce.h"
@@ -215,12 +216,21 @@ int PAT_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
   return make("PAT_Allreduce_init", &args, comm, request);
 }
 
+/* "allreduce-" and each all-reduce's name: what the report and the timeline call its starts. */
+static char reduce_names[PAT_ARED_COUNT][48];
+static pthread_once_t reduces_named = PTHREAD_ONCE_INIT;
+static void name_reduces(void) {
+  for (int id = 0; id < PAT_ARED_COUNT; id++)
+    snprintf(reduce_names[id], sizeof reduce_names[id], "allreduce-%s", pat_allreduce_algorithms[id].name);
+}
+
 /* What a start ran, for the report and the timeline (static: the watch keeps it). */
 static const char *ran(const persistent *p) {
-  static const char *const reduce_names[PAT_ARED_COUNT] = {
-      [PAT_ARED_RDB] = "allreduce-rdb", [PAT_ARED_RING] = "allreduce-ring",
-      [PAT_ARED_RABENSEIFNER] = "allreduce-rabenseifner"};
-  if (p->u.reduce) return p->reduce_alg < 0 ? "allreduce-mpi-own" : reduce_names[p->reduce_alg - PAT_ARED_ALG_BASE];
+  if (p->u.reduce) {
+    if (p->reduce_alg < 0) return "allreduce-mpi-own";
+    pthread_once(&reduces_named, name_reduces);
+    return reduce_names[p->reduce_alg - PAT_ARED_ALG_BASE];
+  }
   int alg = pat_nbc_last_alg(); /* what PAT_Iallgather(v) ran, a moment ago */
   return alg == PAT_ALG_NATIVE ? "mpi-own" : pat_algorithms[alg].name;
 }
