@@ -3,7 +3,8 @@
 
 #include "algorithms/allreduce.h"
 
-const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER};
+const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER,
+                                                           PAT_ARED_RELAY};
 
 void pat_ared_choice_init(pat_ared_choice *c) {
   for (int k = 0; k < PAT_ARED_CHOICE_CLASSES; k++) {

@@ -5,7 +5,8 @@
  * times the calls and adds the ranks' trials up.
  *
  * A class of vectors of at least PAT_ARED_CHOICE_MIN_BYTES runs each
- * candidate PAT_ARED_CHOICE_BLOCK times in a row, one candidate after the
+ * candidate (MPI's own, ring, Rabenseifner, RELAY: the arrival-aware one,
+ * which wins where one rank comes last call after call) PAT_ARED_CHOICE_BLOCK times in a row, one candidate after the
  * other: the same turn on every rank, since every rank calls a
  * communicator's all-reduces in the same order with the same count.  Each
  * rank keeps its fastest trial of each candidate but the first of each
@@ -45,7 +46,7 @@
 #define PAT_ARED_CHOICE_BLOCK 3
 #define PAT_ARED_CHOICE_MARGIN 0.95
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
-#define PAT_ARED_CHOICE_N 3
+#define PAT_ARED_CHOICE_N 4
 #define PAT_ARED_CHOICE_RECHECK 64
 
 /* What each candidate index runs: PAT_ARED_NATIVE (MPI's own), else an

@@ -110,9 +110,10 @@ static int note_trial(pat_ared_class *c, int cand, int64_t t0, MPI_Comm comm) {
   if (pat_proc.settings.verbose > 0 && pat_proc.world_rank == 0)
     fprintf(stderr,
             "libpat: all-reduce auto: %s for vectors of this size class (fastest trials summed over ranks: "
-            "MPI's own %lld, ring %lld, rabenseifner %lld us)\n",
+            "MPI's own %lld, ring %lld, rabenseifner %lld, relay %lld us)\n",
             taken == 0 ? "MPI's own" : pat_allreduce_algorithms[pat_ared_choice_candidates[taken]].name,
-            (long long)(sum[0] / 1000), (long long)(sum[1] / 1000), (long long)(sum[2] / 1000));
+            (long long)(sum[0] / 1000), (long long)(sum[1] / 1000), (long long)(sum[2] / 1000),
+            (long long)(sum[3] / 1000));
   return MPI_SUCCESS;
 }
 
@@ -139,13 +140,16 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
   int rc = check(name, sendbuf, recvbuf, count, type, &bytes), P;
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_size(comm, &P);
+  pat_comm_state *cs;
+  int late1 = alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_late1 : 0;
   pat_nbc_call c = {.u = {.sendbuf = sendbuf,
                           .sendtype = type,
                           .recvbuf = recvbuf,
                           .recvcount = count,
                           .recvtype = type,
                           .reduce = 1,
-                          .op = op},
+                          .op = op,
+                          .late1 = late1},
                     .comm = comm,
                     .P = P,
                     .alg = alg,
@@ -163,6 +167,33 @@ int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
   return post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, request);
 }
 
+/* A blocking RELAY all-reduce: its schedule is built for the last arrival
+ * of the communicator's previous such call, which every rank learns alike:
+ * each rank's arrival on the common clock goes into an MPI_MAXLOC of MPI's
+ * own, posted beside the call (it completes once the last rank is in, at
+ * about the time the call's data starts to flow) and waited for at its end. */
+static int relay_call(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm comm) {
+  pat_comm_state *cs;
+  int rc = pat_comm_posted(comm, &cs), me;
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm_rank(comm, &me);
+  struct {
+    long t;
+    int r;
+  } mine = {(long)pat_clock_global_ns(), me}, last = {0, -1};
+  MPI_Request stamp, request;
+  rc = PMPI_Iallreduce(&mine, &last, 1, MPI_LONG_INT, MPI_MAXLOC, comm, &stamp);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: the arrival stamps failed", name);
+  rc = post(name, sendbuf, recvbuf, count, type, op, comm, PAT_ARED_ALG_BASE + PAT_ARED_RELAY, &request);
+  if (rc == MPI_SUCCESS) rc = pat_nbc_wait(&request);
+  int rs = PMPI_Wait(&stamp, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: the call failed", name);
+  if (rs != MPI_SUCCESS) return pat_fail(rs, "%s: the arrival stamps failed", name);
+  cs->ared_late1 = last.r + 1;
+  return MPI_SUCCESS;
+}
+
 int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static const char name[] = "PAT_Allreduce";
   pat_ared_class *cls;
@@ -170,6 +201,8 @@ int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
   int64_t t0 = cls ? pat_clock_local_ns() : 0;
   if (alg < 0) {
     rc = pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
+  } else if (alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY) {
+    rc = relay_call(name, sendbuf, recvbuf, count, datatype, op, comm);
   } else {
     MPI_Request request;
     rc = post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &request);

@@ -72,6 +72,7 @@ typedef struct pat_comm_state {
    * only by the thread in an all-reduce on it (MPI orders a communicator's collectives) */
   int ared_eligible; /* 0: not known yet; 1: it spans several nodes and libpat's schedules run there; 2: not */
   pat_ared_choice ared;
+  int ared_late1;    /* the last arrival of its last all-reduce that gathered them (RELAY's), + 1; 0: none yet */
   struct pat_comm_state *next;
 } pat_comm_state;
 

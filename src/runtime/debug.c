@@ -47,3 +47,8 @@ int pat_debug_allreduce_choice(MPI_Comm comm, long long bytes) {
   if (!cs || k < 0 || cs->ared_eligible != 1) return -2;
   return cs->ared.cls[k].decided ? cs->ared.cls[k].choice : -1;
 }
+
+int pat_debug_allreduce_late(MPI_Comm comm) {
+  pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
+  return cs ? cs->ared_late1 - 1 : -1;
+}

@@ -34,13 +34,19 @@ static int all_equal(int P, const int64_t *bytes) {
   return 1;
 }
 
-/* The schedule, for balanced arrivals; unequal blocks are cut by their own sizes (RELAY). */
-static int build(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes) {
+/* The schedule, for balanced arrivals; unequal blocks are cut by their own
+ * sizes (RELAY); an arrival-aware all-reduce's for the call's predicted last
+ * rank (late1 - 1; 0: none). */
+static int build(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, int late1) {
   r->seq = w->seq;
   r->alg = w->alg;
-  if (w->alg >= PAT_ARED_ALG_BASE) { /* an all-reduce's: its segments are the blocks */
-    pat_build_args args = {.P = w->P, .self = w->rank};
+  if (w->alg >= PAT_ARED_ALG_BASE) { /* an all-reduce's: its segments are the blocks, bytes[] the vector's */
+    pat_build_args args = {.P = w->P, .self = w->rank, .block_bytes = bytes[0] / w->P};
+    int64_t *late = late1 > 0 && late1 <= w->P ? calloc((size_t)w->P, sizeof *late) : NULL;
+    if (late) late[late1 - 1] = 1;
+    args.arrival = late;
     int rc = pat_build_allreduce(w->alg - PAT_ARED_ALG_BASE, &r->sched, &args);
+    free(late);
     if (rc != PAT_OK) return pat_mpi_error(rc);
     r->have_sched = 1;
     return MPI_SUCCESS;
@@ -93,7 +99,7 @@ static int failed(pat_nbc_run *r, int rc) {
 }
 
 int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, const pat_nbc_user *u) {
-  int rc = build(r, w, bytes);
+  int rc = build(r, w, bytes, u->late1);
   if (rc == MPI_SUCCESS && u->reduce) { /* the vector in recvbuf is the accumulator (exec/reduce.h) */
     r->have_red = 1;
     rc = pat_reduce_init(&r->red, &r->buf, w->comm, w->P, w->rank, u->recvbuf, u->recvcount, u->recvtype, u->op);
@@ -118,7 +124,7 @@ int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *byt
 }
 
 int pat_nbc_run_start_ahead(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes) {
-  int rc = build(r, w, bytes);
+  int rc = build(r, w, bytes, 0);
   if (rc == MPI_SUCCESS) rc = make_stage(r, w, bytes);
   if (rc == MPI_SUCCESS) rc = init_exec(r, w, 0);
   r->awaiting_call = 1;

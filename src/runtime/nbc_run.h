@@ -43,6 +43,7 @@ typedef struct pat_nbc_user {
   const int *counts, *displs;
   int reduce;
   MPI_Op op;
+  int late1; /* an arrival-aware all-reduce's predicted last rank + 1 (0: none, the builder's default) */
 } pat_nbc_user;
 
 /* Where a run goes: the communicator its messages arrive on (a channel of

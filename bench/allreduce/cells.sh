@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The all-reduce under imbalanced arrivals on the emulated cluster: pat-minibench --coll allreduce,
+# each algorithm alone in its launch (PAT_ALLREDUCE: MPI's own, ring, Rabenseifner, RELAY, auto), in
+# three arrival patterns: a straggler that stays (--late-rank, the whole max delay every call), delays
+# drawn afresh every call, and balanced; rounds interleaved, the algorithms' order rotated per round.
+# No model file.  Rows: OUT/cells.csv (label round/case/alg); OUT/log.txt the launches' output.
+#   RATE=200mbit P=8 N=1M DELAY=100 ITERS=20 ROUNDS=2 bash bench/allreduce/cells.sh OUT
+#   python3 bench/allreduce/table.py OUT/cells.csv > OUT/table.md
+set -uo pipefail
+OUT=${1:?usage: cells.sh OUTDIR}
+cd "$(dirname "$0")/../.."
+RATE=${RATE:-200mbit} P=${P:-8} N=${N:-1M} DELAY=${DELAY:-100} ITERS=${ITERS:-20} ROUNDS=${ROUNDS:-2}
+WARMUP=${WARMUP:-3} LATE=${LATE:-3} CASES=${CASES:-late random balanced} ALGS=(${ALGS:-native ring rabenseifner relay auto})
+MB=${MB:-build/bench/minibench/pat-minibench} CL=bench/cluster/pat-cluster
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patr}
+mkdir -p "$OUT"
+LOG=$OUT/log.txt
+trap '$CL down >/dev/null 2>&1' EXIT
+$CL down >/dev/null 2>&1
+$CL up -n "$P" --rate "$RATE" >>"$LOG" 2>&1 || { echo "cells.sh: cluster up failed" >&2; exit 1; }
+n=${#ALGS[@]}
+for r in $(seq 1 "$ROUNDS"); do
+  for c in $CASES; do
+    case $c in
+      late) pattern=(--max-delay "$DELAY" --late-rank "$LATE") ;;
+      random) pattern=(--max-delay "$DELAY") ;;
+      balanced) pattern=(--max-delay 0) ;;
+      *) echo "cells.sh: unknown case $c" >&2; exit 2 ;;
+    esac
+    for i in $(seq 0 $((n - 1))); do
+      alg=${ALGS[$(((i + r) % n))]}
+      echo "== $r/$c/$alg" >>"$LOG"
+      s=$(date +%s)
+      $CL run --timeout 180 -np "$P" -x PAT_ALLREDUCE="$alg" "$MB" --coll allreduce --quiet -N "$N" \
+        --iters "$ITERS" --warmup "$WARMUP" --flat-iters 0 --base-ms 20 "${pattern[@]}" \
+        --csv "$OUT/cells.csv" --label "$r/$c/$alg" >>"$LOG" 2>&1
+      echo "$r/$c/$alg rc $? $(($(date +%s) - s)) s" | tee -a "$LOG"
+    done
+  done
+done
