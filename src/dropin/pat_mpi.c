@@ -102,13 +102,16 @@ static void start_pat(int mpi_level) {
 }
 
 /* The launcher says every rank of the job is on this node (Open MPI's and
- * MPICH Hydra's environment; 0 when it does not say). */
+ * MPICH Hydra's environment; 0 when it does not say), and PAT_NODE_SIZE does
+ * not cut it into several: PAT_Init counts PAT_NODE_SIZE's nodes, and would
+ * want the thread that MPI_THREAD_MULTIPLE, not asked for, then denies it. */
 static int launched_on_one_node(void) {
   static const char *const pairs[][2] = {{"OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE"},
                                          {"MPI_LOCALNRANKS", "PMI_SIZE"}};
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
     const char *local = getenv(pairs[i][0]), *all = getenv(pairs[i][1]);
-    if (local && all && *local) return strcmp(local, all) == 0;
+    if (local && all && *local)
+      return strcmp(local, all) == 0 && (early.node_size == 0 || early.node_size >= atoi(all));
   }
   return 0;
 }

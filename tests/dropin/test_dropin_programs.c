@@ -113,8 +113,11 @@ static void check_levels(int asked, int provided) {
   PMPI_Query_thread(&mpi_level);
   const char *t = getenv("PAT_THREAD"), *one = getenv("PAT_ONE_NODE");
   /* PAT_ONE_NODE=native (the default; CTest sets auto): auto on this one-node
-   * job, model file or not, runs no thread and asks for no level */
-  int one_node_native = !(one && strcmp(one, "auto") == 0);
+   * job, model file or not, runs no thread and asks for no level, unless
+   * PAT_NODE_SIZE cuts the node into several */
+  const char *node_size = getenv("PAT_NODE_SIZE");
+  int k = node_size ? atoi(node_size) : 0;
+  int one_node_native = !(one && strcmp(one, "auto") == 0) && !(k > 0 && k < size);
   int thread_wanted = !(t && *t && atoi(t) == 0) && !one_node_native;
   if (provided != asked) FAIL("provided %d, asked for %d", provided, asked);
   if (query != asked) FAIL("MPI_Query_thread says %d, the application asked for %d", query, asked);
