@@ -8,8 +8,9 @@
  * same run serves both forms.
  *
  * Which algorithm runs (the same on every rank): PAT_ALLREDUCE's schedule
- * for a predefined op on an intra-communicator of several processes with
- * the background thread; the MPI library's own otherwise, and under native.
+ * for a predefined op on a named datatype, on an intra-communicator of
+ * several processes with the background thread; the MPI library's own
+ * otherwise, and under native.
  * Under auto, blocking calls of at least PAT_ARED_CHOICE_MIN_BYTES on a
  * communicator that spans several nodes are timed, candidate by candidate,
  * until every rank takes the same choice for the size class
@@ -44,6 +45,15 @@ static int predefined(MPI_Op op) {
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (op == ops[i]) return 1;
   return 0;
+}
+
+/* A named datatype: MPI defines the predefined ops on predefined datatypes
+ * alone (those of MPI_Type_create_f90_*, predefined but not named, are left
+ * to MPI's own too). */
+static int named_type(MPI_Datatype type) {
+  int ni, na, nt, combiner;
+  return type != MPI_DATATYPE_NULL && MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) == MPI_SUCCESS &&
+         combiner == MPI_COMBINER_NAMED;
 }
 
 int pat_allreduce_through(MPI_Op op) {
@@ -85,6 +95,10 @@ static int choose(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype type, int bl
   int P;
   *cls = NULL;
   if (pat_allreduce_through(op)) return -1;
+  /* another type is MPI's own to refuse on the communicator's handler (Open
+   * MPI) or to take (MPICH takes one made of one predefined type): under
+   * libpat its MPI_Reduce_local failed on the ranks that combine only */
+  if (!named_type(type)) return -1;
   if (pat_proc.settings.allreduce != PAT_ALLREDUCE_AUTO)
     return schedulable(comm, &P) ? PAT_ARED_ALG_BASE + pat_proc.settings.allreduce : -1;
   int size;

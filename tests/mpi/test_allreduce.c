@@ -176,6 +176,32 @@ static void user_op(MPI_Comm comm, int blocking, const char *what) {
   MPI_Op_free(&op);
 }
 
+/* A predefined op on a derived datatype (pairs of ints): MPI defines the
+ * predefined ops on predefined datatypes only, so the call is MPI's own,
+ * which refuses it (Open MPI: MPI_ERR_OP on the communicator's handler) or
+ * takes it (MPICH), the same on every rank.  libpat's schedules ran it
+ * before, and their MPI_Reduce_local failed on the ranks that combine
+ * only: MPI_COMM_WORLD's handler there, success with wrong sums elsewhere. */
+static void derived_type(MPI_Comm comm, int blocking, const char *what) {
+  MPI_Comm c;
+  MPI_Comm_dup(comm, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  int me, in[64], out[64], own[64];
+  MPI_Comm_rank(c, &me);
+  for (int i = 0; i < 64; i++) in[i] = int_value(me, i);
+  memset(out, 0, sizeof out);
+  memset(own, 0, sizeof own);
+  int want = PMPI_Allreduce(in, own, 32, pair, MPI_SUM, c);
+  int rc = reduce(blocking, in, out, 32, pair, MPI_SUM, c);
+  CHECK((rc == MPI_SUCCESS) == (want == MPI_SUCCESS), "%s derived type: rc %d, MPI's own %d", what, rc, want);
+  CHECK(rc != MPI_SUCCESS || memcmp(out, own, sizeof out) == 0, "%s derived type: not MPI's own sums", what);
+  MPI_Type_free(&pair);
+  MPI_Comm_free(&c);
+}
+
 /* Every case on comm; returns the calls with a predefined op on it. */
 static long all_cases(MPI_Comm comm, const char *name) {
   int np;
@@ -195,6 +221,7 @@ static long all_cases(MPI_Comm comm, const char *name) {
     }
     maxloc(comm, blocking, what);
     user_op(comm, blocking, what);
+    derived_type(comm, blocking, what);
     predefined += 1;
   }
   return predefined;
