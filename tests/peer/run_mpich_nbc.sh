@@ -4,15 +4,17 @@
 # repository does not carry) as unmodified programs under the drop-in, every setting
 # that runs libpat's schedules, native and auto with nodes, P = 2, 3, 4, 5, 8.
 #   bash tests/peer/run_mpich_nbc.sh MPICH_SOURCE_DIR [LAUNCHES]
-# Needs build/ (bench/setup.sh).  Each launch is bounded (60 s: a hang counts as a
-# failure); prints one line per case and "N passed, N failed".
+# Needs build/ (bench/setup.sh; PAT_PEER_LIB names another libpat_mpi.so).  Each launch
+# is bounded (60 s: a hang counts as a failure); prints one line per case and "N passed,
+# N failed".
 set -u
 src=${1:?usage: run_mpich_nbc.sh MPICH_SOURCE_DIR [LAUNCHES]}
 launches=${2:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-lib=$root/build/libpat_mpi.so
+lib=${PAT_PEER_LIB:-$root/build/libpat_mpi.so}
 [ -f "$lib" ] || { echo "run_mpich_nbc.sh: no $lib (bash bench/setup.sh)" >&2; exit 2; }
+lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
