@@ -7,11 +7,17 @@
  * prediction) owns no part of the result.  The P - 1 other ranks, the
  * owners, own a share each: their own segment and a (P - 1)th of L's.
  * Every share is cut into k pieces; piece j of every share is reduced in
- * step 2j (every rank sends its contribution of it to its owner, who
- * combines it) and spread in step 2j + 1 (its owner sends the result to
+ * step j (every rank sends its contribution of it to its owner, who
+ * combines it) and spread in step k + j (its owner sends the result to
  * every other rank).  In data flow a rank sends its contributions the
  * moment it arrives, an owner takes them in as they come, and a piece's
- * result leaves as soon as its last contribution, L's, is combined.  So
+ * result leaves as soon as its last contribution, L's, is combined.  The
+ * contributions' steps come first because the data flow posts ready sends
+ * in step order: an owner's port carries all its contributions before its
+ * results, so that the reduction among the owners, which L's lateness is
+ * meant to hide, is not held behind results that wait for L; spread after
+ * reduce, piece by piece, an owner's last contributions went out after L's
+ * whole vector had come in.  So
  * after L arrives, L sends m (its contribution, a piece to each owner) and
  * receives m (the results) at once: about beta m, the all-reduce's bound
  * after the last arrival (docs/design.md), where ring needs
@@ -70,12 +76,12 @@ int pat_allreduce_relay(pat_sched *s, const pat_build_args *a) {
       share_piece(late, v++, P, k, j, o, sp);
       for (int r = 0; r < P; r++) { /* contributions in rank order: the owner combines them so */
         if (r == o || (!pat_sched_keeps(s, r) && !pat_sched_keeps(s, o))) continue;
-        if (pat_sched_reduce(s, 2 * j, r, o, 2, sp, 0)) return PAT_ENOMEM;
+        if (pat_sched_reduce(s, j, r, o, 2, sp, 0)) return PAT_ENOMEM;
       }
       for (int d = 1; d < P; d++) { /* the result to everyone, from the rank after the owner on */
         int r = (o + d) % P;
         if (!pat_sched_keeps(s, r) && !pat_sched_keeps(s, o)) continue;
-        if (pat_sched_transfer(s, 2 * j + 1, o, r, 2, sp, 0)) return PAT_ENOMEM;
+        if (pat_sched_transfer(s, k + j, o, r, 2, sp, 0)) return PAT_ENOMEM;
       }
     }
   return PAT_OK;

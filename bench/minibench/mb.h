@@ -56,6 +56,7 @@ typedef struct mb_opts {
   int compute_by_size;    /* --compute-by-size: rank r's delay scaled by count_r / largest count */
   int late_rank;          /* --late-rank r: that rank's delay is maxDelay in every call (a straggler that stays:
                              a heavier share of the work); -1: every delay random */
+  int straggler_only;     /* --straggler r: as --late-rank r, and the others' delay 0 (one slow process) */
   int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
   char inject_fail[MB_NAME]; /* --inject-fail alg: its 2nd measured call fails on the last rank (testing) */
   int nalgs;

@@ -174,6 +174,10 @@ static int run_option(cli_args *a, mb_opts *o, later *l, cli_error *err) {
   }
   if (cli_args_is(a, "--seed")) return seed_option(a, &o->seed, err);
   if (cli_args_is(a, "--late-rank")) return cli_args_int(a, 0, 1000000000, &o->late_rank, err);
+  if (cli_args_is(a, "--straggler")) {
+    o->straggler_only = 1;
+    return cli_args_int(a, 0, 1000000000, &o->late_rank, err);
+  }
   if (cli_args_is(a, "--alg")) return cli_args_text(a, &l->algs, err);
   if (cli_args_is(a, "--coll")) return choice_option(a, "collective", colls, &o->allreduce, err);
   return OPT_OTHER;
