@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The all-reduce under imbalanced arrivals on the emulated cluster: pat-minibench --coll allreduce,
 # each algorithm alone in its launch (PAT_ALLREDUCE: MPI's own, ring, Rabenseifner, RELAY, auto), in
-# three arrival patterns: a straggler that stays (--late-rank, the whole max delay every call), delays
-# drawn afresh every call, and balanced; rounds interleaved, the algorithms' order rotated per round.
+# four arrival patterns: a rank that is always last (--late-rank, the whole max delay every call, the
+# others' drawn), one slow rank and the others on time (--straggler), delays drawn afresh every call,
+# and balanced; rounds interleaved, the algorithms' order rotated per round.
 # No model file.  Rows: OUT/cells.csv (label round/case/alg); OUT/log.txt the launches' output.
 #   RATE=200mbit P=8 N=1M DELAY=100 ITERS=20 ROUNDS=2 bash bench/allreduce/cells.sh OUT
+# DEADLINE_S=s: no launch starts after s seconds, and none runs past them (the device's budget);
+# TIMEOUT=s a launch (default 180).
 #   python3 bench/allreduce/table.py OUT/cells.csv > OUT/table.md
 set -uo pipefail
 OUT=${1:?usage: cells.sh OUTDIR}
@@ -13,6 +16,7 @@ RATE=${RATE:-200mbit} P=${P:-8} N=${N:-1M} DELAY=${DELAY:-100} ITERS=${ITERS:-20
 WARMUP=${WARMUP:-3} LATE=${LATE:-3} CASES=${CASES:-late random balanced} ALGS=(${ALGS:-native ring rabenseifner relay auto})
 MB=${MB:-build/bench/minibench/pat-minibench} CL=bench/cluster/pat-cluster
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patr}
+END=$(($(date +%s) + ${DEADLINE_S:-1000000})) TIMEOUT=${TIMEOUT:-180}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
 trap '$CL down >/dev/null 2>&1' EXIT
@@ -23,6 +27,7 @@ for r in $(seq 1 "$ROUNDS"); do
   for c in $CASES; do
     case $c in
       late) pattern=(--max-delay "$DELAY" --late-rank "$LATE") ;;
+      straggler) pattern=(--max-delay "$DELAY" --straggler "$LATE") ;;
       random) pattern=(--max-delay "$DELAY") ;;
       balanced) pattern=(--max-delay 0) ;;
       *) echo "cells.sh: unknown case $c" >&2; exit 2 ;;
@@ -30,8 +35,10 @@ for r in $(seq 1 "$ROUNDS"); do
     for i in $(seq 0 $((n - 1))); do
       alg=${ALGS[$(((i + r) % n))]}
       echo "== $r/$c/$alg" >>"$LOG"
-      s=$(date +%s)
-      $CL run --timeout 180 -np "$P" -x PAT_ALLREDUCE="$alg" "$MB" --coll allreduce --quiet -N "$N" \
+      s=$(date +%s) t=$((END - $(date +%s)))
+      [ "$t" -lt 10 ] && { echo "$r/$c/$alg skipped (deadline)" | tee -a "$LOG"; continue; }
+      [ "$t" -gt "$TIMEOUT" ] && t=$TIMEOUT
+      $CL run --timeout "$t" -np "$P" -x PAT_ALLREDUCE="$alg" "$MB" --coll allreduce --quiet -N "$N" \
         --iters "$ITERS" --warmup "$WARMUP" --flat-iters 0 --base-ms 20 "${pattern[@]}" \
         --csv "$OUT/cells.csv" --label "$r/$c/$alg" >>"$LOG" 2>&1
       echo "$r/$c/$alg rc $? $(($(date +%s) - s)) s" | tee -a "$LOG"

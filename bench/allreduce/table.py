@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The all-reduce cells' table (bench/allreduce/cells.sh): per arrival pattern and algorithm, the
 median over rounds of e-bar (ms) and e-bar / e_lb, and e-bar against the best of MPI's own and the
-classic schedules (ring, rabenseifner) in the same pattern.
+classic schedules (recursive doubling, ring, Rabenseifner) in the same pattern.
 
     python3 bench/allreduce/table.py OUT/cells.csv > OUT/table.md
 """
@@ -10,7 +10,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-CLASSIC = ("native", "ring", "rabenseifner")
+CLASSIC = ("native", "rdb", "ring", "rabenseifner")
 
 
 def main(path):
@@ -24,7 +24,7 @@ def main(path):
             ebar[case, alg].append(float(row["ebar_us"]) / 1000)
             ratio[case, alg].append(float(row["ebar_over_elb"]))
     cases = sorted({c for c, _ in ebar}, key=lambda c: ("late", "random", "balanced").index(c) if c in ("late", "random", "balanced") else 9)
-    algs = [a for a in ("native", "ring", "rabenseifner", "relay", "auto") if any((c, a) in ebar for c in cases)]
+    algs = [a for a in ("native", "rdb", "ring", "rabenseifner", "relay", "auto") if any((c, a) in ebar for c in cases)]
     print("| pattern | " + " | ".join(algs) + " | best classic / best |")
     print("|---|" + "---|" * (len(algs) + 1))
     for c in cases:
