@@ -25,8 +25,10 @@
  *
  * An owner combines the contributions of a piece in the order of its
  * receives, which is rank order (its own first), not arrival order: every
- * rank gets the owner's bits, the same in every run; but the op must be
- * commutative (its own contribution is held before lower ranks' come in).
+ * rank gets the owner's bits, the same in every run with the same L (who
+ * owns L's segment follows L: PAT_REPRODUCIBLE fixes L at P - 1); but the op
+ * must be commutative (its own contribution is held before lower ranks'
+ * come in).
  *
  * Pieces: k = share / PAT_ARED_RELAY_PIECE, 1 to PAT_ARED_RELAY_MAX_PIECES
  * (1 when the vector's size is unknown): an owner forwards piece j while

@@ -101,6 +101,8 @@ static int choose(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype type, int bl
   if (!named_type(type)) return -1;
   if (pat_proc.settings.allreduce != PAT_ALLREDUCE_AUTO)
     return schedulable(comm, &P) ? PAT_ARED_ALG_BASE + pat_proc.settings.allreduce : -1;
+  /* a choice by timing may differ from run to run, and with it the order of the additions */
+  if (pat_proc.settings.reproducible) return -1;
   int size;
   if (count <= 0 || type == MPI_DATATYPE_NULL || MPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
   pat_ared_class *c = auto_class(comm, (long long)size * count);
@@ -155,7 +157,11 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_size(comm, &P);
   pat_comm_state *cs;
-  int late1 = alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_late1 : 0;
+  /* RELAY's owners, and with them who adds what first, follow its predicted last rank */
+  int late1 = alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && !pat_proc.settings.reproducible &&
+                      pat_comm_posted(comm, &cs) == MPI_SUCCESS
+                  ? cs->ared_late1
+                  : 0;
   pat_nbc_call c = {.u = {.sendbuf = sendbuf,
                           .sendtype = type,
                           .recvbuf = recvbuf,
@@ -215,7 +221,7 @@ int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
   int64_t t0 = cls ? pat_clock_local_ns() : 0;
   if (alg < 0) {
     rc = pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
-  } else if (alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY) {
+  } else if (alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && !pat_proc.settings.reproducible) {
     rc = relay_call(name, sendbuf, recvbuf, count, datatype, op, comm);
   } else {
     MPI_Request request;

@@ -76,6 +76,10 @@ static int parse_allreduce(const char *text, pat_settings *s, char *why, size_t 
   return 0;
 }
 static int64_t key_allreduce(const pat_settings *s) { return s->allreduce; }
+static int parse_reproducible(const char *text, pat_settings *s, char *why, size_t len) {
+  return parse_flag(text, &s->reproducible, why, len);
+}
+static int64_t key_reproducible(const pat_settings *s) { return s->reproducible; }
 
 static int parse_exchange(const char *text, pat_settings *s, char *why, size_t len) {
   if (strcmp(text, "auto") == 0)
@@ -219,6 +223,13 @@ const pat_setting pat_setting_table[] = {
      "and vector size (from 128 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
      "every rank (`src/decide/allreduce_choice.h`).",
      parse_allreduce, key_allreduce},
+    {"PAT_REPRODUCIBLE", "0, 1", "0", PAT_SCOPE_JOB,
+     "`1`: every all-reduce's result is the same, bit for bit, run after run whatever the ranks' arrivals and "
+     "timings (for the same process count, vector, datatype and op). Under `PAT_ALLREDUCE=auto` MPI's own "
+     "all-reduce runs (auto's choice by timing could change the algorithm, and with it the order in which "
+     "floating-point values are added); under `relay` the last rank is rank P - 1 instead of the predicted one; "
+     "`ring`, `rabenseifner` and `rdb` are reproducible already. Its cost: docs/usage.md, All-reduce.",
+     parse_reproducible, key_reproducible},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
      "with `PAT_ALG=auto`: `auto` exchanges arrivals only where arrival-awareness can pay (per call site: "
      "imbalance found by an exchange, probes now and then, never for blocks too small); `always` before every "

@@ -31,6 +31,7 @@ enum pat_exchange_mode { PAT_EXCHANGE_AUTO, PAT_EXCHANGE_ALWAYS };
 typedef struct pat_settings {
   int alg;           /* PAT_ALG: an algorithm id or PAT_ALG_AUTO */
   int allreduce;     /* PAT_ALLREDUCE: an all-reduce id (algorithms/allreduce.h), PAT_ALLREDUCE_NATIVE or _AUTO */
+  int reproducible;  /* PAT_REPRODUCIBLE: all-reduce results that do not depend on arrivals or timings */
   int exchange;      /* PAT_EXCHANGE: enum pat_exchange_mode */
   int thread;        /* PAT_THREAD: run the background thread */
   int one_node_auto; /* PAT_ONE_NODE=auto: auto bets on one node too */

@@ -7,8 +7,16 @@
  * same last arrival, d, and the sums of ints are exact whoever was
  * predicted (the first call's default, P - 1, and a wrong one after d
  * changes).
+ *
+ * Under PAT_REPRODUCIBLE=1 (the .reproducible variant) nothing is learned
+ * and floats add up to the same bits in every call whoever is late: each
+ * call also sums floats whose order matters (values of very different
+ * magnitudes), and every call's bits must equal the first's.  Without it
+ * RELAY's owners follow the prediction and the bits may differ.
  */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -20,13 +28,18 @@ static long failures, cases;
 static int rank, P;
 
 static int value(int r, int i) { return (r * 7 + i * 13) % 1001 - 500; }
+/* Floats whose sum depends on the order of the additions: magnitudes from 2^-20 to 2^20. */
+static float fvalue(int r, int i) { return ldexpf((float)(((r * 31 + i * 17) % 97) - 48), ((r * 5 + i * 3) % 41) - 20); }
 
 int main(int argc, char **argv) {
   test_init(&argc, &argv, &rank, &P, "");
   PAT_Init();
   const int n = 30000;
   int *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
-  for (int i = 0; i < n; i++) in[i] = value(rank, i);
+  float *fin = malloc(n * sizeof *fin), *fout = malloc(n * sizeof *fout), *first = malloc(n * sizeof *first);
+  for (int i = 0; i < n; i++) in[i] = value(rank, i), fin[i] = fvalue(rank, i);
+  const char *env = getenv("PAT_REPRODUCIBLE");
+  const int reproducible = env && strcmp(env, "1") == 0;
   for (int call = 0; call < 4; call++) {
     int d = call < 2 ? 0 : P - 1 - (P > 2);
     if (rank == d) nanosleep(&(struct timespec){0, 150000000}, NULL);
@@ -43,10 +56,33 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&late, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     cases++;
     CHECK(lo == hi, "call %d: the ranks learned different last arrivals (%d to %d)", call, lo, hi);
-    CHECK(P == 1 || late == d, "call %d: rank %d waited 150 ms, the last arrival learned is %d", call, d, late);
+    if (reproducible)
+      CHECK(late == -1, "call %d: under PAT_REPRODUCIBLE the last arrival %d was learned", call, late);
+    else
+      CHECK(P == 1 || late == d, "call %d: rank %d waited 150 ms, the last arrival learned is %d", call, d, late);
+    if (rank == d) nanosleep(&(struct timespec){0, 150000000}, NULL);
+    rc = PAT_Allreduce(fin, fout, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    int bits = -1, far = -1;
+    if (call == 0) memcpy(first, fout, n * sizeof *fout);
+    for (int i = 0; i < n; i++) {
+      double scale = 0;
+      for (int r = 0; r < P; r++) scale += fabs((double)fvalue(r, i));
+      if (bits < 0 && memcmp(&fout[i], &first[i], sizeof *fout) != 0) bits = i;
+      if (far < 0 && fabs((double)fout[i] - (double)first[i]) > 1e-6 * scale) far = i;
+    }
+    cases++;
+    if (reproducible)
+      CHECK(rc == MPI_SUCCESS && bits < 0, "call %d (late rank %d): rc %d, float %d not the first call's bits", call,
+            d, rc, bits);
+    else /* the prediction may change the order of the additions: the sums stay within rounding */
+      CHECK(rc == MPI_SUCCESS && far < 0, "call %d (late rank %d): rc %d, float %d far from the first call's", call, d,
+            rc, far);
   }
   free(in);
   free(out);
+  free(fin);
+  free(fout);
+  free(first);
   PAT_Finalize();
   int rc = report_failures("test_allreduce_late", cases, failures, MPI_COMM_WORLD);
   MPI_Finalize();
