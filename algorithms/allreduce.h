@@ -16,7 +16,14 @@
 
 #include "algorithms/algorithms.h"
 
-enum pat_allreduce_id { PAT_ARED_RDB = 0, PAT_ARED_RING, PAT_ARED_RABENSEIFNER, PAT_ARED_RELAY, PAT_ARED_COUNT };
+enum pat_allreduce_id {
+  PAT_ARED_RDB = 0,
+  PAT_ARED_RING,
+  PAT_ARED_RABENSEIFNER,
+  PAT_ARED_RELAY,
+  PAT_ARED_HRING,
+  PAT_ARED_COUNT
+};
 
 /* pat_sched.alg of an all-reduce schedule: PAT_ARED_ALG_BASE + its id, beyond
  * every all-gather id, so that the model gives it the default parameters and
@@ -50,6 +57,10 @@ int pat_allreduce_rabenseifner(pat_sched *s, const pat_build_args *a);
  * (the predicted last rank) and a->block_bytes (a segment's bytes: the
  * vector's / P; 0 if unknown).  Commutative ops only. */
 int pat_allreduce_relay(pat_sched *s, const pat_build_args *a);
+/* HRING (allreduce_hring.c): two levels, for nodes of equal sizes; reads
+ * a->node / a->nodes (NULL: every rank a node, the ring).  Commutative ops
+ * only. */
+int pat_allreduce_hring(pat_sched *s, const pat_build_args *a);
 #define PAT_ARED_RELAY_PIECE ((int64_t)64 * 1024) /* a piece of a share, at least, where it has several */
 #define PAT_ARED_RELAY_MAX_PIECES 8
 

@@ -13,6 +13,9 @@ const pat_allreduce_info pat_allreduce_algorithms[PAT_ARED_COUNT] = {
     [PAT_ARED_RELAY] = {"relay", pat_allreduce_relay, 0,
                         "the predicted last rank owns nothing: the others reduce-scatter and spread the result in "
                         "pieces as a data flow; after the last arrival about beta*m"},
+    [PAT_ARED_HRING] = {"hring", pat_allreduce_hring, 0,
+                        "two levels: a ring reduce-scatter in each node, a ring between the nodes' owners of "
+                        "each segment, a ring all-gather in each node; a node's link carries 2(H-1)/H m"},
 };
 
 int pat_allreduce_by_name(const char *name) {

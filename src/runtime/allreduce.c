@@ -75,15 +75,23 @@ static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
   pat_comm_state *cs;
   if (k < 0 || pat_comm_posted(comm, &cs) != MPI_SUCCESS) return NULL;
   if (!cs->ared_eligible) {
-    cs->ared_eligible = schedulable(comm, &P) && pat_comm_node_count(comm) > 1 ? 1 : 2;
+    int nodes = pat_comm_node_count(comm);
+    cs->ared_eligible = schedulable(comm, &P) && nodes > 1 ? 1 : 2;
+    cs->ared_nodes = cs->ared_eligible == 1 && nodes < P;
     pat_ared_choice_init(&cs->ared);
   }
   return cs->ared_eligible == 1 ? &cs->ared.cls[k] : NULL;
 }
 
-/* A candidate index's algorithm: PAT_ARED_ALG_BASE + id, or -1 for MPI's own. */
-static int candidate_alg(int cand) {
+/* A candidate index's algorithm: PAT_ARED_ALG_BASE + id, or -1 for MPI's own.
+ * Where ranks share nodes the ring is HRING's (the ring over all ranks then
+ * crosses a node's link once per rank of it where the ranks are placed
+ * round robin; HRING's carry 2 (H - 1) / H of the vector whatever the
+ * placement). */
+static int candidate_alg(MPI_Comm comm, int cand) {
   int id = pat_ared_choice_candidates[cand];
+  pat_comm_state *cs;
+  if (id == PAT_ARED_RING && pat_comm_posted(comm, &cs) == MPI_SUCCESS && cs->ared_nodes) id = PAT_ARED_HRING;
   return id == PAT_ARED_NATIVE ? -1 : PAT_ARED_ALG_BASE + id;
 }
 
@@ -110,7 +118,7 @@ static int choose(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype type, int bl
   int timed = 0;
   *cand = blocking ? pat_ared_choice_blocking(c, &timed) : c->choice;
   if (timed) *cls = c;
-  return candidate_alg(*cand);
+  return candidate_alg(comm, *cand);
 }
 
 /* After a timed call: note its time, and once the class's trials are done
@@ -126,8 +134,8 @@ static int note_trial(pat_ared_class *c, int cand, int64_t t0, MPI_Comm comm) {
   if (pat_proc.settings.verbose > 0 && pat_proc.world_rank == 0)
     fprintf(stderr,
             "libpat: all-reduce auto: %s for vectors of this size class (fastest trials summed over ranks: "
-            "MPI's own %lld, ring %lld, rabenseifner %lld, relay %lld us)\n",
-            taken == 0 ? "MPI's own" : pat_allreduce_algorithms[pat_ared_choice_candidates[taken]].name,
+            "MPI's own %lld, ring (hring where ranks share nodes) %lld, rabenseifner %lld, relay %lld us)\n",
+            taken == 0 ? "MPI's own" : pat_allreduce_algorithms[candidate_alg(comm, taken) - PAT_ARED_ALG_BASE].name,
             (long long)(sum[0] / 1000), (long long)(sum[1] / 1000), (long long)(sum[2] / 1000),
             (long long)(sum[3] / 1000));
   return MPI_SUCCESS;

@@ -41,7 +41,8 @@ static int build(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, i
   r->seq = w->seq;
   r->alg = w->alg;
   if (w->alg >= PAT_ARED_ALG_BASE) { /* an all-reduce's: its segments are the blocks, bytes[] the vector's */
-    pat_build_args args = {.P = w->P, .self = w->rank, .block_bytes = bytes[0] / w->P};
+    pat_build_args args = {
+        .P = w->P, .self = w->rank, .block_bytes = bytes[0] / w->P, .node = w->node, .nodes = w->nodes};
     int64_t *late = late1 > 0 && late1 <= w->P ? calloc((size_t)w->P, sizeof *late) : NULL;
     if (late) late[late1 - 1] = 1;
     args.arrival = late;

@@ -214,12 +214,13 @@ const pat_setting pat_setting_table[] = {
     {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay, hring, hrelay", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
-    {"PAT_ALLREDUCE", "auto, native, rdb, ring, rabenseifner, relay", "auto", PAT_SCOPE_JOB,
+    {"PAT_ALLREDUCE", "auto, native, rdb, ring, rabenseifner, relay, hring", "auto", PAT_SCOPE_JOB,
      "algorithm of every all-reduce (`PAT_Allreduce`, `PAT_Iallreduce`, the drop-in's `MPI_Allreduce` and "
      "`MPI_Iallreduce`): one of libpat's schedules, run for predefined ops on intra-communicators of several "
      "processes with the background thread (other calls are the MPI library's own); `native` is the MPI library's "
-     "own all-reduce; `relay` is arrival-aware (the last rank of the previous call owns nothing); `auto` measures "
-     "MPI's own against libpat's ring, Rabenseifner and relay schedules per communicator "
+     "own all-reduce; `relay` is arrival-aware (the last rank of the previous call owns nothing); `hring` has two "
+     "levels for ranks that share nodes (of equal sizes; the ring elsewhere); `auto` measures "
+     "MPI's own against libpat's ring (hring where ranks share nodes), Rabenseifner and relay schedules per communicator "
      "and vector size (from 128 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
      "every rank (`src/decide/allreduce_choice.h`).",
      parse_allreduce, key_allreduce},

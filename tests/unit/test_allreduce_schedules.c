@@ -5,7 +5,10 @@
  * checker refuses the order of those that do not, from P = 2 on); each
  * rank's own build is exactly its slice of the whole; the step counts are
  * the cost formulas'.  RELAY, a data flow, also with a predicted last rank
- * and with pieces: that rank owns nothing (no contribution comes to it). */
+ * and with pieces: that rank owns nothing (no contribution comes to it).
+ * HRING on node maps: nodes of k ranks placed by slot and round robin
+ * (checked, 2 (k - 1) + 2 (H - 1) steps, a node's link carrying 2 (H - 1) / H
+ * of the vector each way), and unequal nodes, where it is the ring. */
 #include <string.h>
 
 #include "algorithms/allreduce.h"
@@ -38,7 +41,8 @@ static int expected_steps(int id, int P) {
   if (P == 1) return 0;
   switch (id) {
   case PAT_ARED_RDB: return L + fold;
-  case PAT_ARED_RING: return 2 * (P - 1);
+  case PAT_ARED_RING:
+  case PAT_ARED_HRING: return 2 * (P - 1); /* without a node map: every rank a node */
   case PAT_ARED_RELAY: return 2; /* one piece: the vector's size unknown */
   default: return 2 * L + fold;
   }
@@ -99,6 +103,53 @@ int main(void) {
       CHECK(P < 3 || pat_sched_check(&lock, 0, err, sizeof err) != 0, "relay P=%d in lockstep passes", P);
       pat_sched_free(&s);
     }
+  /* HRING on nodes: H nodes of k ranks, by slot (node r / k) and round robin (node r mod H); 3 + 3 + 2 */
+  for (int H = 1; H <= 5; H++)
+    for (int k = 1; k <= 4; k++)
+      for (int robin = 0; robin < 2; robin++) {
+        int P = H * k, node[20];
+        for (int r = 0; r < P; r++) node[r] = robin ? r % H : r / k;
+        pat_build_args a = {.P = P, .self = PAT_ALL_RANKS, .node = node};
+        pat_sched s;
+        if (pat_build_allreduce(PAT_ARED_HRING, &s, &a)) {
+          CHECK(0, "hring H=%d k=%d: build failed", H, k);
+          continue;
+        }
+        CHECK(pat_sched_check(&s, PAT_CHECK_ONE_RECV | PAT_CHECK_ONE_SEND, err, sizeof err) == 0,
+              "hring H=%d k=%d robin %d: %s", H, k, robin, err);
+        CHECK(P == 1 || s.nsteps == 2 * (k - 1) + 2 * (H - 1), "hring H=%d k=%d: %d steps", H, k, s.nsteps);
+        double out[5] = {0}; /* segments sent off each node */
+        for (int r = 0; r < P; r++) {
+          size_t n;
+          const pat_op *ops = pat_sched_rank_ops(&s, r, &n);
+          for (size_t i = 0; i < n; i++)
+            if (ops[i].kind == PAT_OP_SEND && node[ops[i].peer] != node[r])
+              for (int j = 0; j < ops[i].nspans; j++) out[node[r]] += ops[i].span[j].count;
+        }
+        for (int h = 0; h < H; h++)
+          CHECK(out[h] == 2.0 * (H - 1) * k, "hring H=%d k=%d robin %d: node %d sends %g segments off it", H, k,
+                robin, h, out[h]);
+        for (int r = 0; r < P; r++) {
+          pat_build_args one = {.P = P, .self = r, .node = node};
+          pat_sched mine;
+          size_t n1 = 0, n2;
+          int ok = pat_build_allreduce(PAT_ARED_HRING, &mine, &one) == PAT_OK;
+          const pat_op *o1 = ok ? pat_sched_rank_ops(&mine, r, &n1) : NULL, *o2 = pat_sched_rank_ops(&s, r, &n2);
+          CHECK(ok && n1 == n2 && (n1 == 0 || memcmp(o1, o2, n1 * sizeof *o1) == 0),
+                "hring H=%d k=%d rank %d: its own build differs from its slice", H, k, r);
+          if (ok) pat_sched_free(&mine);
+        }
+        pat_sched_free(&s);
+      }
+  {
+    int node[8] = {0, 0, 0, 1, 1, 1, 2, 2};
+    pat_build_args a = {.P = 8, .self = PAT_ALL_RANKS, .node = node};
+    pat_sched s;
+    CHECK(pat_build_allreduce(PAT_ARED_HRING, &s, &a) == PAT_OK && pat_sched_check(&s, 0, err, sizeof err) == 0 &&
+              s.nsteps == 14,
+          "hring on nodes of 3, 3 and 2: not the ring");
+    pat_sched_free(&s);
+  }
   pat_build_args bad = {.P = 4, .self = 4};
   pat_sched s;
   CHECK(pat_build_allreduce(PAT_ARED_RDB, &s, &bad) == PAT_EINVAL, "self out of range accepted");
