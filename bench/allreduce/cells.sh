@@ -7,12 +7,17 @@
 # No model file.  Rows: OUT/cells.csv (label round/case/alg); OUT/log.txt the launches' output.
 #   RATE=200mbit P=8 N=1M DELAY=100 ITERS=20 ROUNDS=2 bash bench/allreduce/cells.sh OUT
 # DEADLINE_S=s: no launch starts after s seconds, and none runs past them (the device's budget);
-# TIMEOUT=s a launch (default 180).
+# TIMEOUT=s a launch (default 180).  Nodes: HOSTS hosts of K ranks (P = HOSTS * K), placed by slot, or
+# round robin with MAP=node; ENVS="VAR=value ..." passed to every launch (on 2 cores, 8 ranks and their
+# threads oversubscribe the CPUs while each emulated host counts 2: PAT_WAIT_NAP=50 naps as libpat does
+# where it knows).
 #   python3 bench/allreduce/table.py OUT/cells.csv > OUT/table.md
 set -uo pipefail
 OUT=${1:?usage: cells.sh OUTDIR}
 cd "$(dirname "$0")/../.."
-RATE=${RATE:-200mbit} P=${P:-8} N=${N:-1M} DELAY=${DELAY:-100} ITERS=${ITERS:-20} ROUNDS=${ROUNDS:-2}
+K=${K:-1} HOSTS=${HOSTS:-${P:-8}}
+P=$((HOSTS * K)) MAP=${MAP:-} ENVS=(${ENVS:-})
+RATE=${RATE:-200mbit} N=${N:-1M} DELAY=${DELAY:-100} ITERS=${ITERS:-20} ROUNDS=${ROUNDS:-2}
 WARMUP=${WARMUP:-3} LATE=${LATE:-3} CASES=${CASES:-late random balanced} ALGS=(${ALGS:-native ring rabenseifner relay auto})
 MB=${MB:-build/bench/minibench/pat-minibench} CL=bench/cluster/pat-cluster
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patr}
@@ -21,7 +26,7 @@ mkdir -p "$OUT"
 LOG=$OUT/log.txt
 trap '$CL down >/dev/null 2>&1' EXIT
 $CL down >/dev/null 2>&1
-$CL up -n "$P" --rate "$RATE" >>"$LOG" 2>&1 || { echo "cells.sh: cluster up failed" >&2; exit 1; }
+$CL up -n "$HOSTS" --ranks-per-host "$K" --rate "$RATE" >>"$LOG" 2>&1 || { echo "cells.sh: cluster up failed" >&2; exit 1; }
 n=${#ALGS[@]}
 for r in $(seq 1 "$ROUNDS"); do
   for c in $CASES; do
@@ -38,7 +43,9 @@ for r in $(seq 1 "$ROUNDS"); do
       s=$(date +%s) t=$((END - $(date +%s)))
       [ "$t" -lt 10 ] && { echo "$r/$c/$alg skipped (deadline)" | tee -a "$LOG"; continue; }
       [ "$t" -gt "$TIMEOUT" ] && t=$TIMEOUT
-      $CL run --timeout "$t" -np "$P" -x PAT_ALLREDUCE="$alg" "$MB" --coll allreduce --quiet -N "$N" \
+      xs=(-x PAT_ALLREDUCE="$alg")
+      for e in "${ENVS[@]}"; do xs+=(-x "$e"); done
+      $CL run --timeout "$t" ${MAP:+--map-by "$MAP"} -np "$P" "${xs[@]}" "$MB" --coll allreduce --quiet -N "$N" \
         --iters "$ITERS" --warmup "$WARMUP" --flat-iters 0 --base-ms 20 "${pattern[@]}" \
         --csv "$OUT/cells.csv" --label "$r/$c/$alg" >>"$LOG" 2>&1
       echo "$r/$c/$alg rc $? $(($(date +%s) - s)) s" | tee -a "$LOG"

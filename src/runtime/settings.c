@@ -298,7 +298,8 @@ const pat_setting pat_setting_table[] = {
      "model's time of the rank's smallest message between tests (at most 50 us, none under 10 us; 50 us where its "
      "node has more ranks than it has CPUs), leaving the CPU "
      "to the application's other threads and, on the emulated cluster, to the network; `0` waits in MPI "
-     "(spinning); `n` sleeps n us.",
+     "(spinning); `n` sleeps n us.  A blocking all-reduce on libpat's schedules waits so too: spinning where the "
+     "node has no more ranks than CPUs (as MPI's own does), 50 us naps where it has more, `n` us naps when set.",
      parse_wait_nap, NULL},
     {"PAT_PACE", "model, off, 1 to 10000000", "model", PAT_SCOPE_RANK,
      "the rate (Mbit/s) of this host's link, at which data-flow schedules pace the sends that forward other "
