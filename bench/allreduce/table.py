@@ -16,10 +16,12 @@ import subprocess
 import sys
 from collections import defaultdict
 
-CLASSIC = ("native", "rdb", "ring", "rabenseifner")
+CLASSIC = ("native", "rdb", "ring", "rabenseifner", "hring")
 ORDER = ("straggler", "late", "random", "balanced")
+COLORS = {"native": "#9400d3", "rdb": "#8c564b", "ring": "#009e73", "rabenseifner": "#56b4e9", "hring": "#0072b2",
+          "relay": "#e69f00", "auto": "#f0e442"}
 NAMES = {"native": "MPI's own", "rdb": "recursive doubling", "ring": "ring", "rabenseifner": "Rabenseifner",
-         "relay": "RELAY", "auto": "auto"}
+         "hring": "HRING", "relay": "RELAY", "auto": "auto"}
 
 
 def draw(png, cases, algs, med, elb):
@@ -33,7 +35,7 @@ def draw(png, cases, algs, med, elb):
         for c in cases:
             f.write(c + " " + " ".join(f"{med[c].get(a, float('nan')):.2f}" for a in algs) + f" {elb[c]:.2f}\n")
     cols = len(algs)
-    plots = [f"'{os.path.basename(base)}.dat' using {i + 2}:xtic(1) title \"{NAMES.get(a, a)}\"" for i, a in enumerate(algs)]
+    plots = [f"'{os.path.basename(base)}.dat' using {i + 2}:xtic(1) title \"{NAMES.get(a, a)}\" lc rgb '{COLORS.get(a, 'gray')}'" for i, a in enumerate(algs)]
     plots.append(f"'' using 0:{cols + 2}:(0.45) with xerrorbars pt -1 lw 3 lc rgb 'black' title 'e_{{lb}}'")
     script = f"""set terminal pngcairo size 900,480 font ',10'
 set output '{os.path.basename(png)}'
@@ -65,7 +67,7 @@ def main(path, png=None):
             ratio[case, alg].append(float(row["ebar_over_elb"]))
             elbs[case].append(float(row["elb_us"]) / 1000)
     cases = sorted({c for c, _ in ebar}, key=lambda c: ORDER.index(c) if c in ORDER else 9)
-    algs = [a for a in ("native", "rdb", "ring", "rabenseifner", "relay", "auto") if any((c, a) in ebar for c in cases)]
+    algs = [a for a in ("native", "rdb", "ring", "rabenseifner", "hring", "relay", "auto") if any((c, a) in ebar for c in cases)]
     print("| pattern | " + " | ".join(algs) + " | best classic / best |")
     print("|---|" + "---|" * (len(algs) + 1))
     for c in cases:
