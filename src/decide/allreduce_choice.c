@@ -6,13 +6,26 @@
 const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER,
                                                            PAT_ARED_RELAY};
 
-void pat_ared_choice_init(pat_ared_choice *c) {
+/* A fresh exploration: no trial yet, the skipped candidates' blocks passed over. */
+static void restart(pat_ared_class *c) {
+  c->exploring = 1;
+  c->trials = 0;
+  for (int i = 0; i < PAT_ARED_CHOICE_N; i++) c->fastest_ns[i] = (c->skip >> i) & 1u ? 0 : INT64_MAX;
+}
+
+/* Past the blocks of skipped candidates. */
+static void pass_skipped(pat_ared_class *c) {
+  while (c->trials < PAT_ARED_CHOICE_TRIALS && (c->skip >> (c->trials / PAT_ARED_CHOICE_BLOCK)) & 1u)
+    c->trials += PAT_ARED_CHOICE_BLOCK;
+}
+
+void pat_ared_choice_init(pat_ared_choice *c, unsigned skip) {
   for (int k = 0; k < PAT_ARED_CHOICE_CLASSES; k++) {
     pat_ared_class *cl = &c->cls[k];
-    cl->trials = cl->decided = cl->choice = 0;
-    cl->exploring = 1;
+    cl->skip = skip & ~1u; /* MPI's own is always measured */
+    cl->decided = cl->choice = 0;
     cl->calls_since = cl->recheck_at = 0;
-    for (int i = 0; i < PAT_ARED_CHOICE_N; i++) cl->fastest_ns[i] = INT64_MAX;
+    restart(cl);
   }
 }
 
@@ -24,11 +37,8 @@ int pat_ared_choice_class(int64_t bytes) {
 }
 
 int pat_ared_choice_blocking(pat_ared_class *c, int *timed) {
-  if (!c->exploring && ++c->calls_since >= c->recheck_at) { /* a re-check: the trials again */
-    c->exploring = 1;
-    c->trials = 0;
-    for (int i = 0; i < PAT_ARED_CHOICE_N; i++) c->fastest_ns[i] = INT64_MAX;
-  }
+  if (!c->exploring && ++c->calls_since >= c->recheck_at) restart(c); /* a re-check: the trials again */
+  if (c->exploring) pass_skipped(c);
   *timed = c->exploring;
   return c->exploring ? c->trials / PAT_ARED_CHOICE_BLOCK : c->choice;
 }
@@ -37,13 +47,15 @@ int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
   if (!c->exploring || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
   if (elapsed_ns < 0) elapsed_ns = 0;
   if (c->trials % PAT_ARED_CHOICE_BLOCK != 0 && elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
-  return ++c->trials >= PAT_ARED_CHOICE_TRIALS;
+  ++c->trials;
+  pass_skipped(c);
+  return c->trials >= PAT_ARED_CHOICE_TRIALS;
 }
 
 int pat_ared_choice_decide(pat_ared_class *c, const int64_t *sum_ns) {
   int best = 0; /* MPI's own unless a schedule is clearly faster */
   for (int i = 1; i < PAT_ARED_CHOICE_N; i++)
-    if ((double)sum_ns[i] < PAT_ARED_CHOICE_MARGIN * (double)sum_ns[0] && (best == 0 || sum_ns[i] < sum_ns[best]))
+    if (!((c->skip >> i) & 1u) && (double)sum_ns[i] < PAT_ARED_CHOICE_MARGIN * (double)sum_ns[0] && (best == 0 || sum_ns[i] < sum_ns[best]))
       best = i;
   c->choice = best;
   c->recheck_at = c->decided ? 2 * c->recheck_at : PAT_ARED_CHOICE_RECHECK;

@@ -27,6 +27,10 @@
  * a choice made while the job warmed up, or under other arrivals, does not
  * hold for good, and re-checks cost less and less of a long run.
  *
+ * A candidate the runtime knows to lose from the communicator's shape is
+ * skipped (pat_ared_choice_init's mask): its block is passed over and it is
+ * never chosen.
+ *
  * What exploring costs, at most: BLOCK calls of each schedule per class,
  * and one all-reduce of PAT_ARED_CHOICE_N integers.  Measured on the
  * emulated cluster (P = 8, 500 Mbit/s, a core per rank) libpat's ring and
@@ -52,24 +56,28 @@
 /* What each candidate index runs: PAT_ARED_NATIVE (MPI's own), else an
  * all-reduce id (algorithms/allreduce.h).  Index 0 is MPI's own. */
 #define PAT_ARED_NATIVE (-1)
+#define PAT_ARED_CHOICE_RELAY_INDEX 3 /* RELAY's index among the candidates */
 extern const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N];
 
 typedef struct pat_ared_class {
+  unsigned skip; /* bit i: candidate i is not tried here (its block passed over, never chosen) */
   int trials;    /* trials of the current exploration so far */
   int exploring; /* trials run (at first, and in each re-check) */
   int decided;   /* a choice was made (it holds while a re-check runs) */
   int choice;    /* candidate index, once decided */
   int64_t calls_since; /* blocking calls since the last choice */
   int64_t recheck_at;  /* ... at which the next re-check starts */
-  int64_t fastest_ns[PAT_ARED_CHOICE_N]; /* this rank's fastest trial of each (INT64_MAX: none yet) */
+  int64_t fastest_ns[PAT_ARED_CHOICE_N]; /* this rank's fastest trial of each (INT64_MAX: none yet; 0: skipped) */
 } pat_ared_class;
 
 typedef struct pat_ared_choice {
   pat_ared_class cls[PAT_ARED_CHOICE_CLASSES];
 } pat_ared_choice;
 
-/* A choice with every class unexplored. */
-void pat_ared_choice_init(pat_ared_choice *c);
+/* A choice with every class unexplored; candidates of `skip` (bit i:
+ * candidate i) are never tried nor chosen (the runtime's, from the
+ * communicator's shape: RELAY where ranks share nodes; never bit 0). */
+void pat_ared_choice_init(pat_ared_choice *c, unsigned skip);
 
 /* The class of a vector of `bytes`, or -1: too small to try libpat's
  * schedules (MPI's own runs, untimed). */

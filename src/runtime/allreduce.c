@@ -78,7 +78,9 @@ static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
     int nodes = pat_comm_node_count(comm);
     cs->ared_eligible = schedulable(comm, &P) && nodes > 1 ? 1 : 2;
     cs->ared_nodes = cs->ared_eligible == 1 && nodes < P;
-    pat_ared_choice_init(&cs->ared);
+    /* RELAY is not node-aware: its owners' results go to every rank, across a node's link once per
+     * rank of it; measured slower than ring on 4 hosts x 2 ranks, balanced or not, by slot or round robin */
+    pat_ared_choice_init(&cs->ared, cs->ared_nodes ? 1u << PAT_ARED_CHOICE_RELAY_INDEX : 0u);
   }
   return cs->ared_eligible == 1 ? &cs->ared.cls[k] : NULL;
 }
