@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "algorithms/algorithms.h"
+#include "algorithms/allreduce.h"
 #include "model/model.h"
 #include "model/select.h"
 #include "tools/cli.h"
@@ -31,6 +32,7 @@ enum { LAYOUT_AUTO, LAYOUT_TABLE, LAYOUT_LIST };
 typedef struct schedule_opts {
   const char *alg_name, *arrivals, *sizes; /* --alg; --arrivals, --sizes LIST (parsed once P is known) */
   int alg, P, root, layout, times_only, summary;
+  int allreduce; /* --coll allreduce: alg is an all-reduce id (algorithms/allreduce.h) */
   int ppn;   /* --ppn: ranks per node (0: one each) */
   int *node; /* the node map --ppn gives, or NULL */
   double random_w; /* --random W; < 0: not given */
@@ -81,6 +83,12 @@ static void usage(FILE *f) {
           "                    (default: the table up to 12 ranks if every cell fits in\n"
           "                    40 characters)\n"
           "  --times           print only the elapsed times, not the schedule\n"
+          "  --coll allreduce  an all-reduce's schedule (--alg one of: rdb, ring, rabenseifner,\n"
+          "                    relay, hring): blocks are the vector's P segments; RELAY takes\n"
+          "                    the latest --arrivals as its last rank; compared with the\n"
+          "                    all-reduce's ring and bound (each rank's vector, P tau, leaves\n"
+          "                    its port after it arrives: docs/design.md section 1); RELAY,\n"
+          "                    a data flow, is shown but not replayed\n"
           "  -h, --help        this text\n"
           "\n"
           "Table cells: >d:b sends block b to rank d, <s:b receives block b from rank s,\n"
@@ -94,7 +102,8 @@ static void usage(FILE *f) {
           "  pat-schedule --alg ring -P 6\n"
           "  pat-schedule --alg bdr -P 4 --arrivals 2,0,0,0\n"
           "  pat-schedule --alg ard -P 8 --random 12\n"
-          "  pat-schedule --alg hrelay -P 8 --ppn 2 --random 6\n");
+          "  pat-schedule --alg hrelay -P 8 --ppn 2 --random 6\n"
+          "  pat-schedule --coll allreduce --alg hring -P 8 --ppn 2\n");
 }
 
 /* Text of one span: "b" for a block, "b..c" for a run, "b[x-y%]" for a piece. */
@@ -140,6 +149,11 @@ static int parse_option(cli_args *a, void *opts, cli_error *err) {
     return 0;
   }
   if (cli_args_is(a, "--alg")) return cli_args_text(a, &o->alg_name, err);
+  if (cli_args_is(a, "--coll")) {
+    static const char *const colls[] = {"allgather", "allreduce"};
+    const char *c;
+    return cli_args_text(a, &c, err) || cli_choice(a->opt, c, "collective", colls, 2, &o->allreduce, err) ? -1 : 0;
+  }
   if (cli_args_is(a, "--arrivals")) return cli_args_text(a, &o->arrivals, err);
   if (cli_args_is(a, "--sizes")) return cli_args_text(a, &o->sizes, err);
   if (cli_args_is(a, "-P")) return cli_args_int(a, 1, MAXP, &o->P, err);
@@ -150,8 +164,20 @@ static int parse_option(cli_args *a, void *opts, cli_error *err) {
   return cli_args_unknown(a, err);
 }
 
+static const char *alg_name(const schedule_opts *o) {
+  return o->allreduce ? pat_allreduce_algorithms[o->alg].name : pat_algorithms[o->alg].name;
+}
+
 /* The algorithm named by --alg, or -1 after saying which names have a schedule. */
-static int schedule_alg(const char *name) {
+static int schedule_alg(const char *name, int allreduce) {
+  if (allreduce) {
+    int id = pat_allreduce_by_name(name);
+    if (id >= 0) return id;
+    fprintf(stderr, "pat-schedule: '%s' is no all-reduce; valid: ", name);
+    for (int i = 0; i < PAT_ARED_COUNT; i++) fprintf(stderr, "%s ", pat_allreduce_algorithms[i].name);
+    fprintf(stderr, "\n");
+    return -1;
+  }
   int alg = pat_alg_by_name(name);
   if (alg >= 0 && pat_algorithms[alg].build) return alg;
   fprintf(stderr, "pat-schedule: '%s' has no schedule to show; valid: ", name);
@@ -168,7 +194,11 @@ static int parse_options(int argc, char **argv, schedule_opts *o) {
     usage(stderr);
     return PARSE_FAILED;
   }
-  if ((o->alg = schedule_alg(o->alg_name)) < 0) return PARSE_FAILED;
+  if ((o->alg = schedule_alg(o->alg_name, o->allreduce)) < 0) return PARSE_FAILED;
+  if (o->allreduce && (o->summary || o->sizes)) {
+    fprintf(stderr, "pat-schedule: --coll allreduce takes neither --summary nor --sizes\n");
+    return PARSE_FAILED;
+  }
   if (o->root >= o->P) {
     fprintf(stderr, "pat-schedule: --root must be in 0..%d\n", o->P - 1);
     return PARSE_FAILED;
@@ -232,6 +262,11 @@ static int replay(const pat_sched *s, const int *node, const double *arr, const 
   pat_model_params_init(&mp, 0.0, 1.0); /* alpha = 0, beta * block = 1 tau */
   mp.node = node;                       /* a node's ranks share its link; shared memory costs as the link */
   mp.shared_links = node != NULL;
+  if (node && (s->flags & PAT_SCHED_REDUCE)) { /* an all-reduce's: shared memory 10x the link */
+    mp.dflt.has_intra = 1;
+    mp.dflt.intra.alpha = 0.0;
+    mp.dflt.intra.beta = 0.1;
+  }
   pat_model_result r;
   memset(&r, 0, sizeof r);
   r.e = e;
@@ -250,10 +285,10 @@ static int build_schedules(const schedule_opts *o, const rank_times *t, pat_sche
   int predicted = o->arrivals || o->random_w >= 0;
   pat_build_args ba = {.P = o->P, .self = PAT_ALL_RANKS, .arrival = predicted ? arr_ns : NULL, .tau = TAU_NS,
                        .root = o->root, .node = o->node};
-  int rc = pat_build(o->alg, s, &ba);
+  int rc = o->allreduce ? pat_build_allreduce(o->alg, s, &ba) : pat_build(o->alg, s, &ba);
   if (rc)
     fprintf(stderr, "pat-schedule: building %s failed (%s)\n", o->alg_name, pat_status_string(rc));
-  else if ((rc = pat_build(PAT_ALG_RING, ring, &ba)))
+  else if ((rc = o->allreduce ? pat_build_allreduce(PAT_ARED_RING, ring, &ba) : pat_build(PAT_ALG_RING, ring, &ba)))
     pat_sched_free(s);
   free(arr_ns);
   return rc ? -1 : 0;
@@ -261,8 +296,11 @@ static int build_schedules(const schedule_opts *o, const rank_times *t, pat_sche
 
 static void print_heading(const schedule_opts *o, const pat_sched *s, const char *invalid, const double *arr,
                           const double *size) {
-  printf("%s (%s): P = %d", pat_algorithms[o->alg].name, pat_algorithms[o->alg].summary, o->P);
-  if (pat_algorithms[o->alg].flags & PAT_ALGF_ROOTED) printf(", root %d", o->root);
+  if (o->allreduce)
+    printf("all-reduce %s (%s): P = %d", alg_name(o), pat_allreduce_algorithms[o->alg].summary, o->P);
+  else
+    printf("%s (%s): P = %d", alg_name(o), pat_algorithms[o->alg].summary, o->P);
+  if (!o->allreduce && pat_algorithms[o->alg].flags & PAT_ALGF_ROOTED) printf(", root %d", o->root);
   printf(", %d steps, %zu transfers%s%s\n", s->nsteps, s->nops / 2, s->flags & PAT_SCHED_PIECES ? ", pieces" : "",
          invalid ? "" : ", valid");
   if (invalid) printf("INVALID SCHEDULE: %s\n", invalid);
@@ -396,10 +434,29 @@ static void print_times(const schedule_opts *o, const rank_times *t, double ebar
       snprintf(fgs, sizeof fgs, "step %d", t->fg[r]);
     printf("%-6d %8.2f %10s %10.2f %10.2f %10.2f %10.2f\n", r, t->arr[r], fgs, t->f[r], t->e[r], t->er[r], t->elb[r]);
   }
-  printf("mean e: %s %.3f tau, RING %.3f tau (%+.1f%%), lower bound %.3f tau\n", pat_algorithms[o->alg].name, ebar,
+  printf("mean e: %s %.3f tau, RING %.3f tau (%+.1f%%), lower bound %.3f tau\n", alg_name(o), ebar,
          ebar_ring, ebar_ring > 0 ? 100.0 * (ebar - ebar_ring) / ebar_ring : 0.0, elb_bar);
-  printf("(replayed with alpha = 0 and one block = 1 tau, or its --sizes; 'foregrnd' is the first step that\n"
-         " sends the rank's own block: the steps before it run in the background thread)\n");
+  if (o->allreduce)
+    printf("(replayed with alpha = 0, gamma = 0 and one segment of the vector = 1 tau%s; RING: the all-reduce's ring)\n",
+           o->node ? ", shared memory 10x the link" : "");
+  else
+    printf("(replayed with alpha = 0 and one block = 1 tau, or its --sizes; 'foregrnd' is the first step that\n"
+           " sends the rank's own block: the steps before it run in the background thread)\n");
+}
+
+/* The all-reduce's bound (docs/design.md section 1), in tau: rank j's vector,
+ * P segments, leaves its port after a_j, and rank i needs it (through some
+ * rank, combined or not) unless j shares i's node (shared memory free). */
+static double allreduce_bound(int P, const double *arr, const int *node, double *elb) {
+  double sum = 0;
+  for (int i = 0; i < P; i++) {
+    double last = -1;
+    for (int j = 0; j < P; j++)
+      if (j != i && (!node || node[j] != node[i]) && arr[j] > last) last = arr[j];
+    elb[i] = last < 0 ? 0 : fmax(0, last + P - arr[i]);
+    sum += elb[i];
+  }
+  return sum / P;
 }
 
 /* ---- --summary --------------------------------------------------------------------- */
@@ -533,20 +590,29 @@ int main(int argc, char **argv) {
   pat_sched s, ring;
   if (build_schedules(&o, &t, &s, &ring)) return 1;
   double ebar, ebar_ring;
-  if (replay(&s, o.node, t.arr, t.size, t.e, t.f, t.fg, &ebar) ||
-      replay(&ring, o.node, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
+  /* the replay takes reductions in lockstep only: a data-flow one (RELAY's) is shown, not timed */
+  int untimed = o.allreduce && s.send_window > 0;
+  if (untimed) {
+    for (int r = 0; r < o.P; r++) t.fg[r] = -1;
+  } else if (replay(&s, o.node, t.arr, t.size, t.e, t.f, t.fg, &ebar) ||
+             replay(&ring, o.node, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
     fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
     return 1;
   }
-  double elb_bar = t.size   ? pat_lower_bound_v(o.P, t.arr, t.size, t.elb)
-                   : o.node ? pat_lower_bound_nodes(o.P, t.arr, 1.0, o.node, t.elb)
-                            : pat_lower_bound(o.P, t.arr, 1.0, t.elb);
+  double elb_bar = o.allreduce ? allreduce_bound(o.P, t.arr, o.node, t.elb)
+                   : t.size    ? pat_lower_bound_v(o.P, t.arr, t.size, t.elb)
+                   : o.node    ? pat_lower_bound_nodes(o.P, t.arr, 1.0, o.node, t.elb)
+                               : pat_lower_bound(o.P, t.arr, 1.0, t.elb);
   char err[256];
   int bad = pat_sched_check(&s, 0, err, sizeof err);
 
   print_heading(&o, &s, bad ? err : NULL, t.arr, t.size);
   if (!o.times_only && s.nops) print_schedule(&s, o.P, t.fg, o.layout);
-  print_times(&o, &t, ebar, ebar_ring, elb_bar);
+  if (untimed)
+    printf("not replayed: the model's replay takes reductions in lockstep only, and %s is a data flow\n"
+           "(lower bound %.3f tau)\n", alg_name(&o), elb_bar);
+  else
+    print_times(&o, &t, ebar, ebar_ring, elb_bar);
   pat_sched_free(&s);
   pat_sched_free(&ring);
   rank_times_free(&t);
