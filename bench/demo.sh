@@ -25,7 +25,12 @@
 #  3. prints the table (every algorithm's mean time in the call, a column for
 #     each algorithm auto ran, the fastest, what auto ran, auto's speed-up
 #     over NATIVE with a 95% interval) and draws the plot (mean time against
-#     maxDelay: NATIVE, auto, ARD).
+#     maxDelay: NATIVE, auto, ARD);
+#  4. on the cluster, the all-reduce beside it (bench/allreduce/cells.sh's
+#     launches on the same hosts): 1M floats, balanced and one rank 100 ms
+#     late with the others on time, MPI's own, ring, RELAY and auto, 12 calls
+#     each; its table (ē and ē/ē_lb) and figure in the results folder's
+#     allreduce/.
 # One progress bar throughout, moving as each calibrated size and each cell
 # ends (in place on a terminal, one line per step otherwise: no control
 # characters in a log).  The cluster is torn down on exit, on Ctrl-C (INT), TERM and
@@ -313,6 +318,37 @@ elif [ "${PAT_DEMO_CALIBRATE:-1}" = 0 ]; then
   ARGS+=(--no-model)
 fi
 
+# The results folder (demo.py's default, named here so that the all-reduce's part joins it).
+if [ -n "${PAT_DEMO_OUT:-}" ]; then
+  OUT=$PAT_DEMO_OUT
+else
+  OUT=$REPO/bench/results/$(date +%F)-demo k=2
+  base=$OUT
+  while [ -e "$OUT" ]; do OUT=$base-$k k=$((k + 1)); done
+  ARGS+=(--out "$OUT")
+fi
+
+# The all-reduce on the same cluster: each algorithm alone in its launch, as
+# bench/allreduce/cells.sh runs them.
+allreduce_part() {
+  local dir=$OUT/allreduce mb=$BUILD_DIR/bench/minibench/pat-minibench late=$((HOSTS > 3 ? 3 : HOSTS - 1)) alg c
+  mkdir -p "$dir"
+  echo "demo: the all-reduce, 1M floats: MPI's own, ring, RELAY and auto, balanced and one rank 100 ms late"
+  for c in balanced straggler; do
+    for alg in native ring relay auto; do
+      local pattern=(--max-delay 0)
+      [ "$c" = straggler ] && pattern=(--max-delay 100 --straggler "$late")
+      "$CLUSTER" run --timeout 120 -np "$HOSTS" -x PAT_ALLREDUCE="$alg" "$mb" --coll allreduce --quiet -N 1M \
+        --iters 12 --warmup 3 --flat-iters 0 --base-ms 20 "${pattern[@]}" --csv "$dir/cells.csv" \
+        --label "1/$c/$alg" >>"$dir/log.txt" 2>&1 || echo "demo: all-reduce $c $alg failed (see $dir/log.txt)"
+      echo "demo: all-reduce $c $alg done"
+    done
+  done
+  [ -s "$dir/cells.csv" ] || return 1
+  python3 bench/allreduce/table.py "$dir/cells.csv" --png "$dir/cells.png" | tee "$dir/table.md"
+  echo "demo: all-reduce figure $dir/cells.png"
+}
+
 # In the background, so that a signal is handled at once (bash runs a trap
 # only once a foreground command has finished).
 rc=0
@@ -320,6 +356,12 @@ python3 bench/sweep/demo.py "${ARGS[@]}" -- "${SWEEP_ARGS[@]}" &
 CHILD=$!
 wait "$CHILD" || rc=$?
 CHILD=""
+if [ "$rc" -eq 0 ] && [ "$ON" = cluster ] && [ "$TINY" = 0 ]; then
+  allreduce_part &
+  CHILD=$!
+  wait "$CHILD" || rc=$?
+  CHILD=""
+fi
 cleanup
 trap - EXIT
 took="$((SECONDS / 60)):$(printf %02d $((SECONDS % 60)))"
