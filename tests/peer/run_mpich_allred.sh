@@ -12,8 +12,9 @@
 # repository's stand-in for MPICH's test harness.  Left out: coll_large.c (every
 # collective at counts near 2^31, not an all-reduce test).
 # Settings: native, ring, rdb, rabenseifner, relay, and auto with PAT_NODE_SIZE=1 (a
-# node a rank, so that auto times its candidates from 128 KiB), plus a row without the
-# drop-in, which says what the MPI library alone gets.  Under auto these programs run
+# node a rank, so that auto times its candidates from 128 KiB), hring and auto on nodes
+# of 2 (PAT_NODE_SIZE=2: HRING's two levels at even P, the ring at odd), plus a row
+# without the drop-in, which says what the MPI library alone gets.  Under auto these programs run
 # MPI's own all the same: none calls one size class of 128 KiB or more on one
 # communicator often enough to get past the first trials, which are MPI's own (auto's
 # trials and choices: mpi.test_allreduce.auto).
@@ -28,9 +29,9 @@
 # Each launch is bounded (60 s: a hang counts as a failure); prints a line per failure,
 # a pass/fail table per setting and P, and "N passed, N failed" (exit status 1 if any
 # failed).  Failures that are not libpat's (docs/usage.md, All-reduce): allred
-# -count=100 at P = 8, with and without the drop-in (single-precision products i^8
-# past float's 24 bits, which the test's own header warns of); the same at P = 5 under
-# ring and relay, whose sequential order rounds i^4 before the last product where the
+# -count=100 at P = 6 and 8, with and without the drop-in (single-precision products
+# i^6, i^8 past float's 24 bits, which the test's own header warns of); the same at P = 5
+# under ring, relay and hring (the ring at P = 5 on nodes of 2), whose sequential order rounds i^4 before the last product where the
 # test wants i^5 rounded once; nonblocking3 at P = 8 under ring past 60 s on two cores
 # (100000 operations, 14 lockstep steps per all-reduce, 8 ranks and their threads; it
 # passes given longer).
@@ -53,6 +54,7 @@ cases=${PAT_PEER_TESTS:-"allred:-count=10 allred:-count=100 allred2 allred3 allr
 nps=${PAT_PEER_NPS:-"2 3 4 5 8"}
 all_settings="none;PAT_ALLREDUCE=native;PAT_ALLREDUCE=ring;PAT_ALLREDUCE=rdb;PAT_ALLREDUCE=rabenseifner"
 all_settings+=";PAT_ALLREDUCE=relay;PAT_ALLREDUCE=auto PAT_NODE_SIZE=1"
+all_settings+=";PAT_ALLREDUCE=hring PAT_NODE_SIZE=2;PAT_ALLREDUCE=auto PAT_NODE_SIZE=2"
 IFS=';' read -r -a settings <<<"${PAT_PEER_SETTINGS:-$all_settings}"
 
 for c in $cases; do
