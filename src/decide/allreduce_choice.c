@@ -47,7 +47,24 @@ int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
   if (!c->exploring || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
   if (elapsed_ns < 0) elapsed_ns = 0;
   if (c->trials % PAT_ARED_CHOICE_BLOCK != 0 && elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
+  int counted_first = c->trials % PAT_ARED_CHOICE_BLOCK == 1;
   ++c->trials;
+  pass_skipped(c);
+  if (c->trials >= PAT_ARED_CHOICE_TRIALS) return PAT_ARED_NOTE_DECIDE;
+  return counted_first && cand > 0 ? PAT_ARED_NOTE_COMPARE : PAT_ARED_NOTE_NONE;
+}
+
+void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out) {
+  for (int i = 0; i < PAT_ARED_CHOICE_N; i++) out[i] = c->fastest_ns[i] == INT64_MAX ? 0 : c->fastest_ns[i];
+}
+
+int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns) {
+  if (!c->exploring || cand <= 0 || cand >= PAT_ARED_CHOICE_N || c->trials / PAT_ARED_CHOICE_BLOCK != cand) return 0;
+  int64_t best = 0;
+  for (int i = 0; i < cand; i++)
+    if (!((c->skip >> i) & 1u) && sum_ns[i] > 0 && (best == 0 || sum_ns[i] < best)) best = sum_ns[i];
+  if (best == 0 || (double)sum_ns[cand] < PAT_ARED_CHOICE_CUT * (double)best) return 0;
+  c->trials = (cand + 1) * PAT_ARED_CHOICE_BLOCK; /* the rest of its block is not run */
   pass_skipped(c);
   return c->trials >= PAT_ARED_CHOICE_TRIALS;
 }

@@ -29,7 +29,10 @@
  *
  * A candidate the runtime knows to lose from the communicator's shape is
  * skipped (pat_ared_choice_init's mask): its block is passed over and it is
- * never chosen.
+ * never chosen.  One measured 1.5 times slower or more than a candidate
+ * before it, at its first counted trial (every rank adds that up: one more
+ * all-reduce of PAT_ARED_CHOICE_N integers a block), has the rest of its
+ * block dropped: a call of it saved where a trial costs most.
  *
  * What exploring costs, at most: BLOCK calls of each schedule per class,
  * and one all-reduce of PAT_ARED_CHOICE_N integers.  Measured on the
@@ -49,6 +52,7 @@
 #define PAT_ARED_CHOICE_MIN_BYTES ((int64_t)128 * 1024)
 #define PAT_ARED_CHOICE_BLOCK 3
 #define PAT_ARED_CHOICE_MARGIN 0.95
+#define PAT_ARED_CHOICE_CUT 1.5 /* a trial this much slower than a candidate before it ends its block */
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 4
 #define PAT_ARED_CHOICE_RECHECK 64
@@ -91,10 +95,27 @@ int pat_ared_choice_blocking(pat_ared_class *c, int *timed);
 /* Calls a class's trials take. */
 #define PAT_ARED_CHOICE_TRIALS (PAT_ARED_CHOICE_N * PAT_ARED_CHOICE_BLOCK)
 
-/* A trial of candidate `cand` took elapsed_ns on this rank.  1: that was
- * the last trial: add every rank's fastest_ns up and call
- * pat_ared_choice_decide now, 0 otherwise (nothing to do outside trials). */
+/* A trial of candidate `cand` took elapsed_ns on this rank.  Returns
+ * PAT_ARED_NOTE_DECIDE: that was the last trial: add every rank's
+ * pat_ared_choice_partial up and call pat_ared_choice_decide now;
+ * PAT_ARED_NOTE_COMPARE: the first counted trial of a candidate after the
+ * first: add them up and call pat_ared_choice_compare (which may end the
+ * candidate's block); PAT_ARED_NOTE_NONE otherwise (and outside trials). */
+#define PAT_ARED_NOTE_NONE 0
+#define PAT_ARED_NOTE_DECIDE 1
+#define PAT_ARED_NOTE_COMPARE 2
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns);
+
+/* This rank's fastest trial of each candidate so far, 0 where none is
+ * timed yet (or it is skipped): what the ranks add up. */
+void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out);
+
+/* After PAT_ARED_NOTE_COMPARE, with the ranks' summed partials: a candidate
+ * whose first counted trial took PAT_ARED_CHOICE_CUT times the fastest
+ * candidate's before it or more has the rest of its block dropped (it will
+ * not be chosen: MPI's own or a faster one wins the margin).  Returns 1 when
+ * that ended the trials: call pat_ared_choice_decide with the same sums. */
+int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns);
 
 /* The choice from the ranks' summed fastest trials (sum_ns[PAT_ARED_CHOICE_N],
  * the same on every rank); returns the candidate index taken. */

@@ -128,10 +128,13 @@ static int choose(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype type, int bl
  * and decide.  This all-reduce is MPI's own on the user's communicator, at
  * the same call of it on every rank. */
 static int note_trial(pat_ared_class *c, int cand, int64_t t0, MPI_Comm comm) {
-  if (!pat_ared_choice_note(c, cand, pat_clock_local_ns() - t0)) return MPI_SUCCESS;
-  int64_t sum[PAT_ARED_CHOICE_N];
-  int rc = PMPI_Allreduce(c->fastest_ns, sum, PAT_ARED_CHOICE_N, MPI_INT64_T, MPI_SUM, comm);
+  int what = pat_ared_choice_note(c, cand, pat_clock_local_ns() - t0);
+  if (what == PAT_ARED_NOTE_NONE) return MPI_SUCCESS;
+  int64_t mine[PAT_ARED_CHOICE_N], sum[PAT_ARED_CHOICE_N];
+  pat_ared_choice_partial(c, mine);
+  int rc = PMPI_Allreduce(mine, sum, PAT_ARED_CHOICE_N, MPI_INT64_T, MPI_SUM, comm);
   if (rc != MPI_SUCCESS) return rc;
+  if (what == PAT_ARED_NOTE_COMPARE && !pat_ared_choice_compare(c, cand, sum)) return MPI_SUCCESS;
   int taken = pat_ared_choice_decide(c, sum);
   if (pat_proc.settings.verbose > 0 && pat_proc.world_rank == 0)
     fprintf(stderr,

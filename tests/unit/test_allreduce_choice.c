@@ -30,7 +30,7 @@ static int run_trials(pat_ared_class *c, const int64_t *t) {
     int timed = 0, cand = pat_ared_choice_blocking(c, &timed), want = i / PAT_ARED_CHOICE_BLOCK;
     CHECK(cand == want && timed, "trial %d runs candidate %d's block, timed (got %d, %d)", i, want, cand, timed);
     CHECK(!last, "a trial after the last one");
-    last = pat_ared_choice_note(c, cand, i % PAT_ARED_CHOICE_BLOCK == 0 ? 1 : t[cand] - i);
+    last = pat_ared_choice_note(c, cand, i % PAT_ARED_CHOICE_BLOCK == 0 ? 1 : t[cand] - i) == PAT_ARED_NOTE_DECIDE;
   }
   CHECK(last, "the last trial asks for the agreement");
   return 0;
@@ -74,7 +74,8 @@ static int test_recheck(void) {
     pat_ared_choice_note(c, pat_ared_choice_blocking(c, &timed), 100);
     CHECK(timed, "re-check trial %d timed", i);
   }
-  CHECK(pat_ared_choice_note(c, PAT_ARED_CHOICE_N - 1, 100), "the re-check's last trial asks for the agreement");
+  CHECK(pat_ared_choice_note(c, PAT_ARED_CHOICE_N - 1, 100) == PAT_ARED_NOTE_DECIDE,
+        "the re-check's last trial asks for the agreement");
   CHECK(pat_ared_choice_decide(c, native_wins) == 0, "the re-check can change the choice");
   calls = 0;
   while (pat_ared_choice_blocking(c, &timed) == 0 && !timed) calls++;
@@ -112,7 +113,7 @@ static int test_skip(void) {
       int timed = 0, cand = pat_ared_choice_blocking(c, &timed);
       CHECK(timed && cand == n / PAT_ARED_CHOICE_BLOCK, "call %d runs candidate %d (got %d)", n,
             n / PAT_ARED_CHOICE_BLOCK, cand);
-      last = pat_ared_choice_note(c, cand, 1000 - n);
+      last = pat_ared_choice_note(c, cand, 1000 - n) == PAT_ARED_NOTE_DECIDE;
       n++;
     }
     CHECK(n == PAT_ARED_CHOICE_TRIALS - PAT_ARED_CHOICE_BLOCK, "%d trials, one block less", n);
@@ -129,7 +130,47 @@ static int test_skip(void) {
   return 0;
 }
 
+/* The cut: a candidate after the first whose first counted trial, summed
+ * over ranks, is 1.5x the fastest before it or more has the rest of its block
+ * dropped; one just under it runs its block; the last one cut ends the trials
+ * (the decision then, from the same sums); the comparison is asked for at
+ * each later candidate's first counted trial only. */
+static int test_cut(void) {
+  pat_ared_choice ch;
+  pat_ared_choice_init(&ch, 0);
+  pat_ared_class *c = &ch.cls[19];
+  int64_t sums[PAT_ARED_CHOICE_N];
+  int64_t took[PAT_ARED_CHOICE_N] = {1000, 1490, 1600, 3000}; /* per call; the best before 2 and 3 is 1000 */
+  int calls = 0, decided = -1, asked = 0;
+  while (decided < 0 && calls < 20) {
+    int timed = 0, cand = pat_ared_choice_blocking(c, &timed);
+    CHECK(timed, "call %d not a trial", calls);
+    int what = pat_ared_choice_note(c, cand, took[cand]);
+    calls++;
+    if (what == PAT_ARED_NOTE_NONE) continue;
+    pat_ared_choice_partial(c, sums); /* one rank: its partials are the sums */
+    if (what == PAT_ARED_NOTE_COMPARE) {
+      asked++;
+      CHECK(cand > 0 && c->trials % PAT_ARED_CHOICE_BLOCK == 2, "compare asked at candidate %d, trial %d", cand,
+            c->trials);
+      if (!pat_ared_choice_compare(c, cand, sums)) continue;
+    }
+    decided = pat_ared_choice_decide(c, sums);
+  }
+  /* native 3 calls, 1490 (< 1.5x) 3 calls, 1600 cut after 2, 3000 cut after 2 and the decision */
+  CHECK(calls == 3 + 3 + 2 + 2, "%d calls of trials", calls);
+  CHECK(asked == 3, "compare asked %d times", asked);
+  CHECK(decided == 0, "MPI's own stays (got %d)", decided);
+  CHECK(c->fastest_ns[2] == 1600 && c->fastest_ns[3] == 3000, "the cut candidates keep their one counted trial");
+  int64_t unset[PAT_ARED_CHOICE_N];
+  pat_ared_choice_init(&ch, 0);
+  pat_ared_choice_partial(&ch.cls[19], unset);
+  CHECK(unset[0] == 0 && unset[3] == 0, "nothing timed sums as 0, not INT64_MAX");
+  return 0;
+}
+
 int main(void) {
+  test_cut();
   test_skip();
   test_classes();
   test_trials();
