@@ -6,16 +6,18 @@
 const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER,
                                                            PAT_ARED_RELAY};
 
+static int skipped(const pat_ared_class *c, int cand) { return (c->skip >> cand) & 1u; }
+
 /* A fresh exploration: no trial yet, the skipped candidates' blocks passed over. */
 static void restart(pat_ared_class *c) {
   c->exploring = 1;
   c->trials = 0;
-  for (int i = 0; i < PAT_ARED_CHOICE_N; i++) c->fastest_ns[i] = (c->skip >> i) & 1u ? 0 : INT64_MAX;
+  for (int i = 0; i < PAT_ARED_CHOICE_N; i++) c->fastest_ns[i] = skipped(c, i) ? 0 : INT64_MAX;
 }
 
 /* Past the blocks of skipped candidates. */
 static void pass_skipped(pat_ared_class *c) {
-  while (c->trials < PAT_ARED_CHOICE_TRIALS && (c->skip >> (c->trials / PAT_ARED_CHOICE_BLOCK)) & 1u)
+  while (c->trials < PAT_ARED_CHOICE_TRIALS && skipped(c, c->trials / PAT_ARED_CHOICE_BLOCK))
     c->trials += PAT_ARED_CHOICE_BLOCK;
 }
 
@@ -62,7 +64,7 @@ int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns) 
   if (!c->exploring || cand <= 0 || cand >= PAT_ARED_CHOICE_N || c->trials / PAT_ARED_CHOICE_BLOCK != cand) return 0;
   int64_t best = 0;
   for (int i = 0; i < cand; i++)
-    if (!((c->skip >> i) & 1u) && sum_ns[i] > 0 && (best == 0 || sum_ns[i] < best)) best = sum_ns[i];
+    if (!skipped(c, i) && sum_ns[i] > 0 && (best == 0 || sum_ns[i] < best)) best = sum_ns[i];
   if (best == 0 || (double)sum_ns[cand] < PAT_ARED_CHOICE_CUT * (double)best) return 0;
   c->trials = (cand + 1) * PAT_ARED_CHOICE_BLOCK; /* the rest of its block is not run */
   pass_skipped(c);
@@ -72,7 +74,8 @@ int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns) 
 int pat_ared_choice_decide(pat_ared_class *c, const int64_t *sum_ns) {
   int best = 0; /* MPI's own unless a schedule is clearly faster */
   for (int i = 1; i < PAT_ARED_CHOICE_N; i++)
-    if (!((c->skip >> i) & 1u) && (double)sum_ns[i] < PAT_ARED_CHOICE_MARGIN * (double)sum_ns[0] && (best == 0 || sum_ns[i] < sum_ns[best]))
+    if (!skipped(c, i) && (double)sum_ns[i] < PAT_ARED_CHOICE_MARGIN * (double)sum_ns[0] &&
+        (best == 0 || sum_ns[i] < sum_ns[best]))
       best = i;
   c->choice = best;
   c->recheck_at = c->decided ? 2 * c->recheck_at : PAT_ARED_CHOICE_RECHECK;

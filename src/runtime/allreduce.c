@@ -170,11 +170,10 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_size(comm, &P);
   pat_comm_state *cs;
-  /* RELAY's owners, and with them who adds what first, follow its predicted last rank */
-  int late1 = alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && !pat_proc.settings.reproducible &&
-                      pat_comm_posted(comm, &cs) == MPI_SUCCESS
-                  ? cs->ared_late1
-                  : 0;
+  /* RELAY's owners, and with them who adds what first, follow its predicted last rank (none under
+   * PAT_REPRODUCIBLE, where no stamps are gathered: relay_call) */
+  int late1 =
+      alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_late1 : 0;
   pat_nbc_call c = {.u = {.sendbuf = sendbuf,
                           .sendtype = type,
                           .recvbuf = recvbuf,

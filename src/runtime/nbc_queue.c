@@ -667,10 +667,10 @@ int pat_nbc_wait(MPI_Request *request) {
     int done = 0, rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || done) return rc;
     /* as MPI's own blocking calls do, it spins; where the node has more ranks than CPUs a spinning
-     * thread takes the CPU of a rank with work, and it naps (wait_nap.h); PAT_WAIT_NAP set, so long */
-    int us = pat_proc.settings.wait_nap_us;
-    if (us > 0 || (us < 0 && pat_node_oversubscribed())) {
-      struct timespec nap = {0, 1000L * (us > 0 ? us : 50)};
+     * thread takes the CPU of a rank with work, and it naps (wait_nap.h) */
+    int64_t nap_ns = pat_wait_nap_plain_ns();
+    if (nap_ns > 0) {
+      struct timespec nap = {(time_t)(nap_ns / 1000000000), (long)(nap_ns % 1000000000)};
       nanosleep(&nap, NULL);
     }
   }

@@ -39,6 +39,12 @@ int pat_node_oversubscribed(void) {
   return v;
 }
 
+int64_t pat_wait_nap_plain_ns(void) {
+  int setting = pat_proc.settings.wait_nap_us;
+  if (setting >= 0) return 1000LL * setting;
+  return pat_node_oversubscribed() ? (int64_t)NAP_MAX_NS : 0;
+}
+
 int64_t pat_wait_nap_ns(double smallest_blocks, int alg, double block_bytes, const pat_model_params *mp) {
   int setting = pat_proc.settings.wait_nap_us;
   if (setting >= 0) return smallest_blocks > 0 ? 1000LL * setting : 0;

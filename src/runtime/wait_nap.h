@@ -31,6 +31,12 @@ int64_t pat_wait_nap_model_ns(double smallest_blocks, int alg, double block_byte
  * none; only where smallest_blocks > 0). */
 int64_t pat_wait_nap_ns(double smallest_blocks, int alg, double block_bytes, const pat_model_params *mp);
 
+/* The nap of a foreground wait whose messages the model does not time (a
+ * queued operation's request, pat_nbc_wait): PAT_WAIT_NAP's when it is set
+ * (0: none), else 50 us where the node is oversubscribed and none
+ * elsewhere (spinning, as MPI's own blocking calls do). */
+int64_t pat_wait_nap_plain_ns(void);
+
 /* Has this process's node more ranks (MPI's shared-memory split of world)
  * than CPUs its ranks may run on (the union of their affinity masks)?  Then every spinning thread takes a CPU
  * from a rank with work: waits nap instead, and the background thread polls
