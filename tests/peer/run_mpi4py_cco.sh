@@ -20,11 +20,8 @@
 # launch is bounded (300 s); prints one line per failure and "N passed, N failed".
 set -u
 dir=${1:?usage: run_mpi4py_cco.sh MPI4PY_TEST_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-lib=${PAT_PEER_LIB:-$root/build/libpat_mpi.so}
-[ -f "$lib" ] || { echo "run_mpi4py_cco.sh: no $lib (bash bench/setup.sh)" >&2; exit 2; }
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/peer_lib.sh"
+peer_lib run_mpi4py_cco.sh
 cd "$dir" || exit 2
 pass=0 fail=0
 

@@ -31,19 +31,17 @@
 # failed).  Failures that are not libpat's (docs/usage.md, All-reduce): allred
 # -count=100 at P = 6 and 8, with and without the drop-in (single-precision products
 # i^6, i^8 past float's 24 bits, which the test's own header warns of); the same at P = 5
-# under ring, relay and hring (the ring at P = 5 on nodes of 2), whose sequential order rounds i^4 before the last product where the
-# test wants i^5 rounded once; nonblocking3 at P = 8 under ring past 60 s on two cores
+# under ring, relay and hring (the ring at P = 5 on nodes of 2), whose sequential order
+# rounds i^4 before the last product where the test wants i^5 rounded once; nonblocking3 at P = 8 under ring past 60 s on two cores
 # (100000 operations, 14 lockstep steps per all-reduce, 8 ranks and their threads; it
 # passes given longer).
 set -u
 src=${1:?usage: run_mpich_allred.sh MPICH_SOURCE_DIR [LAUNCHES]}
 launches=${2:-1}
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-lib=${PAT_PEER_LIB:-$root/build/libpat_mpi.so}
-[ -f "$lib" ] || { echo "run_mpich_allred.sh: no $lib (bash bench/setup.sh)" >&2; exit 2; }
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_op=^avx
+. "$here/peer_lib.sh"
+peer_lib run_mpich_allred.sh
+export OMPI_MCA_op=^avx
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -11,11 +11,8 @@ set -u
 src=${1:?usage: run_mpich_nbc.sh MPICH_SOURCE_DIR [LAUNCHES]}
 launches=${2:-1}
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-lib=${PAT_PEER_LIB:-$root/build/libpat_mpi.so}
-[ -f "$lib" ] || { echo "run_mpich_nbc.sh: no $lib (bash bench/setup.sh)" >&2; exit 2; }
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$here/peer_lib.sh"
+peer_lib run_mpich_nbc.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for t in nonblocking nonblocking2 nonblocking3; do
