@@ -27,7 +27,9 @@ cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAT_LEAK_TESTS=OF
 cd "$BUILD_DIR"
 # MPICH's ranks poll without yielding, so more ranks than cores cost far
 # more than under Open MPI: the correctness matrix at P = 2, 3 and the
-# drop-in matrices and the conformance stress up to P = 4 (the Fortran
+# drop-in matrices up to P = 4 (the all-gatherv's P = 4 under auto and bdr only: ring, direct and
+# relay there took 25 s, and their P = 4 runs under Open MPI), the conformance stress up to P = 3
+# (its P = 4 took 17 s; Open MPI runs P = 2..5) (the Fortran
 # programs run at P = 1..5); MPI_BOTTOM (test_bottom) linked at P = 2..5 and
 # under the drop-in at P = 2..4 (its P = 5 took 11 s on the loaded 2-core
 # machine, the linked one 17 s); the non-blocking matrix at P = 1, 2, its thread test at P = 2, every
@@ -36,7 +38,7 @@ cd "$BUILD_DIR"
 # (src/runtime/persist.c); and the drop-in's non-blocking matrix under ring only (P = 2, 3: its bruck
 # P = 4 and auto P = 3 launches took 14 and 11 s); Open MPI runs them all.
 select=(-R "${PAT_MPICH_TESTS:-^(mpi\.test_allgather_matrix\.np[123]|mpi\.test_allgatherv_(matrix\.np[12]|bad_input)|mpi\.test_iallgather_(matrix\.np[12]|threads\.np2|persistent\.)|mpi\.test_bottom\.|dropin\.|fortran\.|stress\.)}" \
-  -E "${PAT_MPICH_EXCLUDE:-^(dropin\.(matrix|datatypes)\..*\.np[5-9]|dropin\.bottom\.np[5-9]|stress\.conformance\.np[5-9]|stress\.threads\.np4|stress\.churn\..*|dropin\.imatrix\.(bruck|auto)\..*|dropin\.(nbc-[a-z]+|misuse)\..*\.np[5-9]|dropin\.misuse\.linked\..*)$}")
+  -E "${PAT_MPICH_EXCLUDE:-^(dropin\.(matrix|datatypes)\..*\.np[5-9]|dropin\.bottom\.np[5-9]|stress\.conformance\.np[4-9]|dropin\.vmatrix\.(ring|direct|relay)\.np4|stress\.threads\.np4|stress\.churn\..*|dropin\.imatrix\.(bruck|auto)\..*|dropin\.(nbc-[a-z]+|misuse)\..*\.np[5-9]|dropin\.misuse\.linked\..*)$}")
 # Only the targets these tests run (their programs, libpat_mpi they preload,
 # and what those link), not the tools, benchmarks, unit tests and other MPI
 # tests that the MPICH part never runs: the names come from ctest's list of

@@ -51,8 +51,9 @@ typedef struct family {
   int n;
 } family;
 
-/* Units per rank: multiples of 12, so that every layout's element count is whole. */
-static const int unit_counts[] = {0, 12, 84, 6000, 60000};
+/* Units per rank: multiples of 12, so that every layout's element count is whole; the largest
+ * is over the 64 KiB eager limit in every layout (60000 took CI twice as long). */
+static const int unit_counts[] = {0, 12, 84, 6000, 24000};
 #define NCOUNTS (int)(sizeof unit_counts / sizeof unit_counts[0])
 
 /* Room before and after every buffer: negative lower bounds reach before the
