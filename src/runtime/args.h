@@ -7,6 +7,39 @@
 #define PAT_ARGS_H
 
 #include <mpi.h>
+#include <stdint.h>
+
+/* One call's arguments, any collective's and any form's (blocking,
+ * non-blocking, persistent; fill it with designated initializers: the
+ * fields not named are zero): an all-gather's, an all-gatherv's (counts and
+ * displs, NULL for an all-gather), or an all-reduce's (reduce set:
+ * recvcount elements of recvtype combined with op, sendbuf the rank's
+ * contribution or MPI_IN_PLACE). */
+typedef struct pat_call_args {
+  const void *sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void *recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  const int *counts, *displs;
+  int gatherv; /* an all-gatherv's call, whose counts and displs may be NULL (an erroneous one) */
+  int reduce;
+  MPI_Op op;
+  MPI_Comm comm;
+  const char *name; /* the call, in error messages */
+  /* What the entry learns, as the blocking all-gather's path takes it. */
+  long long bytes; /* per block; an all-gatherv's of unequal blocks: their mean, rounded up (pat/shape.h) */
+  int64_t arrival; /* when the call was entered (common clock) */
+  /* what tells the call apart (call sites, exchange records, plans): its
+   * block size, or for unequal blocks the shape key of shape[0..P-1], the
+   * blocks' bytes, with their exact hash (pat/shape.h); shape is NULL and
+   * shape_hash 0 for equal blocks */
+  int64_t key;
+  const int64_t *shape;
+  uint64_t shape_hash;
+  int late1; /* an arrival-aware all-reduce's predicted last rank + 1 (0: none, the builder's default) */
+} pat_call_args;
 
 /* Is buf NULL where it must point at data?  MPI_BOTTOM with absolute
  * addresses in the datatype is legal; NULL with a datatype starting at 0 is not. */

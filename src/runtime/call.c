@@ -32,10 +32,10 @@
  * and returns MPI_ERR_TRUNCATE, instead of returning at once and leaving
  * them waiting (issue 25, defect 4).  The cost: a correct all-zero call
  * takes the schedule's rounds of one-byte messages. */
-static int run_zero(pat_comm_state *cs, int alg, const pat_gather_args *c) {
+static int run_zero(pat_comm_state *cs, int alg, const pat_call_args *c) {
   char *scratch = calloc((size_t)cs->base.P + 1, 1);
   if (!scratch) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", c->name);
-  pat_gather_args z = {.sendbuf = scratch + cs->base.P,
+  pat_call_args z = {.sendbuf = scratch + cs->base.P,
                        .sendcount = 1,
                        .sendtype = MPI_BYTE,
                        .recvbuf = scratch,
@@ -52,7 +52,7 @@ static int run_zero(pat_comm_state *cs, int alg, const pat_gather_args *c) {
 }
 
 /* Inlined into the static path, where it is the usual choice on one node. */
-static inline int run_native(const pat_gather_args *c) {
+static inline int run_native(const pat_call_args *c) {
   int rc = c->displs ? PMPI_Allgatherv(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->counts, c->displs,
                                        c->recvtype, c->comm)
                      : PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
@@ -60,7 +60,7 @@ static inline int run_native(const pat_gather_args *c) {
   return pat_mpi_own_result(rc, c->name);
 }
 
-static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long long *bg_steps, long long *fg_steps) {
+static int run_alg(pat_comm_state *cs, int alg, const pat_call_args *c, long long *bg_steps, long long *fg_steps) {
   *bg_steps = *fg_steps = 0;
   if (alg == PAT_ALG_NATIVE) return run_native(c);
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
@@ -72,7 +72,7 @@ static int run_alg(pat_comm_state *cs, int alg, const pat_gather_args *c, long l
 /* The records in hand were made ahead and cannot settle this call's size:
  * drop them (and any plan), and exchange again, every rank on arrival.
  * Every rank that gets here gets here alike (decided from agreed facts). */
-static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const pat_gather_args *c, pat_xsummary *sum) {
+static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const pat_call_args *c, pat_xsummary *sum) {
   pat_plan_drop(&cs->planner);
   pat_exchange_consume(&cs->x);
   int rc = pat_contribute(cs, arrival, c->key, c->shape_hash, PAT_XREC_ACTUAL);
@@ -85,7 +85,7 @@ static int exchange_on_arrival(pat_comm_state *cs, int64_t arrival, const pat_ga
  * is laid out by -- the site's, as every rank keeps them (background.c)?
  * A shape key covers blocks that drift a little, and the markers of an
  * all-gather where unequal blocks were predicted have none. */
-static int blocks_differ(const pat_comm_state *cs, int site, const pat_gather_args *c) {
+static int blocks_differ(const pat_comm_state *cs, int site, const pat_call_args *c) {
   const int64_t *planned = site >= 0 ? cs->sites.site[site].shape : NULL;
   if (!pat_key_is_shape(c->key) || !planned) return 0;
   if (!c->shape || c->shape_hash != cs->sites.site[site].shape_hash) return 1;
@@ -99,7 +99,7 @@ static int blocks_differ(const pat_comm_state *cs, int site, const pat_gather_ar
  * from whether this rank's background had made one: blocks that are not
  * the ones planned ahead for their key get other tags, since a plan made
  * ahead may have moved blocks of the old sizes. */
-static void plan_for(pat_comm_state *cs, int site, int setting, const pat_gather_args *c, const pat_xsummary *sum) {
+static void plan_for(pat_comm_state *cs, int site, int setting, const pat_call_args *c, const pat_xsummary *sum) {
   pat_plan *plan = &cs->planner.plan;
   int as_expected = sum->setting == setting && sum->agreed_bytes == c->key;
   int differ = blocks_differ(cs, site, c);
@@ -140,7 +140,7 @@ static void note_choice(pat_call_stats *st, const pat_choice *ch) {
  * success with a marker block).  The markers go the way the call would
  * (an all-gatherv's as an all-gatherv: NATIVE must be the same collective
  * on every rank).  Returns 1 if every rank is here. */
-static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_args *c, const pat_xsummary *sum,
+static int run_with_markers(pat_comm_state *cs, int setting, const pat_call_args *c, const pat_xsummary *sum,
                             pat_call_stats *st, int *rc) {
   static const unsigned char magic[16] = {0x70, 0x61, 0x74, 0x3a, 0x73, 0x69, 0x7a, 0x65,
                                           0xa5, 0x5a, 0xc3, 0x3c, 0x96, 0x69, 0x0f, 0xf0};
@@ -178,7 +178,7 @@ static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_ar
   }
   unsigned char *mine = buf + total;
   for (int64_t i = 0; i < mine_bytes; i++) mine[i] = magic[i % 16];
-  pat_gather_args m = {.sendbuf = mine,
+  pat_call_args m = {.sendbuf = mine,
                        .sendcount = (int)equal,
                        .sendtype = MPI_BYTE,
                        .recvbuf = buf,
@@ -241,7 +241,7 @@ static int run_with_markers(pat_comm_state *cs, int setting, const pat_gather_ar
  * finish_exchanged.  *ran_key: the key the call ran as -- this rank's,
  * or the predicted one when this rank's blocks alone differed (it then
  * records the call as the others do, so that their states stay alike). */
-static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arrival, const pat_gather_args *c,
+static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arrival, const pat_call_args *c,
                          pat_call_stats *st, int *ran, int64_t *ran_key) {
   *ran_key = c->key;
   int rc = pat_contribute(cs, arrival, c->key, c->shape_hash, PAT_XREC_ACTUAL);
@@ -303,7 +303,7 @@ static void finish_exchanged(pat_comm_state *cs, pat_engine *engine, int site) {
   pat_exchange_consume(&cs->x);
 }
 
-int pat_gather_pass_through(pat_comm_state *cs, const pat_gather_args *c) {
+int pat_gather_pass_through(pat_comm_state *cs, const pat_call_args *c) {
   int rc = run_native(c);
   pat_gather_count_through(cs);
   return rc;
@@ -317,22 +317,29 @@ int pat_allgather_through(const void *sendbuf, int sendcount, MPI_Datatype sendt
   return 1;
 }
 
-int pat_gather_enter(const pat_gather_args *c, pat_comm_state **cs, int *rc) {
+int pat_call_enter(const char *name, MPI_Comm comm, const MPI_Request *request, int nonblocking,
+                   pat_comm_state **cs, int *inter) {
   *cs = NULL;
-  if (!pat_proc.initialized) return *rc = pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", c->name), 1;
-  if (c->comm == MPI_COMM_NULL) return *rc = pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", c->name), 1;
+  *inter = 0;
+  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", name);
+  if (nonblocking && !request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
+  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", name);
   /* The communicator of this thread's last call (the usual case) has a
    * state, so it is a valid intra-communicator: no need to ask MPI. */
-  *cs = pat_comm_cached(c->comm);
-  if (*cs) return 0;
-  int inter = 0;
-  if (MPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS)
-    return *rc = pat_fail(MPI_ERR_COMM, "%s: invalid communicator", c->name), 1;
+  *cs = pat_comm_cached(comm);
+  if (!*cs && MPI_Comm_test_inter(comm, inter) != MPI_SUCCESS)
+    return pat_fail(MPI_ERR_COMM, "%s: invalid communicator", name);
+  return MPI_SUCCESS;
+}
+
+int pat_gather_enter(const pat_call_args *c, pat_comm_state **cs, int *rc) {
+  int inter;
+  *rc = pat_call_enter(c->name, c->comm, NULL, 0, cs, &inter);
   /* An inter-communicator all-gather(v) has other semantics (each group
    * receives the other's blocks, whose size may differ from its own): it
    * is MPI's, arguments and all. */
-  if (inter) return *rc = run_native(c), 1;
-  return 0;
+  if (*rc == MPI_SUCCESS && inter) *rc = run_native(c);
+  return *rc != MPI_SUCCESS || inter;
 }
 
 int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -341,7 +348,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return pat_mpi_own_result(rc, "PAT_Allgather");
   }
-  pat_gather_args c = {.sendbuf = sendbuf,
+  pat_call_args c = {.sendbuf = sendbuf,
                        .sendcount = sendcount,
                        .sendtype = sendtype,
                        .recvbuf = recvbuf,
@@ -366,7 +373,7 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   return pat_gather_run(cs, &c);
 }
 
-int pat_gather_run(pat_comm_state *cs, pat_gather_args *c) {
+int pat_gather_run(pat_comm_state *cs, pat_call_args *c) {
   pat_comm_enter_call(cs);
   int rc, setting = pat_proc.alg, alg, ran = 1;
   /* a new site is made only once the call has run: a call that fails on

@@ -17,7 +17,7 @@
 
 #include "runtime/comm.h"
 #include "runtime/process.h"
-#include "runtime/run.h" /* pat_gather_args, and what runs the schedule */
+#include "runtime/run.h" /* pat_call_args, and what runs the schedule */
 #include "runtime/stats.h"
 
 
@@ -45,21 +45,28 @@ static inline pat_comm_state *pat_gather_passing_state(MPI_Comm comm) {
   return cs && pat_gather_passes_through(cs) ? cs : NULL;
 }
 
+/* Every call form's entry: PAT_Init was called, comm is a communicator,
+ * and a non-blocking call's request is not NULL.  *cs is comm's state where
+ * this thread has it at hand (then an intra-communicator), else NULL and
+ * *inter from MPI.  Returns an MPI error code. */
+int pat_call_enter(const char *name, MPI_Comm comm, const MPI_Request *request, int nonblocking,
+                   pat_comm_state **cs, int *inter);
+
 /* What PAT_Allgather and PAT_Allgatherv do first, after their pass-through
  * (c filled but for what the checks and the clock give): PAT_Init was
  * called, comm is a communicator, and on one without a state yet an
  * intra-communicator (an inter-communicator's call is MPI's, arguments and
  * all, run here).  Returns 1 when the call is done (*rc its result), else 0
  * with *cs the communicator's state, NULL where it has none yet. */
-int pat_gather_enter(const pat_gather_args *c, pat_comm_state **cs, int *rc);
+int pat_gather_enter(const pat_call_args *c, pat_comm_state **cs, int *rc);
 
 /* The call on cs, its arguments checked and c->arrival set: everything
  * after the pass-through (which the caller tests first). */
-int pat_gather_run(pat_comm_state *cs, pat_gather_args *c);
+int pat_gather_run(pat_comm_state *cs, pat_call_args *c);
 
 /* MPI's own all-gather (all-gatherv where c->displs), counted as NATIVE's
  * call: nothing else (cs may be NULL: no state was made). */
-int pat_gather_pass_through(pat_comm_state *cs, const pat_gather_args *c);
+int pat_gather_pass_through(pat_comm_state *cs, const pat_call_args *c);
 
 /* What a pass-through leaves behind: NATIVE's call counted, and PAT_LastAlg
  * (cs may be NULL). */

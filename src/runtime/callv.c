@@ -54,7 +54,7 @@
 /* The call's arguments as the all-gather's path takes them (counts and
  * displs set), and what the checks learned. */
 typedef struct vcall {
-  pat_gather_args g;
+  pat_call_args g;
   long long type_size; /* of recvtype */
   int equal;           /* every count the same */
   int64_t *shape;      /* unequal blocks: P bytes (on the caller's stack up to PAT_VCALL_SMALL_P, or allocated) */
@@ -63,7 +63,7 @@ typedef struct vcall {
 /* The arguments of an intra-communicator all-gatherv of P ranks, as this
  * rank passed them (the communicator is checked before). */
 static int check_args(vcall *v, int P, int rank) {
-  pat_gather_args *g = &v->g;
+  pat_call_args *g = &v->g;
   MPI_Count rsize;
   long long total;
   int rc = pat_check_allgatherv(g->name, g->sendbuf, g->sendcount, g->sendtype, g->recvbuf, g->counts, g->displs,
@@ -81,7 +81,7 @@ static int check_args(vcall *v, int P, int rank) {
  * every block, their key and exact hash; the call's bytes become their
  * mean and its count the mean count (what a report shows for the site). */
 static void make_shape(vcall *v, int P) {
-  pat_gather_args *g = &v->g;
+  pat_call_args *g = &v->g;
   long long count_sum = 0;
   for (int r = 0; r < P; r++) {
     v->shape[r] = (int64_t)g->counts[r] * v->type_size;

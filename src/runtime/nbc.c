@@ -27,6 +27,7 @@
 #include "algorithms/algorithms.h"
 #include "pat.h"
 #include "runtime/args.h"
+#include "runtime/call.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
@@ -64,16 +65,6 @@ static int choose(MPI_Comm comm, int P, MPI_Datatype recvtype, long long count) 
   return pat_nbc_alg(comm, P, (long long)rsize * count);
 }
 
-/* Initialised, a valid communicator, a request to fill; *inter for an
- * inter-communicator (MPI's own call, arguments and all). */
-static int check_call(const char *name, MPI_Comm comm, const MPI_Request *request, int *inter) {
-  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", name);
-  if (!request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
-  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", name);
-  if (MPI_Comm_test_inter(comm, inter) != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "%s: invalid communicator", name);
-  return MPI_SUCCESS;
-}
-
 /* One process: its block from sendbuf into recvbuf at displ elements, by
  * packing (no message: nothing can match an application's receive). */
 static int copy_single(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int displ,
@@ -94,7 +85,7 @@ static int copy_single(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 /* A request complete from the start. */
 static int completed(MPI_Comm comm, MPI_Request *request) {
-  pat_nbc_call none = {.comm = comm, .P = 1};
+  pat_nbc_call none = {.u = {.comm = comm}, .P = 1};
   return pat_nbc_post(&none, request);
 }
 
@@ -116,86 +107,79 @@ static void count_own(MPI_Comm comm, int inter, const void *sendbuf, int sendcou
   pat_report_nbc_count("non-blocking", "mpi-own", P, (long long)size * sendcount);
 }
 
-int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  static const char name[] = "PAT_Iallgather";
-  int inter = 0, alg = PAT_ALG_NATIVE;
-  int rc = check_call(name, comm, request, &inter);
+/* PAT_Iallgather(v): c holds the call (counts and displs an all-gatherv's). */
+static int iallgather(const pat_call_args *c, MPI_Request *request) {
+  int inter = 0, alg = PAT_ALG_NATIVE, P = 1;
+  pat_comm_state *cs;
+  int rc = pat_call_enter(c->name, c->comm, request, 1, &cs, &inter);
   if (rc != MPI_SUCCESS) return rc;
-  int P = 1;
   if (!inter) {
-    MPI_Comm_size(comm, &P);
-    alg = P == 1 ? PAT_ALG_RING : choose(comm, P, recvtype, recvcount); /* one process: copied here (copy_single) */
+    if (cs) P = cs->base.P;
+    else MPI_Comm_size(c->comm, &P);
+    long long elements = c->recvcount; /* an all-gatherv's: the mean block */
+    if (c->gatherv) {
+      elements = 0;
+      for (int r = 0; r < P && c->counts; r++) elements += c->counts[r];
+      elements /= P;
+    }
+    alg = P == 1 ? PAT_ALG_RING : choose(c->comm, P, c->recvtype, elements); /* one process: copied (copy_single) */
   }
   last_alg = alg;
   if (alg == PAT_ALG_NATIVE) {
-    rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    rc = c->gatherv ? PMPI_Iallgatherv(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->counts, c->displs,
+                                      c->recvtype, c->comm, request)
+                   : PMPI_Iallgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
+                                     c->comm, request);
     if (rc == MPI_SUCCESS && pat_report_on && !in_start)
-      count_own(comm, inter, sendbuf, sendcount, sendtype, NULL, recvcount, recvtype);
-    return pat_mpi_own_result(rc, name);
+      count_own(c->comm, inter, c->sendbuf, c->sendcount, c->sendtype, c->counts, c->recvcount, c->recvtype);
+    return pat_mpi_own_result(rc, c->name);
   }
-  long long bytes;
-  rc = pat_check_allgather(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &bytes);
+  long long total;
+  if (c->gatherv) {
+    int rank;
+    MPI_Count rsize;
+    MPI_Comm_rank(c->comm, &rank);
+    rc = pat_check_allgatherv(c->name, c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->counts, c->displs,
+                              c->recvtype, P, rank, &rsize, &total);
+  } else {
+    rc = pat_check_allgather(c->name, c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
+                             &total);
+  }
   if (rc != MPI_SUCCESS) return rc;
   if (P == 1) {
-    rc = bytes > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, 0, recvcount, recvtype) : MPI_SUCCESS;
-    return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
+    rc = total > 0 ? copy_single(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->gatherv ? c->displs[0] : 0,
+                                 c->gatherv ? c->counts[0] : c->recvcount, c->recvtype)
+                   : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? completed(c->comm, request) : pat_fail(rc, "%s: cannot copy the block", c->name);
   }
-  pat_nbc_call c = {.u = {.sendbuf = sendbuf,
-                          .sendcount = sendcount,
-                          .sendtype = sendtype,
-                          .recvbuf = recvbuf,
-                          .recvcount = recvcount,
-                          .recvtype = recvtype},
-                    .comm = comm,
-                    .P = P,
-                    .alg = alg,
-                    .moves_data = bytes > 0};
-  return pat_nbc_post(&c, request);
+  pat_nbc_call q = {.u = *c, .P = P, .alg = alg, .moves_data = total > 0};
+  return pat_nbc_post(&q, request);
+}
+
+int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  pat_call_args c = {.sendbuf = sendbuf,
+                     .sendcount = sendcount,
+                     .sendtype = sendtype,
+                     .recvbuf = recvbuf,
+                     .recvcount = recvcount,
+                     .recvtype = recvtype,
+                     .comm = comm,
+                     .name = "PAT_Iallgather"};
+  return iallgather(&c, request);
 }
 
 int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  static const char name[] = "PAT_Iallgatherv";
-  int inter = 0, alg = PAT_ALG_NATIVE;
-  int rc = check_call(name, comm, request, &inter);
-  if (rc != MPI_SUCCESS) return rc;
-  int P = 1;
-  if (!inter) {
-    MPI_Comm_size(comm, &P);
-    long long elements = 0;
-    for (int r = 0; r < P && recvcounts; r++) elements += recvcounts[r];
-    alg = P == 1 ? PAT_ALG_RING : choose(comm, P, recvtype, elements / P); /* one process: copied (copy_single) */
-  }
-  last_alg = alg;
-  if (alg == PAT_ALG_NATIVE) {
-    rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    if (rc == MPI_SUCCESS && pat_report_on && !in_start)
-      count_own(comm, inter, sendbuf, sendcount, sendtype, recvcounts, 0, recvtype);
-    return pat_mpi_own_result(rc, name);
-  }
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Count rsize;
-  long long total;
-  rc = pat_check_allgatherv(name, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, P, rank, &rsize,
-                            &total);
-  if (rc != MPI_SUCCESS) return rc;
-  if (P == 1) {
-    rc = total > 0 ? copy_single(sendbuf, sendcount, sendtype, recvbuf, displs[0], recvcounts[0], recvtype)
-                   : MPI_SUCCESS;
-    return rc == MPI_SUCCESS ? completed(comm, request) : pat_fail(rc, "%s: cannot copy the block", name);
-  }
-  pat_nbc_call c = {.u = {.sendbuf = sendbuf,
-                          .sendcount = sendcount,
-                          .sendtype = sendtype,
-                          .recvbuf = recvbuf,
-                          .recvtype = recvtype,
-                          .counts = recvcounts,
-                          .displs = displs},
-                    .comm = comm,
-                    .P = P,
-                    .alg = alg,
-                    .moves_data = total > 0};
-  return pat_nbc_post(&c, request);
+  pat_call_args c = {.sendbuf = sendbuf,
+                     .sendcount = sendcount,
+                     .sendtype = sendtype,
+                     .recvbuf = recvbuf,
+                     .recvtype = recvtype,
+                     .counts = recvcounts,
+                     .displs = displs,
+                     .gatherv = 1,
+                     .comm = comm,
+                     .name = "PAT_Iallgatherv"};
+  return iallgather(&c, request);
 }

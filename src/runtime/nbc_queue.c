@@ -32,7 +32,7 @@ typedef struct nbc_op {
   int alg;
   /* the call's arguments; derived types are duplicates (the application may free its own meanwhile),
    * an all-gatherv's counts and displs a copy (one allocation, counts) */
-  pat_nbc_user u;
+  pat_call_args u;
   int *counts;
   int64_t *bytes; /* every block's bytes (P) */
   int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (nbc_run.h) */
@@ -347,7 +347,7 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   }
   nbc_comm *ctx = NULL;
   rc = copy_args(op, c);
-  if (rc == MPI_SUCCESS) rc = context_of(c->comm, 0, &ctx);
+  if (rc == MPI_SUCCESS) rc = context_of(c->u.comm, 0, &ctx);
   if (rc != MPI_SUCCESS) {
     free_op_args(op);
     op->rc = rc;

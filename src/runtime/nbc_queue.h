@@ -35,11 +35,10 @@
 #include "runtime/nbc_run.h"
 #include "runtime/round_trace.h"
 
-/* One posted call, as checked by nbc.c (its arguments: nbc_run.h; an
- * all-gatherv's counts and displs are copied). */
+/* One posted call, as checked by its entry (its arguments, u.comm its
+ * communicator: args.h; an all-gatherv's counts and displs are copied). */
 typedef struct pat_nbc_call {
-  pat_nbc_user u;
-  MPI_Comm comm;
+  pat_call_args u;
   int P;
   int alg;        /* an algorithm with a schedule (it runs in the background) */
   int moves_data; /* 0: nothing to move on any rank (every count 0): completes at once */

@@ -20,7 +20,7 @@ const char *pat_nbc_alg_name(int alg) {
   return alg >= 0 && alg < PAT_ALG_COUNT ? pat_algorithms[alg].name : "?";
 }
 
-int pat_nbc_block_bytes(const pat_nbc_user *u, int P, int64_t *bytes) {
+int pat_nbc_block_bytes(const pat_call_args *u, int P, int64_t *bytes) {
   MPI_Count size = 0;
   int rc = MPI_Type_size_x(u->recvtype, &size);
   for (int r = 0; r < P; r++)
@@ -81,7 +81,7 @@ static int make_stage(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *byt
 }
 
 /* The call's side of the buffers: where the blocks end up. */
-static void user_view(pat_buffers *b, const pat_nbc_user *u) {
+static void user_view(pat_buffers *b, const pat_call_args *u) {
   pat_buffers_set_user(b, u->recvbuf, u->recvcount, u->recvtype, u->counts, u->displs);
 }
 
@@ -99,7 +99,7 @@ static int failed(pat_nbc_run *r, int rc) {
   return rc;
 }
 
-int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, const pat_nbc_user *u) {
+int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, const pat_call_args *u) {
   int rc = build(r, w, bytes, u->late1);
   if (rc == MPI_SUCCESS && u->reduce) { /* the vector in recvbuf is the accumulator (exec/reduce.h) */
     r->have_red = 1;
@@ -132,7 +132,7 @@ int pat_nbc_run_start_ahead(pat_nbc_run *r, const pat_nbc_where *w, const int64_
   return failed(r, rc);
 }
 
-int pat_nbc_run_adopt(pat_nbc_run *r, const pat_nbc_user *u) {
+int pat_nbc_run_adopt(pat_nbc_run *r, const pat_call_args *u) {
   r->awaiting_call = 0;
   if (r->rc != MPI_SUCCESS) return r->rc;
   user_view(&r->buf, u);

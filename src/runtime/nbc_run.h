@@ -27,24 +27,8 @@
 #include "algorithms/allreduce.h"
 #include "exec/executor.h"
 #include "exec/reduce.h"
+#include "runtime/args.h"
 
-/* A call's arguments, as checked by its entry (nbc.c, allreduce.c), for
- * every collective the queue runs: an all-gather's (counts and displs: an
- * all-gatherv's, NULL for an all-gather), or an all-reduce's (reduce set:
- * recvcount elements of recvtype combined with op, sendbuf the rank's
- * contribution or MPI_IN_PLACE). */
-typedef struct pat_nbc_user {
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  const int *counts, *displs;
-  int reduce;
-  MPI_Op op;
-  int late1; /* an arrival-aware all-reduce's predicted last rank + 1 (0: none, the builder's default) */
-} pat_nbc_user;
 
 /* Where a run goes: the communicator its messages arrive on (a channel of
  * libpat's), the route to every rank, its shape, the call's number and its
@@ -85,17 +69,17 @@ const char *pat_nbc_alg_name(int alg);
 
 /* The bytes of every block of a call of P ranks into bytes[P] (an
  * all-reduce's: the whole vector for every rank). */
-int pat_nbc_block_bytes(const pat_nbc_user *u, int P, int64_t *bytes);
+int pat_nbc_block_bytes(const pat_call_args *u, int P, int64_t *bytes);
 
 /* Start a run of the call (r zeroed by the caller): schedule, buffers, own
  * block in place.  On failure r keeps the error (r->rc) and what it holds
  * for pat_nbc_run_release.  Returns an MPI error code. */
-int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, const pat_nbc_user *u);
+int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes, const pat_call_args *u);
 /* Start a run ahead of its call, for blocks of bytes[P]: receives and relays
  * go, sends of the own block wait for pat_nbc_run_adopt. */
 int pat_nbc_run_start_ahead(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *bytes);
 /* The call a run was started ahead for came, with the same blocks. */
-int pat_nbc_run_adopt(pat_nbc_run *r, const pat_nbc_user *u);
+int pat_nbc_run_adopt(pat_nbc_run *r, const pat_call_args *u);
 
 /* Progress without blocking; 1 once finished (done, or given up with
  * nothing of MPI's pending); r->rc is then the result. */

@@ -56,6 +56,7 @@
 #include "pat.h"
 #include "pat/clock.h"
 #include "runtime/allreduce.h"
+#include "runtime/call.h"
 #include "runtime/channels.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
@@ -70,7 +71,7 @@
 typedef struct persistent persistent;
 
 struct persistent {
-  pat_nbc_user u;        /* the datatypes kept as duplicates; counts and displs copied into arrays; an
+  pat_call_args u;        /* the datatypes kept as duplicates; counts and displs copied into arrays; an
                             all-reduce's (u.reduce) datatype in recvtype, count in recvcount */
   int *arrays;           /* an all-gatherv's counts and displs (one allocation), NULL for an all-gather */
   int reduce_alg;        /* an all-reduce's, for every start: PAT_ARED_ALG_BASE + id, -1 MPI's own */
@@ -114,12 +115,13 @@ static void release(persistent *p) {
 /* The checks PAT_Iallgather(v) and PAT_Iallreduce make come at every
  * start; here what the set-up needs.  args: the call's (an all-reduce's
  * sendtype MPI_DATATYPE_NULL, its datatype as recvtype). */
-static int make(const char *name, const pat_nbc_user *args, MPI_Comm comm, MPI_Request *request) {
-  if (!pat_proc.initialized) return pat_fail(MPI_ERR_OTHER, "%s: call PAT_Init first", name);
-  if (!request) return pat_fail(MPI_ERR_REQUEST, "%s: request is NULL", name);
-  if (comm == MPI_COMM_NULL) return pat_fail(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", name);
+static int make(const pat_call_args *args, MPI_Request *request) {
+  const char *name = args->name;
+  MPI_Comm comm = args->comm;
+  pat_comm_state *cs;
   int inter = 0, P = 0;
-  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return pat_fail(MPI_ERR_COMM, "%s: invalid communicator", name);
+  int rc = pat_call_enter(name, comm, request, 1, &cs, &inter);
+  if (rc != MPI_SUCCESS) return rc;
   if (inter) return pat_fail(MPI_ERR_COMM, "%s: an inter-communicator is not supported", name);
   const int *counts = args->counts, *displs = args->displs;
   if (counts && (!displs)) return pat_fail(MPI_ERR_ARG, "%s: displs is NULL", name);
@@ -127,12 +129,13 @@ static int make(const char *name, const pat_nbc_user *args, MPI_Comm comm, MPI_R
   persistent *p = calloc(1, sizeof *p);
   if (!p) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
   p->u = *args;
+  p->u.comm = MPI_COMM_NULL; /* the application may free its own: the starts go on p->comm */
   p->u.counts = p->u.displs = NULL;
   p->u.sendtype = p->u.recvtype = MPI_DATATYPE_NULL;
   p->comm = MPI_COMM_NULL;
   /* on the application's communicator, before anything of libpat's is made: the same on every rank */
   p->reduce_alg = args->reduce ? pat_allreduce_persistent_alg(comm, args->op, args->recvcount, args->recvtype) : -1;
-  int rc = args->sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(args->sendtype, &p->u.sendtype);
+  rc = args->sendbuf == MPI_IN_PLACE ? MPI_SUCCESS : pat_nbc_keep_type(args->sendtype, &p->u.sendtype);
   if (rc == MPI_SUCCESS) rc = pat_nbc_keep_type(args->recvtype, &p->u.recvtype);
   if (rc == MPI_SUCCESS && counts) {
     p->arrays = malloc(2 * (size_t)P * sizeof *p->arrays);
@@ -179,13 +182,15 @@ static int make(const char *name, const pat_nbc_user *args, MPI_Comm comm, MPI_R
 int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   (void)info;
-  pat_nbc_user args = {.sendbuf = sendbuf,
+  pat_call_args args = {.sendbuf = sendbuf,
                        .sendcount = sendcount,
                        .sendtype = sendtype,
                        .recvbuf = recvbuf,
                        .recvcount = recvcount,
-                       .recvtype = recvtype};
-  return make("PAT_Allgather_init", &args, comm, request);
+                       .recvtype = recvtype,
+                       .comm = comm,
+                       .name = "PAT_Allgather_init"};
+  return make(&args, request);
 }
 
 int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -193,27 +198,32 @@ int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Info info, MPI_Request *request) {
   (void)info;
   if (!recvcounts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv_init: recvcounts is NULL");
-  pat_nbc_user args = {.sendbuf = sendbuf,
+  pat_call_args args = {.sendbuf = sendbuf,
                        .sendcount = sendcount,
                        .sendtype = sendtype,
                        .recvbuf = recvbuf,
                        .recvtype = recvtype,
                        .counts = recvcounts,
-                       .displs = displs};
-  return make("PAT_Allgatherv_init", &args, comm, request);
+                       .displs = displs,
+                       .gatherv = 1,
+                       .comm = comm,
+                       .name = "PAT_Allgatherv_init"};
+  return make(&args, request);
 }
 
 int PAT_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                        MPI_Info info, MPI_Request *request) {
   (void)info;
-  pat_nbc_user args = {.sendbuf = sendbuf,
+  pat_call_args args = {.sendbuf = sendbuf,
                        .sendtype = MPI_DATATYPE_NULL,
                        .recvbuf = recvbuf,
                        .recvcount = count,
                        .recvtype = datatype,
                        .reduce = 1,
-                       .op = op};
-  return make("PAT_Allreduce_init", &args, comm, request);
+                       .op = op,
+                       .comm = comm,
+                       .name = "PAT_Allreduce_init"};
+  return make(&args, request);
 }
 
 /* "allreduce-" and each all-reduce's name: what the report and the timeline call its starts. */
@@ -262,7 +272,7 @@ static int start_one(persistent *p) {
     trace->bytes = (long long)type_size * (p->u.counts ? p->u.counts[trace->rank] : p->u.recvcount);
   }
   p->starts++;
-  const pat_nbc_user *u = &p->u;
+  const pat_call_args *u = &p->u;
   pat_nbc_starting(1);
   if (u->reduce)
     rc = pat_allreduce_start(u->sendbuf, u->recvbuf, u->recvcount, u->recvtype, u->op, p->comm, p->reduce_alg,

@@ -11,7 +11,7 @@
  * now (predicted: the plan's arrivals, NULL without a plan; handover: when
  * the foreground took over). */
 static void record(const pat_comm_base *b, int alg, const pat_sched *s, const pat_exec *e, const int64_t *predicted,
-                   const pat_gather_args *c, int64_t handover) {
+                   const pat_call_args *c, int64_t handover) {
   if (pat_timeline_on())
     pat_timeline_write(b->P, b->rank, alg, c->bytes, s, e, predicted, c->arrival, handover, pat_clock_global_ns());
 }
@@ -19,7 +19,7 @@ static void record(const pat_comm_base *b, int alg, const pat_sched *s, const pa
 /* Schedule s on buffers b, for a call without an exchange: the classic
  * tags and a nap of nap_ns while it waits (runtime/wait_nap.h). */
 static int run_unplanned(const pat_comm_base *b, int alg, const pat_sched *s, pat_buffers *buf, int64_t nap_ns,
-                         const pat_gather_args *c) {
+                         const pat_call_args *c) {
   int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
   pat_exec e;
   int rc = pat_exec_init(&e, s, b->rank, buf);
@@ -32,7 +32,7 @@ static int run_unplanned(const pat_comm_base *b, int alg, const pat_sched *s, pa
   return rc;
 }
 
-int pat_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_gather_args *c) {
+int pat_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c) {
   const pat_sched *s;
   int rc = pat_plan_classic(pl, b, alg, &s);
   if (rc != MPI_SUCCESS) return rc;
@@ -47,7 +47,7 @@ int pat_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_
   return rc;
 }
 
-int pat_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat_gather_args *c) {
+int pat_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c) {
   pat_sched s;
   int rc = pat_plan_balanced(b, alg, (double)c->bytes, c->shape, &s);
   if (rc != MPI_SUCCESS) return rc;
@@ -74,7 +74,7 @@ int pat_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat
   return rc;
 }
 
-int pat_run_planned(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq, const pat_gather_args *c,
+int pat_run_planned(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq, const pat_call_args *c,
                     long long *bg_steps, long long *fg_steps) {
   int rc = pat_plan_prepare_exec(pl, b, exchange_seq);
   if (rc != MPI_SUCCESS) return rc;

@@ -21,51 +21,28 @@
 #include <stdint.h>
 
 #include "runtime/comm_base.h"
+#include "runtime/args.h"
 #include "runtime/plan.h"
 
-/* One call's arguments, as the all-gather's path takes them (fill it with
- * designated initializers: the fields not named are zero). */
-typedef struct pat_gather_args {
-  const void *sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void *recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  MPI_Comm comm;
-  long long bytes; /* per block; an all-gatherv's of unequal blocks: their mean, rounded up (pat/shape.h) */
-  int64_t arrival; /* when the call was entered (common clock) */
-  /* an all-gatherv's arrays, NULL for an all-gather: blocks at the
-   * displacements, and NATIVE is MPI_Allgatherv */
-  const int *counts, *displs;
-  const char *name; /* the call, in error messages */
-  /* what tells the call apart (call sites, exchange records, plans): its
-   * block size, or for unequal blocks the shape key of shape[0..P-1], the
-   * blocks' bytes, with their exact hash (pat/shape.h); shape is NULL and
-   * shape_hash 0 for equal blocks */
-  int64_t key;
-  const int64_t *shape;
-  uint64_t shape_hash;
-} pat_gather_args;
 
 /* A classic schedule of `alg`, typed on the user's buffer (blocks of the
  * counts at the displacements where c->displs, of any sizes): the
  * executor's foreground nap for c->bytes per block.  c->recvcount is read
  * only without displs. */
-int pat_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_gather_args *c);
+int pat_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c);
 
 /* An arrival-aware algorithm that runs without an exchange: an
  * all-gatherv's static choice (RELAY, decide/vchoice.h), on its schedule
  * for balanced arrivals (each block's pieces by its size, as vchoice
  * predicted it), packed on a stage the planner lends (pat_planner_stage). */
-int pat_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat_gather_args *c);
+int pat_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c);
 
 /* The planned arrival-aware schedule (decided: pat_plan_decide), packed on
  * the plan's stage, where the background thread may already have received
  * (and forwarded) blocks; exchange_seq: the exchange it was decided from.
  * *bg_steps, *fg_steps: the steps (data flow: ops) done in the background
  * before the call and in the call. */
-int pat_run_planned(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq, const pat_gather_args *c,
+int pat_run_planned(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq, const pat_call_args *c,
                     long long *bg_steps, long long *fg_steps);
 
 #endif
