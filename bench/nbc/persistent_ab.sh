@@ -3,7 +3,8 @@
 # compute after the start) one launch each of MPI's own non-blocking all-gather per start (native,
 # the baseline) and libpat's prefetching schedule (PAT_ALG=relay) from this build and, with
 # OLD_MB=another pat-minibench, from that one, and with AUTO=1 auto (PAT_ALG=auto: the schedule's
-# mpi-own rounds where the starts do not spread); the launches of a cell rotated from round to round.
+# mpi-own rounds where the starts do not spread; with OLD_MB too, that build's auto as old-auto); the
+# launches of a cell rotated from round to round.
 # Rows to OUT/persistent.csv (label round/N/delay/variant), then OUT/persistent.md: the median e-bar
 # per cell and variant, e/e_lb (the persistent bound), and each variant over native paired by round.
 #   OUT=bench/results/DATE/persistent ROUNDS=3 SIZES="1M 4M" DELAYS="0 10 50 100" \
@@ -24,6 +25,7 @@ trap '$CL down >/dev/null 2>&1' EXIT
 variants=(native new)
 [ -n "$OLD_MB" ] && variants+=(old)
 [ "${AUTO:-0}" = 1 ] && variants+=(auto)
+[ "${AUTO:-0}" = 1 ] && [ -n "$OLD_MB" ] && variants+=(old-auto)
 for round in $(seq 1 "$ROUNDS"); do
   for n in $SIZES; do
     for d in $DELAYS; do
@@ -33,6 +35,7 @@ for round in $(seq 1 "$ROUNDS"); do
         [ "$v" = native ] && alg=native
         [ "$v" = old ] && mb=$OLD_MB
         [ "$v" = auto ] && alg=auto setting=auto
+        [ "$v" = old-auto ] && mb=$OLD_MB alg=auto setting=auto
         # PAT_ALG=ring at the launch starts the background thread (so does auto, off one node); the
         # call's own setting is --alg
         $CL run --timeout 300 -np 8 -x PAT_ALG=$setting "$mb" -N "$n" --iters "$ITERS" --warmup 2 --base-ms 20 \

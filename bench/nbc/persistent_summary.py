@@ -15,7 +15,7 @@ for r in csv.DictReader(open(args[0])):
     rnd, n, d, v = r["label"].split("/")
     rows[(n, int(d), v, rnd)] = (float(r["ebar_us"]) / 1000, float(r["ebar_over_elb"]))
 cells = sorted({(n, d) for n, d, _, _ in rows}, key=lambda c: (c[0][-1], int(c[0][:-1]), c[1]))
-vs = [v for v in ("native", "new", "old", "auto") if any(k[2] == v for k in rows)]
+vs = [v for v in ("native", "new", "old", "auto", "old-auto") if any(k[2] == v for k in rows)]
 print("| N | maxDelay ms | " + " | ".join(f"{v} e-bar ms (e/e_lb)" for v in vs) + " | " +
       " | ".join(f"{v} / native (rounds)" for v in vs if v != "native") + " |")
 print("|" + "---|" * (2 + len(vs) + len(vs) - 1))

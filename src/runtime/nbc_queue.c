@@ -499,7 +499,8 @@ static void start_op(nbc_op *op) {
   if (op->t_post) {
     op->t_start = pat_clock_global_ns();
     op->trace_bytes = (long long)op->bytes[ctx->cs->base.rank];
-    if (op->tracing && op->run->have_exec) pat_exec_record(&op->run->exec);
+    /* a run started ahead records from its start (maybe_start_ahead) */
+    if (op->tracing && op->run->have_exec && !op->run->exec.t_post) pat_exec_record(&op->run->exec);
   }
 }
 
@@ -541,6 +542,7 @@ static void maybe_start_ahead(nbc_comm *ctx) {
   if (!r) return;
   pat_nbc_where w = where(ctx, ctx->posted, 1, ctx->sig_alg);
   pat_nbc_run_start_ahead(r, &w, ctx->sig);
+  if (pat_timeline_on() && r->have_exec) pat_exec_record(&r->exec); /* its ops' times from their posts on */
   __atomic_add_fetch(&ahead_started, 1, __ATOMIC_RELAXED);
   ctx->pre = r; /* a failed one too: the call it was for gets its error (the other ranks' may be under way) */
 }

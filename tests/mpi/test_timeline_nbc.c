@@ -7,7 +7,8 @@
  * runs PREFETCH_ROUNDS rounds: the even ones balanced (started after a
  * barrier), in the odd ones rank round % P waits until every other block of
  * the round is staged before it starts, so it is last and relays (P >= 3).
- * Then, under ring, NBC_CALLS PAT_Iallgather calls and a persistent call
+ * Then NBC_CALLS PAT_Iallgather calls under ring and as many under relay
+ * (whose later runs start ahead of their calls), and a persistent call
  * started PER_START_ROUNDS times (each start a PAT_Iallgather of ring's
  * schedule), and under native a persistent call started as often (MPI's own
  * non-blocking all-gather per start).  Every round's data is checked here;
@@ -20,7 +21,8 @@
 
 #include "mpitest.h"
 #include "pat.h"
-#include "runtime/persist.h" /* pat_persist_prefetched */
+#include "runtime/nbc_queue.h" /* pat_nbc_ahead_adopted */
+#include "runtime/persist.h"   /* pat_persist_prefetched */
 
 #define PREFETCH_ROUNDS 6
 #define NBC_CALLS 3
@@ -70,6 +72,22 @@ int main(int argc, char **argv) {
     rc = PAT_Iallgather(send, N, MPI_INT, recv, N, MPI_INT, MPI_COMM_WORLD, &req);
     if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     check(recv, P, 1000 + call);
+  }
+  /* RELAY's runs of the second and third calls start ahead of them: their ops' posts are recorded from then */
+  PAT_UseAlg("relay");
+  long long adopted = pat_nbc_ahead_adopted();
+  for (int call = 0; call < NBC_CALLS && rc == MPI_SUCCESS; call++) {
+    MPI_Request req;
+    usleep(20000); /* a compute phase: the background thread starts the next call's run meanwhile */
+    fill(send, rank, 2000 + call);
+    rc = PAT_Iallgather(send, N, MPI_INT, recv, N, MPI_INT, MPI_COMM_WORLD, &req);
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    check(recv, P, 2000 + call);
+  }
+  if (rc == MPI_SUCCESS && pat_nbc_ahead_adopted() - adopted < NBC_CALLS - 1) {
+    fprintf(stderr, "FAIL rank %d: %lld RELAY calls took over a run started ahead, want %d\n", rank,
+            pat_nbc_ahead_adopted() - adopted, NBC_CALLS - 1);
+    bad_data++;
   }
   if (rc == MPI_SUCCESS) rc = persistent_rounds("ring", PER_START_ROUNDS, 0, send, recv, rank, P);
   if (rc == MPI_SUCCESS) rc = persistent_rounds("native", PER_START_ROUNDS, 0, send, recv, rank, P);
