@@ -15,7 +15,8 @@
 # MODELS (model files, space-separated; "none" is always the first condition), RATE (500mbit), BASE_MS (20),
 # MB (build/bench/minibench/pat-minibench), LOCAL=1 (plain mpirun -np $P on this node, PAT_ONE_NODE=auto,
 # no cluster), P (8), K (1: ranks per emulated host; the cluster then has P / K hosts, shared memory
-# inside each). Writes OUTDIR/raw.csv (one row per launch: pat-minibench's CSV, its label
+# inside each), MAP (node: rank r on host r mod P / K, pat-cluster run --map-by; default by slot).
+# Writes OUTDIR/raw.csv (one row per launch: pat-minibench's CSV, its label
 # "cond=..;iters=..;round=.."), OUTDIR/log.txt, OUTDIR/summary.md (bench/auto/summarize.py).
 # The cluster is brought up here and torn down at the end (PAT_CLUSTER_PREFIX keeps it apart from others').
 set -uo pipefail
@@ -55,7 +56,7 @@ launch() { # cond model iters round N delay alg
   if [ "$LOCAL" = 1 ]; then
     mpirun -np "$P" --oversubscribe --bind-to none -x PAT_ONE_NODE=auto "${env[@]}" "$MB" "${args[@]}" >> "$LOG" 2>&1
   else
-    $CL run --timeout 1800 -np "$P" "${env[@]}" "$MB" "${args[@]}" >> "$LOG" 2>&1
+    $CL run --timeout 1800 ${MAP:+--map-by "$MAP"} -np "$P" "${env[@]}" "$MB" "${args[@]}" >> "$LOG" 2>&1
   fi || echo "   launch failed (exit $?)" >> "$LOG"
 }
 
