@@ -116,6 +116,19 @@ static int timed_cmp(const void *x, const void *y) {
   return p->rank - q->rank;
 }
 
+double pat_lower_bound_allreduce(int P, const double *arrival, double tau, const int *node, double *e_lb_out) {
+  double sum = 0;
+  for (int i = 0; i < P; i++) {
+    double last = -INFINITY;
+    for (int j = 0; j < P; j++)
+      if (j != i && (!node || node[j] != node[i]) && arrival[j] > last) last = arrival[j];
+    const double e = last + P * tau - arrival[i] > 0 ? last + P * tau - arrival[i] : 0;
+    if (e_lb_out) e_lb_out[i] = e;
+    sum += e;
+  }
+  return P > 0 ? sum / P : 0;
+}
+
 double pat_lower_bound_nodes(int P, const double *arrival, double tau, const int *node, double *e_lb_out) {
   pat_nodes n;
   if (!node || P < 2 || pat_nodes_make(P, node, &n) != PAT_OK) return pat_lower_bound(P, arrival, tau, e_lb_out);

@@ -240,6 +240,15 @@ double pat_lower_bound(int P, const double *arrival, double tau, double *e_lb_ou
  * order, e_i >= max(0, f_i - a_i).  With one rank per node it is
  * pat_lower_bound.  O(H P) for H nodes. */
 double pat_lower_bound_nodes(int P, const double *arrival, double tau, const int *node, double *e_lb_out);
+/* The all-reduce's bound (docs/design.md §1): rank j's whole vector, P
+ * segments of tau each, leaves its port no earlier than a_j, and every rank
+ * on another node needs it (combined with others or not; shared memory
+ * inside a node free; node NULL: every rank alone): e_i >= max(0, max over
+ * j off i's node of a_j + P tau - a_i).  Writes e_lb_out[i] if non-NULL and
+ * returns the mean (pat-minibench's mb_lower_bound_allreduce measures
+ * against the same). */
+double pat_lower_bound_allreduce(int P, const double *arrival, double tau, const int *node, double *e_lb_out);
+
 /* The same with a transfer time per block (an all-gatherv's unequal blocks):
  * block j takes tau[j].  Serving in release order still minimises each
  * port's makespan, whatever the times. */

@@ -444,21 +444,6 @@ static void print_times(const schedule_opts *o, const rank_times *t, double ebar
            " sends the rank's own block: the steps before it run in the background thread)\n");
 }
 
-/* The all-reduce's bound (docs/design.md section 1), in tau: rank j's vector,
- * P segments, leaves its port after a_j, and rank i needs it (through some
- * rank, combined or not) unless j shares i's node (shared memory free). */
-static double allreduce_bound(int P, const double *arr, const int *node, double *elb) {
-  double sum = 0;
-  for (int i = 0; i < P; i++) {
-    double last = -1;
-    for (int j = 0; j < P; j++)
-      if (j != i && (!node || node[j] != node[i]) && arr[j] > last) last = arr[j];
-    elb[i] = last < 0 ? 0 : fmax(0, last + P - arr[i]);
-    sum += elb[i];
-  }
-  return sum / P;
-}
-
 /* ---- --summary --------------------------------------------------------------------- */
 
 typedef struct inter_msg {
@@ -599,7 +584,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
     return 1;
   }
-  double elb_bar = o.allreduce ? allreduce_bound(o.P, t.arr, o.node, t.elb)
+  double elb_bar = o.allreduce ? pat_lower_bound_allreduce(o.P, t.arr, 1.0, o.node, t.elb)
                    : t.size    ? pat_lower_bound_v(o.P, t.arr, t.size, t.elb)
                    : o.node    ? pat_lower_bound_nodes(o.P, t.arr, 1.0, o.node, t.elb)
                                : pat_lower_bound(o.P, t.arr, 1.0, t.elb);

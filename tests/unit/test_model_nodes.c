@@ -9,6 +9,8 @@
  *    one rank per node it is the flat bound; rank 3 (node 1) late at 5:
  *    node 0 takes in block 2 by 1 and block 3 by 5 + 1 = 6, node 1 takes in
  *    blocks 0 and 1 by 2, so e = 6, 6, 2, max(0, 2 - 5) = 0;
+ *  - the all-reduce's bound: the last vector from another node, P tau
+ *    after its owner's arrival;
  *  - the selection weighs HRING and HRELAY only where the map is
  *    hierarchical. */
 #include <math.h>
@@ -55,6 +57,15 @@ int main(void) {
   double mean = pat_lower_bound_nodes(4, a, 1.0, two, e);
   CHECK(e[0] == 6 && e[1] == 6 && e[2] == 2 && e[3] == 0, "late rank: e = %g %g %g %g", e[0], e[1], e[2], e[3]);
   CHECK(mean == 14.0 / 4, "late rank: mean %g", mean);
+
+  /* the all-reduce's bound: the last vector from another node, P tau after its arrival (a[3] = 5):
+   * ranks 0, 1 wait for rank 3's (5 + 4 - 0 = 9), rank 2 for rank 1's (0 + 4), rank 3 for 0's
+   * (max(0, 4 - 5)); flat (no map), rank 2 waits for rank 3's too */
+  mean = pat_lower_bound_allreduce(4, a, 1.0, two, e);
+  CHECK(e[0] == 9 && e[1] == 9 && e[2] == 4 && e[3] == 0, "all-reduce: e = %g %g %g %g", e[0], e[1], e[2], e[3]);
+  CHECK(mean == 22.0 / 4, "all-reduce: mean %g", mean);
+  pat_lower_bound_allreduce(4, a, 1.0, NULL, e);
+  CHECK(e[2] == 9 && e[3] == 0, "all-reduce, flat: e2 = %g, e3 = %g", e[2], e[3]);
 
   /* the selection: HRING and HRELAY only where the map is hierarchical */
   pat_model_params mp;
