@@ -25,7 +25,7 @@
 
 #include "matrix.h"
 
-#define HUGE_COUNT 131072
+#define HUGE_COUNT 70000
 
 enum { ZERO, EQUAL7, RAMP, HUGE_ONE, SOME_ZERO, RANDOM, NPATTERNS };
 static const char *pattern_names[NPATTERNS] = {"zero", "equal7", "ramp", "huge-one", "zero-on-even", "random"};
