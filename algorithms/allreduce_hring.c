@@ -4,19 +4,24 @@
  * HAN: reduce inside the node, between nodes, and hand out inside the node.
  *
  * H nodes of k ranks each (members in rank order, wherever the ranks are
- * placed: by slot or round robin); the vector's P = k H segments make k
- * chunks of H consecutive segments, and member i of every node owns chunk i.
- * Three phases, lockstep:
+ * placed: by slot or round robin); the vector's P segments make k chunks
+ * of P / k consecutive segments (H of them where every node has k ranks),
+ * each cut in H parts, and member i of every node owns chunk i.  Three
+ * phases, lockstep:
  *   1. inside each node a ring reduce-scatter of the chunks (k - 1 steps):
  *      chunk i is complete, for its node, at member i;
  *   2. between nodes, member i of every node runs a ring all-reduce of
- *      chunk i with the member i of the others (its H segments its ring's
+ *      chunk i with the member i of the others (its H parts its ring's
  *      segments: 2 (H - 1) steps);
  *   3. inside each node a ring all-gather of the chunks (k - 1 steps).
- * Nodes of unequal sizes: the ring over all P ranks (allreduce_ring.c).
- * Every rank receives each segment's result from the one rank that
- * combined it, so all hold the same bits.  The rings wrap past the last
- * rank: the op must be commutative.
+ * Nodes of unequal sizes: k is the smallest node's, and a node's members
+ * past the first k (its extras) first add their whole vector into member
+ * (position mod k), one extra a member per step (E steps, E the most
+ * extras a member of any node takes), and get the whole result back from
+ * it at the end (E steps more).  Every rank receives each segment's result
+ * from the one rank that combined it, or from its member, so all hold the
+ * same bits.  The rings wrap past the last rank: the op must be
+ * commutative.
  *
  * Cost (Hockney, vector of m bytes, H nodes of k ranks, inter-node
  * (alpha, beta), intra-node (alpha_s, beta_s)):
@@ -26,20 +31,27 @@
  * ring over all P ranks carries 2 (P - 1) / P m a rank, k times that a node
  * when the ranks of a node are not neighbours on the ring (placed round
  * robin).  With one rank a node it is a ring over P ranks in pieces.
+ * Unequal nodes add 2 E (alpha_s + beta_s m) + E m gamma_s.
  */
 #include "algorithms/allreduce.h"
 
 static int member(const pat_nodes *n, int h, int i) { return n->member[n->start[h] + i]; }
 
-/* Node h's ring over its k members, of chunks of H segments, from step `step`:
+/* Part j of `parts` of chunk c of k: the chunk is segments [c P / k, (c + 1) P / k), cut the same way. */
+static pat_span part(int P, int k, int c, int parts, int j) {
+  const int lo = (int)((long long)c * P / k), size = (int)((long long)(c + 1) * P / k) - lo;
+  const int from = (int)((long long)j * size / parts), to = (int)((long long)(j + 1) * size / parts);
+  return pat_blocks(P, lo + from, to - from);
+}
+
+/* Node h's ring over its first k members, of the k chunks, from step `step`:
  * the reduce-scatter (chunk i complete at member i) or the all-gather. */
 static int node_ring(pat_sched *s, const pat_nodes *n, int h, int k, int step, int reduce) {
-  const int P = n->P, H = n->H;
+  const int P = n->P;
   for (int t = 0; t < k - 1; t++)
     for (int j = 0; j < k; j++) {
       int from = member(n, h, j), to = member(n, h, (j + 1) % k);
-      int c = ((j - t - (reduce ? 1 : 0)) % k + k) % k;
-      pat_span sp = pat_blocks(P, c * H, H);
+      pat_span sp = part(P, k, ((j - t - (reduce ? 1 : 0)) % k + k) % k, 1, 0);
       int rc = reduce ? pat_sched_reduce(s, step + t, from, to, 1, &sp, 0)
                       : pat_sched_transfer(s, step + t, from, to, 1, &sp, 0);
       if (rc) return rc;
@@ -47,17 +59,31 @@ static int node_ring(pat_sched *s, const pat_nodes *n, int h, int k, int step, i
   return PAT_OK;
 }
 
-/* Member i's ring between the H nodes, of chunk i, from step `step`. */
-static int chunk_ring(pat_sched *s, const pat_nodes *n, int i, int step) {
+/* Member i's ring between the H nodes, of chunk i's H parts, from step `step`. */
+static int chunk_ring(pat_sched *s, const pat_nodes *n, int k, int i, int step) {
   const int P = n->P, H = n->H;
   for (int t = 0; t < H - 1; t++)
     for (int h = 0; h < H; h++) {
       int from = member(n, h, i), to = member(n, (h + 1) % H, i);
-      pat_span rs = pat_blocks(P, i * H + ((h - t - 1) % H + H) % H, 1), ag = pat_blocks(P, i * H + ((h - t) % H + H) % H, 1);
+      pat_span rs = part(P, k, i, H, ((h - t - 1) % H + H) % H), ag = part(P, k, i, H, ((h - t) % H + H) % H);
       if (pat_sched_reduce(s, step + t, from, to, 1, &rs, 0) ||
           pat_sched_transfer(s, step + H - 1 + t, from, to, 1, &ag, 0))
         return PAT_ENOMEM;
     }
+  return PAT_OK;
+}
+
+/* Node h's extras (members past the first k): extra p adds its vector into
+ * member p mod k at step first + (p - k) / k (reduce), or gets the result
+ * from it at step first + (p - k) / k. */
+static int extras(pat_sched *s, const pat_nodes *n, int h, int k, int first, int reduce) {
+  const pat_span all = pat_blocks(n->P, 0, n->P);
+  for (int p = k; p < pat_nodes_size(n, h); p++) {
+    int extra = member(n, h, p), into = member(n, h, p % k), step = first + (p - k) / k;
+    int rc = reduce ? pat_sched_reduce(s, step, extra, into, 1, &all, 0)
+                    : pat_sched_transfer(s, step, into, extra, 1, &all, 0);
+    if (rc) return rc;
+  }
   return PAT_OK;
 }
 
@@ -66,16 +92,17 @@ int pat_allreduce_hring(pat_sched *s, const pat_build_args *a) {
   pat_nodes own;
   const pat_nodes *n = pat_nodes_of(a, &own);
   if (!n) return PAT_ENOMEM;
-  const int H = n->H, k = a->P / H;
-  int equal = 1, rc = PAT_OK;
-  for (int h = 0; h < H; h++) equal &= pat_nodes_size(n, h) == k;
-  if (!equal) {
-    rc = pat_allreduce_ring(s, a);
-  } else {
-    for (int h = 0; h < H && rc == PAT_OK; h++) rc = node_ring(s, n, h, k, 0, 1);
-    for (int i = 0; i < k && rc == PAT_OK; i++) rc = chunk_ring(s, n, i, k - 1);
-    for (int h = 0; h < H && rc == PAT_OK; h++) rc = node_ring(s, n, h, k, k - 1 + 2 * (H - 1), 0);
-  }
+  const int H = n->H;
+  int k = a->P, most = 0, rc = PAT_OK;
+  for (int h = 0; h < H; h++) k = pat_nodes_size(n, h) < k ? pat_nodes_size(n, h) : k;
+  for (int h = 0; h < H; h++) most = pat_nodes_size(n, h) > most ? pat_nodes_size(n, h) : most;
+  const int E = (most - k + k - 1) / k; /* steps of the extras, each way */
+  const int ring = E, chunks = ring + k - 1, gather = chunks + 2 * (H - 1), back = gather + k - 1;
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = extras(s, n, h, k, 0, 1);
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = node_ring(s, n, h, k, ring, 1);
+  for (int i = 0; i < k && rc == PAT_OK; i++) rc = chunk_ring(s, n, k, i, chunks);
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = node_ring(s, n, h, k, gather, 0);
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = extras(s, n, h, k, back, 0);
   pat_nodes_free(&own);
   return rc;
 }

@@ -219,7 +219,7 @@ const pat_setting pat_setting_table[] = {
      "`MPI_Iallreduce`): one of libpat's schedules, run for predefined ops on intra-communicators of several "
      "processes with the background thread (other calls are the MPI library's own); `native` is the MPI library's "
      "own all-reduce; `relay` is arrival-aware (the last rank of the previous call owns nothing); `hring` has two "
-     "levels for ranks that share nodes (of equal sizes; the ring elsewhere); `auto` measures "
+     "levels for ranks that share nodes; `auto` measures "
      "MPI's own against libpat's ring (hring where ranks share nodes), Rabenseifner and relay (not where ranks share "
      "nodes) schedules per communicator "
      "and vector size (from 128 KiB, on communicators that span several nodes) and keeps the fastest, the same on "

@@ -141,15 +141,65 @@ int main(void) {
         }
         pat_sched_free(&s);
       }
-  {
-    int node[8] = {0, 0, 0, 1, 1, 1, 2, 2};
-    pat_build_args a = {.P = 8, .self = PAT_ALL_RANKS, .node = node};
-    pat_sched s;
-    CHECK(pat_build_allreduce(PAT_ARED_HRING, &s, &a) == PAT_OK && pat_sched_check(&s, 0, err, sizeof err) == 0 &&
-              s.nsteps == 14,
-          "hring on nodes of 3, 3 and 2: not the ring");
-    pat_sched_free(&s);
-  }
+  /* HRING on nodes of unequal sizes: the smallest node's k members a node run the rings, the others
+   * (extras) add their vector into member (position mod k) first and get the result from it last, one
+   * extra a member per step: 2 E + 2 (k - 1) + 2 (H - 1) steps, E = ceil((largest - k) / k); placed by
+   * slot and cyclically (rank r on the next node with room) */
+  static const int shapes[][5] = {{3, 3, 2}, {1, 3}, {4, 1, 2}, {5, 2}, {2, 2, 3, 3}, {7, 1, 1}};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+    for (int robin = 0; robin < 2; robin++) {
+      int size[5] = {0}, H = 0, P = 0, k = 64, most = 0, node[20], left[5];
+      for (int h = 0; h < 5 && shapes[sh][h]; h++, H++) {
+        size[h] = left[h] = shapes[sh][h];
+        P += size[h];
+        k = size[h] < k ? size[h] : k;
+        most = size[h] > most ? size[h] : most;
+      }
+      for (int r = 0, h = 0; r < P; r++) {
+        if (robin) {
+          while (!left[h % H]) h++;
+          node[r] = h % H;
+          left[h % H]--;
+          h++;
+        } else {
+          while (!left[h]) h++;
+          node[r] = h;
+          left[h]--;
+        }
+      }
+      const int E = (most - k + k - 1) / k;
+      pat_build_args a = {.P = P, .self = PAT_ALL_RANKS, .node = node};
+      pat_sched s;
+      if (pat_build_allreduce(PAT_ARED_HRING, &s, &a)) {
+        CHECK(0, "hring shape %zu: build failed", sh);
+        continue;
+      }
+      CHECK(pat_sched_check(&s, 0, err, sizeof err) == 0, "hring shape %zu robin %d: %s", sh, robin, err);
+      CHECK(s.nsteps == 2 * E + 2 * (k - 1) + 2 * (H - 1), "hring shape %zu: %d steps, want %d", sh, s.nsteps,
+            2 * E + 2 * (k - 1) + 2 * (H - 1));
+      double out[5] = {0}; /* segments sent off each node: its k rings' share of 2 (H - 1) / H, P segments */
+      for (int r = 0; r < P; r++) {
+        size_t n;
+        const pat_op *ops = pat_sched_rank_ops(&s, r, &n);
+        for (size_t i = 0; i < n; i++)
+          if (ops[i].kind == PAT_OP_SEND && node[ops[i].peer] != node[r])
+            for (int j = 0; j < ops[i].nspans; j++) out[node[r]] += ops[i].span[j].count;
+      }
+      for (int h = 0; h < H; h++)
+        CHECK(out[h] <= 2.0 * (H - 1) * ((P + k * H - 1) / (k * H)) * k, "hring shape %zu: node %d sends %g "
+              "segments off it", sh, h, out[h]);
+      for (int r = 0; r < P; r++) {
+        pat_build_args one = {.P = P, .self = r, .node = node};
+        pat_sched mine;
+        size_t n1 = 0, n2;
+        int ok = pat_build_allreduce(PAT_ARED_HRING, &mine, &one) == PAT_OK;
+        const pat_op *o1 = ok ? pat_sched_rank_ops(&mine, r, &n1) : NULL, *o2 = pat_sched_rank_ops(&s, r, &n2);
+        CHECK(ok && n1 == n2 && (n1 == 0 || memcmp(o1, o2, n1 * sizeof *o1) == 0),
+              "hring shape %zu rank %d: its own build differs from its slice", sh, r);
+        if (ok) pat_sched_free(&mine);
+      }
+      pat_sched_free(&s);
+    }
   pat_build_args bad = {.P = 4, .self = 4};
   pat_sched s;
   CHECK(pat_build_allreduce(PAT_ARED_RDB, &s, &bad) == PAT_EINVAL, "self out of range accepted");
