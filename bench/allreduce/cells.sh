@@ -8,7 +8,7 @@
 #   RATE=200mbit P=8 N=1M DELAY=100 ITERS=20 ROUNDS=2 bash bench/allreduce/cells.sh OUT
 # DEADLINE_S=s: no launch starts after s seconds, and none runs past them (the device's budget);
 # TIMEOUT=s a launch (default 180).  Nodes: HOSTS hosts of K ranks (P = HOSTS * K), placed by slot, or
-# round robin with MAP=node; ENVS="VAR=value ..." passed to every launch (on 2 cores, 8 ranks and their
+# round robin with MAP=node; NP < HOSTS * K leaves the last hosts short (HOSTS=3 K=3 NP=8: 3 + 3 + 2); ENVS="VAR=value ..." passed to every launch (on 2 cores, 8 ranks and their
 # threads oversubscribe the CPUs while each emulated host counts 2: PAT_WAIT_NAP=50 naps as libpat does
 # where it knows).
 #   python3 bench/allreduce/table.py OUT/cells.csv > OUT/table.md
@@ -16,7 +16,7 @@ set -uo pipefail
 OUT=${1:?usage: cells.sh OUTDIR}
 cd "$(dirname "$0")/../.."
 K=${K:-1} HOSTS=${HOSTS:-${P:-8}}
-P=$((HOSTS * K)) MAP=${MAP:-} ENVS=(${ENVS:-})
+P=${NP:-$((HOSTS * K))} MAP=${MAP:-} ENVS=(${ENVS:-})
 RATE=${RATE:-200mbit} N=${N:-1M} DELAY=${DELAY:-100} ITERS=${ITERS:-20} ROUNDS=${ROUNDS:-2}
 WARMUP=${WARMUP:-3} LATE=${LATE:-3} CASES=${CASES:-late random balanced} ALGS=(${ALGS:-native ring rabenseifner relay auto})
 MB=${MB:-build/bench/minibench/pat-minibench} CL=bench/cluster/pat-cluster
