@@ -6,7 +6,12 @@
 const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER,
                                                            PAT_ARED_RELAY};
 
+const int pat_ared_choice_turns[PAT_ARED_CHOICE_N] = {1, 0, 2, 3};
+
 static int skipped(const pat_ared_class *c, int cand) { return (c->skip >> cand) & 1u; }
+
+/* The candidate whose block the trials are in. */
+static int in_turn(const pat_ared_class *c) { return pat_ared_choice_turns[c->trials / PAT_ARED_CHOICE_BLOCK]; }
 
 /* A fresh exploration: no trial yet, the skipped candidates' blocks passed over. */
 static void restart(pat_ared_class *c) {
@@ -17,7 +22,7 @@ static void restart(pat_ared_class *c) {
 
 /* Past the blocks of skipped candidates. */
 static void pass_skipped(pat_ared_class *c) {
-  while (c->trials < PAT_ARED_CHOICE_TRIALS && skipped(c, c->trials / PAT_ARED_CHOICE_BLOCK))
+  while (c->trials < PAT_ARED_CHOICE_TRIALS && skipped(c, in_turn(c)))
     c->trials += PAT_ARED_CHOICE_BLOCK;
 }
 
@@ -42,18 +47,18 @@ int pat_ared_choice_blocking(pat_ared_class *c, int *timed) {
   if (!c->exploring && ++c->calls_since >= c->recheck_at) restart(c); /* a re-check: the trials again */
   if (c->exploring) pass_skipped(c);
   *timed = c->exploring;
-  return c->exploring ? c->trials / PAT_ARED_CHOICE_BLOCK : c->choice;
+  return c->exploring ? in_turn(c) : c->choice;
 }
 
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
   if (!c->exploring || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
   if (elapsed_ns < 0) elapsed_ns = 0;
   if (c->trials % PAT_ARED_CHOICE_BLOCK != 0 && elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
-  int counted_first = c->trials % PAT_ARED_CHOICE_BLOCK == 1;
+  int counted_first = c->trials % PAT_ARED_CHOICE_BLOCK == 1, later = c->trials >= PAT_ARED_CHOICE_BLOCK;
   ++c->trials;
   pass_skipped(c);
   if (c->trials >= PAT_ARED_CHOICE_TRIALS) return PAT_ARED_NOTE_DECIDE;
-  return counted_first && cand > 0 ? PAT_ARED_NOTE_COMPARE : PAT_ARED_NOTE_NONE;
+  return counted_first && later ? PAT_ARED_NOTE_COMPARE : PAT_ARED_NOTE_NONE;
 }
 
 void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out) {
@@ -61,12 +66,15 @@ void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out) {
 }
 
 int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns) {
-  if (!c->exploring || cand <= 0 || cand >= PAT_ARED_CHOICE_N || c->trials / PAT_ARED_CHOICE_BLOCK != cand) return 0;
+  const int turn = c->trials / PAT_ARED_CHOICE_BLOCK;
+  if (!c->exploring || turn <= 0 || turn >= PAT_ARED_CHOICE_N || in_turn(c) != cand) return 0;
   int64_t best = 0;
-  for (int i = 0; i < cand; i++)
+  for (int t = 0; t < turn; t++) {
+    const int i = pat_ared_choice_turns[t];
     if (!skipped(c, i) && sum_ns[i] > 0 && (best == 0 || sum_ns[i] < best)) best = sum_ns[i];
+  }
   if (best == 0 || (double)sum_ns[cand] < PAT_ARED_CHOICE_CUT * (double)best) return 0;
-  c->trials = (cand + 1) * PAT_ARED_CHOICE_BLOCK; /* the rest of its block is not run */
+  c->trials = (turn + 1) * PAT_ARED_CHOICE_BLOCK; /* the rest of its block is not run */
   pass_skipped(c);
   return c->trials >= PAT_ARED_CHOICE_TRIALS;
 }

@@ -27,6 +27,14 @@
  * a choice made while the job warmed up, or under other arrivals, does not
  * hold for good, and re-checks cost less and less of a long run.
  *
+ * The blocks run ring first (HRING where ranks share nodes), then MPI's
+ * own, Rabenseifner and RELAY (pat_ared_choice_turns): where trials run (a
+ * communicator over several nodes, vectors of 128 KiB and more) the ring
+ * measured faster than MPI's own in every cell so far (0.78x on 8 hosts,
+ * 0.45-0.92x on nodes with HRING), so MPI's own comes second, where the cut
+ * below can drop it after one counted trial where it is far slower (2.3x
+ * HRING on 3 + 3 + 2 ranks).
+ *
  * A candidate the runtime knows to lose from the communicator's shape is
  * skipped (pat_ared_choice_init's mask): its block is passed over and it is
  * never chosen.  One measured 1.5 times slower or more than a candidate
@@ -62,6 +70,8 @@
 #define PAT_ARED_NATIVE (-1)
 #define PAT_ARED_CHOICE_RELAY_INDEX 3 /* RELAY's index among the candidates */
 extern const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N];
+/* The order the candidates' blocks run in: candidate indices, ring first. */
+extern const int pat_ared_choice_turns[PAT_ARED_CHOICE_N];
 
 typedef struct pat_ared_class {
   unsigned skip; /* bit i: candidate i is not tried here (its block passed over, never chosen) */
@@ -99,7 +109,7 @@ int pat_ared_choice_blocking(pat_ared_class *c, int *timed);
  * PAT_ARED_NOTE_DECIDE: that was the last trial: add every rank's
  * pat_ared_choice_partial up and call pat_ared_choice_decide now;
  * PAT_ARED_NOTE_COMPARE: the first counted trial of a candidate after the
- * first: add them up and call pat_ared_choice_compare (which may end the
+ * first turn: add them up and call pat_ared_choice_compare (which may end the
  * candidate's block); PAT_ARED_NOTE_NONE otherwise (and outside trials). */
 #define PAT_ARED_NOTE_NONE 0
 #define PAT_ARED_NOTE_DECIDE 1
@@ -112,7 +122,7 @@ void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out);
 
 /* After PAT_ARED_NOTE_COMPARE, with the ranks' summed partials: a candidate
  * whose first counted trial took PAT_ARED_CHOICE_CUT times the fastest
- * candidate's before it or more has the rest of its block dropped (it will
+ * candidate's of the turns before it or more has the rest of its block dropped (it will
  * not be chosen: MPI's own or a faster one wins the margin).  Returns 1 when
  * that ended the trials: call pat_ared_choice_decide with the same sums. */
 int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns);

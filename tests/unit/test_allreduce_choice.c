@@ -1,5 +1,5 @@
 /* auto's all-reduce choice (decide/allreduce_choice.h): the size classes,
- * the candidates' blocks, the fastest trial but a block's first kept, re-checks, the decision only after the
+ * the candidates' blocks (ring's first, then MPI's own), the fastest trial but a block's first kept, re-checks, the decision only after the
  * last trial, MPI's own kept unless a schedule is clearly faster, and the
  * choice a function of the summed trials alone (the same sums give the same
  * choice: what makes every rank take the same one; mpi.test_allreduce.auto
@@ -27,7 +27,7 @@ static int test_classes(void) {
 static int run_trials(pat_ared_class *c, const int64_t *t) {
   int last = 0;
   for (int i = 0; i < PAT_ARED_CHOICE_TRIALS; i++) {
-    int timed = 0, cand = pat_ared_choice_blocking(c, &timed), want = i / PAT_ARED_CHOICE_BLOCK;
+    int timed = 0, cand = pat_ared_choice_blocking(c, &timed), want = pat_ared_choice_turns[i / PAT_ARED_CHOICE_BLOCK];
     CHECK(cand == want && timed, "trial %d runs candidate %d's block, timed (got %d, %d)", i, want, cand, timed);
     CHECK(!last, "a trial after the last one");
     last = pat_ared_choice_note(c, cand, i % PAT_ARED_CHOICE_BLOCK == 0 ? 1 : t[cand] - i) == PAT_ARED_NOTE_DECIDE;
@@ -43,7 +43,8 @@ static int test_trials(void) {
   const int64_t t[PAT_ARED_CHOICE_N] = {1000000, 800000, 990000, 850000};
   run_trials(c, t);
   CHECK(PAT_ARED_CHOICE_BLOCK == 3 && PAT_ARED_CHOICE_N == 4, "the blocks below are of 3 calls, 4 candidates");
-  CHECK(c->fastest_ns[0] == 1000000 - 2 && c->fastest_ns[1] == 800000 - 5 && c->fastest_ns[2] == 990000 - 8 &&
+  CHECK(pat_ared_choice_turns[0] == 1 && pat_ared_choice_turns[1] == 0, "ring's block first, then MPI's own");
+  CHECK(c->fastest_ns[1] == 800000 - 2 && c->fastest_ns[0] == 1000000 - 5 && c->fastest_ns[2] == 990000 - 8 &&
             c->fastest_ns[3] == 850000 - 11,
         "the fastest trial of each but the block's first is kept");
   CHECK(!c->decided && ch.cls[19].trials == 0, "undecided until the sums come; other classes untouched");
@@ -111,8 +112,8 @@ static int test_skip(void) {
     int last = 0, n = 0;
     while (!last) {
       int timed = 0, cand = pat_ared_choice_blocking(c, &timed);
-      CHECK(timed && cand == n / PAT_ARED_CHOICE_BLOCK, "call %d runs candidate %d (got %d)", n,
-            n / PAT_ARED_CHOICE_BLOCK, cand);
+      CHECK(timed && cand == pat_ared_choice_turns[n / PAT_ARED_CHOICE_BLOCK], "call %d runs candidate %d (got %d)",
+            n, pat_ared_choice_turns[n / PAT_ARED_CHOICE_BLOCK], cand);
       last = pat_ared_choice_note(c, cand, 1000 - n) == PAT_ARED_NOTE_DECIDE;
       n++;
     }
@@ -130,38 +131,53 @@ static int test_skip(void) {
   return 0;
 }
 
-/* The cut: a candidate after the first whose first counted trial, summed
- * over ranks, is 1.5x the fastest before it or more has the rest of its block
- * dropped; one just under it runs its block; the last one cut ends the trials
- * (the decision then, from the same sums); the comparison is asked for at
- * each later candidate's first counted trial only. */
-static int test_cut(void) {
-  pat_ared_choice ch;
-  pat_ared_choice_init(&ch, 0);
-  pat_ared_class *c = &ch.cls[19];
+/* Trials with one rank's times per call, took[cand], the compare answered from its own partials (one
+ * rank: its partials are the sums): the calls they took, the compares asked, the decision. */
+static int cut_run(pat_ared_class *c, const int64_t *took, int *asked) {
   int64_t sums[PAT_ARED_CHOICE_N];
-  int64_t took[PAT_ARED_CHOICE_N] = {1000, 1490, 1600, 3000}; /* per call; the best before 2 and 3 is 1000 */
-  int calls = 0, decided = -1, asked = 0;
+  int calls = 0, decided = -1;
+  *asked = 0;
   while (decided < 0 && calls < 20) {
     int timed = 0, cand = pat_ared_choice_blocking(c, &timed);
     CHECK(timed, "call %d not a trial", calls);
     int what = pat_ared_choice_note(c, cand, took[cand]);
     calls++;
     if (what == PAT_ARED_NOTE_NONE) continue;
-    pat_ared_choice_partial(c, sums); /* one rank: its partials are the sums */
+    pat_ared_choice_partial(c, sums);
     if (what == PAT_ARED_NOTE_COMPARE) {
-      asked++;
-      CHECK(cand > 0 && c->trials % PAT_ARED_CHOICE_BLOCK == 2, "compare asked at candidate %d, trial %d", cand,
-            c->trials);
+      (*asked)++;
+      CHECK(c->trials >= PAT_ARED_CHOICE_BLOCK && c->trials % PAT_ARED_CHOICE_BLOCK == 2,
+            "compare asked at candidate %d, trial %d", cand, c->trials);
       if (!pat_ared_choice_compare(c, cand, sums)) continue;
     }
     decided = pat_ared_choice_decide(c, sums);
   }
-  /* native 3 calls, 1490 (< 1.5x) 3 calls, 1600 cut after 2, 3000 cut after 2 and the decision */
-  CHECK(calls == 3 + 3 + 2 + 2, "%d calls of trials", calls);
+  return calls * 100 + decided;
+}
+
+/* The cut: a candidate of a later turn whose first counted trial, summed over ranks, is 1.5x the fastest
+ * of the turns before it or more has the rest of its block dropped; one just under it runs its block; the
+ * last one cut ends the trials (the decision then, from the same sums); the comparison is asked for at
+ * each later turn's first counted trial only; MPI's own, second, is cut too. */
+static int test_cut(void) {
+  pat_ared_choice ch;
+  pat_ared_choice_init(&ch, 0);
+  pat_ared_class *c = &ch.cls[19];
+  int asked;
+  /* per call; ring 1490 first, MPI's own 1000 (not cut), the best before 2 and 3 then 1000 */
+  const int64_t took[PAT_ARED_CHOICE_N] = {1000, 1490, 1600, 3000};
+  int r = cut_run(c, took, &asked);
+  /* ring 3 calls, MPI's own 3, 1600 cut after 2, 3000 cut after 2 and the decision */
+  CHECK(r / 100 == 3 + 3 + 2 + 2, "%d calls of trials", r / 100);
   CHECK(asked == 3, "compare asked %d times", asked);
-  CHECK(decided == 0, "MPI's own stays (got %d)", decided);
+  CHECK(r % 100 == 0, "MPI's own stays (got %d)", r % 100);
   CHECK(c->fastest_ns[2] == 1600 && c->fastest_ns[3] == 3000, "the cut candidates keep their one counted trial");
+  /* on nodes (RELAY skipped): MPI's own 2.3x HRING is cut after two calls, Rabenseifner too */
+  pat_ared_choice_init(&ch, 1u << PAT_ARED_CHOICE_RELAY_INDEX);
+  const int64_t nodes[PAT_ARED_CHOICE_N] = {673, 294, 673, 0};
+  r = cut_run(c, nodes, &asked);
+  CHECK(r / 100 == 3 + 2 + 2 && asked == 2, "on nodes: %d calls of trials, %d compares", r / 100, asked);
+  CHECK(r % 100 == 1, "on nodes: the ring's candidate taken (got %d)", r % 100);
   int64_t unset[PAT_ARED_CHOICE_N];
   pat_ared_choice_init(&ch, 0);
   pat_ared_choice_partial(&ch.cls[19], unset);
