@@ -68,7 +68,8 @@
 /* What each candidate index runs: PAT_ARED_NATIVE (MPI's own), else an
  * all-reduce id (algorithms/allreduce.h).  Index 0 is MPI's own. */
 #define PAT_ARED_NATIVE (-1)
-#define PAT_ARED_CHOICE_RELAY_INDEX 3 /* RELAY's index among the candidates */
+#define PAT_ARED_CHOICE_RABENSEIFNER_INDEX 2 /* Rabenseifner's index among the candidates */
+#define PAT_ARED_CHOICE_RELAY_INDEX 3        /* RELAY's index among the candidates */
 extern const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N];
 /* The order the candidates' blocks run in: candidate indices, ring first. */
 extern const int pat_ared_choice_turns[PAT_ARED_CHOICE_N];

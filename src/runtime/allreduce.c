@@ -78,9 +78,14 @@ static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
     int nodes = pat_comm_node_count(comm);
     cs->ared_eligible = schedulable(comm, &P) && nodes > 1 ? 1 : 2;
     cs->ared_nodes = cs->ared_eligible == 1 && nodes < P;
-    /* RELAY is not node-aware: its owners' results go to every rank, across a node's link once per
-     * rank of it; measured slower than ring on 4 hosts x 2 ranks, balanced or not, by slot or round robin */
-    pat_ared_choice_init(&cs->ared, cs->ared_nodes ? 1u << PAT_ARED_CHOICE_RELAY_INDEX : 0u);
+    /* RELAY and Rabenseifner are not node-aware: RELAY's owners' results go to every rank, across a
+     * node's link once per rank of it, and Rabenseifner's largest halvings pair ranks of other nodes;
+     * measured slower than HRING where ranks share nodes, balanced or not, by slot or round robin
+     * (RELAY 2.1-2.2x on 4 x 2; Rabenseifner 1.56x and 2.56x on 4 x 2 by slot and round robin, 2.29x
+     * on 3 + 3 + 2) */
+    pat_ared_choice_init(&cs->ared, cs->ared_nodes ? 1u << PAT_ARED_CHOICE_RELAY_INDEX |
+                                                         1u << PAT_ARED_CHOICE_RABENSEIFNER_INDEX
+                                                   : 0u);
   }
   return cs->ared_eligible == 1 ? &cs->ared.cls[k] : NULL;
 }

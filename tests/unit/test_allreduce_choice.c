@@ -19,6 +19,8 @@ static int test_classes(void) {
   CHECK(pat_ared_choice_candidates[0] == PAT_ARED_NATIVE &&
             pat_ared_choice_candidates[PAT_ARED_CHOICE_RELAY_INDEX] == PAT_ARED_RELAY,
         "candidate 0 is MPI's own, PAT_ARED_CHOICE_RELAY_INDEX RELAY");
+  CHECK(pat_ared_choice_candidates[PAT_ARED_CHOICE_RABENSEIFNER_INDEX] == PAT_ARED_RABENSEIFNER,
+        "PAT_ARED_CHOICE_RABENSEIFNER_INDEX is Rabenseifner");
   return 0;
 }
 
