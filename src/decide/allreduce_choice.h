@@ -37,7 +37,7 @@
  *
  * A candidate the runtime knows to lose from the communicator's shape is
  * skipped (pat_ared_choice_init's mask): its block is passed over and it is
- * never chosen.  One measured 1.5 times slower or more than a candidate
+ * never chosen (RELAY and Rabenseifner where ranks share nodes).  One measured 1.5 times slower or more than a candidate
  * before it, at its first counted trial (every rank adds that up: one more
  * all-reduce of PAT_ARED_CHOICE_N integers a block), has the rest of its
  * block dropped: a call of it saved where a trial costs most.

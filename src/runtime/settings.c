@@ -220,8 +220,8 @@ const pat_setting pat_setting_table[] = {
      "processes with the background thread (other calls are the MPI library's own); `native` is the MPI library's "
      "own all-reduce; `relay` is arrival-aware (the last rank of the previous call owns nothing); `hring` has two "
      "levels for ranks that share nodes; `auto` measures "
-     "MPI's own against libpat's ring (hring where ranks share nodes), Rabenseifner and relay (not where ranks share "
-     "nodes) schedules per communicator "
+     "MPI's own against libpat's ring (hring where ranks share nodes), Rabenseifner and relay (these two not where "
+     "ranks share nodes) schedules per communicator "
      "and vector size (from 128 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
      "every rank (`src/decide/allreduce_choice.h`).",
      parse_allreduce, key_allreduce},
