@@ -760,6 +760,14 @@ static unsigned worth_exploring(const pat_engine *e, const pat_engine_site *sp, 
   if (!pat_guard_knows_static(g)) return cand;
   const double S = g->s_cost, X = pat_engine_exchange_cost(e);
   const double horizon = calls > 1 ? (double)calls : 1.0;
+  /* what a call of the site can cost already: S, or the cheapest candidate measured PAT_EXPLORE_K times
+   * in the regime where it is cheaper (a kept alternative); a trial gains or loses against that, not
+   * against S: judged against S, a candidate the model puts at twice S (RING on 4 x 2 ranks round robin,
+   * 290 ms where S was 148 and HRELAY ran at 86) was tried once the calls' horizon outgrew its cost */
+  double R = S, c;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (pat_arms_n(&sp->arms, regime, alg) >= PAT_EXPLORE_K && pat_arms_cost(&sp->arms, regime, alg, &c) && c < R)
+      R = c;
   unsigned keep = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!(cand >> alg & 1u)) continue;
@@ -767,12 +775,12 @@ static unsigned worth_exploring(const pat_engine *e, const pat_engine_site *sp, 
     if (pat_arms_n(&sp->arms, regime, alg) == 0 && carried(e, regime, alg, sp->bytes, &ratio)) {
       if (ratio >= 1.0 - PAT_GAIN_FRACTION) continue;
       est[alg] = ratio * S;
-      gain = S - est[alg];
+      gain = R - est[alg];
     } else {
-      gain = S - est[alg];
-      if (gain < PAT_EXPLORE_HOPE * S) gain = PAT_EXPLORE_HOPE * S;
+      gain = R - est[alg];
+      if (gain < PAT_EXPLORE_HOPE * R) gain = PAT_EXPLORE_HOPE * R;
     }
-    double loss = est[alg] < 1e299 ? est[alg] - S : PAT_GUARD_CAP * S;
+    double loss = est[alg] < 1e299 ? est[alg] - R : PAT_GUARD_CAP * S;
     if (loss < 0) loss = 0;
     double trial = (1 + PAT_GUARD_TRIAL) * loss;
     if (trial > loss + PAT_GUARD_CAP * S) trial = loss + PAT_GUARD_CAP * S; /* the guard ends a losing trial */
