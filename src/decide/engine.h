@@ -127,7 +127,9 @@
  * is guessed from its past) exceeds what its trial costs: a warm-up and PAT_GUARD_TRIAL calls, each with an
  * exchange, plus the loss the guard lets a losing trial take (at most PAT_GUARD_CAP static calls).  The
  * gain of a candidate not yet measured at the site nor carried from another is hoped to be at least
- * PAT_EXPLORE_HOPE of S where the model does not predict more: the model may rank it wrongly. */
+ * PAT_EXPLORE_HOPE of R where the model does not predict more: the model may rank it wrongly.  Gains
+ * and losses are against R, what a call of the site costs already: S, or the cheapest candidate measured
+ * PAT_EXPLORE_K times in the regime where that is cheaper. */
 #define PAT_EXPLORE_BUDGET 0.05
 #define PAT_EXPLORE_ALLOW 1.0
 #define PAT_EXPLORE_HOPE 0.10
