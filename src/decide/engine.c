@@ -764,10 +764,7 @@ static unsigned worth_exploring(const pat_engine *e, const pat_engine_site *sp, 
    * in the regime where it is cheaper (a kept alternative); a trial gains or loses against that, not
    * against S: judged against S, a candidate the model puts at twice S (RING on 4 x 2 ranks round robin,
    * 290 ms where S was 148 and HRELAY ran at 86) was tried once the calls' horizon outgrew its cost */
-  double R = S, c;
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
-    if (pat_arms_n(&sp->arms, regime, alg) >= PAT_EXPLORE_K && pat_arms_cost(&sp->arms, regime, alg, &c) && c < R)
-      R = c;
+  const double R = pat_arms_cheapest_known(&sp->arms, regime, ~0u, S);
   unsigned keep = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!(cand >> alg & 1u)) continue;

@@ -115,9 +115,7 @@ static int looks_far(const pat_arm *m, double cheapest) {
  * cost: a third cannot make it the cheapest. */
 static int dropped(const pat_arm *m, double cheapest) { return m->n >= 2 && looks_far(m, cheapest); }
 
-/* The cheapest cost the drop rule compares with: the cheapest candidate
- * measured PAT_EXPLORE_K times, or ref (the static choice's), if lower. */
-static double cheapest_known(const pat_arms *a, int regime, unsigned candidates, double ref) {
+double pat_arms_cheapest_known(const pat_arms *a, int regime, unsigned candidates, double ref) {
   double cheapest = ref > 0 ? ref : 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     double c;
@@ -136,12 +134,12 @@ static int to_explore(const pat_arms *a, int regime, unsigned candidates, int al
 
 int pat_arms_barred(const pat_arms *a, int regime, unsigned candidates, int alg, double ref) {
   if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return 0;
-  return dropped(&a->arm[regime][alg], cheapest_known(a, regime, candidates, ref));
+  return dropped(&a->arm[regime][alg], pat_arms_cheapest_known(a, regime, candidates, ref));
 }
 
 int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double ref) {
   if (pat_arms_near_bound(a, regime, ~0u)) return PAT_EXPLORE_EVERY_NEAR;
-  const double cheapest = cheapest_known(a, regime, candidates, ref);
+  const double cheapest = pat_arms_cheapest_known(a, regime, candidates, ref);
   int due = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!to_explore(a, regime, candidates, alg, cheapest)) continue;
@@ -152,7 +150,7 @@ int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double
 }
 
 int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref) {
-  const double cheapest = cheapest_known(a, regime, candidates, ref);
+  const double cheapest = pat_arms_cheapest_known(a, regime, candidates, ref);
   int pick = -1;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (to_explore(a, regime, candidates, alg, cheapest) && (pick < 0 || est[alg] < est[pick])) pick = alg;
@@ -183,12 +181,12 @@ int pat_explore_recheck(const pat_arms *a, int regime, unsigned candidates, doub
   if (on >= 0 && (candidates >> on & 1u) && done > 0 && done < PAT_ARM_SAMPLES &&
       now - a->recheck_last[regime] <= PAT_RECHECK_FRESH) {
     const pat_arm *m = &a->arm[regime][on];
-    const double other = cheapest_known(a, regime, candidates & ~(1u << on), ref);
+    const double other = pat_arms_cheapest_known(a, regime, candidates & ~(1u << on), ref);
     *going = done >= 2 || a->recheck_full[regime] ||
              (m->n > a->recheck_n[regime] && other > 0 && m->cost[a->recheck_n[regime] % PAT_ARM_SAMPLES] < other);
     if (*going) return on;
   }
-  const double cheapest = cheapest_known(a, regime, candidates, ref);
+  const double cheapest = pat_arms_cheapest_known(a, regime, candidates, ref);
   if (!(cheapest > 0)) return -1;
   int pick = -1;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {

@@ -224,6 +224,10 @@ unsigned pat_explore_candidates(int static_alg, int model_best, unsigned allowed
  * candidates' (the static choice's S; <= 0: none). */
 int pat_explore_next(const pat_arms *a, int regime, unsigned candidates, const double *est, double ref);
 
+/* The cheapest cost the drop rule compares with: the cheapest of the candidates measured PAT_EXPLORE_K
+ * times in the regime, or ref (> 0: the static choice's S) if lower; 0 when neither is known. */
+double pat_arms_cheapest_known(const pat_arms *a, int regime, unsigned candidates, double ref);
+
 /* Is alg barred in the regime: two samples or more, every one of them
  * PAT_EXPLORE_DROP times the cheapest known (the candidates' measured with
  * PAT_EXPLORE_K samples, and ref, the static choice's S)?  A barred candidate
