@@ -41,6 +41,36 @@ typedef struct pat_call_args {
   int late1; /* an arrival-aware all-reduce's predicted last rank + 1 (0: none, the builder's default) */
 } pat_call_args;
 
+/* The arguments of an all-gather and of an all-gatherv, as every form's entry takes them (call: the
+ * function's name, in messages). */
+static inline pat_call_args pat_allgather_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                               const char *call) {
+  return (pat_call_args){.sendbuf = sendbuf,
+                         .sendcount = sendcount,
+                         .sendtype = sendtype,
+                         .recvbuf = recvbuf,
+                         .recvcount = recvcount,
+                         .recvtype = recvtype,
+                         .comm = comm,
+                         .name = call};
+}
+
+static inline pat_call_args pat_allgatherv_args(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                                void *recvbuf, const int counts[], const int displs[],
+                                                MPI_Datatype recvtype, MPI_Comm comm, const char *call) {
+  return (pat_call_args){.sendbuf = sendbuf,
+                         .sendcount = sendcount,
+                         .sendtype = sendtype,
+                         .recvbuf = recvbuf,
+                         .recvtype = recvtype,
+                         .counts = counts,
+                         .displs = displs,
+                         .gatherv = 1,
+                         .comm = comm,
+                         .name = call};
+}
+
 /* Is buf NULL where it must point at data?  MPI_BOTTOM with absolute
  * addresses in the datatype is legal; NULL with a datatype starting at 0 is not. */
 int pat_null_buffer(const void *buf, MPI_Datatype type);

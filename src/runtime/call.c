@@ -348,14 +348,8 @@ int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return pat_mpi_own_result(rc, "PAT_Allgather");
   }
-  pat_call_args c = {.sendbuf = sendbuf,
-                       .sendcount = sendcount,
-                       .sendtype = sendtype,
-                       .recvbuf = recvbuf,
-                       .recvcount = recvcount,
-                       .recvtype = recvtype,
-                       .comm = comm,
-                       .name = "PAT_Allgather"};
+  pat_call_args c =
+      pat_allgather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "PAT_Allgather");
   pat_comm_state *cs;
   int rc;
   if (pat_gather_enter(&c, &cs, &rc)) return rc;

@@ -112,15 +112,8 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return pat_mpi_own_result(rc, "PAT_Allgatherv");
   }
-  vcall v = {.g = {.sendbuf = sendbuf,
-                   .sendtype = sendtype,
-                   .sendcount = sendcount,
-                   .recvbuf = recvbuf,
-                   .recvtype = recvtype,
-                   .comm = comm,
-                   .counts = recvcounts,
-                   .displs = displs,
-                   .name = "PAT_Allgatherv"}};
+  vcall v = {.g = pat_allgatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                     "PAT_Allgatherv")};
   pat_comm_state *cs;
   int rc, P, rank;
   if (pat_gather_enter(&v.g, &cs, &rc)) return rc;

@@ -158,28 +158,14 @@ static int iallgather(const pat_call_args *c, MPI_Request *request) {
 
 int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  pat_call_args c = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .comm = comm,
-                     .name = "PAT_Iallgather"};
+  pat_call_args c =
+      pat_allgather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "PAT_Iallgather");
   return iallgather(&c, request);
 }
 
 int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  pat_call_args c = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvtype = recvtype,
-                     .counts = recvcounts,
-                     .displs = displs,
-                     .gatherv = 1,
-                     .comm = comm,
-                     .name = "PAT_Iallgatherv"};
+  pat_call_args c = pat_allgatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                        "PAT_Iallgatherv");
   return iallgather(&c, request);
 }

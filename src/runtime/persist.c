@@ -182,14 +182,8 @@ static int make(const pat_call_args *args, MPI_Request *request) {
 int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   (void)info;
-  pat_call_args args = {.sendbuf = sendbuf,
-                       .sendcount = sendcount,
-                       .sendtype = sendtype,
-                       .recvbuf = recvbuf,
-                       .recvcount = recvcount,
-                       .recvtype = recvtype,
-                       .comm = comm,
-                       .name = "PAT_Allgather_init"};
+  pat_call_args args =
+      pat_allgather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "PAT_Allgather_init");
   return make(&args, request);
 }
 
@@ -198,16 +192,8 @@ int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Info info, MPI_Request *request) {
   (void)info;
   if (!recvcounts) return pat_fail(MPI_ERR_ARG, "PAT_Allgatherv_init: recvcounts is NULL");
-  pat_call_args args = {.sendbuf = sendbuf,
-                       .sendcount = sendcount,
-                       .sendtype = sendtype,
-                       .recvbuf = recvbuf,
-                       .recvtype = recvtype,
-                       .counts = recvcounts,
-                       .displs = displs,
-                       .gatherv = 1,
-                       .comm = comm,
-                       .name = "PAT_Allgatherv_init"};
+  pat_call_args args = pat_allgatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                           "PAT_Allgatherv_init");
   return make(&args, request);
 }
 
