@@ -48,6 +48,32 @@ static int expected_steps(int id, int P) {
   }
 }
 
+/* HRING's segments sent off each node (out[node id]) by every rank of s. */
+static void segments_off_nodes(const pat_sched *s, int P, const int *node, double *out) {
+  for (int r = 0; r < P; r++) {
+    size_t n;
+    const pat_op *ops = pat_sched_rank_ops(s, r, &n);
+    for (size_t i = 0; i < n; i++)
+      if (ops[i].kind == PAT_OP_SEND && node[ops[i].peer] != node[r])
+        for (int j = 0; j < ops[i].nspans; j++) out[node[r]] += ops[i].span[j].count;
+  }
+}
+
+/* The first rank whose own HRING build (self = r) differs from its slice of s, or -1. */
+static int own_build_differs(const pat_sched *s, int P, const int *node) {
+  for (int r = 0; r < P; r++) {
+    pat_build_args one = {.P = P, .self = r, .node = node};
+    pat_sched mine;
+    size_t n1 = 0, n2;
+    int ok = pat_build_allreduce(PAT_ARED_HRING, &mine, &one) == PAT_OK;
+    const pat_op *o1 = ok ? pat_sched_rank_ops(&mine, r, &n1) : NULL, *o2 = pat_sched_rank_ops(s, r, &n2);
+    int same = ok && n1 == n2 && (n1 == 0 || memcmp(o1, o2, n1 * sizeof *o1) == 0);
+    if (ok) pat_sched_free(&mine);
+    if (!same) return r;
+  }
+  return -1;
+}
+
 int main(void) {
   char err[256];
   CHECK(pat_allreduce_by_name("RDB") == PAT_ARED_RDB && pat_allreduce_by_name("ring") == PAT_ARED_RING &&
@@ -119,26 +145,12 @@ int main(void) {
               "hring H=%d k=%d robin %d: %s", H, k, robin, err);
         CHECK(P == 1 || s.nsteps == 2 * (k - 1) + 2 * (H - 1), "hring H=%d k=%d: %d steps", H, k, s.nsteps);
         double out[5] = {0}; /* segments sent off each node */
-        for (int r = 0; r < P; r++) {
-          size_t n;
-          const pat_op *ops = pat_sched_rank_ops(&s, r, &n);
-          for (size_t i = 0; i < n; i++)
-            if (ops[i].kind == PAT_OP_SEND && node[ops[i].peer] != node[r])
-              for (int j = 0; j < ops[i].nspans; j++) out[node[r]] += ops[i].span[j].count;
-        }
+        segments_off_nodes(&s, P, node, out);
         for (int h = 0; h < H; h++)
           CHECK(out[h] == 2.0 * (H - 1) * k, "hring H=%d k=%d robin %d: node %d sends %g segments off it", H, k,
                 robin, h, out[h]);
-        for (int r = 0; r < P; r++) {
-          pat_build_args one = {.P = P, .self = r, .node = node};
-          pat_sched mine;
-          size_t n1 = 0, n2;
-          int ok = pat_build_allreduce(PAT_ARED_HRING, &mine, &one) == PAT_OK;
-          const pat_op *o1 = ok ? pat_sched_rank_ops(&mine, r, &n1) : NULL, *o2 = pat_sched_rank_ops(&s, r, &n2);
-          CHECK(ok && n1 == n2 && (n1 == 0 || memcmp(o1, o2, n1 * sizeof *o1) == 0),
-                "hring H=%d k=%d rank %d: its own build differs from its slice", H, k, r);
-          if (ok) pat_sched_free(&mine);
-        }
+        int differs = own_build_differs(&s, P, node);
+        CHECK(differs < 0, "hring H=%d k=%d rank %d: its own build differs from its slice", H, k, differs);
         pat_sched_free(&s);
       }
   /* HRING on nodes of unequal sizes: the smallest node's k members a node run the rings, the others
@@ -178,26 +190,12 @@ int main(void) {
       CHECK(s.nsteps == 2 * E + 2 * (k - 1) + 2 * (H - 1), "hring shape %zu: %d steps, want %d", sh, s.nsteps,
             2 * E + 2 * (k - 1) + 2 * (H - 1));
       double out[5] = {0}; /* segments sent off each node: its k rings' share of 2 (H - 1) / H, P segments */
-      for (int r = 0; r < P; r++) {
-        size_t n;
-        const pat_op *ops = pat_sched_rank_ops(&s, r, &n);
-        for (size_t i = 0; i < n; i++)
-          if (ops[i].kind == PAT_OP_SEND && node[ops[i].peer] != node[r])
-            for (int j = 0; j < ops[i].nspans; j++) out[node[r]] += ops[i].span[j].count;
-      }
+      segments_off_nodes(&s, P, node, out);
       for (int h = 0; h < H; h++)
         CHECK(out[h] <= 2.0 * (H - 1) * ((P + k * H - 1) / (k * H)) * k, "hring shape %zu: node %d sends %g "
               "segments off it", sh, h, out[h]);
-      for (int r = 0; r < P; r++) {
-        pat_build_args one = {.P = P, .self = r, .node = node};
-        pat_sched mine;
-        size_t n1 = 0, n2;
-        int ok = pat_build_allreduce(PAT_ARED_HRING, &mine, &one) == PAT_OK;
-        const pat_op *o1 = ok ? pat_sched_rank_ops(&mine, r, &n1) : NULL, *o2 = pat_sched_rank_ops(&s, r, &n2);
-        CHECK(ok && n1 == n2 && (n1 == 0 || memcmp(o1, o2, n1 * sizeof *o1) == 0),
-              "hring shape %zu rank %d: its own build differs from its slice", sh, r);
-        if (ok) pat_sched_free(&mine);
-      }
+      int differs = own_build_differs(&s, P, node);
+      CHECK(differs < 0, "hring shape %zu rank %d: its own build differs from its slice", sh, differs);
       pat_sched_free(&s);
     }
   pat_build_args bad = {.P = 4, .self = 4};

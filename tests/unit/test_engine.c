@@ -714,6 +714,21 @@ static int test_cold_model_pick(void) {
   return 0;
 }
 
+/* Eight ranks on nodes of two, no model file, the costs planted (ms above the wait, per regime and
+ * algorithm), for the planted-on-nodes cases; nodes_sim_end puts a node per rank and the model back. */
+static void nodes_sim_start(sim *s, double planted[2][PAT_ALG_COUNT]) {
+  for (int r = 0; r < MAXP; r++) node_of[r] = r / 2;
+  job_have_model = 0;
+  sim_start(s, 8);
+  s->planted = (const double(*)[PAT_ALG_COUNT])planted;
+}
+
+static void nodes_sim_end(sim *s) {
+  sim_end(s);
+  for (int r = 0; r < MAXP; r++) node_of[r] = r;
+  job_have_model = 1;
+}
+
 /* The same on nodes (4 x 2, no model file), with the costs the emulated
  * cluster measured at 4 hosts x 2 ranks, 1M floats (ms): the hierarchical
  * algorithms are found, and the flat ones exploration passes over there
@@ -730,11 +745,8 @@ static int test_planted_nodes(void) {
   for (int g = 0; g < 2; g++)
     for (int alg = 0; alg < PAT_ALG_COUNT; alg++) planted[g][alg] = cost[g][alg] > 0 ? cost[g][alg] : 400;
   const int64_t bytes = 1 << 19;
-  for (int r = 0; r < MAXP; r++) node_of[r] = r / 2;
-  job_have_model = 0;
   sim s;
-  sim_start(&s, 8);
-  s.planted = (const double(*)[PAT_ALG_COUNT])planted;
+  nodes_sim_start(&s, planted);
   int64_t a[MAXP];
   const double late[2] = {0.0, 100.0};
   for (int phase = 0; phase < 2; phase++) {
@@ -759,9 +771,7 @@ static int test_planted_nodes(void) {
           "planted on nodes, phase %d: %d algorithms run, flat relay %d times, direct %d", phase, distinct,
           ran[PAT_ALG_RELAY], ran[PAT_ALG_DIRECT]);
   }
-  sim_end(&s);
-  for (int r = 0; r < MAXP; r++) node_of[r] = r;
-  job_have_model = 1;
+  nodes_sim_end(&s);
   return 0;
 }
 
@@ -777,26 +787,22 @@ static int test_far_candidate(void) {
   planted[PAT_REGIME_IMBALANCED][PAT_ALG_HRELAY] = 65;
   planted[PAT_REGIME_IMBALANCED][PAT_ALG_HRING] = 170;
   planted[PAT_REGIME_IMBALANCED][PAT_ALG_RING] = 800;
-  for (int r = 0; r < MAXP; r++) node_of[r] = r / 2;
-  job_have_model = 0;
   sim s;
-  sim_start(&s, 8);
-  s.planted = (const double(*)[PAT_ALG_COUNT])planted;
+  nodes_sim_start(&s, planted);
   int64_t a[MAXP];
   int ran[PAT_ALG_COUNT] = {0}, late_ring = 0;
   for (int k = 0; k < 150; k++) {
     arrivals(&s, a, 100.0);
     CHECK(call(&s, 1 << 19, a), "far candidate, call %d: ranks disagree", k);
-    ran[pat_engine_last(&s.rank[0]->e, 0)->alg]++;
-    if (k >= 30 && pat_engine_last(&s.rank[0]->e, 0)->alg == PAT_ALG_RING) late_ring++;
+    int alg = pat_engine_last(&s.rank[0]->e, 0)->alg;
+    ran[alg]++;
+    late_ring += k >= 30 && alg == PAT_ALG_RING;
   }
   printf("far candidate: ring %d, hring %d, hrelay %d of 150 calls\n", ran[PAT_ALG_RING], ran[PAT_ALG_HRING],
          ran[PAT_ALG_HRELAY]);
   CHECK(late_ring == 0, "far candidate: RING (2.1x S) tried on %d calls from call 30 on", late_ring);
   CHECK(ran[PAT_ALG_HRELAY] >= 130, "far candidate: HRELAY ran %d of 150 calls", ran[PAT_ALG_HRELAY]);
-  sim_end(&s);
-  for (int r = 0; r < MAXP; r++) node_of[r] = r;
-  job_have_model = 1;
+  nodes_sim_end(&s);
   return 0;
 }
 
