@@ -14,8 +14,8 @@
 # WARMUP (3), SIZES ("256K 1M 4M"), DELAYS ("0 10 50 100"), FIXED ("native ring direct relay bruck nex rdb"),
 # MODELS (model files, space-separated; "none" is always the first condition), RATE (500mbit), BASE_MS (20),
 # MB (build/bench/minibench/pat-minibench), LOCAL=1 (plain mpirun -np $P on this node, PAT_ONE_NODE=auto,
-# no cluster), P (8), K (1: ranks per emulated host; the cluster then has P / K hosts, shared memory
-# inside each), MAP (node: rank r on host r mod P / K, pat-cluster run --map-by; default by slot).
+# no cluster), P (8), K (1: ranks per emulated host; the cluster then has ceil(P / K) hosts, shared
+# memory inside each; where K does not divide P the last host holds fewer: P = 8, K = 3 is 3 + 3 + 2), MAP (node: rank r on host r mod P / K, pat-cluster run --map-by; default by slot).
 # Writes OUTDIR/raw.csv (one row per launch: pat-minibench's CSV, its label
 # "cond=..;iters=..;round=.."), OUTDIR/log.txt, OUTDIR/summary.md (bench/auto/summarize.py).
 # The cluster is brought up here and torn down at the end (PAT_CLUSTER_PREFIX keeps it apart from others').
@@ -64,8 +64,8 @@ if [ "$LOCAL" != 1 ]; then
   [ "$(id -u)" = 0 ] || { echo "user_protocol: the emulated cluster needs root (LOCAL=1 runs on this node)" >&2; exit 2; }
   export PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patu}
   $CL down >/dev/null 2>&1
-  [ $((P % K)) = 0 ] || { echo "user_protocol: P=$P is not a multiple of K=$K" >&2; exit 2; }
-  $CL up -n $((P / K)) --ranks-per-host "$K" --rate "$RATE" >> "$LOG" 2>&1 || { echo "user_protocol: pat-cluster up failed (see $LOG)" >&2; exit 2; }
+  # P not a multiple of K: the last host holds fewer (by slot, 8 ranks at K = 3: 3 + 3 + 2)
+  $CL up -n $(((P + K - 1) / K)) --ranks-per-host "$K" --rate "$RATE" >> "$LOG" 2>&1 || { echo "user_protocol: pat-cluster up failed (see $LOG)" >&2; exit 2; }
   trap '$CL down >/dev/null 2>&1' EXIT
 fi
 
