@@ -6,7 +6,8 @@ worst size; every variant other than "native" (preload, model, or any
 label: raw/<config>-<label>-<round>.txt) is compared with native.  A bootstrap over rounds (paired by round) gives a 95% interval
 for the geometric mean.  The paired columns take, per size, the median over
 rounds of each round's own ratio: on a machine whose speed drifts between
-rounds they compare like with like.  Writes DIR/osu.csv; prints markdown.
+rounds they compare like with like.  Writes DIR/osu.csv from DIR/raw/ (or,
+without raw/, reads the DIR/osu.csv a results folder keeps); prints markdown.
 
 usage: osu_table.py DIR
 """
@@ -40,13 +41,18 @@ def main(d):
         m = re.match(r"(.+?)-([a-z0-9]+)-(\d+)\.txt$", os.path.basename(f))
         if m:
             runs.setdefault((m.group(1), m.group(2)), {})[int(m.group(3))] = parse(f)
-    with open(os.path.join(d, "osu.csv"), "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["config", "variant", "round", "size", "avg_us"])
-        for (cfg, var), rounds in sorted(runs.items()):
-            for r, sizes in sorted(rounds.items()):
-                for s, us in sorted(sizes.items()):
-                    w.writerow([cfg, var, r, s, us])
+    if runs:
+        with open(os.path.join(d, "osu.csv"), "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["config", "variant", "round", "size", "avg_us"])
+            for (cfg, var), rounds in sorted(runs.items()):
+                for r, sizes in sorted(rounds.items()):
+                    for s, us in sorted(sizes.items()):
+                        w.writerow([cfg, var, r, s, us])
+    elif os.path.exists(os.path.join(d, "osu.csv")):  # no raw outputs (a results folder keeps the CSV only)
+        for row in csv.DictReader(open(os.path.join(d, "osu.csv"))):
+            runs.setdefault((row["config"], row["variant"]), {}).setdefault(int(row["round"]), {})[
+                int(row["size"])] = float(row["avg_us"])
     rng = random.Random(1)
     print("| configuration | variant | geo mean libpat/native [95% CI] | worst size (ratio) | paired: geo mean, worst size | rounds |")
     print("|---|---|---|---|---|---|")

@@ -8,7 +8,7 @@
 #   cells: pat-minibench, P = 8 hosts x 1 rank, N = 1M floats, maxDelay 100 ms (and 0): RELAY and auto,
 #          each alone in its launch, the change and the library before, interleaved rounds.
 # The kit's proj/ holds the change (libpat.so.0, libpat_mpi.so, pat-minibench, the OSU binaries);
-# old/ the library before, each file linked with DT_RPATH $ORIGIN so that it loads its own
+# old/ (optional: without it, libpat against native only) the library before, each file linked with DT_RPATH $ORIGIN so that it loads its own
 # libpat.so.0 whatever LD_LIBRARY_PATH says.  No model file (a new user's setting); 500 Mbit/s.
 #   KIT=.device-kit DEADLINE_S=540 bash .device-kit/run.sh bash bench/device/callpath.sh OUT
 # CONFIGS=shm2 CELL_ROUNDS=0: the OSU part on shared memory only.
@@ -35,7 +35,8 @@ for osu in $OSUS; do
   script=bench/balanced/osu.sh extra=()
   case $osu in osu_i*) script=bench/balanced/osu_iallgather.sh extra=(--alg auto) ;; esac
   s=$(date +%s)
-  bash $script --osu "$K/proj/$osu" --out "$OUT/$osu" --lib "$K/proj/libpat_mpi.so" --old-lib "$K/old/libpat_mpi.so" \
+  [ -f "$K/old/libpat_mpi.so" ] && extra+=(--old-lib "$K/old/libpat_mpi.so") # without old/: libpat against native only
+  bash $script --osu "$K/proj/$osu" --out "$OUT/$osu" --lib "$K/proj/libpat_mpi.so" \
     --configs $CONFIGS --rounds "$ROUNDS" --osu-args "$OSU_ARGS" --timeout 90 "${extra[@]}" >>"$LOG" 2>&1
   say "$osu rc $? $(( $(date +%s) - s )) s"
 done
