@@ -8,7 +8,7 @@ const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_
 
 const int pat_ared_choice_turns[PAT_ARED_CHOICE_N] = {1, 0, 2, 3};
 
-static int skipped(const pat_ared_class *c, int cand) { return (c->skip >> cand) & 1u; }
+static int skipped(const pat_ared_class *c, int cand) { return ((c->skip | c->passed) >> cand) & 1u; }
 
 /* The candidate whose block the trials are in. */
 static int in_turn(const pat_ared_class *c) { return pat_ared_choice_turns[c->trials / PAT_ARED_CHOICE_BLOCK]; }
@@ -17,6 +17,7 @@ static int in_turn(const pat_ared_class *c) { return pat_ared_choice_turns[c->tr
 static void restart(pat_ared_class *c) {
   c->exploring = 1;
   c->trials = 0;
+  c->passed = 0;
   for (int i = 0; i < PAT_ARED_CHOICE_N; i++) c->fastest_ns[i] = skipped(c, i) ? 0 : INT64_MAX;
 }
 
@@ -26,10 +27,11 @@ static void pass_skipped(pat_ared_class *c) {
     c->trials += PAT_ARED_CHOICE_BLOCK;
 }
 
-void pat_ared_choice_init(pat_ared_choice *c, unsigned skip) {
+void pat_ared_choice_init(pat_ared_choice *c, unsigned skip, int64_t rabenseifner_gain_ns) {
   for (int k = 0; k < PAT_ARED_CHOICE_CLASSES; k++) {
     pat_ared_class *cl = &c->cls[k];
     cl->skip = skip & ~1u; /* MPI's own is always measured */
+    cl->rabenseifner_gain_ns = rabenseifner_gain_ns;
     cl->decided = cl->choice = 0;
     cl->calls_since = cl->recheck_at = 0;
     restart(cl);
@@ -65,9 +67,29 @@ void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out) {
   for (int i = 0; i < PAT_ARED_CHOICE_N; i++) out[i] = c->fastest_ns[i] == INT64_MAX ? 0 : c->fastest_ns[i];
 }
 
+/* Where the ring is the fastest so far and Rabenseifner's turn is still to
+ * come, its block is passed over if it cannot gain a negligible part of the
+ * ring's time (allreduce_choice.h). */
+static void pass_unpromising(pat_ared_class *c, int turn, const int64_t *sum_ns) {
+  const int rab = PAT_ARED_CHOICE_RABENSEIFNER_INDEX, ring = 1;
+  if (skipped(c, rab) || skipped(c, ring) || sum_ns[ring] <= 0 || c->rabenseifner_gain_ns == INT64_MAX) return;
+  int rab_turn = 0;
+  while (rab_turn < PAT_ARED_CHOICE_N && pat_ared_choice_turns[rab_turn] != rab) rab_turn++;
+  if (rab_turn <= turn) return; /* tried already, or now */
+  for (int t = 0; t <= turn; t++) {
+    const int i = pat_ared_choice_turns[t];
+    if (i != ring && !skipped(c, i) && sum_ns[i] > 0 && sum_ns[i] <= sum_ns[ring]) return; /* another is as fast */
+  }
+  if ((double)c->rabenseifner_gain_ns < PAT_ARED_CHOICE_NEGLIGIBLE * (double)sum_ns[ring]) {
+    c->passed |= 1u << rab;
+    c->fastest_ns[rab] = 0; /* sums as 0, like a skipped candidate's */
+  }
+}
+
 int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns) {
   const int turn = c->trials / PAT_ARED_CHOICE_BLOCK;
   if (!c->exploring || turn <= 0 || turn >= PAT_ARED_CHOICE_N || in_turn(c) != cand) return 0;
+  pass_unpromising(c, turn, sum_ns);
   int64_t best = 0;
   for (int t = 0; t < turn; t++) {
     const int i = pat_ared_choice_turns[t];

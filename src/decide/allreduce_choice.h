@@ -42,6 +42,16 @@
  * all-reduce of PAT_ARED_CHOICE_N integers a block), has the rest of its
  * block dropped: a call of it saved where a trial costs most.
  *
+ * Rabenseifner moves what the ring moves (2 (P - 1) / P of the vector through
+ * every rank's port) in fewer steps: where the ring is the fastest so far, it
+ * can gain at most the latency of the steps it saves (the runtime's bound,
+ * pat_ared_choice_init's).  Where that is under PAT_ARED_CHOICE_NEGLIGIBLE of
+ * the ring's summed trial, its block is passed over in this exploration (the
+ * same on every rank: decided at MPI's own's comparison, from the summed
+ * trials); it was never the fastest at 128 KiB and more where measured, and
+ * each of its three trial calls cost 40-100 ms more than the fastest's at 1M
+ * floats on 8 hosts.
+ *
  * What exploring costs, at most: BLOCK calls of each schedule per class,
  * and one all-reduce of PAT_ARED_CHOICE_N integers.  Measured on the
  * emulated cluster (P = 8, 500 Mbit/s, a core per rank) libpat's ring and
@@ -64,6 +74,7 @@
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 4
 #define PAT_ARED_CHOICE_RECHECK 64
+#define PAT_ARED_CHOICE_NEGLIGIBLE 0.02 /* a gain this small a part of the fastest is not worth a trial */
 
 /* What each candidate index runs: PAT_ARED_NATIVE (MPI's own), else an
  * all-reduce id (algorithms/allreduce.h).  Index 0 is MPI's own. */
@@ -76,6 +87,8 @@ extern const int pat_ared_choice_turns[PAT_ARED_CHOICE_N];
 
 typedef struct pat_ared_class {
   unsigned skip; /* bit i: candidate i is not tried here (its block passed over, never chosen) */
+  unsigned passed; /* bit i: ... nor in this exploration (it cannot gain enough: see above) */
+  int64_t rabenseifner_gain_ns; /* the most Rabenseifner can gain over the ring per call, summed over ranks */
   int trials;    /* trials of the current exploration so far */
   int exploring; /* trials run (at first, and in each re-check) */
   int decided;   /* a choice was made (it holds while a re-check runs) */
@@ -91,8 +104,11 @@ typedef struct pat_ared_choice {
 
 /* A choice with every class unexplored; candidates of `skip` (bit i:
  * candidate i) are never tried nor chosen (the runtime's, from the
- * communicator's shape: RELAY where ranks share nodes; never bit 0). */
-void pat_ared_choice_init(pat_ared_choice *c, unsigned skip);
+ * communicator's shape: RELAY where ranks share nodes; never bit 0).
+ * rabenseifner_gain_ns: the most Rabenseifner can gain over the ring in one
+ * call, summed over the ranks as the trials are (the steps it saves times the
+ * latency, times P; INT64_MAX: unknown, always tried). */
+void pat_ared_choice_init(pat_ared_choice *c, unsigned skip, int64_t rabenseifner_gain_ns);
 
 /* The class of a vector of `bytes`, or -1: too small to try libpat's
  * schedules (MPI's own runs, untimed). */
@@ -124,8 +140,10 @@ void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out);
 /* After PAT_ARED_NOTE_COMPARE, with the ranks' summed partials: a candidate
  * whose first counted trial took PAT_ARED_CHOICE_CUT times the fastest
  * candidate's of the turns before it or more has the rest of its block dropped (it will
- * not be chosen: MPI's own or a faster one wins the margin).  Returns 1 when
- * that ended the trials: call pat_ared_choice_decide with the same sums. */
+ * not be chosen: MPI's own or a faster one wins the margin); Rabenseifner's
+ * block, not run yet, is passed over where it cannot gain enough (above).
+ * Returns 1 when that ended the trials: call pat_ared_choice_decide with the
+ * same sums. */
 int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns);
 
 /* The choice from the ranks' summed fastest trials (sum_ns[PAT_ARED_CHOICE_N],

@@ -35,6 +35,7 @@
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
+#include "runtime/netparams.h"
 #include "runtime/process.h"
 #include "runtime/through.h"
 
@@ -68,6 +69,20 @@ static int schedulable(MPI_Comm comm, int *P) {
          MPI_Comm_size(comm, P) == MPI_SUCCESS && *P >= 2 && pat_nbc_routable(comm, *P);
 }
 
+/* The most Rabenseifner can gain over the ring in one call on P ranks,
+ * summed over the ranks (decide/allreduce_choice.h): the steps it saves
+ * (2 (P - 1) against 2 log2 p2, plus the fold's 2 where P is not a power of
+ * two, p2 the power of two below P), a latency each (the cost model's
+ * alpha, the same on every rank). */
+static int64_t rabenseifner_gain_ns(int P) {
+  int log2p = 0;
+  while ((2 << log2p) <= P) log2p++;
+  int saved = 2 * (P - 1) - 2 * log2p - ((1 << log2p) != P ? 2 : 0);
+  double alpha_ns = pat_netparams()->dflt.inter.alpha * 1e9;
+  if (saved <= 0) return 0;
+  return alpha_ns > 0 ? (int64_t)(alpha_ns * saved * P) : INT64_MAX;
+}
+
 /* The size class of auto's choice for a call of `bytes` on comm, or NULL
  * where MPI's own runs untimed (the same on every rank). */
 static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
@@ -83,9 +98,10 @@ static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
      * measured slower than HRING where ranks share nodes, balanced or not, by slot or round robin
      * (RELAY 2.1-2.2x on 4 x 2; Rabenseifner 1.56x and 2.56x on 4 x 2 by slot and round robin, 2.29x
      * on 3 + 3 + 2) */
-    pat_ared_choice_init(&cs->ared, cs->ared_nodes ? 1u << PAT_ARED_CHOICE_RELAY_INDEX |
-                                                         1u << PAT_ARED_CHOICE_RABENSEIFNER_INDEX
-                                                   : 0u);
+    pat_ared_choice_init(&cs->ared,
+                         cs->ared_nodes ? 1u << PAT_ARED_CHOICE_RELAY_INDEX | 1u << PAT_ARED_CHOICE_RABENSEIFNER_INDEX
+                                        : 0u,
+                         rabenseifner_gain_ns(cs->base.P));
   }
   return cs->ared_eligible == 1 ? &cs->ared.cls[k] : NULL;
 }

@@ -40,7 +40,7 @@ static int run_trials(pat_ared_class *c, const int64_t *t) {
 
 static int test_trials(void) {
   pat_ared_choice ch;
-  pat_ared_choice_init(&ch, 0);
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
   pat_ared_class *c = &ch.cls[20];
   const int64_t t[PAT_ARED_CHOICE_N] = {1000000, 800000, 990000, 850000};
   run_trials(c, t);
@@ -62,7 +62,7 @@ static int test_trials(void) {
  * again, the old choice holding until the new one; then twice as long. */
 static int test_recheck(void) {
   pat_ared_choice ch;
-  pat_ared_choice_init(&ch, 0);
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
   pat_ared_class *c = &ch.cls[18];
   const int64_t t[PAT_ARED_CHOICE_N] = {1000, 800, 990, 850};
   run_trials(c, t);
@@ -108,7 +108,7 @@ static int test_margin(void) {
  * never wins; the others as without it. */
 static int test_skip(void) {
   pat_ared_choice ch;
-  pat_ared_choice_init(&ch, 1u << PAT_ARED_CHOICE_RELAY_INDEX | 1u); /* MPI's own cannot be skipped */
+  pat_ared_choice_init(&ch, 1u << PAT_ARED_CHOICE_RELAY_INDEX | 1u, INT64_MAX); /* MPI's own cannot be skipped */
   pat_ared_class *c = &ch.cls[20];
   for (int round = 0; round < 2; round++) {
     int last = 0, n = 0;
@@ -163,7 +163,7 @@ static int cut_run(pat_ared_class *c, const int64_t *took, int *asked) {
  * each later turn's first counted trial only; MPI's own, second, is cut too. */
 static int test_cut(void) {
   pat_ared_choice ch;
-  pat_ared_choice_init(&ch, 0);
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
   pat_ared_class *c = &ch.cls[19];
   int asked;
   /* per call; ring 1490 first, MPI's own 1000 (not cut), the best before 2 and 3 then 1000 */
@@ -175,19 +175,53 @@ static int test_cut(void) {
   CHECK(r % 100 == 0, "MPI's own stays (got %d)", r % 100);
   CHECK(c->fastest_ns[2] == 1600 && c->fastest_ns[3] == 3000, "the cut candidates keep their one counted trial");
   /* on nodes (RELAY skipped): MPI's own 2.3x HRING is cut after two calls, Rabenseifner too */
-  pat_ared_choice_init(&ch, 1u << PAT_ARED_CHOICE_RELAY_INDEX);
+  pat_ared_choice_init(&ch, 1u << PAT_ARED_CHOICE_RELAY_INDEX, INT64_MAX);
   const int64_t nodes[PAT_ARED_CHOICE_N] = {673, 294, 673, 0};
   r = cut_run(c, nodes, &asked);
   CHECK(r / 100 == 3 + 2 + 2 && asked == 2, "on nodes: %d calls of trials, %d compares", r / 100, asked);
   CHECK(r % 100 == 1, "on nodes: the ring's candidate taken (got %d)", r % 100);
   int64_t unset[PAT_ARED_CHOICE_N];
-  pat_ared_choice_init(&ch, 0);
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
   pat_ared_choice_partial(&ch.cls[19], unset);
   CHECK(unset[0] == 0 && unset[3] == 0, "nothing timed sums as 0, not INT64_MAX");
   return 0;
 }
 
+/* Rabenseifner's block is passed over where the ring is the fastest so far and the latency of the steps
+ * it saves is under PAT_ARED_CHOICE_NEGLIGIBLE of the ring's time: ring, MPI's own and RELAY run their
+ * blocks (9 calls), Rabenseifner none and it is never taken, its sum 0; with a larger bound, or with MPI's
+ * own as fast as the ring (its algorithm unknown), it is tried; passed in one exploration only. */
+static int test_pass(void) {
+  pat_ared_choice ch;
+  pat_ared_class *c = &ch.cls[19];
+  int asked;
+  const int64_t took[PAT_ARED_CHOICE_N] = {1200, 1000, 1100, 900}; /* MPI's own, ring, Rabenseifner, RELAY */
+  pat_ared_choice_init(&ch, 0, 19);                                 /* 19 < 2% of the ring's 1000 */
+  int r = cut_run(c, took, &asked);
+  CHECK(r / 100 == 3 * PAT_ARED_CHOICE_BLOCK && asked == 2, "passed: %d calls of trials, %d compares", r / 100,
+        asked);
+  CHECK(r % 100 == PAT_ARED_CHOICE_RELAY_INDEX, "passed: RELAY, the fastest tried, taken (got %d)", r % 100);
+  CHECK(c->fastest_ns[PAT_ARED_CHOICE_RABENSEIFNER_INDEX] == 0, "the passed candidate's trial sums as 0");
+  int64_t sums[PAT_ARED_CHOICE_N] = {1200, 1000, 0, 1150};
+  CHECK(pat_ared_choice_decide(c, sums) == 1, "a passed candidate's 0 never wins");
+  int timed = 0;
+  for (int64_t i = 0; i <= c->recheck_at && !timed; i++) pat_ared_choice_blocking(c, &timed);
+  CHECK(timed && c->passed == 0, "the re-check tries it again unless its comparison passes it over");
+  pat_ared_choice_init(&ch, 0, 21);
+  r = cut_run(c, took, &asked);
+  CHECK(r / 100 == PAT_ARED_CHOICE_TRIALS && asked == 3, "a gain of 2.1%%: tried (%d calls)", r / 100);
+  const int64_t tie[PAT_ARED_CHOICE_N] = {1000, 1000, 1100, 900};
+  pat_ared_choice_init(&ch, 0, 0);
+  r = cut_run(c, tie, &asked);
+  CHECK(r / 100 == PAT_ARED_CHOICE_TRIALS, "MPI's own as fast as the ring: tried (%d calls)", r / 100);
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
+  r = cut_run(c, took, &asked);
+  CHECK(r / 100 == PAT_ARED_CHOICE_TRIALS, "no bound known: tried (%d calls)", r / 100);
+  return 0;
+}
+
 int main(void) {
+  test_pass();
   test_cut();
   test_skip();
   test_classes();
