@@ -768,6 +768,12 @@ static unsigned worth_exploring(const pat_engine *e, const pat_engine_site *sp, 
   unsigned keep = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) {
     if (!(cand >> alg & 1u)) continue;
+    /* two of its three samples measured no faster than R less the gain that counts: the third cannot
+     * make it a gain (on 8 hosts at 256K floats DIRECT's third trial, at 1.22x RELAY, was spent so).
+     * Only while every sample is fresh: later R may be older than the network's phase, and measuring
+     * in full is how a recheck tells a slow phase from a slow candidate */
+    if (calls < PAT_RECHECK_AGE && pat_arms_median_at_least(&sp->arms, regime, alg, (1.0 - PAT_GAIN_FRACTION) * R))
+      continue;
     double ratio, gain;
     if (pat_arms_n(&sp->arms, regime, alg) == 0 && carried(e, regime, alg, sp->bytes, &ratio)) {
       if (ratio >= 1.0 - PAT_GAIN_FRACTION) continue;

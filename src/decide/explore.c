@@ -137,6 +137,15 @@ int pat_arms_barred(const pat_arms *a, int regime, unsigned candidates, int alg,
   return dropped(&a->arm[regime][alg], pat_arms_cheapest_known(a, regime, candidates, ref));
 }
 
+int pat_arms_median_at_least(const pat_arms *a, int regime, int alg, double over) {
+  if (regime < 0 || regime >= PAT_REGIMES || alg < 0 || alg >= PAT_ALG_COUNT) return 0;
+  const pat_arm *m = &a->arm[regime][alg];
+  if (m->n >= PAT_EXPLORE_K) return 0;
+  int at_least = 0;
+  for (int i = 0; i < m->n; i++) at_least += m->cost[i] >= over;
+  return at_least > PAT_EXPLORE_K / 2;
+}
+
 int pat_explore_every(const pat_arms *a, int regime, unsigned candidates, double ref) {
   if (pat_arms_near_bound(a, regime, ~0u)) return PAT_EXPLORE_EVERY_NEAR;
   const double cheapest = pat_arms_cheapest_known(a, regime, candidates, ref);

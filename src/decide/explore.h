@@ -238,4 +238,10 @@ double pat_arms_cheapest_known(const pat_arms *a, int regime, unsigned candidate
  * times the cheapest, and then it is a candidate again. */
 int pat_arms_barred(const pat_arms *a, int regime, unsigned candidates, int alg, double ref);
 
+/* Is alg's exploration in the regime decided already: fewer than
+ * PAT_EXPLORE_K samples, more than half of PAT_EXPLORE_K of them at least
+ * `over`?  Its median of PAT_EXPLORE_K, what ranks it once explored, is
+ * then at least `over` whatever its next samples measure. */
+int pat_arms_median_at_least(const pat_arms *a, int regime, int alg, double over);
+
 #endif
