@@ -219,6 +219,28 @@ static int block_sizes(const calib_opts *o, long *sizes) {
   return n;
 }
 
+/* The nodes the ranks are on, as libpat's node map counts them: the groups
+ * that share memory, each cut in groups of PAT_NODE_SIZE ranks where that is
+ * set.  pat-fit writes it into the model file, and a job on another number
+ * of nodes leaves that file out (its times were of another shape).
+ * Collective over MPI_COMM_WORLD. */
+static int calibration_nodes = 0;
+static int count_nodes(void) {
+  MPI_Comm shared;
+  int rank, local = 1, mine = 0, all = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared) != MPI_SUCCESS) return 0;
+  int local_rank = 0;
+  MPI_Comm_size(shared, &local);
+  MPI_Comm_rank(shared, &local_rank);
+  MPI_Comm_free(&shared);
+  const char *ns = getenv("PAT_NODE_SIZE");
+  int cut = ns ? atoi(ns) : 0;
+  if (local_rank == 0) mine = cut > 0 ? (local + cut - 1) / cut : 1;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
 static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes, int nsizes) {
   time_t t = time(NULL);
   char date[64];
@@ -231,6 +253,7 @@ static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes,
   char platform[160];
   pat_platform_signature(platform, sizeof platform);
   fprintf(f, "# platform %s\n", platform); /* pat-fit carries it into the model file (tools/platform.h) */
+  if (calibration_nodes > 0) fprintf(f, "# nodes %d\n", calibration_nodes); /* and this, as its "nodes" line */
   fprintf(f, "alg,block_bytes,seconds,mode\n");
 }
 
@@ -515,6 +538,7 @@ int main(int argc, char **argv) {
     perror(o.out);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  calibration_nodes = count_nodes();
   calibrate(&o, f, rank, P);
   if (rank == 0 && f != stdout) fclose(f);
   PAT_Finalize();

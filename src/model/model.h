@@ -138,6 +138,7 @@ typedef struct pat_model_params {
   char platform[160];                /* the platform signature its calibration ran on ("": not recorded) */
   pat_measured measured;             /* measured balanced times (~5 KiB; the replay ignores them) */
   pat_measured b2b;                  /* the same measured back to back (optional; P = measured.P or 0) */
+  int calib_nodes;                   /* the nodes its calibration ran on ("nodes" line; 0: not recorded) */
 
   /* Per-call context (pat_model_params_init sets the defaults). */
   const int *node;     /* node id of each rank (P entries), or NULL: every rank on its own node */

@@ -252,6 +252,18 @@ static int parse_P(parser *ps, char **tok, int nt) {
   return PAT_OK;
 }
 
+/* "nodes <H>": the nodes the calibration ran on (its ranks' node map), so
+ * that a job on another number of nodes can tell the file is not its own. */
+static int parse_nodes(parser *ps, char **tok, int nt) {
+  char *end = NULL;
+  long v = nt == 2 ? strtol(tok[1], &end, 10) : 0;
+  if (nt != 2 || end == tok[1] || *end || v < 1 || v > 1L << 30)
+    return line_error(ps, "expected \"nodes <nodes>\" with a whole number >= 1");
+  if (ps->m.calib_nodes) return line_error(ps, "nodes given twice");
+  ps->m.calib_nodes = (int)v;
+  return PAT_OK;
+}
+
 /* "time|b2b <algorithm> <block bytes> <seconds>" (version 2): into the
  * balanced table or the back-to-back one. */
 static int parse_time(parser *ps, char **tok, int nt) {
@@ -325,6 +337,7 @@ static int parse_line(parser *ps, char *buf) {
   if (strcmp(tok[0], "eager") == 0) return parse_eager(ps, tok, nt);
   if (strcmp(tok[0], "link") == 0) return parse_pair(ps, tok, nt);
   if (strcmp(tok[0], "gamma") == 0) return parse_gamma(ps, tok, nt);
+  if (strcmp(tok[0], "nodes") == 0) return parse_nodes(ps, tok, nt);
   if (strcmp(tok[0], "P") == 0 || strcmp(tok[0], "time") == 0 || strcmp(tok[0], "b2b") == 0) {
     if (ps->version < 2)
       return line_error(ps, "\"%s\" lines need model file version 2 (the first line says v%d)", tok[0], ps->version);
@@ -545,6 +558,9 @@ char *pat_model_format(const pat_model_params *mp) {
   if (!bad) bad = emit_links(&buf, &len, &cap, mp);
   if (!bad) bad = emit_pair(&buf, &len, &cap, mp);
   if (!bad) bad = emit_gamma(&buf, &len, &cap, mp);
+  if (!bad && mp->calib_nodes > 0)
+    bad = emit(&buf, &len, &cap, "nodes %d # the calibration's nodes: a job on another number of nodes ignores this file\n",
+               mp->calib_nodes);
   if (!bad) bad = emit_measured(&buf, &len, &cap, &mp->measured, &mp->b2b);
   if (bad) {
     free(buf);

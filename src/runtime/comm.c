@@ -154,6 +154,12 @@ int pat_comms_world_one_node(void) {
   return 1;
 }
 
+int pat_comms_world_nodes(void) {
+  int n = 0;
+  for (int r = 0; world_node && r < pat_proc.world_size; r++) n += world_node[r] == r; /* a node's lowest rank */
+  return n;
+}
+
 int pat_comms_world_same_node(int a, int b) {
   return !world_node || a < 0 || b < 0 || a >= pat_proc.world_size || b >= pat_proc.world_size ||
          world_node[a] == world_node[b];

@@ -89,6 +89,8 @@ int pat_comms_world_one_node(void);
 /* Do world ranks a and b share a node?  After pat_comms_init (1 when it
  * cannot tell). */
 int pat_comms_world_same_node(int a, int b);
+/* The nodes of world (its node map's; 0 without one). */
+int pat_comms_world_nodes(void);
 /* Is every rank of comm on a node of its own (PAT_NODE_SIZE's nodes)?  The
  * same answer on every rank (the world map, no communication); 0 if it
  * cannot tell.  After pat_comms_init. */

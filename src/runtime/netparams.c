@@ -81,7 +81,7 @@ static int estimate(MPI_Comm world, int P, int rank, int partner) {
 }
 
 /* Rank 0 reads the file; everyone parses the text it broadcasts. */
-static int load(MPI_Comm world, const char *path, int rank) {
+static int load(MPI_Comm world, const char *path, int rank, int nodes) {
   char err[512] = "";
   char *text = NULL;
   long len = -1;
@@ -108,13 +108,21 @@ static int load(MPI_Comm world, const char *path, int rank) {
   int rc = pat_model_parse(text, path, &mp, err, sizeof err);
   free(text);
   if (rc != PAT_OK) return pat_fail(MPI_ERR_ARG, "PAT_MODEL: %s", err);
+  if (mp.calib_nodes > 0 && nodes > 0 && mp.calib_nodes != nodes) { /* every rank parsed the same text: all decide alike */
+    if (rank == 0)
+      fprintf(stderr, "libpat: PAT_MODEL: %s was calibrated on %d nodes, this job runs on %d: left out (calibrate "
+                      "on this shape)\n", path, mp.calib_nodes, nodes);
+    snprintf(source + strlen(source), sizeof source - strlen(source), "; model file %s left out (calibrated on %d nodes, "
+             "the job on %d)", path, mp.calib_nodes, nodes);
+    return MPI_SUCCESS;
+  }
   model = mp;
   have_model = 1;
   snprintf(source, sizeof source, "model file %s (%s)", path, mp.made[0] ? mp.made : "no 'made' line");
   return MPI_SUCCESS;
 }
 
-int pat_netparams_init(MPI_Comm world, const char *model_path, int partner) {
+int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int nodes) {
   int P, rank;
   MPI_Comm_size(world, &P);
   MPI_Comm_rank(world, &rank);
@@ -122,6 +130,6 @@ int pat_netparams_init(MPI_Comm world, const char *model_path, int partner) {
   /* rank 0's setting holds: tell the others whether there is a file */
   int have_file = rank == 0 && model_path[0];
   if (rc == MPI_SUCCESS) rc = MPI_Bcast(&have_file, 1, MPI_INT, 0, world);
-  if (rc == MPI_SUCCESS && have_file) rc = load(world, model_path, rank);
+  if (rc == MPI_SUCCESS && have_file) rc = load(world, model_path, rank, nodes);
   return rc;
 }

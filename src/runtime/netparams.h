@@ -19,8 +19,12 @@
 
 /* Collective over world.  model_path: rank 0's PAT_MODEL ("" for none);
  * partner: the world rank rank 0 ping-pongs with (1 <= partner < size; the
- * same on every rank). */
-int pat_netparams_init(MPI_Comm world, const char *model_path, int partner);
+ * same on every rank); nodes: world's nodes (0: unknown).  A model file
+ * calibrated on another number of nodes ("nodes" line) is left out, with a
+ * warning from rank 0: its times and fits are of another shape (on 4 hosts
+ * x 2 ranks, a file made on 8 hosts x 1 rank made auto run DIRECT at 1.9-2.4x
+ * HRELAY); the ping-pong estimate stands, as without a file. */
+int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int nodes);
 
 const pat_model_params *pat_netparams(void);
 /* 1 if they came from a model file, 0 for the

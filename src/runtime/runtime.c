@@ -99,7 +99,7 @@ static int set_up(void) {
     if (rc != MPI_SUCCESS) pat_channels_finalize();
   }
   if (rc == MPI_SUCCESS) {
-    rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model, pingpong_partner());
+    rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model, pingpong_partner(), pat_comms_world_nodes());
     if (rc != MPI_SUCCESS) shut_down_comms();
   }
   if (rc == MPI_SUCCESS) {

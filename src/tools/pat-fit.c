@@ -246,6 +246,7 @@ typedef struct measurements {
   int n_reduce;
   int csv_P;          /* P of the "# pat-calibrate, P=N" comment, 0 if none */
   char platform[160]; /* the "# platform" comment's signature (tools/platform.h), "" if none */
+  int nodes;          /* the "# nodes N" comment: the nodes the calibration ran on, 0 if none */
   char comments[200]; /* how the times were made: carried into the model's "made" line */
 } measurements;
 
@@ -257,6 +258,11 @@ static void add_comment(measurements *m, char *p) {
   p[strcspn(p, "\r\n")] = '\0';
   if (strncmp(p, "platform ", 9) == 0) { /* for the model file's own line, not its "made" text */
     snprintf(m->platform, sizeof m->platform, "%s", p + 9);
+    return;
+  }
+  int nodes;
+  if (sscanf(p, "nodes %d", &nodes) == 1 && nodes > 0) { /* for the model file's "nodes" line */
+    m->nodes = nodes;
     return;
   }
   int P;
@@ -495,6 +501,7 @@ static int fit_measured(const fit_args *a) {
   snprintf(mp.libpat_version, sizeof mp.libpat_version, "%d.%d.%d", PAT_VERSION_MAJOR, PAT_VERSION_MINOR,
            PAT_VERSION_PATCH);
   snprintf(mp.platform, sizeof mp.platform, "%s", m.platform);
+  mp.calib_nodes = m.nodes;
   int failed, first = fit_all(a, P, &m, &mp, &failed);
   if (first < 0) die("no algorithm could be fitted", NULL);
   int want = a->dflt ? pat_alg_by_name(a->dflt) : PAT_ALG_RING;

@@ -105,7 +105,7 @@ def synthetic_csv(algs, path):
     rows = [(a, float(m), 1e-5 * (1 + k) + 1e-9 * m * (1 + 0.5 * k)) for k, a in enumerate(algs)
             for m in (1, 64, 4096, 262144)]
     with open(path, "w") as f:
-        f.write("# pat-calibrate, P=2, synthetic (check_calibrate.py)\nalg,block_bytes,seconds\n")
+        f.write("# pat-calibrate, P=2, synthetic (check_calibrate.py)\n# nodes 1\nalg,block_bytes,seconds\n")
         for a, m, t in rows:
             f.write("%s,%d,%.9g\n" % (a, m, t))
         for a, m, t in rows:
@@ -147,6 +147,7 @@ def main():
     # The measured CSV: a fit may fail on a loaded machine (times that fall with
     # the size are rejected); when some fit holds, the file is checked.
     rows = check_calibration(args, algs, path("calibration.csv"), env)
+    check(any(l.startswith("# nodes ") for l in open(path("calibration.csv"))), "pat-calibrate records its nodes")
     rc, out = run([args.fit, "--in", path("calibration.csv"), "--out", path("measured.model")])
     if "no algorithm could be fitted" in out:
         print("note  every fit was rejected on these measured times (machine load); the file is not checked")
@@ -175,9 +176,17 @@ def main():
           "synthetic: no link rows, no link line")
     check(not [l for l in model_lines(path("synthetic.model")) if l and l[0] == "gamma"],
           "synthetic: no reduce rows, no gamma line")
+    check(["nodes", "1"] in model_lines(path("synthetic.model")), "synthetic: the CSV's nodes carried as a nodes line")
     rc, out = run(mpi(args, 2, args.info), dict(os.environ, PAT_MODEL=os.path.abspath(path("synthetic.model"))))
     check(rc == 0 and "measured times: P=2, balanced arrivals, %d algorithms, 4 sizes 1..262144 B" % len(algs) in out,
           "pat_info shows the measured table")
+    # The same file said to be calibrated on another number of nodes: left out, with a warning, as if unset.
+    with open(path("synthetic.model")) as f, open(path("other-nodes.model"), "w") as g:
+        g.write(f.read().replace("\nnodes 1 ", "\nnodes 99 "))
+    check(["nodes", "99"] in model_lines(path("other-nodes.model")), "other-nodes: the nodes line changed")
+    rc, out = run(mpi(args, 2, args.info), dict(os.environ, PAT_MODEL=os.path.abspath(path("other-nodes.model"))))
+    check(rc == 0 and "calibrated on 99 nodes, this job runs on" in out and "left out" in out and
+          "measured times: P=2" not in out, "a model file of another number of nodes is left out, with a warning")
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 

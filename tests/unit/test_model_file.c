@@ -370,9 +370,30 @@ static int origin(void) {
   return 0;
 }
 
+/* The calibration's nodes: a "nodes" line round-trips, a file without one reads 0 (not recorded),
+ * and a count under 1 or a second line is an error. */
+static int nodes_line(void) {
+  pat_model_params mp, back;
+  char err[512] = "";
+  pat_model_params_init(&mp, 1e-5, 1e-9);
+  mp.calib_nodes = 8;
+  char *text = pat_model_format(&mp);
+  CHECK(text && strstr(text, "\nnodes 8 "), "the nodes line written: %s", text ? text : "(none)");
+  CHECK(pat_model_parse(text, "n.model", &back, err, sizeof err) == PAT_OK && back.calib_nodes == 8,
+        "read back: %d (%s)", back.calib_nodes, err);
+  free(text);
+  CHECK(pat_model_parse("# libpat model v2\ndefault 1e-5 1e-9\n", "old.model", &back, err, sizeof err) == PAT_OK &&
+            back.calib_nodes == 0, "a file without it: %d", back.calib_nodes);
+  CHECK(pat_model_parse("# libpat model v2\ndefault 1e-5 1e-9\nnodes 0\n", "z.model", &back, err, sizeof err) != PAT_OK,
+        "nodes 0 is refused");
+  CHECK(pat_model_parse("# libpat model v2\ndefault 1e-5 1e-9\nnodes 2\nnodes 2\n", "t.model", &back, err,
+                        sizeof err) != PAT_OK && strstr(err, "twice"), "nodes twice is refused: %s", err);
+  return 0;
+}
+
 int main(void) {
   if (round_trip() || versions() || bad_lines() || table_add() || interpolation() || best() || back_to_back() ||
-      pair_link() || origin())
+      pair_link() || origin() || nodes_line())
     return 1;
   return TEST_RESULT();
 }
