@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The table of bench/allreduce/auto_ab.sh: per arrival pattern, each variant's e-bar (ms) per round and
-its median, and auto's (new and old) ratio to the fastest of RELAY and ring, paired by round.
+"""The table of a before-and-after run of bench/allreduce/cells.sh (ALGS="auto auto@old relay ring"): per
+arrival pattern, each variant's e-bar (ms) per round and its median, and auto's (new and old) ratio to the
+fastest of RELAY and ring, paired by round.  Labels ALG and ALG@old; those of the runs before the two were
+one script, ALG-new and ALG-old, read alike.
 
 usage: ab_table.py CELLS_CSV
 """
@@ -14,13 +16,14 @@ def main(path):
     ebar = collections.defaultdict(dict)  # (case, variant) -> {round: ms}
     for row in csv.DictReader(open(path)):
         rnd, case, variant = row["label"].split("/")
+        variant = variant.replace("-old", "@old").replace("-new", "")
         ebar[(case, variant)][int(rnd)] = float(row["ebar_us"]) / 1000
     cases = sorted({c for c, _ in ebar}, key=lambda c: ["straggler", "late", "random", "balanced"].index(c))
     print("| pattern | variant | e-bar per round (ms) | median | / fastest of relay, ring (per round) | median |")
     print("|---|---|---|---|---|---|")
     for case in cases:
-        fixed = [ebar.get((case, v), {}) for v in ("relay-new", "ring-new")]
-        for v in ("relay-new", "ring-new", "auto-old", "auto-new"):
+        fixed = [ebar.get((case, v), {}) for v in ("relay", "ring")]
+        for v in ("relay", "ring", "auto@old", "auto"):
             x = ebar.get((case, v))
             if not x:
                 continue

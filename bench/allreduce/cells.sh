@@ -12,6 +12,11 @@
 # threads oversubscribe the CPUs while each emulated host counts 2: PAT_WAIT_NAP=50 naps as libpat does
 # where it knows).
 #   python3 bench/allreduce/table.py OUT/cells.csv > OUT/table.md
+# Before and after a change in one run: an ALGS entry ALG@old runs ALG with OLD_MB (another build's
+# pat-minibench), labelled so; with PAT_VERBOSE=1 in ENVS the log has auto's choices and their trials:
+#   OLD_MB=OLD/build/bench/minibench/pat-minibench ALGS="auto auto@old relay ring" ITERS=24 \
+#     CASES="straggler late" ENVS="PAT_WAIT_NAP=50 PAT_VERBOSE=1" bash bench/allreduce/cells.sh OUT
+#   python3 bench/allreduce/ab_table.py OUT/cells.csv > OUT/table.md
 set -uo pipefail
 OUT=${1:?usage: cells.sh OUTDIR}
 cd "$(dirname "$0")/../.."
@@ -43,9 +48,11 @@ for r in $(seq 1 "$ROUNDS"); do
       s=$(date +%s) t=$((END - $(date +%s)))
       [ "$t" -lt 10 ] && { echo "$r/$c/$alg skipped (deadline)" | tee -a "$LOG"; continue; }
       [ "$t" -gt "$TIMEOUT" ] && t=$TIMEOUT
-      xs=(-x PAT_ALLREDUCE="$alg")
+      mb=$MB
+      case $alg in *@old) mb=${OLD_MB:?OLD_MB: another build of pat-minibench, for $alg} ;; esac
+      xs=(-x PAT_ALLREDUCE="${alg%@old}")
       for e in "${ENVS[@]}"; do xs+=(-x "$e"); done
-      $CL run --timeout "$t" ${MAP:+--map-by "$MAP"} -np "$P" "${xs[@]}" "$MB" --coll allreduce --quiet -N "$N" \
+      $CL run --timeout "$t" ${MAP:+--map-by "$MAP"} -np "$P" "${xs[@]}" "$mb" --coll allreduce --quiet -N "$N" \
         --iters "$ITERS" --warmup "$WARMUP" --flat-iters 0 --base-ms 20 "${pattern[@]}" \
         --csv "$OUT/cells.csv" --label "$r/$c/$alg" >>"$LOG" 2>&1
       echo "$r/$c/$alg rc $? $(($(date +%s) - s)) s" | tee -a "$LOG"
