@@ -44,6 +44,9 @@ typedef struct pat_buffers {
   int P, self;
   MPI_Comm comm; /* private communicator of the call: its messages arrive there */
   const pat_route *route; /* NULL: peer r is rank r of comm */
+  /* every rank's node id (P entries, the communicator's map), NULL: none
+   * known; pacing counts only the messages that leave the node (flow.c) */
+  const int *node;
   int packed;    /* 1: packed mode, 0: typed mode */
   /* typed view */
   void *recvbuf;
@@ -67,6 +70,8 @@ typedef struct pat_buffers {
 static inline int pat_buffers_peer(const pat_buffers *b, int r) { return pat_route_rank(b->route, r); }
 /* The communicator a message to peer r goes on. */
 static inline MPI_Comm pat_buffers_send_comm(const pat_buffers *b, int r) { return pat_route_comm(b->route, r, b->comm); }
+/* Does a message to peer r leave this rank's node (always, without a node map)? */
+static inline int pat_buffers_off_node(const pat_buffers *b, int r) { return !b->node || b->node[r] != b->node[b->self]; }
 
 /* Buffer set-up helpers */
 int pat_buffers_typed(pat_buffers *b, MPI_Comm comm, int P, int self, void *recvbuf, int recvcount,

@@ -77,7 +77,7 @@ typedef struct fxfer { /* indexed by the send op */
   int from, to, step, eager;
   int sport, rport;            /* its ports in the fluid network (port numbers: pat_replay_fluid) */
   double blocks, alpha, work;  /* work: beta * bytes, port-seconds */
-  double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s */
+  double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s; 0 inside a node */
   int own;                     /* a send that carries part of its rank's own block: the first starts the
                                   rank's foreground; in a data flow it waits for the arrival and is never paced */
   double tsend, trecv;         /* when each op was posted (NAN: not yet) */
@@ -132,7 +132,8 @@ typedef struct frk {
   double entry, stepmax;
   double combine; /* a reduction: gamma * the bytes its step's reducing receives bring, spent after the step */
   /* data flow */
-  idxheap ready[2];   /* its unposted sends whose receives are all in: [1] own-block ones, [0] forwards */
+  idxheap ready[3];   /* its unposted sends whose receives are all in: [1] own-block ones, [0] forwards
+                         pacing may hold, [2] forwards it never holds (inside a node, or no pacing) */
   int inflight, left; /* sends in flight; ops not completed */
   double start, last; /* when it starts running the schedule; its last completion so far */
   double wake_at;     /* a wake-up is pending at this time (INFINITY: none) */
@@ -237,9 +238,10 @@ static int f_match(fl *F) {
 static int f_ready(fl *F, size_t sop);
 
 /* Data flow: send op sop has all its receives in; it waits for its post. */
+static int df_heap(const fxfer *x) { return x->own ? 1 : x->pace > 0 ? 0 : 2; }
 static void df_ready(fl *F, size_t sop) {
   const fxfer *x = &F->x[sop];
-  ih_push(&F->rk[x->from].ready[x->own], sop);
+  ih_push(&F->rk[x->from].ready[df_heap(x)], sop);
 }
 static int df_post_sends(fl *F, int r, double now);
 static int ls_advance(fl *F, int r);
@@ -375,12 +377,14 @@ static int df_post_sends(fl *F, int r, double now) {
   while (k->inflight < F->window) {
     const double paced_from = k->pace_end - PAT_MODEL_PACE_LEAD_S; /* forwards wait until then */
     idxheap *own = &k->ready[1], *fwd = &k->ready[0];
-    const int own_may = own->n > 0 && !(R->a[r] > now), fwd_may = fwd->n > 0 && !(paced && paced_from > now);
+    const int may[3] = {fwd->n > 0 && !(paced && paced_from > now), own->n > 0 && !(R->a[r] > now),
+                        k->ready[2].n > 0};
+    int h = -1; /* the heap whose first send may go and comes first */
+    for (int i = 0; i < 3; i++)
+      if (may[i] && (h < 0 || k->ready[i].v[0] < k->ready[h].v[0])) h = i;
     size_t pick;
-    if (own_may && (!fwd_may || own->v[0] < fwd->v[0]))
-      pick = ih_pop(own);
-    else if (fwd_may)
-      pick = ih_pop(fwd);
+    if (h >= 0)
+      pick = ih_pop(&k->ready[h]);
     else {
       double later = INFINITY;
       if (own->n > 0) later = R->a[r];
@@ -511,10 +515,10 @@ static int df_start(fl *F) {
   if (!(F->ready_mem = malloc((F->nops ? F->nops : 1) * sizeof *F->ready_mem))) return PAT_ENOMEM;
   size_t *mem = F->ready_mem;
   for (int r = 0; r < R->P; r++) /* each heap gets room for all its rank's sends of its kind */
-    for (int own = 0; own < 2; own++) {
-      F->rk[r].ready[own].v = mem;
+    for (int h = 0; h < 3; h++) {
+      F->rk[r].ready[h].v = mem;
       for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++)
-        if (pat_is_send(F->ops[i].kind) && F->x[i].own == own) mem++;
+        if (pat_is_send(F->ops[i].kind) && df_heap(&F->x[i]) == h) mem++;
     }
   for (size_t i = 0; i < F->nops; i++)
     if (pat_is_send(F->ops[i].kind) && F->need[i] == 0) df_ready(F, i);
@@ -678,7 +682,9 @@ static int replay_fluid(pat_replay *R) {
     x->alpha = h.alpha;
     double bytes = pat_replay_op_bytes(R, &s->ops[i], x->blocks);
     x->work = h.beta * bytes;
-    x->pace = R->mp->pace_beta > 0 ? R->mp->pace_beta * bytes : 0;
+    /* the executor paces only what leaves the node (exec/flow.c) */
+    const int same_node = R->mp->node && R->mp->node[x->from] == R->mp->node[x->to];
+    x->pace = R->mp->pace_beta > 0 && !same_node ? R->mp->pace_beta * bytes : 0;
     x->own = reduction ||
              (s->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(P, s->ops[i].nspans, s->ops[i].span, (int)r));
     x->eager = pat_replay_eager(R, bytes);

@@ -74,6 +74,7 @@ static int make_stage(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *byt
                                     all_equal(w->P, bytes) ? NULL : bytes, &total);
   r->have_buf = 1;
   r->buf.route = w->route;
+  r->buf.node = w->node;
   if (rc != MPI_SUCCESS) return rc;
   if (!(r->stage = malloc(total + 1))) return MPI_ERR_NO_MEM;
   r->buf.stage = r->stage;
@@ -105,6 +106,7 @@ int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *byt
     r->have_red = 1;
     rc = pat_reduce_init(&r->red, &r->buf, w->comm, w->P, w->rank, u->recvbuf, u->recvcount, u->recvtype, u->op);
     r->buf.route = w->route;
+    r->buf.node = w->node;
     if (rc == MPI_SUCCESS) rc = pat_reduce_put_own(&r->red, &r->buf, u->sendbuf);
     if (rc == MPI_SUCCESS) rc = init_exec(r, w, 1);
     return failed(r, rc);
@@ -117,6 +119,7 @@ int pat_nbc_run_start(pat_nbc_run *r, const pat_nbc_where *w, const int64_t *byt
                    : pat_buffers_typed(&r->buf, w->comm, w->P, w->rank, u->recvbuf, u->recvcount, u->recvtype);
     r->have_buf = 1;
     r->buf.route = w->route;
+    r->buf.node = w->node;
   }
   r->in_place = u->sendbuf == MPI_IN_PLACE;
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&r->buf, u->sendbuf, u->sendcount, u->sendtype);

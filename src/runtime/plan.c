@@ -204,6 +204,7 @@ int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t excha
   rc = pat_buffers_packed_shape(&p->buf, b->priv, b->P, b->rank, (size_t)p->bytes, p->has_shape ? p->shape : NULL,
                                 &need);
   p->buf.route = b->route;
+  p->buf.node = b->node;
   if (rc != MPI_SUCCESS) {
     pat_buffers_release(&p->buf);
     pat_sched_free(&p->sched);

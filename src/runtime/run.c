@@ -40,6 +40,7 @@ int pat_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_
   rc = c->displs ? pat_buffers_typed_v(&buf, b->priv, b->P, b->rank, c->recvbuf, c->counts, c->displs, c->recvtype)
                  : pat_buffers_typed(&buf, b->priv, b->P, b->rank, c->recvbuf, c->recvcount, c->recvtype);
   buf.route = b->route;
+  buf.node = b->node;
   if (rc == MPI_SUCCESS) rc = pat_buffers_put_own(&buf, c->sendbuf, c->sendcount, c->sendtype);
   if (rc == MPI_SUCCESS && s->nops > 0)
     rc = run_unplanned(b, alg, s, &buf, pat_plan_classic_nap_ns(pl, alg, c->bytes), c);
@@ -57,6 +58,7 @@ int pat_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat
   rc = pat_buffers_packed_v(&buf, b->priv, b->P, b->rank, c->recvbuf, c->counts, c->displs, c->recvtype,
                             &stage_bytes);
   buf.route = b->route;
+  buf.node = b->node;
   if (rc == MPI_SUCCESS) {
     stage = pat_planner_stage(pl, stage_bytes + 1);
     if (!stage) rc = pat_fail(MPI_ERR_NO_MEM, "%s: cannot allocate %zu bytes", c->name, stage_bytes);

@@ -14,7 +14,9 @@
  *             its bytes completed, none of the own block before the run.
  *   paced     random's cases with pacing on (pat_exec_set_pace): forwards
  *             held back until the link's estimated queue is short; every
- *             byte checked, and some send must have been held.
+ *             byte checked, and some send must have been held.  Then the
+ *             same cases with every rank on one node (the buffers' node
+ *             map): messages inside a node are never paced, none held.
  *   timeline  PAT_Allgather under PAT_TIMELINE (set by ctest): the file of
  *             this rank lists every op of the schedule the call ran (rebuilt
  *             here from the recorded header), each posted and completed, in
@@ -100,6 +102,8 @@ static void check_order(const char *what, const pat_op *ops, size_t n, int windo
 
 static int64_t clock_for_exec(void) { return now_ns(); }
 
+static const int *node_map; /* the buffers' (NULL: every rank on its own node) */
+
 static unsigned char byte_of(int block, size_t off) { return (unsigned char)(block * 37 + off * 11 + 1); }
 
 static void random_case(int alg, int window, size_t block_bytes, const int64_t *arrival, unsigned seed) {
@@ -115,6 +119,7 @@ static void random_case(int alg, int window, size_t block_bytes, const int64_t *
   b.P = P;
   b.self = rank;
   b.comm = MPI_COMM_WORLD;
+  b.node = node_map;
   b.packed = 1;
   b.block_type = MPI_DATATYPE_NULL;
   b.block_bytes = block_bytes;
@@ -317,6 +322,14 @@ int main(int argc, char **argv) {
     long long held = pat_exec_paced_sends(), all_held = 0;
     MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     CHECK(all_held > 0, "pacing held no send back in %d ranks' runs", P);
+    int *one_node = calloc((size_t)P, sizeof *one_node);
+    node_map = one_node;
+    run_random();
+    long long held_inside = pat_exec_paced_sends() - held, all_inside = 0;
+    MPI_Allreduce(&held_inside, &all_inside, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(all_inside == 0, "pacing held %lld sends inside one node", all_inside);
+    node_map = NULL;
+    free(one_node);
     pat_exec_set_pace(0);
   } else {
     run_random();

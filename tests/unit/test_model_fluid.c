@@ -34,6 +34,7 @@ static void xfer(pat_sched *s, int step, int from, int to, int block, int count)
 }
 
 static double pace_beta; /* 0: no pacing (every case but the last) */
+static const int *node_map; /* NULL: every rank on its own node (every case but the last) */
 
 /* Replay; compare every exit with want[] exactly (want NULL: none). */
 static int run(const pat_sched *s, const double *a, double bg, const double *want, tr *t) {
@@ -41,6 +42,7 @@ static int run(const pat_sched *s, const double *a, double bg, const double *wan
   pat_model_params_init(&mp, 1.0, 0.5);
   mp.bg_start = bg;
   mp.pace_beta = pace_beta;
+  mp.node = node_map;
   mp.trace = collect;
   mp.trace_ctx = t;
   t->n = 0;
@@ -200,6 +202,18 @@ int main(void) {
         "paced: the own block never held, to rank 3 (its pair free) ends 5.5");
   CHECK((x = find(&t, 2, 0, 2)) && fabs(x->end - 6.002) < 1e-9,
         "paced: the own block to rank 2, behind its pair's forward, ends 6.002");
+  /* ---- 7. the same, paced, where rank 0 shares its node with rank 2
+   * (and all four share one): what goes inside a node is neither counted
+   * against the link nor held, as the executor paces (exec/flow.c), so
+   * the forward to rank 2 leaves the link's queue empty for the one to
+   * rank 3, and nothing is held: every exit is the unpaced one. ---- */
+  const int pairs[4] = {0, 1, 0, 1}, one[4] = {0, 0, 0, 0};
+  node_map = pairs;
+  CHECK(run(&s, a6, 0, unpaced, &t), "paced, rank 0 and rank 2 on one node: nothing held");
+  CHECK((x = find(&t, 1, 0, 3)) && x->ready == 2, "paced, two nodes: the forward off the node at 2");
+  node_map = one;
+  CHECK(run(&s, a6, 0, unpaced, &t), "paced, one node: nothing held");
+  node_map = NULL;
   pace_beta = 0;
   pat_sched_free(&s);
 
