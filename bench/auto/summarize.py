@@ -44,7 +44,8 @@ def main():
                    float(row["max_delay_ms"]))
             if row["status"] != "ok" or row["ebar_us"] == "":
                 continue
-            cells[key][row["alg"]][lab.get("round", "1")] = row
+            alg = row["alg"] + ("@old" if lab.get("build") == "old" else "")  # another build's (OLD_MB)
+            cells[key][alg][lab.get("round", "1")] = row
     print("# auto as a user runs it: one algorithm per launch\n")
     print("Median e-bar (ms) over rounds [95% bootstrap interval]; auto's ratio to the fastest fixed algorithm, "
           "paired by round. Rows without auto or a fixed algorithm are left out.\n")
@@ -53,7 +54,8 @@ def main():
         cond, iters, n, delay = key
         algs = cells[key]
         med = {a: statistics.median(1e-3 * float(r["ebar_us"]) for r in algs[a].values()) for a in algs}
-        fixed = [a for a in algs if a != "auto"]
+        autos = [a for a in algs if a.split("@")[0] == "auto"]  # auto, and auto@old where it ran
+        fixed = [a for a in algs if a not in autos]
         if "auto" not in algs or not fixed:
             continue
         best = min(fixed, key=lambda a: med[a])
@@ -63,16 +65,17 @@ def main():
         for a in sorted(algs, key=lambda a: med[a]):
             xs = [1e-3 * float(r["ebar_us"]) for r in algs[a].values()]
             lo, hi = boot_ci(xs)
-            ran = "; ".join(sorted({r["chosen"] for r in algs[a].values()})) if a == "auto" else ""
+            ran = "; ".join(sorted({r["chosen"] for r in algs[a].values()})) if a in autos else ""
             print("| %s%s | %d | %.2f | %.2f-%.2f | %s |" % (a, " (fastest fixed)" if a == best else "", len(xs),
                                                               med[a], lo, hi, ran))
-        rounds = sorted(set(algs["auto"]) & set(algs[best]))
-        ratios = [float(algs["auto"][r]["ebar_us"]) / float(algs[best][r]["ebar_us"]) for r in rounds]
-        if ratios:
-            lo, hi = boot_ci(ratios)
-            r = statistics.median(ratios)
-            print("\nauto / %s: %.3f [%.3f-%.3f] over %d paired rounds\n" % (best, r, lo, hi, len(ratios)))
-            summary.append((cond, iters, n, delay, best, r, lo, hi))
+        for a in sorted(autos):
+            rounds = sorted(set(algs[a]) & set(algs[best]))
+            ratios = [float(algs[a][r]["ebar_us"]) / float(algs[best][r]["ebar_us"]) for r in rounds]
+            if ratios:
+                lo, hi = boot_ci(ratios)
+                r = statistics.median(ratios)
+                print("\n%s / %s: %.3f [%.3f-%.3f] over %d paired rounds\n" % (a, best, r, lo, hi, len(ratios)))
+                summary.append((cond if a == "auto" else "%s (%s)" % (cond, a), iters, n, delay, best, r, lo, hi))
     print("## All cells: auto / fastest fixed (median over rounds, 95% interval); target <= 1.05\n")
     print("| condition | calls | N | maxDelay (ms) | fastest fixed | auto / it | interval | within 5% |")
     print("|---|---|---|---|---|---|---|---|")

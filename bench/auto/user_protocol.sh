@@ -15,7 +15,9 @@
 # MODELS (model files, space-separated; "none" is always the first condition), RATE (500mbit), BASE_MS (20),
 # MB (build/bench/minibench/pat-minibench), LOCAL=1 (plain mpirun -np $P on this node, PAT_ONE_NODE=auto,
 # no cluster), P (8), K (1: ranks per emulated host; the cluster then has ceil(P / K) hosts, shared
-# memory inside each; where K does not divide P the last host holds fewer: P = 8, K = 3 is 3 + 3 + 2), MAP (node: rank r on host r mod P / K, pat-cluster run --map-by; default by slot).
+# memory inside each; where K does not divide P the last host holds fewer: P = 8, K = 3 is 3 + 3 + 2), MAP (node: rank r on host r mod P / K, pat-cluster run --map-by; default by slot),
+# OLD_MB (another build's pat-minibench: ALG@old in FIXED, or auto@old, runs it there, labelled build=old,
+# so that before and after run interleaved in one protocol; e.g. FIXED="auto@old hring hrelay").
 # Writes OUTDIR/raw.csv (one row per launch: pat-minibench's CSV, its label
 # "cond=..;iters=..;round=.."), OUTDIR/log.txt, OUTDIR/summary.md (bench/auto/summarize.py).
 # The cluster is brought up here and torn down at the end (PAT_CLUSTER_PREFIX keeps it apart from others').
@@ -47,16 +49,19 @@ RAW=$OUT/raw.csv LOG=$OUT/log.txt
 rm -f "$RAW"
 : > "$LOG"
 
-launch() { # cond model iters round N delay alg
-  local env=(-x PAT_REPORT=1) label="cond=$1;iters=$3;round=$4"
+launch() { # cond model iters round N delay alg (alg@old: OLD_MB's build)
+  local env=(-x PAT_REPORT=1) label="cond=$1;iters=$3;round=$4" mb=$MB alg=$7
+  if [ "${alg%@old}" != "$alg" ]; then
+    mb=${OLD_MB:?ALG@old needs OLD_MB} alg=${alg%@old} label="$label;build=old"
+  fi
   [ "$2" != none ] && env+=(-x PAT_MODEL="$(readlink -f "$2")")
-  local args=(-N "$5" --iters "$3" --warmup "$WARMUP" --base-ms "$BASE_MS" --max-delay "$6" --alg "$7"
+  local args=(-N "$5" --iters "$3" --warmup "$WARMUP" --base-ms "$BASE_MS" --max-delay "$6" --alg "$alg"
               --order blocked --flat-iters 0 --quiet --csv "$RAW" --label "$label")
   echo "== $label N=$5 delay=$6 alg=$7" >> "$LOG"
   if [ "$LOCAL" = 1 ]; then
-    mpirun -np "$P" --oversubscribe --bind-to none -x PAT_ONE_NODE=auto "${env[@]}" "$MB" "${args[@]}" >> "$LOG" 2>&1
+    mpirun -np "$P" --oversubscribe --bind-to none -x PAT_ONE_NODE=auto "${env[@]}" "$mb" "${args[@]}" >> "$LOG" 2>&1
   else
-    $CL run --timeout 1800 ${MAP:+--map-by "$MAP"} -np "$P" "${env[@]}" "$MB" "${args[@]}" >> "$LOG" 2>&1
+    $CL run --timeout 1800 ${MAP:+--map-by "$MAP"} -np "$P" "${env[@]}" "$mb" "${args[@]}" >> "$LOG" 2>&1
   fi || echo "   launch failed (exit $?)" >> "$LOG"
 }
 
