@@ -55,12 +55,13 @@ int pat_ared_choice_blocking(pat_ared_class *c, int *timed) {
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
   if (!c->exploring || cand < 0 || cand >= PAT_ARED_CHOICE_N) return 0;
   if (elapsed_ns < 0) elapsed_ns = 0;
-  if (c->trials % PAT_ARED_CHOICE_BLOCK != 0 && elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
-  int counted_first = c->trials % PAT_ARED_CHOICE_BLOCK == 1, later = c->trials >= PAT_ARED_CHOICE_BLOCK;
+  const int in_block = c->trials % PAT_ARED_CHOICE_BLOCK, later = c->trials >= PAT_ARED_CHOICE_BLOCK;
+  /* a block's first call stands only until the block's next (only a block cut at its first call keeps it) */
+  if (in_block <= 1 || elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
   ++c->trials;
   pass_skipped(c);
   if (c->trials >= PAT_ARED_CHOICE_TRIALS) return PAT_ARED_NOTE_DECIDE;
-  return counted_first && later ? PAT_ARED_NOTE_COMPARE : PAT_ARED_NOTE_NONE;
+  return in_block <= 1 && later ? PAT_ARED_NOTE_COMPARE : PAT_ARED_NOTE_NONE;
 }
 
 void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out) {
@@ -87,15 +88,16 @@ static void pass_unpromising(pat_ared_class *c, int turn, const int64_t *sum_ns)
 }
 
 int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns) {
-  const int turn = c->trials / PAT_ARED_CHOICE_BLOCK;
+  const int turn = c->trials / PAT_ARED_CHOICE_BLOCK, at_first = c->trials % PAT_ARED_CHOICE_BLOCK == 1;
   if (!c->exploring || turn <= 0 || turn >= PAT_ARED_CHOICE_N || in_turn(c) != cand) return 0;
-  pass_unpromising(c, turn, sum_ns);
+  if (!at_first) pass_unpromising(c, turn, sum_ns); /* from counted trials: a first call may carry the one before */
   int64_t best = 0;
   for (int t = 0; t < turn; t++) {
     const int i = pat_ared_choice_turns[t];
     if (!skipped(c, i) && sum_ns[i] > 0 && (best == 0 || sum_ns[i] < best)) best = sum_ns[i];
   }
-  if (best == 0 || (double)sum_ns[cand] < PAT_ARED_CHOICE_CUT * (double)best) return 0;
+  const double cut = at_first ? PAT_ARED_CHOICE_CUT_FIRST : PAT_ARED_CHOICE_CUT;
+  if (best == 0 || (double)sum_ns[cand] < cut * (double)best) return 0;
   c->trials = (turn + 1) * PAT_ARED_CHOICE_BLOCK; /* the rest of its block is not run */
   pass_skipped(c);
   return c->trials >= PAT_ARED_CHOICE_TRIALS;

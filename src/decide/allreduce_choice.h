@@ -10,7 +10,7 @@
  * other: the same turn on every rank, since every rank calls a
  * communicator's all-reduces in the same order with the same count.  Each
  * rank keeps its fastest trial of each candidate but the first of each
- * block: calls that follow one another run as an iterative code's do, and
+ * block (unless the block ends there: the cut, below): calls that follow one another run as an iterative code's do, and
  * the first of a block pays for the one before it (its ranks leave it at
  * other times than the candidate's own calls would: with the candidates
  * interleaved, MPI's own came out 40% slower than it runs on the emulated
@@ -38,9 +38,14 @@
  * A candidate the runtime knows to lose from the communicator's shape is
  * skipped (pat_ared_choice_init's mask): its block is passed over and it is
  * never chosen (RELAY and Rabenseifner where ranks share nodes).  One measured 1.5 times slower or more than a candidate
- * before it, at its first counted trial (every rank adds that up: one more
- * all-reduce of PAT_ARED_CHOICE_N integers a block), has the rest of its
- * block dropped: a call of it saved where a trial costs most.
+ * before it, at its first counted trial, or 2 times at its block's first
+ * call (every rank adds each up: one more all-reduce of PAT_ARED_CHOICE_N
+ * integers), has the rest of its block dropped: calls of it saved where a
+ * trial costs most.  The first call's bar is higher because it may carry
+ * the block before it (MPI's own came out 40% slower so); past 2x its
+ * steady cost is still over 1.4x the best, which the margin below never
+ * takes, so the cut loses nothing.  MPI's own on nodes (2.3x HRING on
+ * 3 + 3 + 2 ranks, 2.5x on 4 x 2 round robin) costs one call, not two.
  *
  * Rabenseifner moves what the ring moves (2 (P - 1) / P of the vector through
  * every rank's port) in fewer steps: where the ring is the fastest so far, it
@@ -71,6 +76,7 @@
 #define PAT_ARED_CHOICE_BLOCK 3
 #define PAT_ARED_CHOICE_MARGIN 0.95
 #define PAT_ARED_CHOICE_CUT 1.5 /* a trial this much slower than a candidate before it ends its block */
+#define PAT_ARED_CHOICE_CUT_FIRST 2.0 /* ... a block's first call, which may carry the block before it */
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 4
 #define PAT_ARED_CHOICE_RECHECK 64
@@ -125,20 +131,22 @@ int pat_ared_choice_blocking(pat_ared_class *c, int *timed);
 /* A trial of candidate `cand` took elapsed_ns on this rank.  Returns
  * PAT_ARED_NOTE_DECIDE: that was the last trial: add every rank's
  * pat_ared_choice_partial up and call pat_ared_choice_decide now;
- * PAT_ARED_NOTE_COMPARE: the first counted trial of a candidate after the
- * first turn: add them up and call pat_ared_choice_compare (which may end the
+ * PAT_ARED_NOTE_COMPARE: the first or the second call of a candidate's block
+ * after the first turn: add them up and call pat_ared_choice_compare (which may end the
  * candidate's block); PAT_ARED_NOTE_NONE otherwise (and outside trials). */
 #define PAT_ARED_NOTE_NONE 0
 #define PAT_ARED_NOTE_DECIDE 1
 #define PAT_ARED_NOTE_COMPARE 2
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns);
 
-/* This rank's fastest trial of each candidate so far, 0 where none is
- * timed yet (or it is skipped): what the ranks add up. */
+/* This rank's fastest trial of each candidate so far (in turn, the block's
+ * first call until its next), 0 where none is timed yet (or it is skipped):
+ * what the ranks add up. */
 void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out);
 
 /* After PAT_ARED_NOTE_COMPARE, with the ranks' summed partials: a candidate
- * whose first counted trial took PAT_ARED_CHOICE_CUT times the fastest
+ * whose block's first call took PAT_ARED_CHOICE_CUT_FIRST times, or whose
+ * first counted trial took PAT_ARED_CHOICE_CUT times, the fastest
  * candidate's of the turns before it or more has the rest of its block dropped (it will
  * not be chosen: MPI's own or a faster one wins the margin); Rabenseifner's
  * block, not run yet, is passed over where it cannot gain enough (above).
