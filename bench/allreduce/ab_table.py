@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The table of a before-and-after run of bench/allreduce/cells.sh (ALGS="auto auto@old relay ring"): per
-arrival pattern, each variant's e-bar (ms) per round and its median, and auto's (new and old) ratio to the
-fastest of RELAY and ring, paired by round.  Labels ALG and ALG@old; those of the runs before the two were
+"""The table of a before-and-after run of bench/allreduce/cells.sh (ALGS="auto auto@old relay ring", or
+any fixed algorithms beside the two autos): per arrival pattern, each variant's e-bar (ms) per round and its
+median, and auto's (new and old) ratio to the fastest fixed algorithm of the run, paired by round.  Labels ALG and ALG@old; those of the runs before the two were
 one script, ALG-new and ALG-old, read alike.
 
 usage: ab_table.py CELLS_CSV
@@ -19,11 +19,12 @@ def main(path):
         variant = variant.replace("-old", "@old").replace("-new", "")
         ebar[(case, variant)][int(rnd)] = float(row["ebar_us"]) / 1000
     cases = sorted({c for c, _ in ebar}, key=lambda c: ["straggler", "late", "random", "balanced"].index(c))
-    print("| pattern | variant | e-bar per round (ms) | median | / fastest of relay, ring (per round) | median |")
+    names = sorted({v for _, v in ebar if not v.startswith("auto")})
+    print("| pattern | variant | e-bar per round (ms) | median | / fastest of %s (per round) | median |" % ", ".join(names))
     print("|---|---|---|---|---|---|")
     for case in cases:
-        fixed = [ebar.get((case, v), {}) for v in ("relay", "ring")]
-        for v in ("relay", "ring", "auto@old", "auto"):
+        fixed = [ebar.get((case, v), {}) for v in names]
+        for v in names + ["auto@old", "auto"]:
             x = ebar.get((case, v))
             if not x:
                 continue
