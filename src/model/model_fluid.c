@@ -77,7 +77,8 @@ typedef struct fxfer { /* indexed by the send op */
   int from, to, step, eager;
   int sport, rport;            /* its ports in the fluid network (port numbers: pat_replay_fluid) */
   double blocks, alpha, work;  /* work: beta * bytes, port-seconds */
-  double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s; 0 inside a node */
+  int paced;                   /* pacing counts it (and may hold it, a forward): it leaves the node */
+  double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s; 0 unless paced */
   int own;                     /* a send that carries part of its rank's own block: the first starts the
                                   rank's foreground; in a data flow it waits for the arrival and is never paced */
   double tsend, trecv;         /* when each op was posted (NAN: not yet) */
@@ -238,7 +239,7 @@ static int f_match(fl *F) {
 static int f_ready(fl *F, size_t sop);
 
 /* Data flow: send op sop has all its receives in; it waits for its post. */
-static int df_heap(const fxfer *x) { return x->own ? 1 : x->pace > 0 ? 0 : 2; }
+static int df_heap(const fxfer *x) { return x->own ? 1 : x->paced ? 0 : 2; }
 static void df_ready(fl *F, size_t sop) {
   const fxfer *x = &F->x[sop];
   ih_push(&F->rk[x->from].ready[df_heap(x)], sop);
@@ -684,7 +685,8 @@ static int replay_fluid(pat_replay *R) {
     x->work = h.beta * bytes;
     /* the executor paces only what leaves the node (exec/flow.c) */
     const int same_node = R->mp->node && R->mp->node[x->from] == R->mp->node[x->to];
-    x->pace = R->mp->pace_beta > 0 && !same_node ? R->mp->pace_beta * bytes : 0;
+    x->paced = R->mp->pace_beta > 0 && !same_node;
+    x->pace = x->paced ? R->mp->pace_beta * bytes : 0;
     x->own = reduction ||
              (s->ops[i].kind == PAT_OP_SEND && pat_spans_touch_block(P, s->ops[i].nspans, s->ops[i].span, (int)r));
     x->eager = pat_replay_eager(R, bytes);
