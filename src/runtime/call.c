@@ -46,7 +46,7 @@ static int run_zero(pat_comm_state *cs, int alg, const pat_call_args *c) {
                        .arrival = c->arrival,
                        .name = c->name,
                        .key = 1};
-  int rc = pat_run_classic(&cs->planner, &cs->base, alg, &z);
+  int rc = pat_plan_run_classic(&cs->planner, &cs->base, alg, &z);
   free(scratch);
   return rc;
 }
@@ -65,8 +65,8 @@ static int run_alg(pat_comm_state *cs, int alg, const pat_call_args *c, long lon
   if (alg == PAT_ALG_NATIVE) return run_native(c);
   if (c->bytes == 0) return MPI_SUCCESS; /* every rank moves nothing */
   if (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL)
-    return pat_run_planned(&cs->planner, &cs->base, cs->x.seq, c, bg_steps, fg_steps);
-  return pat_run_classic(&cs->planner, &cs->base, alg, c);
+    return pat_plan_run_planned(&cs->planner, &cs->base, cs->x.seq, c, bg_steps, fg_steps);
+  return pat_plan_run_classic(&cs->planner, &cs->base, alg, c);
 }
 
 /* The records in hand were made ahead and cannot settle this call's size:
@@ -408,7 +408,7 @@ int pat_gather_run(pat_comm_state *cs, pat_call_args *c) {
     if (alg == PAT_ALG_NATIVE)
       rc = run_native(c); /* st's steps stay 0, as run_alg leaves them */
     else if ((pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) && c->displs)
-      rc = pat_run_balanced(&cs->planner, &cs->base, alg, c);
+      rc = pat_plan_run_balanced(&cs->planner, &cs->base, alg, c);
     else if (c->bytes == 0 && cs->base.P > 1 && !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL))
       rc = run_zero(cs, alg, c);
     else

@@ -7,7 +7,7 @@
  *    the arrival-aware ones built for balanced arrivals (a rank's post is
  *    its arrival, unknown to the ranks that post before it); RELAY and
  *    HRELAY start ahead of a call whose blocks are the last call's
- *    (nbc_run.h), so that a late rank relays the others' pieces while it
+ *    (run.h), so that a late rank relays the others' pieces while it
  *    computes and its own block leaves it once;
  *  - auto, with the background thread: blocks of PAT_NBC_AUTO_MIN_BLOCK
  *    bytes or more (an all-gatherv's mean) on a communicator over several

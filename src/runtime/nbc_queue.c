@@ -13,7 +13,7 @@
 #include "runtime/channels.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
-#include "runtime/nbc_run.h"
+#include "runtime/run.h"
 #include "runtime/process.h"
 #include "runtime/report.h"
 #include "runtime/report_nbc.h"
@@ -35,8 +35,8 @@ typedef struct nbc_op {
   pat_call_args u;
   int *counts;
   int64_t *bytes; /* every block's bytes (P) */
-  int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (nbc_run.h) */
-  pat_nbc_run *run; /* the background thread's only; NULL until started */
+  int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (run.h) */
+  pat_run *run; /* the background thread's only; NULL until started */
   /* what the application's request sees */
   MPI_Request greq;
   int rc;   /* set before MPI_Grequest_complete, read by the query function */
@@ -72,8 +72,8 @@ struct pat_nbc_context {
   /* the last posted call's algorithm and blocks (sig, P entries; sig_alg -1: none yet), under nbc_lock */
   int sig_alg;
   int64_t *sig;
-  pat_nbc_run *pre;       /* a run started ahead of call number `posted`, or NULL */
-  pat_nbc_run *cancelled; /* runs given up, until MPI lets their requests go */
+  pat_run *pre;       /* a run started ahead of call number `posted`, or NULL */
+  pat_run *cancelled; /* runs given up, until MPI lets their requests go */
 };
 
 /* A request whose completion is signalled (pat_nbc_watch). */
@@ -136,7 +136,7 @@ static void write_trace(nbc_op *op) {
   FILE *f = fopen(path, "a");
   if (f) {
     fprintf(f, "nbc %lld alg %s rank %d P %d bytes %lld post %lld start %lld done %lld waited %lld\n", op->trace_id,
-            pat_nbc_alg_name(op->alg), op->rank, op->P, op->trace_bytes, (long long)op->t_post,
+            pat_run_alg_name(op->alg), op->rank, op->P, op->trace_bytes, (long long)op->t_post,
             (long long)op->t_start, (long long)op->t_done, (long long)op->t_waited);
     fputs(op->trace_ops, f);
     fclose(f);
@@ -311,7 +311,7 @@ static int copy_args(nbc_op *op, const pat_nbc_call *c) {
     }
   }
   if (rc == MPI_SUCCESS && !(op->bytes = malloc((size_t)c->P * sizeof *op->bytes))) rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS) rc = pat_nbc_block_bytes(&op->u, c->P, op->bytes);
+  if (rc == MPI_SUCCESS) rc = pat_run_block_bytes(&op->u, c->P, op->bytes);
   if (rc != MPI_SUCCESS) free_op_args(op);
   return rc;
 }
@@ -322,7 +322,7 @@ static int copy_args(nbc_op *op, const pat_nbc_call *c) {
 static void take_number(nbc_comm *ctx, nbc_op *op) {
   op->seq = ctx->posted++;
   size_t sig_bytes = (size_t)ctx->cs->base.P * sizeof *ctx->sig;
-  op->ahead = pat_nbc_run_plans_ahead(op->alg) && ctx->sig_alg == op->alg && !memcmp(ctx->sig, op->bytes, sig_bytes);
+  op->ahead = pat_run_plans_ahead(op->alg) && ctx->sig_alg == op->alg && !memcmp(ctx->sig, op->bytes, sig_bytes);
   ctx->sig_alg = op->alg;
   memcpy(ctx->sig, op->bytes, sig_bytes);
 }
@@ -449,21 +449,21 @@ static int channels_agreed(nbc_comm *ctx) {
 /* The run started ahead is not wanted: its requests cancelled (no rank
  * sends into it), freed once MPI lets them go. */
 static void give_up_ahead(nbc_comm *ctx) {
-  pat_nbc_run_abandon(ctx->pre, MPI_ERR_OTHER);
+  pat_run_abandon(ctx->pre, MPI_ERR_OTHER);
   ctx->pre->next = ctx->cancelled;
   ctx->cancelled = ctx->pre;
   ctx->pre = NULL;
 }
 
 /* Call s's tag generation: s mod NBC_GENS, and the generations above for a
- * call that can run ahead (nbc_run.h), so that a run given up shares no tag
+ * call that can run ahead (run.h), so that a run given up shares no tag
  * with the call it was for. */
 #define NBC_GENS (PAT_TAG_GENS / 2)
 static int tag_gen(long long seq, int ahead) { return (int)(seq % NBC_GENS) + (ahead ? NBC_GENS : 0); }
 
-static pat_nbc_where where(const nbc_comm *ctx, long long seq, int ahead, int alg) {
+static pat_run_where where(const nbc_comm *ctx, long long seq, int ahead, int alg) {
   const pat_comm_base *b = &ctx->cs->base;
-  return (pat_nbc_where){.comm = ctx->own ? b->user : pat_channel_comm(ctx->channel),
+  return (pat_run_where){.comm = ctx->own ? b->user : pat_channel_comm(ctx->channel),
                          .route = ctx->own ? NULL : &ctx->route,
                          .tag_gen = tag_gen(seq, ahead),
                          .P = b->P,
@@ -484,7 +484,7 @@ static void start_op(nbc_op *op) {
   if (op->ahead && ctx->pre && ctx->pre->seq == op->seq) {
     op->run = ctx->pre;
     ctx->pre = NULL;
-    pat_nbc_run_adopt(op->run, &op->u);
+    pat_run_adopt(op->run, &op->u);
     __atomic_add_fetch(&ahead_adopted, 1, __ATOMIC_RELAXED);
   } else {
     if (ctx->pre && ctx->pre->seq <= op->seq) give_up_ahead(ctx);
@@ -493,21 +493,19 @@ static void start_op(nbc_op *op) {
       op->rc = MPI_ERR_NO_MEM;
       return;
     }
-    pat_nbc_where w = where(ctx, op->seq, op->ahead, op->alg);
-    pat_nbc_run_start(op->run, &w, op->bytes, &op->u);
+    pat_run_where w = where(ctx, op->seq, op->ahead, op->alg);
+    pat_run_start(op->run, &w, op->bytes, &op->u);
   }
   if (op->t_post) {
     op->t_start = pat_clock_global_ns();
-    op->trace_bytes = (long long)op->bytes[ctx->cs->base.rank];
-    /* a run started ahead records from its start (maybe_start_ahead) */
-    if (op->tracing && op->run->have_exec && !op->run->exec.t_post) pat_exec_record(&op->run->exec);
+    op->trace_bytes = (long long)op->bytes[ctx->cs->base.rank]; /* its run records its ops (run.h) */
   }
 }
 
 /* Progress one call; 1 once it is finished (op->rc its result). */
 static int step_op(nbc_op *op) {
   if (!op->run) return 1; /* no memory for its run: op->rc says so */
-  if (!pat_nbc_run_step(op->run)) return 0;
+  if (!pat_run_step(op->run)) return 0;
   if (op->rc == MPI_SUCCESS) op->rc = op->run->rc;
   return 1;
 }
@@ -526,7 +524,7 @@ static void trace_ops(nbc_op *op) {
 /* Everything but the op itself and its request's result. */
 static void release_run(nbc_op *op) {
   if (op->run) {
-    pat_nbc_run_release(op->run);
+    pat_run_release(op->run);
     free(op->run);
     op->run = NULL;
   }
@@ -537,26 +535,25 @@ static void release_run(nbc_op *op) {
  * ahead, nothing is in flight (so the next call's tags are free: call s
  * - NBC_GENS is done) and the application's communicator lives. */
 static void maybe_start_ahead(nbc_comm *ctx) {
-  if (ctx->failed || ctx->head || ctx->pre || !pat_nbc_run_plans_ahead(ctx->sig_alg) || closed(ctx)) return;
-  pat_nbc_run *r = calloc(1, sizeof *r);
+  if (ctx->failed || ctx->head || ctx->pre || !pat_run_plans_ahead(ctx->sig_alg) || closed(ctx)) return;
+  pat_run *r = calloc(1, sizeof *r);
   if (!r) return;
-  pat_nbc_where w = where(ctx, ctx->posted, 1, ctx->sig_alg);
-  pat_nbc_run_start_ahead(r, &w, ctx->sig);
-  if (pat_timeline_on() && r->have_exec) pat_exec_record(&r->exec); /* its ops' times from their posts on */
+  pat_run_where w = where(ctx, ctx->posted, 1, ctx->sig_alg);
+  pat_run_start_ahead(r, &w, ctx->sig);
   __atomic_add_fetch(&ahead_started, 1, __ATOMIC_RELAXED);
   ctx->pre = r; /* a failed one too: the call it was for gets its error (the other ranks' may be under way) */
 }
 
 /* Runs given up: freed once MPI lets their requests go; 1 while some are left. */
 static int progress_cancelled(nbc_comm *ctx) {
-  for (pat_nbc_run **link = &ctx->cancelled; *link;) {
-    pat_nbc_run *r = *link;
-    if (!pat_nbc_run_step(r)) {
+  for (pat_run **link = &ctx->cancelled; *link;) {
+    pat_run *r = *link;
+    if (!pat_run_step(r)) {
       link = &r->next;
       continue;
     }
     *link = r->next;
-    pat_nbc_run_release(r);
+    pat_run_release(r);
     free(r);
   }
   return ctx->cancelled != NULL;
@@ -564,7 +561,7 @@ static int progress_cancelled(nbc_comm *ctx) {
 
 /* Progress ctx's calls in order; finished ones go to *done. */
 static void progress_context(nbc_comm *ctx, nbc_op **done) {
-  if (ctx->pre) pat_nbc_run_step(ctx->pre); /* its receives and relays; it ends with its call */
+  if (ctx->pre) pat_run_step(ctx->pre); /* its receives and relays; it ends with its call */
   nbc_op *prev = NULL;
   for (nbc_op *op = ctx->head; op;) {
     nbc_op *next = op->next;
@@ -645,7 +642,7 @@ int pat_nbc_progress(void) {
     done = op->next;
     if (op->t_post) {
       op->t_done = pat_clock_global_ns();
-      pat_report_nbc_add(op->u.reduce ? "all-reduce" : "non-blocking", pat_nbc_alg_name(op->alg), op->P, op->trace_bytes,
+      pat_report_nbc_add(op->u.reduce ? "all-reduce" : "non-blocking", pat_run_alg_name(op->alg), op->P, op->trace_bytes,
                          op->t_done - op->t_post);
     }
     if (op->tracing && op->run && op->run->have_exec) trace_ops(op);
@@ -702,7 +699,7 @@ void pat_nbc_stop(void) {
     while (ctx->head) {
       nbc_op *op = ctx->head;
       ctx->head = op->next;
-      if (op->run) pat_nbc_run_abandon(op->run, MPI_ERR_OTHER);
+      if (op->run) pat_run_abandon(op->run, MPI_ERR_OTHER);
       if (op->rc == MPI_SUCCESS) op->rc = MPI_ERR_OTHER;
       release_run(op); /* a stage still under MPI's requests is left to MPI_Finalize */
       MPI_Grequest_complete(op->greq);
@@ -710,9 +707,9 @@ void pat_nbc_stop(void) {
     }
     if (ctx->pre) give_up_ahead(ctx);
     while (ctx->cancelled) {
-      pat_nbc_run *r = ctx->cancelled;
+      pat_run *r = ctx->cancelled;
       ctx->cancelled = r->next;
-      pat_nbc_run_release(r);
+      pat_run_release(r);
       free(r);
     }
     pat_comm_state *cs = ctx->cs;

@@ -32,7 +32,7 @@
 
 #include <mpi.h>
 
-#include "runtime/nbc_run.h"
+#include "runtime/run.h"
 #include "runtime/round_trace.h"
 
 /* One posted call, as checked by its entry (its arguments, u.comm its
@@ -109,7 +109,7 @@ long long pat_nbc_completed_by(int alg);
  * too (tests).  pat_nbc_count_signal counts one, before its signal goes. */
 long long pat_nbc_signalled(void);
 void pat_nbc_count_signal(void);
-/* Runs started ahead of a call (nbc_run.h), and those a call took over (tests). */
+/* Runs started ahead of a call (run.h), and those a call took over (tests). */
 long long pat_nbc_ahead_started(void);
 long long pat_nbc_ahead_adopted(void);
 

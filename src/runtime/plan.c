@@ -9,6 +9,7 @@
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
 #include "runtime/process.h"
+#include "pat/clock.h"
 #include "runtime/timeline.h"
 #include "runtime/wait_nap.h"
 
@@ -20,44 +21,19 @@ int pat_planner_init(pat_planner *pl, int P) {
   return pl->plan.arrival && pl->plan.shape ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-/* The size beyond which a stage is returned after each call. */
-#define PAT_STAGE_KEEP ((size_t)64 << 20)
-
-void *pat_kept_stage_get(pat_kept_stage *k, size_t need) {
-  if (k->cap < need) {
-    pat_kept_stage_free(k);
-    k->mem = malloc(need);
-    k->cap = k->mem ? need : 0;
-  }
-  return k->mem;
-}
-
-void pat_kept_stage_done(pat_kept_stage *k) {
-  if (k->cap > PAT_STAGE_KEEP) pat_kept_stage_free(k);
-}
-
-void pat_kept_stage_free(pat_kept_stage *k) {
-  free(k->mem);
-  k->mem = NULL;
-  k->cap = 0;
-}
-
 static void drop(pat_plan *p) {
   if (p->has_exec) {
-    pat_exec_cancel(&p->exec);
-    pat_exec_free(&p->exec); /* waits for what is still pending: nothing uses the stage after it */
-    pat_buffers_release(&p->buf);
-    p->buf.stage = NULL;
+    if (p->run.have_exec) pat_exec_cancel(&p->run.exec);
+    pat_run_release(&p->run); /* waits for what is still pending: nothing uses the stage after it */
     pat_kept_stage_done(&p->stage);
-    pat_sched_free(&p->sched);
     p->has_exec = 0;
   }
   p->decided = 0;
 }
 
-void *pat_planner_stage(pat_planner *pl, size_t need) {
-  return pat_kept_stage_get(pl->plan.has_exec ? &pl->balanced_stage : &pl->plan.stage, need);
-}
+pat_kept_stage *pat_planner_kept(pat_planner *pl) { return pl->plan.has_exec ? &pl->balanced_stage : &pl->plan.stage; }
+
+void *pat_planner_stage(pat_planner *pl, size_t need) { return pat_kept_stage_get(pat_planner_kept(pl), need); }
 
 void pat_planner_stage_done(pat_planner *pl) {
   pat_kept_stage_done(&pl->plan.stage);
@@ -173,81 +149,34 @@ void pat_plan_decide(pat_planner *pl, const pat_comm_base *b, pat_engine *engine
   p->digest = pat_plan_digest(b->P, p);
 }
 
-/* PAT_SEND_WINDOW: how every schedule runs, whatever its algorithm says
- * (a JOB setting: every rank runs the same way). */
-static void apply_window(pat_sched *s) {
-  if (pat_proc.settings.send_window >= 0) s->send_window = pat_proc.settings.send_window;
-}
-
-int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, const int64_t *block_sizes,
-                      pat_sched *out) {
-  pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, block_bytes, 0);
-  args.nodes = b->nodes;
-  args.block_sizes = block_sizes;
-  int rc = pat_build(alg, out, &args);
-  if (rc != PAT_OK)
-    return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[alg].name,
-                    pat_status_string(rc));
-  apply_window(out);
-  return MPI_SUCCESS;
-}
-
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq) {
   pat_plan *p = &pl->plan;
   if (p->has_exec) return MPI_SUCCESS;
-  int rc = pat_build(p->choice.alg, &p->sched, &p->args);
-  if (rc != PAT_OK)
-    return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[p->choice.alg].name,
-                    pat_status_string(rc));
-  apply_window(&p->sched);
-  size_t need = 0;
-  rc = pat_buffers_packed_shape(&p->buf, b->priv, b->P, b->rank, (size_t)p->bytes, p->has_shape ? p->shape : NULL,
-                                &need);
-  p->buf.route = b->route;
-  p->buf.node = b->node;
-  if (rc != MPI_SUCCESS) {
-    pat_buffers_release(&p->buf);
-    pat_sched_free(&p->sched);
-    return pat_fail(rc, "cannot set up the packed blocks");
-  }
-  need += 1;
-  p->buf.stage = pat_kept_stage_get(&p->stage, need);
-  if (!p->buf.stage) {
-    pat_buffers_release(&p->buf);
-    pat_sched_free(&p->sched);
-    return pat_fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes", need - 1);
-  }
-  rc = pat_exec_init(&p->exec, &p->sched, b->rank, &p->buf);
-  p->exec.nap_ns = pat_wait_nap_ns(pat_wait_smallest_blocks(&p->sched, b->rank), p->choice.alg, (double)p->bytes,
-                                   pat_netparams());
-  if (rc == MPI_SUCCESS && pat_timeline_on()) rc = pat_exec_record(&p->exec);
-  if (rc != MPI_SUCCESS) {
-    pat_exec_free(&p->exec);
-    pat_buffers_release(&p->buf);
-    p->buf.stage = NULL;
-    pat_sched_free(&p->sched);
-    return pat_fail(rc, "cannot prepare the executor");
-  }
   /* Plans of the last PAT_TAG_PLAN_GENS/2 exchanges, replanned or not,
    * never share tags, so a stale background receive can never catch another
    * plan's message, and a stale message (a dropped plan's background signal)
    * can never satisfy this plan's receive; leftovers are drained here. */
   int plan_gen = pat_tag_plan_gen(exchange_seq);
-  p->exec.tag_gen = plan_gen + (p->replanned ? 1 : 0);
+  pat_run_where w = pat_run_where_of(b, plan_gen + (p->replanned ? 1 : 0), p->choice.alg);
+  pat_run *r = &p->run;
+  memset(r, 0, sizeof *r);
+  int rc = pat_run_build_from(r, p->choice.alg, &p->args);
+  if (rc == MPI_SUCCESS) rc = pat_run_packed(r, &w, p->bytes, p->has_shape ? p->shape : NULL, &p->stage, NULL);
+  if (rc == MPI_SUCCESS)
+    rc = pat_run_exec(r, &w, 0,
+                      pat_wait_nap_ns(pat_wait_smallest_blocks(r->s, b->rank), p->choice.alg, (double)p->bytes,
+                                      pat_netparams()));
+  if (rc != MPI_SUCCESS) {
+    pat_run_release(r);
+    return pat_fail(rc, "cannot prepare the %s schedule", pat_algorithms[p->choice.alg].name);
+  }
   pat_drain_stale(b->priv, b->P, b->route ? b->route->rank : NULL, plan_gen);
   p->has_exec = 1;
   return MPI_SUCCESS;
 }
 
-pat_buffers *pat_plan_user_buffer(pat_planner *pl, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  const int *counts, const int *displs) {
-  pat_buffers *b = &pl->plan.buf;
-  pat_buffers_set_user(b, recvbuf, recvcount, recvtype, counts, displs);
-  return b;
-}
-
 int pat_plan_progress(pat_planner *pl, int *busy) {
-  pat_exec *e = &pl->plan.exec;
+  pat_exec *e = &pl->plan.run.exec;
   /* data flow: receives go ahead, and sends of what has come in (relays);
    * sends of the own block wait for the call */
   if (e->window > 0) return pat_exec_flow_progress(e, busy);
@@ -270,24 +199,86 @@ int pat_plan_progress(pat_planner *pl, int *busy) {
 int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_sched **out) {
   pat_sched **slot = &pl->classic[alg];
   if (!*slot) {
-    pat_sched *s = malloc(sizeof *s);
-    if (!s) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
+    pat_run made = {0};
     pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, 0, 0);
     args.nodes = b->nodes;
-    int rc = pat_build(alg, s, &args);
-    if (rc != PAT_OK) {
-      free(s);
-      return pat_fail(pat_mpi_error(rc), "cannot build the %s schedule: %s", pat_algorithms[alg].name,
-                      pat_status_string(rc));
+    int rc = pat_run_build_from(&made, alg, &args);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!(*slot = malloc(sizeof **slot))) {
+      pat_run_release(&made);
+      return pat_fail(MPI_ERR_NO_MEM, "out of memory");
     }
-    apply_window(s);
-    pl->classic_smallest[alg] = pat_wait_smallest_blocks(s, b->rank);
-    *slot = s;
+    **slot = made.sched; /* the cache keeps it */
+    pl->classic_smallest[alg] = pat_wait_smallest_blocks(*slot, b->rank);
   }
   *out = *slot;
   return MPI_SUCCESS;
 }
 
-int64_t pat_plan_classic_nap_ns(const pat_planner *pl, int alg, long long bytes) {
-  return pat_wait_nap_ns(pl->classic_smallest[alg], alg, (double)bytes, pat_netparams());
+/* PAT_TIMELINE's record of a call that ran, when it is on, with its exit
+ * now (predicted: the plan's arrivals, NULL without a plan; handover: when
+ * the foreground took over). */
+static void record(const pat_comm_base *b, const pat_run *r, const int64_t *predicted, const pat_call_args *c,
+                   int64_t handover) {
+  if (pat_timeline_on())
+    pat_timeline_write(b->P, b->rank, r->alg, c->bytes, r->s, &r->exec, predicted, c->arrival, handover,
+                       pat_clock_global_ns());
+}
+
+/* A run made for the call alone: its own block in place, the schedule run
+ * to the end, recorded, released. */
+static int run_alone(const pat_comm_base *b, pat_run *r, const pat_run_where *w, int rc, int64_t nap_ns,
+                     const pat_call_args *c) {
+  int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
+  if (rc == MPI_SUCCESS) rc = pat_run_put_own(r, c);
+  if (rc == MPI_SUCCESS && r->s->nops > 0) rc = pat_run_exec(r, w, 1, nap_ns);
+  if (rc == MPI_SUCCESS) rc = pat_run_finish(r);
+  if (rc == MPI_SUCCESS && r->have_exec) record(b, r, NULL, c, handover);
+  pat_run_release(r); /* waits for anything still pending: nothing uses the buffers after it */
+  return rc;
+}
+
+int pat_plan_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c) {
+  const pat_sched *s;
+  int rc = pat_plan_classic(pl, b, alg, &s);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_run r = {0};
+  pat_run_where w = pat_run_where_of(b, PAT_TAG_GEN_CLASSIC, alg);
+  pat_run_borrow(&r, alg, s);
+  rc = pat_run_typed(&r, &w, c);
+  return run_alone(b, &r, &w, rc, pat_wait_nap_ns(pl->classic_smallest[alg], alg, (double)c->bytes, pat_netparams()),
+                   c);
+}
+
+int pat_plan_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c) {
+  pat_run r = {0};
+  pat_run_where w = pat_run_where_of(b, PAT_TAG_GEN_CLASSIC, alg);
+  pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, (double)c->bytes, 0);
+  args.nodes = b->nodes;
+  args.block_sizes = c->shape;
+  int rc = pat_run_build_from(&r, alg, &args);
+  if (rc == MPI_SUCCESS) rc = pat_run_packed(&r, &w, c->bytes, c->shape, pat_planner_kept(pl), c);
+  int64_t nap = rc == MPI_SUCCESS ? pat_wait_nap_ns(pat_wait_smallest_blocks(r.s, b->rank), alg, (double)c->bytes,
+                                                   pat_netparams())
+                                  : 0;
+  rc = run_alone(b, &r, &w, rc, nap, c);
+  pat_planner_stage_done(pl);
+  return rc;
+}
+
+int pat_plan_run_planned(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq, const pat_call_args *c,
+                         long long *bg_steps, long long *fg_steps) {
+  int rc = pat_plan_prepare_exec(pl, b, exchange_seq);
+  if (rc != MPI_SUCCESS) return rc;
+  pat_plan *plan = &pl->plan;
+  pat_run *r = &plan->run;
+  /* unequal blocks: the plan's offsets (prepare_exec) are of these counts (call.c's plan_for) */
+  rc = pat_buffers_set_user(&r->buf, c->recvbuf, c->recvcount, c->recvtype, c->counts, c->displs);
+  *bg_steps = r->exec.steps_done;
+  int64_t handover = pat_timeline_on() ? pat_clock_global_ns() : 0; /* no clock read unless recording */
+  if (rc == MPI_SUCCESS) rc = pat_run_put_own(r, c);
+  if (rc == MPI_SUCCESS) rc = pat_run_finish(r);
+  if (rc == MPI_SUCCESS) record(b, r, plan->arrival, c, handover);
+  *fg_steps = r->exec.steps_done - *bg_steps;
+  return rc;
 }

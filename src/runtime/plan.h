@@ -1,9 +1,9 @@
 /*
- * Plans: what a call runs.  From the exchanged records to the algorithm
- * (decide/engine.h), its build arguments (model/build_args.h, the same ones the
- * selection predicted with), its schedule and the executor state that the
- * background thread starts and the foreground finishes; and this rank's
- * cached classic schedules, which depend only on P.
+ * Plans: what a call runs, and the blocking call's runs (run.h).  From the
+ * exchanged records to the algorithm (decide/engine.h), its build arguments
+ * (model/build_args.h, the same ones the selection predicted with), and its
+ * run, which the background thread starts and the foreground finishes; and
+ * this rank's cached classic schedules, which depend only on P.
  *
  * A planner is one part of a communicator's state (comm.h): its functions
  * take it, the communicator's base (comm_base.h) and the other parts they
@@ -20,23 +20,10 @@
 #include "model/select.h"
 #include "pat/exchange.h"
 #include "pat/sites.h"
+#include "runtime/args.h"
 #include "runtime/comm_base.h"
+#include "runtime/run.h"
 #include "algorithms/sched/schedule.h"
-
-/* Packed bytes kept from call to call, up to PAT_STAGE_KEEP: a fresh stage
- * of several MiB per call came from mmap (or from a heap glibc had just
- * trimmed), and the transfers into its untouched pages paid a page fault
- * each, which shows where the CPU carries the network (BENCHMARKS.md,
- * History, 2026-11-25). */
-typedef struct pat_kept_stage {
-  void *mem;
-  size_t cap;
-} pat_kept_stage;
-/* At least `need` bytes (NULL when out of memory). */
-void *pat_kept_stage_get(pat_kept_stage *k, size_t need);
-/* After the call that used it: returned to the system beyond PAT_STAGE_KEEP. */
-void pat_kept_stage_done(pat_kept_stage *k);
-void pat_kept_stage_free(pat_kept_stage *k);
 
 /* The arrival-aware plan of the next call. */
 typedef struct pat_plan {
@@ -53,11 +40,9 @@ typedef struct pat_plan {
   int64_t *arrival; /* P predicted arrivals, common clock */
   uint64_t digest;  /* of its decision's inputs and outputs (pat_plan_digest, tests) */
   pat_build_args args; /* what its schedule is built from (tau, alpha, root, arrivals) */
-  int has_exec;     /* schedule built, stage allocated, executor ready */
-  pat_sched sched;
-  pat_buffers buf;
-  pat_exec exec;
-  pat_kept_stage stage; /* buf.stage's memory, kept from plan to plan */
+  int has_exec;     /* its run made: schedule built, stage allocated, executor ready */
+  pat_run run;
+  pat_kept_stage stage; /* the run's stage memory, kept from plan to plan */
 } pat_plan;
 
 typedef struct pat_planner {
@@ -105,18 +90,6 @@ void pat_plan_learn(const pat_comm_base *b, pat_engine *engine, const pat_exchan
 /* Build its schedule, stage and executor (once); exchange_seq: the
  * sequence number of the exchange it was decided from (its tags). */
 int pat_plan_prepare_exec(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq);
-/* The prepared plan's buffers, told the call's receive buffer (the stage
- * unpacks into it; blocks of counts at displs where not NULL, as the plan
- * was laid out by them): what the call finishes the plan on. */
-pat_buffers *pat_plan_user_buffer(pat_planner *pl, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  const int *counts, const int *displs);
-/* An arrival-aware algorithm's schedule for balanced arrivals, built for
- * this rank with blocks of block_bytes, or of block_sizes (P entries) where
- * not NULL (its pieces), and PAT_SEND_WINDOW, for a call that runs it
- * without an exchange (an all-gatherv's static choice, decide/vchoice.h).
- * Free with pat_sched_free. */
-int pat_plan_balanced(const pat_comm_base *b, int alg, double block_bytes, const int64_t *block_sizes,
-                      pat_sched *out);
 /* Run the background part as far as it goes without blocking; *busy = 1
  * while a step is in flight. */
 int pat_plan_progress(pat_planner *pl, int *busy);
@@ -125,20 +98,35 @@ void pat_plan_drop(pat_planner *pl);
  * decided alike (the tests compare it). */
 uint64_t pat_plan_digest(int P, const pat_plan *p);
 
-/* A stage of at least `need` bytes for a call that runs without a plan
- * (pat_plan_balanced's schedules): the plan's, whose pages the exchanged
- * calls have touched, unless a plan holds it (the background thread may run
- * a plan for a later call); then one of its own.  The caller holds the
- * communicator's lock for the call, so no plan can take it meanwhile.
- * Return it with pat_planner_stage_done after the call.  NULL when out of
- * memory. */
+/* The stage a call that runs without a plan packs on (an all-gatherv's
+ * static RELAY): the plan's, whose pages the exchanged calls have touched,
+ * unless a plan holds it (the background thread may run a plan for a later
+ * call); then one of its own.  The caller holds the communicator's lock for
+ * the call, so no plan can take it meanwhile.  pat_planner_stage gives at
+ * least `need` bytes of it (NULL when out of memory); return it with
+ * pat_planner_stage_done after the call. */
+pat_kept_stage *pat_planner_kept(pat_planner *pl);
 void *pat_planner_stage(pat_planner *pl, size_t need);
 void pat_planner_stage_done(pat_planner *pl);
 
 /* This rank's schedule of classic algorithm alg (built on first use). */
 int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_sched **out);
-/* The foreground's nap while it waits in that schedule with blocks of
- * `bytes` (runtime/wait_nap.h). */
-int64_t pat_plan_classic_nap_ns(const pat_planner *pl, int alg, long long bytes);
+
+/* A blocking call's runs, in the foreground, with the foreground's nap
+ * (wait_nap.h) and PAT_TIMELINE's record:
+ *  - classic: alg's cached schedule on the user's buffer (blocks of the
+ *    counts at the displacements where c->displs), classic tags;
+ *  - balanced: an arrival-aware algorithm without an exchange (an
+ *    all-gatherv's static RELAY, decide/vchoice.h), its schedule for
+ *    balanced arrivals (each block's pieces by its size) packed on the
+ *    planner's stage;
+ *  - planned: the plan decided (pat_plan_decide), packed on its stage, where
+ *    the background thread may already have received (and forwarded)
+ *    blocks; exchange_seq: the exchange it was decided from.  *bg_steps,
+ *    *fg_steps: the steps (data flow: ops) done before the call and in it. */
+int pat_plan_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c);
+int pat_plan_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c);
+int pat_plan_run_planned(pat_planner *pl, const pat_comm_base *b, int64_t exchange_seq, const pat_call_args *c,
+                         long long *bg_steps, long long *fg_steps);
 
 #endif

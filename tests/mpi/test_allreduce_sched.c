@@ -62,7 +62,7 @@ static int run_allreduce(int id, const void *sendbuf, void *recv, int count, MPI
     } else {
       e.own_held = 1; /* the contribution is in place (the queue's runs set it so) */
       while (rc == MPI_SUCCESS && !pat_exec_done(&e)) {
-        int done = 0; /* as the queue steps a run (nbc_run.c): a data flow is only tested */
+        int done = 0; /* as the queue steps a run (run.c): a data flow is only tested */
         if (e.window == 0) rc = pat_exec_post(&e);
         while (rc == MPI_SUCCESS && !done) rc = pat_exec_test(&e, &done);
       }

@@ -1,5 +1,5 @@
 /*
- * Non-blocking all-gathers whose runs start ahead of the call (nbc_run.h):
+ * Non-blocking all-gathers whose runs start ahead of the call (run.h):
  * an iterative loop of PAT_Iallgather(v) under each algorithm named on
  * the command line (relay, hrelay), ranks posting at rotating times (the
  * late rank's background thread takes and relays the others' pieces while
