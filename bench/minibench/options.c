@@ -64,7 +64,7 @@ void mb_usage(FILE *out) {
           "  --persistent        persistent mode: each algorithm's call is set up once\n"
           "                      (PAT_Allgather(v)_init on its communicator, under its setting:\n"
           "                      native, MPI's own MPI_Iallgather(v) per start; arrival-aware ones\n"
-          "                      and auto, libpat's prefetching schedule), then each iteration: the\n"
+          "                      and auto, rounds chosen from the starts), then each iteration: the\n"
           "                      compute, PAT_Start at the arrival, (--overlap t: compute t), MPI_Wait;\n"
           "                      elb is then the persistent bound max_j!=i (a_j + tau_j) - a_i, whose\n"
           "                      blocks may move before their receiver starts; not with the mock-ups\n"

@@ -1,4 +1,4 @@
-# Persistent all-gathers, libpat's prefetching schedule / MPI's own non-blocking all-gather per start,
+# Persistent all-gathers, libpat's rounds chosen from the starts / MPI's own non-blocking all-gather per start,
 # two variants per cell (N, maxDelay), columns 2 and 3 of DIR/ratios.dat (label, ratio, ratio):
 #   gnuplot -e "dat='DIR/ratios.dat'; out='FIG.png'" persistent_ab.gp                       (before, after)
 #   gnuplot -e "dat='DIR/ratios.dat'; out='FIG.png'; t2='auto'; t3='relay'" persistent_ab.gp
@@ -14,5 +14,5 @@ set yrange [0.6:1.5]
 set grid ytics
 set key top left
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2
-set title "P = 8 emulated cluster, 500 Mbit/s: prefetching schedule against MPI's own (3 rounds, medians)"
+set title "P = 8 emulated cluster, 500 Mbit/s: rounds chosen from the starts against MPI's own (3 rounds, medians)"
 plot dat using 3:xtic(1) title t3, '' using 2 title t2

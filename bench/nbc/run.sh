@@ -7,8 +7,8 @@
 #            (libpat's schedules, run by its background thread);
 #   persistent: pat-minibench --persistent --overlap T: each algorithm's call set up once
 #            (PAT_Allgather_init), then per iteration the delay, PAT_Start, compute T, MPI_Wait; native
-#            (MPI's own MPI_Iallgather per start, the baseline), relay and auto (libpat's prefetching
-#            schedule: blocks staged before a rank starts, the last rank relays); elb and e/elb are
+#            (MPI's own MPI_Iallgather per start, the baseline), relay and auto (libpat's rounds
+#            chosen from the starts: RELAY started ahead where they spread, the last rank's block relayed); elb and e/elb are
 #            against the persistent bound (issue 55's target: e/elb <= 1.3 under imbalance);
 #   blocking: the same arrivals without overlap, native and auto (blocking libpat), for the column
 #            "against blocking libpat" (e = exit - arrival includes T in the overlap launch: compare

@@ -517,3 +517,24 @@ int pat_exec_flow_run(pat_exec *e) {
   }
   return e->data_error;
 }
+
+/* Is op i done (in either way of running)? */
+static int op_done(const pat_exec *e, size_t i) {
+  if (e->window > 0) return e->state[i] == FLOW_DONE;
+  return i < e->next && !(e->inflight && e->ops[i].step == e->inflight_step);
+}
+
+int pat_exec_blocks_received(const pat_exec *e) {
+  unsigned char *missing = calloc((size_t)e->P, 1);
+  if (!missing) return 0;
+  for (size_t i = 0; i < e->nops; i++) {
+    const pat_op *op = &e->ops[i];
+    if (op->kind != PAT_OP_RECV || op_done(e, i)) continue;
+    for (int k = 0; k < op->nspans; k++)
+      for (int j = 0; j < op->span[k].count; j++) missing[(op->span[k].first + j) % e->P] = 1;
+  }
+  int held = 0;
+  for (int b = 0; b < e->P; b++) held += b != e->self && !missing[b];
+  free(missing);
+  return held;
+}

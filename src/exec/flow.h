@@ -35,4 +35,9 @@ void pat_exec_set_pace(double ns_per_byte);
 /* How often pacing held a ready send back in this process (tests). */
 long long pat_exec_paced_sends(void);
 
+/* The other ranks' blocks whose every receive is done, in either way of
+ * running (a block with none counts): what a run started ahead of its call
+ * holds already. */
+int pat_exec_blocks_received(const pat_exec *e);
+
 #endif

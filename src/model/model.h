@@ -256,7 +256,7 @@ double pat_lower_bound_allreduce(int P, const double *arrival, double tau, const
 double pat_lower_bound_v(int P, const double *arrival, const double *tau, double *e_lb_out);
 
 /* The bound of a persistent call, whose blocks may move before their
- * receiver starts (the prefetching schedule, persist_prefetch.c): rank i
+ * receiver starts (a persistent call's RELAY started ahead, runtime/persist.c): rank i
  * cannot finish before it starts, nor before any other block j, which
  * leaves at a_j, has crossed: T_i >= max(a_i, max_{j != i} (a_j + alpha +
  * m_j·beta)), with tau[j] = m_j·beta (NULL: every block tau); nor before

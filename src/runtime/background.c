@@ -8,9 +8,9 @@
  * holds: it tests, then sleeps on its doorbell (wakeup.h) with a short
  * backoff while something is in flight, and until it is rung when nothing
  * is, so an idle thread costs no CPU at all (measured in
- * PAT_Stats.bg_cpu_seconds); but while a persistent call runs the
- * prefetching schedule (persist_prefetch.h) it keeps polling at its backoff,
- * as the next round's blocks may come at any time.  Whoever gives it work rings: a communicator's
+ * PAT_Stats.bg_cpu_seconds); but while a run started ahead of a call
+ * waits (run.h: a persistent call's next round too) it keeps polling at its
+ * backoff, as that call's blocks may come at any time.  Whoever gives it work rings: a communicator's
  * lock released with work marked (comm.h: pat_comm_leave_call,
  * pat_comm_unlock_current, pat_comm_unlock), a retirement (comm.c),
  * pat_background_stop.  A communicator it skipped because another thread
@@ -29,7 +29,6 @@
 #include "runtime/comm.h"
 #include "runtime/errors.h"
 #include "runtime/nbc_queue.h"
-#include "runtime/persist_prefetch.h"
 #include "runtime/process.h"
 #include "runtime/stats.h"
 #include "runtime/wait_nap.h"
@@ -120,8 +119,7 @@ static void *bg_main(void *arg) {
   const int64_t backoff_max = pat_node_oversubscribed() ? BACKOFF_MAX_OVERSUBSCRIBED_NS : BACKOFF_MAX_NS;
   while (pat_wakeup_begin_pass()) {
     int busy = pat_comm_background_pass(progress_comm);
-    busy |= pat_nbc_progress(); /* the non-blocking all-gathers (nbc_queue.h) */
-    busy |= pat_prefetch_progress(); /* the persistent ones' prefetching schedule (persist_prefetch.h) */
+    busy |= pat_nbc_progress(); /* the queue: non-blocking and persistent calls (nbc_queue.h) */
     /* nothing in flight, nothing retiring: sleep until someone gives work */
     enum pat_wakeup_result r = pat_wakeup_wait(busy ? backoff : -1);
     if (r == PAT_WAKEUP_PENDING) continue; /* work came during the pass: at once, backoff as it was */

@@ -36,7 +36,8 @@ typedef struct nbc_op {
   int *counts;
   int64_t *bytes; /* every block's bytes (P) */
   int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (run.h) */
-  pat_run *run; /* the background thread's only; NULL until started */
+  pat_run *run; /* under nbc_lock; NULL until started (by its posting thread, or the background thread) */
+  int finished;  /* its run finished in its posting thread's first step: the pass only completes it */
   /* what the application's request sees */
   MPI_Request greq;
   int rc;   /* set before MPI_Grequest_complete, read by the query function */
@@ -72,6 +73,7 @@ struct pat_nbc_context {
   /* the last posted call's algorithm and blocks (sig, P entries; sig_alg -1: none yet), under nbc_lock */
   int sig_alg;
   int64_t *sig;
+  int hint_alg;       /* a persistent call's next round (pat_nbc_hint): what to start ahead, -1: the last call's */
   pat_run *pre;       /* a run started ahead of call number `posted`, or NULL */
   pat_run *cancelled; /* runs given up, until MPI lets their requests go */
 };
@@ -79,11 +81,14 @@ struct pat_nbc_context {
 /* A request whose completion is signalled (pat_nbc_watch). */
 typedef struct watch {
   struct watch *next;
-  MPI_Request request;
+  MPI_Request *requests;
+  int n;
   MPI_Comm signal_comm;
   int tag;
   pat_round_trace *trace; /* PAT_TIMELINE: the persistent start's, or NULL */
   const char *what;
+  void (*done)(void *arg); /* called once they completed, with no lock held */
+  void *arg;
 } watch;
 
 static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -210,7 +215,7 @@ static int make_context(pat_comm_state *cs, int own, nbc_comm **out) {
   ctx->cs = cs;
   ctx->channel = -1;
   ctx->agree_req = MPI_REQUEST_NULL;
-  ctx->sig_alg = -1;
+  ctx->sig_alg = ctx->hint_alg = -1;
   ctx->own = own;
   int rc = MPI_SUCCESS;
   if (!(ctx->sig = malloc((size_t)P * sizeof *ctx->sig)) ||
@@ -327,6 +332,9 @@ static void take_number(nbc_comm *ctx, nbc_op *op) {
   memcpy(ctx->sig, op->bytes, sig_bytes);
 }
 
+static void start_op(nbc_op *op);
+static int step_op(nbc_op *op);
+
 int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   nbc_op *op = calloc(1, sizeof *op);
   if (!op) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
@@ -366,19 +374,30 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   else
     ctx->head = op;
   ctx->tail = op;
+  /* nothing before it: its run starts here and posts its first messages now, as MPI's own call
+   * would, rather than at the background thread's next pass (on a loaded node, a wake-up later) */
+  if (ctx->head == op && ctx->agree_req == MPI_REQUEST_NULL && !ctx->failed) {
+    start_op(op);
+    op->finished = step_op(op);
+  }
   pthread_mutex_unlock(&nbc_lock);
   __atomic_add_fetch(&queued, 1, __ATOMIC_RELAXED);
   pat_wakeup_ring();
   return MPI_SUCCESS;
 }
 
-int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_trace *trace, const char *what) {
+int pat_nbc_watch(const MPI_Request *requests, int n, MPI_Comm signal_comm, int tag, pat_round_trace *trace,
+                  const char *what, void (*done)(void *arg), void *arg) {
   watch *w = malloc(sizeof *w);
-  if (!w) {
+  MPI_Request *kept = w ? malloc((size_t)n * sizeof *kept) : NULL;
+  if (!kept) {
+    free(w);
     free(trace);
     return MPI_ERR_NO_MEM;
   }
-  *w = (watch){.request = request, .signal_comm = signal_comm, .tag = tag, .trace = trace, .what = what};
+  memcpy(kept, requests, (size_t)n * sizeof *kept);
+  *w = (watch){.requests = kept, .n = n, .signal_comm = signal_comm, .tag = tag, .trace = trace, .what = what,
+               .done = done, .arg = arg};
   pthread_mutex_lock(&nbc_lock);
   w->next = watches;
   watches = w;
@@ -388,16 +407,50 @@ int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_
   return MPI_SUCCESS;
 }
 
+/* comm's context, where it has one (under nbc_lock). */
+static nbc_comm *context_found(MPI_Comm comm) {
+  pat_comm_state *cs = pat_comm_find(comm);
+  return cs ? atomic_load(&cs->nbc) : NULL;
+}
+
+void pat_nbc_expect(MPI_Comm own, int alg, const int64_t *bytes) {
+  pthread_mutex_lock(&nbc_lock);
+  nbc_comm *ctx = context_found(own);
+  if (ctx) {
+    ctx->sig_alg = alg;
+    ctx->hint_alg = -1;
+    memcpy(ctx->sig, bytes, (size_t)ctx->cs->base.P * sizeof *ctx->sig);
+  }
+  pthread_mutex_unlock(&nbc_lock);
+}
+
+void pat_nbc_hint(MPI_Comm own, int alg) {
+  pthread_mutex_lock(&nbc_lock);
+  nbc_comm *ctx = context_found(own);
+  if (ctx) ctx->hint_alg = alg;
+  pthread_mutex_unlock(&nbc_lock);
+  pat_wakeup_ring();
+}
+
+int pat_nbc_held(MPI_Comm own) {
+  pthread_mutex_lock(&nbc_lock);
+  nbc_comm *ctx = context_found(own);
+  int held = ctx && ctx->pre && ctx->pre->have_exec ? pat_exec_blocks_received(&ctx->pre->exec) : 0;
+  pthread_mutex_unlock(&nbc_lock);
+  return held;
+}
+
 /* ---- the background thread ---- */
 
 /* Signal the watched requests that completed; 1 while some are left.
- * Those with a trace go to *traced, to be written with no lock held. */
+ * They go to *traced, their traces to be written and their done called
+ * with no lock held. */
 static int progress_watches(watch **traced) {
   for (watch **link = &watches; *link;) {
     watch *w = *link;
     int flag = 0;
     /* a failed call completes too: its error is not carried by the signal (docs/usage.md) */
-    if (MPI_Test(&w->request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 1;
+    if (MPI_Testall(w->n, w->requests, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS) flag = 1;
     if (!flag) {
       link = &w->next;
       continue;
@@ -414,13 +467,44 @@ static int progress_watches(watch **traced) {
     if (w->trace) {
       w->trace->signal = pat_clock_global_ns();
       pat_report_nbc_add("persistent", w->what, w->trace->P, w->trace->bytes, w->trace->done - w->trace->start);
-      w->next = *traced;
-      *traced = w;
-    } else {
-      free(w);
     }
+    w->next = *traced;
+    *traced = w;
   }
   return watches != NULL;
+}
+
+/* The timelines of calls freed during a locked pass (free_fn). */
+static void write_deferred(void) {
+  while (deferred) {
+    nbc_op *op = deferred;
+    deferred = op->deferred_next;
+    write_trace(op);
+    op_release(op);
+  }
+}
+
+/* One pass over the watched requests; 1 while some are left. */
+static int pass_watches(void) {
+  if (!__atomic_load_n(&have_contexts, __ATOMIC_ACQUIRE)) return 0;
+  watch *traced = NULL;
+  pthread_mutex_lock(&nbc_lock);
+  in_locked_pass = 1;
+  int busy = watches && progress_watches(&traced);
+  if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  in_locked_pass = 0;
+  pthread_mutex_unlock(&nbc_lock);
+  write_deferred();
+  while (traced) { /* a persistent start's line: one write per round, after its signal */
+    watch *w = traced;
+    traced = w->next;
+    if (w->trace && pat_timeline_on()) pat_round_trace_write(w->trace, w->what);
+    if (w->done) w->done(w->arg);
+    free(w->trace);
+    free(w->requests);
+    free(w);
+  }
+  return busy;
 }
 
 /* Every rank's channel is known (the route is set), or the context failed. */
@@ -504,7 +588,7 @@ static void start_op(nbc_op *op) {
 
 /* Progress one call; 1 once it is finished (op->rc its result). */
 static int step_op(nbc_op *op) {
-  if (!op->run) return 1; /* no memory for its run: op->rc says so */
+  if (op->finished || !op->run) return 1; /* no memory for its run: op->rc says so */
   if (!pat_run_step(op->run)) return 0;
   if (op->rc == MPI_SUCCESS) op->rc = op->run->rc;
   return 1;
@@ -531,14 +615,16 @@ static void release_run(nbc_op *op) {
   free_op_args(op);
 }
 
-/* Start a run ahead of the next call where the last one's algorithm runs
+/* Start a run ahead of the next call where the last one's algorithm (or
+ * the one a persistent call's next round will run: pat_nbc_hint) runs
  * ahead, nothing is in flight (so the next call's tags are free: call s
  * - NBC_GENS is done) and the application's communicator lives. */
 static void maybe_start_ahead(nbc_comm *ctx) {
-  if (ctx->failed || ctx->head || ctx->pre || !pat_run_plans_ahead(ctx->sig_alg) || closed(ctx)) return;
+  int alg = ctx->hint_alg >= 0 ? ctx->hint_alg : ctx->sig_alg;
+  if (ctx->failed || ctx->head || ctx->pre || !pat_run_plans_ahead(alg) || closed(ctx)) return;
   pat_run *r = calloc(1, sizeof *r);
   if (!r) return;
-  pat_run_where w = where(ctx, ctx->posted, 1, ctx->sig_alg);
+  pat_run_where w = where(ctx, ctx->posted, 1, alg);
   pat_run_start_ahead(r, &w, ctx->sig);
   __atomic_add_fetch(&ahead_started, 1, __ATOMIC_RELAXED);
   ctx->pre = r; /* a failed one too: the call it was for gets its error (the other ranks' may be under way) */
@@ -617,26 +703,10 @@ int pat_nbc_progress(void) {
     }
     link = &ctx->next;
   }
-  watch *traced = NULL;
-  if (watches && progress_watches(&traced)) busy = 1;
-  if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
   in_locked_pass = 0;
   pthread_mutex_unlock(&nbc_lock);
   for (int i = 0; i < nfree; i++) MPI_Comm_free(&to_free[i]);
-  while (deferred) { /* the timelines of calls freed during the pass (free_fn) */
-    nbc_op *op = deferred;
-    deferred = op->deferred_next;
-    write_trace(op);
-    op_release(op);
-  }
-  while (traced) { /* a persistent start's line: one write per round, after its signal */
-    watch *w = traced;
-    traced = w->next;
-    if (pat_timeline_on()) pat_round_trace_write(w->trace, w->what);
-    pat_round_trace_free(w->trace);
-    free(w->trace);
-    free(w);
-  }
+  write_deferred();
   while (done) {
     nbc_op *op = done;
     done = op->next;
@@ -657,7 +727,8 @@ int pat_nbc_progress(void) {
     MPI_Grequest_complete(greq);
     op_release(op);
   }
-  return busy;
+  /* after the completions: a persistent round whose call completed in this pass is signalled now */
+  return pass_watches() | busy;
 }
 
 int pat_nbc_wait(MPI_Request *request) {
@@ -685,9 +756,9 @@ void pat_nbc_stop(void) {
   while (watches) { /* requests of persistent calls still in flight: erroneous at finalize, left to MPI */
     watch *w = watches;
     watches = w->next;
-    if (w->trace) pat_round_trace_free(w->trace);
     free(w->trace);
-    free(w);
+    free(w->requests);
+    free(w); /* its done is not called: what it holds is left to MPI_Finalize with the requests */
   }
   __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&nbc_lock);

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 /* A call completed: form "non-blocking" or "persistent", its schedule
- * (an algorithm's name, "prefetch", "mpi-own"), P, this rank's block in
+ * (an algorithm's name, "mpi-own"), P, this rank's block in
  * bytes and the time from its post or start to its completion.  Only while
  * the report is on (pat_report_on). */
 void pat_report_nbc_add(const char *form, const char *schedule, int P, long long bytes, int64_t elapsed_ns);

@@ -28,12 +28,9 @@
 #else
 #include "nbc_counts.h" /* nbc_alg_index */
 #include "runtime/nbc_queue.h" /* pat_nbc_completed_calls */
-#include "runtime/persist_prefetch.h" /* pat_prefetch_rounds */
-/* starts that completed, whatever ran them: libpat's schedule, the prefetching one, or MPI's own (signalled
- * by the background thread, or at the start where MPI's call was already complete) */
-static long long completed_calls(void) {
-  return pat_nbc_completed_calls() + pat_prefetch_rounds() + pat_nbc_signalled();
-}
+/* starts that completed, whatever ran them: libpat's schedule or MPI's own (signalled by the background
+ * thread, or at the start where MPI's call was already complete) */
+static long long completed_calls(void) { return pat_nbc_completed_calls() + pat_nbc_signalled(); }
 #endif
 
 #define ITERS 6

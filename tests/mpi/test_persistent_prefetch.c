@@ -1,6 +1,8 @@
 /*
- * The prefetching schedule of persistent all-gathers (persist_prefetch.c),
- * under an arrival-aware setting with the background thread: on each of
+ * Persistent all-gathers whose rounds are chosen from their starts
+ * (persist.c: RELAY started ahead where the last round's starts spread,
+ * whole blocks otherwise), under an arrival-aware setting with the
+ * background thread: on each of
  * the matrix's communicators (world, reversed, halves) three persistent
  * calls set up on one communicator and started together in the same order
  * (PAT_Startall): an all-gather of 32 Ki ints (128 KiB blocks: in spread
@@ -23,16 +25,16 @@
  *    so a schedule that put them straight into recvbuf fails here (the
  *    others start with some pieces staged, the rest coming after);
  *  - in spread mode the late rank, holding every other block at its start,
- *    relays its block (counted by pat_prefetch_relays);
+ *    relays its block: its round ran RELAY (pat_nbc_completed_by);
  *  - the mode: spread in every round but the first (P >= 3), direct in every
  *    round at P <= 2, and the same number of spread starts on every rank of
- *    the communicator (pat_prefetch_spread_rounds); under auto (run with
- *    PAT_NODE_SIZE=1: a node per rank, where auto runs this schedule) every
+ *    the communicator (pat_persist_spread_starts); under auto (run with
+ *    PAT_NODE_SIZE=1: a node per rank, where auto chooses rounds so) every
  *    round not in spread mode is MPI's own all-gather (mpi-own), counted
- *    alike (pat_prefetch_own_rounds), and none under an arrival-aware
+ *    alike (pat_persist_own_starts), and none under an arrival-aware
  *    algorithm.
  * The last round frees the requests while active (MPI allows it): they
- * still complete, counted by pat_prefetch_rounds.
+ * still complete, counted by pat_persist_rounds.
  */
 #define _DEFAULT_SOURCE /* usleep */
 #include <stdio.h>
@@ -42,8 +44,9 @@
 
 #include "mpitest.h"
 #include "pat.h"
-#include "runtime/persist.h"          /* pat_persist_prefetched */
-#include "runtime/persist_prefetch.h" /* its counters */
+#include "algorithms/algorithms.h" /* PAT_ALG_RELAY */
+#include "runtime/nbc_queue.h"     /* pat_nbc_completed_by */
+#include "runtime/persist.h"       /* pat_persist_prefetched, the rounds' counters */
 
 #define ROUNDS 12
 #define N 32768 /* 128 KiB blocks: several pieces per relay in spread mode at P = 3 */
@@ -69,7 +72,7 @@ static int under_auto; /* PAT_UseAlg("auto"): mpi-own in place of direct mode */
 
 static int value(int owner, int round, int k) { return owner * 1000003 + round * 7919 + k; }
 
-/* Until the prefetching schedule holds the P - 1 other blocks of the next round of each call (10 s at most). */
+/* Until the run started ahead holds the P - 1 other blocks of the next round of each call (10 s at most). */
 static int wait_held(const MPI_Request req[3], int P) {
   for (int ms = 0; ms < 10000; ms++) {
     int all = 1;
@@ -103,18 +106,18 @@ static void check_comm(const char *cname, MPI_Comm comm) {
   if (rc == MPI_SUCCESS)
     rc = PAT_Allgather_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, tiny, 1, MPI_INT, comm, MPI_INFO_NULL, &req[2]);
   FAIL_IF(rc != MPI_SUCCESS, "comm=%s: set-up rc %d", cname, rc);
-  long long rounds_before = pat_prefetch_rounds(), spread_before = pat_prefetch_spread_rounds();
-  long long own_before = pat_prefetch_own_rounds();
+  long long rounds_before = pat_persist_rounds(), spread_before = pat_persist_spread_starts();
+  long long own_before = pat_persist_own_starts();
   for (int round = 0; round < ROUNDS && rc == MPI_SUCCESS; round++) {
     int late = round % P, last_round = round == ROUNDS - 1;
     for (int k = 0; k < N; k++) send[k] = value(rank, round, k);
     for (int k = 0; k < vc[rank]; k++) gv[vd[rank] + k] = value(rank, round, k);
     tiny[rank] = value(rank, round, 0);
-    long long relays = pat_prefetch_relays();
+    long long relays = pat_nbc_completed_by(PAT_ALG_RELAY);
     int spread = P > 2 && round > 0;
     if (rank == late && P > 1) {
       usleep(1000 * LATE_MS);
-      /* every other block of the three calls in the staging buffer before the start */
+      /* every other block of the three calls in libpat's stage before the start */
       if (spread)
         FAIL_IF(!wait_held(req, P), "comm=%s round %d: the others' blocks were not received in 10 s", cname, round);
     } else {
@@ -127,15 +130,15 @@ static void check_comm(const char *cname, MPI_Comm comm) {
     if (rc == MPI_SUCCESS && last_round) { /* freed active: the calls still complete */
       for (int i = 0; i < 3 && rc == MPI_SUCCESS; i++) rc = PAT_Request_free(&req[i]);
       long long want = rounds_before + 3LL * ROUNDS;
-      for (int ms = 0; P > 1 && ms < 30000 && pat_prefetch_rounds() < want; ms++) usleep(1000);
-      FAIL_IF(P > 1 && pat_prefetch_rounds() < want, "comm=%s: the calls freed while active did not complete",
+      for (int ms = 0; P > 1 && ms < 30000 && pat_persist_rounds() < want; ms++) usleep(1000);
+      FAIL_IF(P > 1 && pat_persist_rounds() < want, "comm=%s: the calls freed while active did not complete",
               cname);
     } else if (rc == MPI_SUCCESS) {
       rc = MPI_Waitall(3, req, MPI_STATUSES_IGNORE);
     }
     FAIL_IF(rc != MPI_SUCCESS, "comm=%s round %d: rc %d", cname, round, rc);
     if (rank == late && spread)
-      FAIL_IF(pat_prefetch_relays() == relays, "comm=%s round %d: the last rank did not relay its block", cname,
+      FAIL_IF(pat_nbc_completed_by(PAT_ALG_RELAY) == relays, "comm=%s round %d: the last rank did not relay its block", cname,
               round);
     int bad = 0;
     for (int o = 0; o < P; o++)
@@ -154,13 +157,13 @@ static void check_comm(const char *cname, MPI_Comm comm) {
     FAIL_IF(bad, "comm=%s round %d: one-int all-gather: %d wrong", cname, round, bad);
     for (int i = 0; i < P * N; i++) ga[i] = SENTINEL; /* the application uses its buffer between rounds */
   }
-  long long spread_starts = pat_prefetch_spread_rounds() - spread_before, lo, hi;
+  long long spread_starts = pat_persist_spread_starts() - spread_before, lo, hi;
   long long want = P > 2 ? 3LL * (ROUNDS - 1) : 0;
   FAIL_IF(spread_starts != want, "comm=%s: %lld starts in spread mode, want %lld", cname, spread_starts, want);
   MPI_Allreduce(&spread_starts, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
   MPI_Allreduce(&spread_starts, &hi, 1, MPI_LONG_LONG, MPI_MAX, comm);
   FAIL_IF(lo != hi, "comm=%s: ranks disagree on the mode: %lld to %lld spread starts", cname, lo, hi);
-  long long own_starts = pat_prefetch_own_rounds() - own_before;
+  long long own_starts = pat_persist_own_starts() - own_before;
   want = under_auto && P > 1 ? 3LL * ROUNDS - want : 0; /* one process: no schedule */
   FAIL_IF(own_starts != want, "comm=%s: %lld starts of MPI's own, want %lld", cname, own_starts, want);
   MPI_Allreduce(&own_starts, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
@@ -181,9 +184,9 @@ int main(int argc, char **argv) {
   if (PAT_Init() != MPI_SUCCESS || PAT_UseAlg(alg) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
   under_auto = strcmp(alg, "auto") == 0;
   cases++;
-  if (P > 1 && !pat_prefetch_applies(P)) { /* the test runs with PAT_ALG set: a background thread */
+  if (P > 1 && !pat_persist_rounds_apply(P)) { /* the test runs with PAT_ALG set: a background thread */
     failures++;
-    fprintf(stderr, "FAIL world rank %d: the prefetching schedule does not apply under %s\n", world_rank, alg);
+    fprintf(stderr, "FAIL world rank %d: rounds chosen from the starts do not apply under %s\n", world_rank, alg);
   }
   test_comm comms[TEST_NCOMMS];
   test_comms_create(comms);

@@ -3,10 +3,12 @@
  * program makes the calls, bench/timeline/round.py --check reads the files
  * (tests/mpi/timeline_check.sh runs both).
  *
- * Under PAT_ALG=relay (the prefetching schedule) a persistent all-gather
- * runs PREFETCH_ROUNDS rounds: the even ones balanced (started after a
- * barrier), in the odd ones rank round % P waits until every other block of
- * the round is staged before it starts, so it is last and relays (P >= 3).
+ * Under PAT_ALG=relay a persistent all-gather runs CHOSEN_ROUNDS rounds
+ * chosen from its starts (persist.c): in each, rank round % P starts last
+ * (LATE_MS after the others), so from the second round on the starts of the
+ * round before spread and the round runs RELAY started ahead: that rank
+ * waits until every other block of the round is held before it starts
+ * (P >= 3); the first round runs DIRECT.
  * Then NBC_CALLS PAT_Iallgather calls under ring and as many under relay
  * (whose later runs start ahead of their calls), and a persistent call
  * started PER_START_ROUNDS times (each start a PAT_Iallgather of ring's
@@ -24,7 +26,8 @@
 #include "runtime/nbc_queue.h" /* pat_nbc_ahead_adopted */
 #include "runtime/persist.h"   /* pat_persist_prefetched */
 
-#define PREFETCH_ROUNDS 6
+#define CHOSEN_ROUNDS 6
+#define LATE_MS 20
 #define NBC_CALLS 3
 #define PER_START_ROUNDS 2
 #define N 3000
@@ -40,16 +43,18 @@ static void check(const int *recv, int P, int round) {
     for (int k = 0; k < N; k++) bad_data += recv[o * N + k] != o * 100003 + round * 31 + k;
 }
 
-/* Rounds of a persistent all-gather set up under alg; late_odd: the odd rounds' late rank waits to be last. */
-static int persistent_rounds(const char *alg, int rounds, int late_odd, int *send, int *recv, int rank, int P) {
+/* Rounds of a persistent all-gather set up under alg; late: rank round % P starts last. */
+static int persistent_rounds(const char *alg, int rounds, int late, int *send, int *recv, int rank, int P) {
   if (PAT_UseAlg(alg) != MPI_SUCCESS) return MPI_ERR_ARG;
   MPI_Request req = MPI_REQUEST_NULL;
   int rc = PAT_Allgather_init(send, N, MPI_INT, recv, N, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
   for (int round = 0; round < rounds && rc == MPI_SUCCESS; round++) {
     fill(send, rank, round);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (late_odd && round % 2 == 1 && rank == round % P)
-      for (int ms = 0; ms < 10000 && pat_persist_prefetched(req) < P - 1; ms++) usleep(1000);
+    if (late && rank == round % P) {
+      usleep(1000 * LATE_MS);
+      for (int ms = 0; round > 0 && P > 2 && ms < 10000 && pat_persist_prefetched(req) < P - 1; ms++) usleep(1000);
+    }
     rc = PAT_Start(&req);
     if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     PAT_Waited(req);
@@ -64,7 +69,7 @@ int main(int argc, char **argv) {
   test_init(&argc, &argv, &rank, &P, "");
   if (PAT_Init() != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
   int *send = malloc(N * sizeof *send), *recv = malloc((size_t)P * N * sizeof *recv);
-  int rc = persistent_rounds("relay", PREFETCH_ROUNDS, 1, send, recv, rank, P);
+  int rc = persistent_rounds("relay", CHOSEN_ROUNDS, 1, send, recv, rank, P);
   PAT_UseAlg("ring");
   for (int call = 0; call < NBC_CALLS && rc == MPI_SUCCESS; call++) {
     MPI_Request req;

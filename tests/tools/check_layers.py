@@ -40,7 +40,7 @@ RUNTIME_ORDER = [
     "comm_base", "run", "plan", "retire", "report", "report_nbc",  # the parts of a communicator's state
     "comm",                                   # the state itself: identity, lock, registry, lifecycle
     "decisions",                              # the decision log (reads the state)
-    "debug", "arrivals", "nbc_queue", "persist_prefetch", "background", "finalize_hook", "through", "call", "callv", "nbc", "allreduce", "persist", "runtime",
+    "debug", "arrivals", "nbc_queue", "background", "finalize_hook", "through", "call", "callv", "nbc", "allreduce", "persist", "runtime",
 ]
 IMPURE_SYSTEM = {"mpi.h", "pthread.h", "time.h", "sys/time.h", "unistd.h", "hwloc.h"}
 
