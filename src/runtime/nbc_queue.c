@@ -486,7 +486,6 @@ static void write_deferred(void) {
 
 /* One pass over the watched requests; 1 while some are left. */
 static int pass_watches(void) {
-  if (!__atomic_load_n(&have_contexts, __ATOMIC_ACQUIRE)) return 0;
   watch *traced = NULL;
   pthread_mutex_lock(&nbc_lock);
   in_locked_pass = 1;
@@ -703,6 +702,8 @@ int pat_nbc_progress(void) {
     }
     link = &ctx->next;
   }
+  int watching = watches != NULL;
+  if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
   in_locked_pass = 0;
   pthread_mutex_unlock(&nbc_lock);
   for (int i = 0; i < nfree; i++) MPI_Comm_free(&to_free[i]);
@@ -728,7 +729,7 @@ int pat_nbc_progress(void) {
     op_release(op);
   }
   /* after the completions: a persistent round whose call completed in this pass is signalled now */
-  return pass_watches() | busy;
+  return (watching && pass_watches()) | busy;
 }
 
 int pat_nbc_wait(MPI_Request *request) {
