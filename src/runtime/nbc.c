@@ -122,20 +122,13 @@ static int straight_to_mpi(const pat_call_args *c) {
   return c->comm != MPI_COMM_NULL && MPI_Comm_size(c->comm, &P) == MPI_SUCCESS && P > 1;
 }
 
-/* The call posted as MPI's own MPI_Iallgather(v); MPI's error code. */
-static int post_mpi_own(const pat_call_args *c, MPI_Request *request) {
-  return c->gatherv ? PMPI_Iallgatherv(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->counts, c->displs,
-                                       c->recvtype, c->comm, request)
-                    : PMPI_Iallgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
-                                      c->comm, request);
-}
 
 /* PAT_Iallgather(v): c holds the call (counts and displs an all-gatherv's). */
 static int iallgather(const pat_call_args *c, MPI_Request *request) {
   int inter = 0, alg = PAT_ALG_NATIVE, P = 1;
   if (straight_to_mpi(c)) {
     last_alg = PAT_ALG_NATIVE;
-    return pat_mpi_own_result(post_mpi_own(c, request), c->name);
+    return pat_mpi_own_result(pat_nbc_post_mpi_own(c, request), c->name);
   }
   pat_comm_state *cs;
   int rc = pat_call_enter(c->name, c->comm, request, 1, &cs, &inter);
@@ -153,7 +146,7 @@ static int iallgather(const pat_call_args *c, MPI_Request *request) {
   }
   last_alg = alg;
   if (alg == PAT_ALG_NATIVE) {
-    rc = post_mpi_own(c, request);
+    rc = pat_nbc_post_mpi_own(c, request);
     if (rc == MPI_SUCCESS && pat_report_on && !in_start)
       count_own(c->comm, inter, c->sendbuf, c->sendcount, c->sendtype, c->counts, c->recvcount, c->recvtype);
     return pat_mpi_own_result(rc, c->name);

@@ -386,6 +386,14 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   return MPI_SUCCESS;
 }
 
+int pat_nbc_post_mpi_own(const pat_call_args *c, MPI_Request *request) {
+  /* PMPI: under libpat_mpi, MPI_Iallgather(v) is libpat's */
+  return c->gatherv ? PMPI_Iallgatherv(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->counts, c->displs,
+                                       c->recvtype, c->comm, request)
+                    : PMPI_Iallgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype,
+                                      c->comm, request);
+}
+
 int pat_nbc_watch(const MPI_Request *requests, int n, MPI_Comm signal_comm, int tag, pat_round_trace *trace,
                   const char *what, void (*done)(void *arg), void *arg) {
   watch *w = malloc(sizeof *w);

@@ -54,6 +54,10 @@ int pat_nbc_runs_mpi_own(void);
  * channels' MPI_Iallgather, non-blocking).  Returns an MPI error code. */
 int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request);
 
+/* The call (an all-gather's or all-gatherv's, on c->comm) posted as MPI's
+ * own MPI_Iallgather(v); MPI's error code. */
+int pat_nbc_post_mpi_own(const pat_call_args *c, MPI_Request *request);
+
 /* When requests[0..n) (a non-blocking all-gather's, libpat's or MPI's
  * own, and what else its round waits for) complete, the background thread
  * sends an empty message with tag to this process in signal_comm: what

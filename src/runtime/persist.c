@@ -103,6 +103,7 @@ typedef struct rounds {
   int use_own;     /* auto: a round out of spread is MPI's own */
   double tau_s;    /* the largest block's time between two ranks */
   int64_t *bytes;  /* every block's */
+  int moves;       /* a block has bytes (else every round completes at its post, on every rank) */
   int64_t *starts; /* every rank's start of the last round: complete once its request completed */
   int64_t mine;    /* this round's start (the stamps' send buffer) */
   MPI_Request *reqs; /* a round's: its data's, the others' starts, this one's to them */
@@ -185,6 +186,7 @@ static int rounds_make(persistent *p, int P) {
   if (ok && rc == MPI_SUCCESS) rc = pat_run_block_bytes(&p->u, P, st->bytes);
   int64_t largest = 0;
   for (int r = 0; ok && rc == MPI_SUCCESS && r < P; r++) largest = st->bytes[r] > largest ? st->bytes[r] : largest;
+  st->moves = largest > 0;
   st->tau_s = pat_model_cost(pat_netparams()->dflt.inter, (double)largest, 1.0);
   /* a tag of this call's on every rank: the largest of their next ones (every rank fails alike) */
   pthread_mutex_lock(&persist_lock);
@@ -361,6 +363,14 @@ static const char *ran(const persistent *p) {
   return alg == PAT_ALG_NATIVE ? "mpi-own" : pat_algorithms[alg].name;
 }
 
+/* p's request completes now: its signal sent here, not by the background
+ * thread (the call completed inside PAT_Start, or failed there). */
+static void signal_here(const persistent *p) {
+  static const char nothing = 0;
+  pat_nbc_count_signal();
+  MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
+}
+
 /* A round chosen from the last one's starts (above): its data (RELAY or
  * DIRECT on the queue, or MPI's own), this rank's start to the others and
  * theirs, all watched; with the background thread only (rounds apply). */
@@ -376,32 +386,29 @@ static int start_round(persistent *p, pat_round_trace *trace) {
   pat_nbc_expect(st->comm, alg, st->bytes); /* before the post: whether it runs ahead, alike on every rank */
   MPI_Request *r = st->reqs;
   int n = 1, rc;
-  if (alg < 0) { /* PMPI: under libpat_mpi, MPI_Iallgather(v) is libpat's */
-    const pat_call_args *u = &p->u;
-    rc = u->counts ? PMPI_Iallgatherv(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->counts, u->displs,
-                                      u->recvtype, st->comm, &r[0])
-                   : PMPI_Iallgather(u->sendbuf, u->sendcount, u->sendtype, u->recvbuf, u->recvcount, u->recvtype,
-                                     st->comm, &r[0]);
-  } else {
-    int moves = 0;
-    for (int j = 0; j < st->P; j++) moves |= st->bytes[j] > 0;
-    pat_nbc_call q = {.u = p->u, .P = st->P, .alg = alg, .moves_data = moves};
-    q.u.comm = st->comm;
-    rc = pat_nbc_post(&q, &r[0]);
-  }
+  pat_nbc_call q = {.u = p->u, .P = st->P, .alg = alg, .moves_data = st->moves};
+  q.u.comm = st->comm;
+  rc = alg < 0 ? pat_nbc_post_mpi_own(&q.u, &r[0]) : pat_nbc_post(&q, &r[0]);
   for (int j = 0; j < st->P && rc == MPI_SUCCESS; j++)
     if (j != st->me) rc = MPI_Irecv(&st->starts[j], 1, MPI_INT64_T, st->world[j], p->tag, signal_comm, &r[n++]);
   for (int j = 0; j < st->P && rc == MPI_SUCCESS; j++)
     if (j != st->me) rc = MPI_Isend(&st->mine, 1, MPI_INT64_T, st->world[j], p->tag, signal_comm, &r[n++]);
-  if (rc != MPI_SUCCESS) { /* erroneous from here on: what was posted is left to MPI */
+  if (rc != MPI_SUCCESS) { /* what was posted is left to MPI; the request completes with the error */
     free(trace);
+    signal_here(p);
     return pat_fail(rc, "PAT_Start: cannot start the round");
   }
   pthread_mutex_lock(&persist_lock);
   st->refs++; /* the round's */
   pthread_mutex_unlock(&persist_lock);
-  return pat_nbc_watch(r, n, signal_comm, p->tag, trace, alg < 0 ? "mpi-own" : pat_algorithms[alg].name, round_done,
-                       st);
+  rc = pat_nbc_watch(r, n, signal_comm, p->tag, trace, alg < 0 ? "mpi-own" : pat_algorithms[alg].name, round_done, st);
+  if (rc != MPI_SUCCESS) { /* no watch: no round_done */
+    pthread_mutex_lock(&persist_lock);
+    rounds_drop(st);
+    pthread_mutex_unlock(&persist_lock);
+    signal_here(p);
+  }
+  return rc;
 }
 
 /* Post the call; without the background thread nobody would send the
@@ -444,11 +451,7 @@ static int start_one(persistent *p) {
     trace = NULL;
   }
   else if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&inner, MPI_STATUS_IGNORE);
-  if (rc != MPI_SUCCESS || done || !pat_proc.background) { /* the request completes (an error is returned here) */
-    static const char nothing = 0;
-    pat_nbc_count_signal();
-    MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
-  }
+  if (rc != MPI_SUCCESS || done || !pat_proc.background) signal_here(p); /* an error is returned here */
   if (trace && rc == MPI_SUCCESS) { /* complete here (one process, nothing to move) */
     trace->done = trace->signal = pat_clock_global_ns();
     pat_report_nbc_add("persistent", "in-start", trace->P, trace->bytes, trace->done - trace->start);

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "model/build_args.h"
+#include "pat/clock.h"
 #include "pat/shape.h"
 #include "runtime/errors.h"
 #include "runtime/netparams.h"
 #include "runtime/process.h"
-#include "pat/clock.h"
 #include "runtime/timeline.h"
 #include "runtime/wait_nap.h"
 
@@ -200,9 +200,8 @@ int pat_plan_classic(pat_planner *pl, const pat_comm_base *b, int alg, const pat
   pat_sched **slot = &pl->classic[alg];
   if (!*slot) {
     pat_run made = {0};
-    pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, 0, 0);
-    args.nodes = b->nodes;
-    int rc = pat_run_build_from(&made, alg, &args);
+    pat_run_where w = pat_run_where_of(b, PAT_TAG_GEN_CLASSIC, alg);
+    int rc = pat_run_build_balanced(&made, &w, 0, NULL);
     if (rc != MPI_SUCCESS) return rc;
     if (!(*slot = malloc(sizeof **slot))) {
       pat_run_release(&made);
@@ -253,10 +252,7 @@ int pat_plan_run_classic(pat_planner *pl, const pat_comm_base *b, int alg, const
 int pat_plan_run_balanced(pat_planner *pl, const pat_comm_base *b, int alg, const pat_call_args *c) {
   pat_run r = {0};
   pat_run_where w = pat_run_where_of(b, PAT_TAG_GEN_CLASSIC, alg);
-  pat_build_args args = pat_call_build_args(pat_netparams(), alg, b->P, b->node, b->rank, NULL, (double)c->bytes, 0);
-  args.nodes = b->nodes;
-  args.block_sizes = c->shape;
-  int rc = pat_run_build_from(&r, alg, &args);
+  int rc = pat_run_build_balanced(&r, &w, (double)c->bytes, c->shape);
   if (rc == MPI_SUCCESS) rc = pat_run_packed(&r, &w, c->bytes, c->shape, pat_planner_kept(pl), c);
   int64_t nap = rc == MPI_SUCCESS ? pat_wait_nap_ns(pat_wait_smallest_blocks(r.s, b->rank), alg, (double)c->bytes,
                                                    pat_netparams())

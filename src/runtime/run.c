@@ -89,10 +89,18 @@ int pat_run_build_from(pat_run *r, int alg, const pat_build_args *args) {
   return MPI_SUCCESS;
 }
 
-/* An all-reduce's segments are its blocks (bytes[]: the vector's), cut for
- * the call's predicted last rank (late1 - 1; 0: none); unequal all-gather
- * blocks by their own sizes (RELAY). */
-int pat_run_build(pat_run *r, const pat_run_where *w, const int64_t *bytes, int late1) {
+int pat_run_build_balanced(pat_run *r, const pat_run_where *w, double block, const int64_t *sizes) {
+  pat_build_args args = pat_call_build_args(pat_netparams(), w->alg, w->P, w->node, w->rank, NULL, block, 0);
+  args.nodes = w->nodes;
+  args.block_sizes = sizes;
+  return pat_run_build_from(r, w->alg, &args);
+}
+
+/* A queued call's schedule for blocks of bytes[P]: an all-reduce's
+ * segments are its blocks (bytes[]: the vector's), cut for the call's
+ * predicted last rank (late1 - 1; 0: none); unequal all-gather blocks by
+ * their own sizes (RELAY). */
+static int build(pat_run *r, const pat_run_where *w, const int64_t *bytes, int late1) {
   r->seq = w->seq;
   if (w->alg >= PAT_ARED_ALG_BASE) {
     pat_build_args args = {
@@ -105,11 +113,7 @@ int pat_run_build(pat_run *r, const pat_run_where *w, const int64_t *bytes, int 
     return rc;
   }
   const int64_t *sizes = unequal(w->P, bytes);
-  double block = sizes ? (double)pat_shape_mean(w->P, bytes) : (double)bytes[0];
-  pat_build_args args = pat_call_build_args(pat_netparams(), w->alg, w->P, w->node, w->rank, NULL, block, 0);
-  args.nodes = w->nodes;
-  args.block_sizes = sizes;
-  return pat_run_build_from(r, w->alg, &args);
+  return pat_run_build_balanced(r, w, sizes ? (double)pat_shape_mean(w->P, bytes) : (double)bytes[0], sizes);
 }
 
 void pat_run_borrow(pat_run *r, int alg, const pat_sched *s) {
@@ -174,7 +178,7 @@ int pat_run_finish(pat_run *r) {
 }
 
 int pat_run_start(pat_run *r, const pat_run_where *w, const int64_t *bytes, const pat_call_args *u) {
-  int rc = pat_run_build(r, w, bytes, u->late1);
+  int rc = build(r, w, bytes, u->late1);
   if (rc == MPI_SUCCESS && u->reduce) { /* the vector in recvbuf is the accumulator (exec/reduce.h) */
     r->have_red = 1;
     rc = pat_reduce_init(&r->red, &r->buf, w->comm, w->P, w->rank, u->recvbuf, u->recvcount, u->recvtype, u->op);
@@ -188,7 +192,7 @@ int pat_run_start(pat_run *r, const pat_run_where *w, const int64_t *bytes, cons
 }
 
 int pat_run_start_ahead(pat_run *r, const pat_run_where *w, const int64_t *bytes) {
-  int rc = pat_run_build(r, w, bytes, 0);
+  int rc = build(r, w, bytes, 0);
   if (rc == MPI_SUCCESS) rc = pat_run_packed(r, w, bytes[0], unequal(w->P, bytes), NULL, NULL);
   if (rc == MPI_SUCCESS) rc = pat_run_exec(r, w, 0, 0);
   r->awaiting_call = 1;

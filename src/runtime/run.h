@@ -98,11 +98,12 @@ const char *pat_run_alg_name(int alg);
 int pat_run_block_bytes(const pat_call_args *u, int P, int64_t *bytes);
 
 /* The steps that make a run (r zeroed first; on failure r keeps what it
- * holds for pat_run_release).  Its schedule: built from args, for balanced
- * arrivals with blocks of bytes[P] (pat_run_build), or one its owner keeps
+ * holds for pat_run_release).  Its schedule: built from args, or for
+ * balanced arrivals as w->alg's all-gather with blocks of `block` bytes, or
+ * of sizes[P] where not NULL (`block` their mean), or one its owner keeps
  * (pat_run_borrow); PAT_SEND_WINDOW applies to the ones built here. */
 int pat_run_build_from(pat_run *r, int alg, const pat_build_args *args);
-int pat_run_build(pat_run *r, const pat_run_where *w, const int64_t *bytes, int late1);
+int pat_run_build_balanced(pat_run *r, const pat_run_where *w, double block, const int64_t *sizes);
 void pat_run_borrow(pat_run *r, int alg, const pat_sched *s);
 /* Does its schedule run on packed bytes? */
 int pat_run_packed_view(const pat_run *r);
