@@ -72,6 +72,7 @@
 
 #include "algorithms/algorithms.h"
 #include "algorithms/sched/schedule.h"
+#include "model/replay_space.h"
 
 /* One Hockney pair: a transfer of m bytes costs alpha + beta * m seconds. */
 typedef struct pat_hockney {
@@ -202,6 +203,9 @@ typedef struct pat_model_result {
  * match: a send without its receive in the same step) or PAT_ENOMEM. */
 int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
                      pat_model_result *out);
+/* The same, with the replay's arrays kept in sp for the next replay. */
+int pat_model_replay_in(pat_replay_space *sp, const pat_sched *s, const double *arrival, const pat_model_params *mp,
+                        double block_bytes, pat_model_result *out);
 /* The same with unequal blocks (an all-gatherv): block j is block_size[j]
  * bytes (P entries), a piece of it the same fraction of them. */
 int pat_model_replay_v(const pat_sched *s, const double *arrival, const pat_model_params *mp,

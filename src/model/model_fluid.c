@@ -142,8 +142,13 @@ typedef struct frk {
   int fg;
 } frk;
 
+/* The replay's arrays in the space (the network's follow: model_net.h). */
+enum { SLOT_RANKS, SLOT_MATCH, SLOT_XFERS, SLOT_OPDONE, SLOT_WORK, SLOT_PAIRS, SLOT_NEED, SLOT_DEP_OFF, SLOT_DEP,
+       SLOT_READY, SLOT_EVENTS, SLOT_DEPS_SCRATCH };
+
 typedef struct fl {
   pat_replay *R;
+  pat_replay_space *sp;
   const pat_op *ops;
   size_t nops;
   int window; /* 0: lockstep */
@@ -172,7 +177,7 @@ static int fev_less(const fev *a, const fev *b) {
 static int fpush(fl *F, double t, int kind, size_t id) {
   if (F->nheap == F->capheap) {
     size_t cap = F->capheap ? 2 * F->capheap : 256;
-    fev *h = realloc(F->heap, cap * sizeof *h);
+    fev *h = pat_space_grow(F->sp, SLOT_EVENTS, cap * sizeof *h);
     if (!h) return PAT_ENOMEM;
     F->heap = h;
     F->capheap = cap;
@@ -450,9 +455,11 @@ static int df_deps(fl *F) {
   const pat_sched *s = F->R->s;
   const int P = s->P;
   size_t n = F->nops ? F->nops : 1, len = 0, cap = 0, lcap = 0;
-  size_t *bstart = malloc(((size_t)P + 1) * sizeof *bstart), *list = NULL, *stamp = malloc(n * sizeof *stamp);
-  F->dep_off = calloc(F->nops + 1, sizeof *F->dep_off);
-  F->need = calloc(n, sizeof *F->need);
+  /* one scratch array: the block index (P + 1), the stamps (n), then the per-block lists */
+  size_t *bstart = pat_space_get(F->sp, SLOT_DEPS_SCRATCH, ((size_t)P + 1 + n) * sizeof *bstart), *list = NULL,
+         *stamp = bstart ? bstart + P + 1 : NULL;
+  F->dep_off = pat_space_zeroed(F->sp, SLOT_DEP_OFF, (F->nops + 1) * sizeof *F->dep_off);
+  F->need = pat_space_zeroed(F->sp, SLOT_NEED, n * sizeof *F->need);
   int rc = bstart && stamp && F->dep_off && F->need ? PAT_OK : PAT_ENOMEM;
   for (size_t i = 0; i < F->nops && !rc; i++) stamp[i] = (size_t)-1;
   for (int r = 0; r < P && !rc; r++) {
@@ -460,10 +467,16 @@ static int df_deps(fl *F) {
     memset(bstart, 0, ((size_t)P + 1) * sizeof *bstart);
     size_t nsend = df_index(F, P, a, z, bstart, NULL);
     for (int b = 0; b < P; b++) bstart[b + 1] += bstart[b];
-    if (bstart[P] > lcap) {
-      free(list);
+    if (bstart[P] > lcap) { /* the lists follow the stamps in the scratch array */
       lcap = bstart[P];
-      if (!(list = malloc(lcap * sizeof *list))) rc = PAT_ENOMEM;
+      size_t *grown = pat_space_grow(F->sp, SLOT_DEPS_SCRATCH, ((size_t)P + 1 + n + lcap) * sizeof *grown);
+      if (!grown) {
+        rc = PAT_ENOMEM;
+        break;
+      }
+      bstart = grown;
+      stamp = grown + P + 1;
+      list = stamp + n;
     }
     if (rc) break;
     df_index(F, P, a, z, bstart, list);
@@ -474,7 +487,7 @@ static int df_deps(fl *F) {
       F->dep_off[i + 1] = len;
       if (o->kind != PAT_OP_RECV) continue;
       if (len + nsend > cap) { /* a receive adds each send at most once */
-        size_t c = 2 * cap > len + nsend ? 2 * cap : len + nsend, *d = realloc(F->dep, c * sizeof *d);
+        size_t c = 2 * cap > len + nsend ? 2 * cap : len + nsend, *d = pat_space_grow(F->sp, SLOT_DEP, c * sizeof *d);
         if (!d) {
           rc = PAT_ENOMEM;
           break;
@@ -504,16 +517,14 @@ static int df_deps(fl *F) {
       F->dep_off[i + 1] = len;
     }
   }
-  free(bstart);
-  free(list);
-  free(stamp);
   return rc;
 }
 
 static int df_start(fl *F) {
   pat_replay *R = F->R;
   const pat_sched *s = R->s;
-  if (!(F->ready_mem = malloc((F->nops ? F->nops : 1) * sizeof *F->ready_mem))) return PAT_ENOMEM;
+  if (!(F->ready_mem = pat_space_get(F->sp, SLOT_READY, (F->nops ? F->nops : 1) * sizeof *F->ready_mem)))
+    return PAT_ENOMEM;
   size_t *mem = F->ready_mem;
   for (int r = 0; r < R->P; r++) /* each heap gets room for all its rank's sends of its kind */
     for (int h = 0; h < 3; h++) {
@@ -629,21 +640,22 @@ static int f_run(fl *F) {
   return PAT_OK;
 }
 
-static int replay_fluid(pat_replay *R) {
+static int replay_fluid(pat_replay *R, pat_replay_space *sp) {
   const pat_sched *s = R->s;
   const int P = R->P;
   fl F;
   memset(&F, 0, sizeof F);
   F.R = R;
+  F.sp = sp;
   F.ops = s->ops;
   F.nops = s->nops;
   F.window = s->send_window > 0 ? s->send_window : 0;
   size_t n = s->nops ? s->nops : 1;
-  F.rk = calloc((size_t)P, sizeof *F.rk);
-  F.match = malloc(n * sizeof *F.match);
-  F.x = calloc(n, sizeof *F.x);
-  F.opdone = malloc(n * sizeof *F.opdone);
-  F.work = malloc((size_t)P * sizeof(int));
+  F.rk = pat_space_zeroed(sp, SLOT_RANKS, (size_t)P * sizeof *F.rk);
+  F.match = pat_space_get(sp, SLOT_MATCH, n * sizeof *F.match);
+  F.x = pat_space_zeroed(sp, SLOT_XFERS, n * sizeof *F.x);
+  F.opdone = pat_space_get(sp, SLOT_OPDONE, n * sizeof *F.opdone);
+  F.work = pat_space_get(sp, SLOT_WORK, (size_t)P * sizeof(int));
   int rc = PAT_OK;
   /* Ports: rank r sends through r and receives through P + r; where nodes share their links
    * (shared_links), a transfer between two nodes goes through its nodes' ports instead: node h
@@ -653,12 +665,12 @@ static int replay_fluid(pat_replay *R) {
   const pat_nodes *np = R->mp->nodes && R->mp->nodes->P == P ? R->mp->nodes : &own;
   if (shared && np == &own && pat_nodes_make(P, R->mp->node, &own) != PAT_OK) rc = PAT_ENOMEM;
   const int H = shared && !rc ? np->H : 0;
-  if (!F.rk || !F.match || !F.x || !F.opdone || !F.work || pat_net_init(&F.net, 2 * P + 2 * H, n))
+  if (!F.rk || !F.match || !F.x || !F.opdone || !F.work || pat_net_init(&F.net, 2 * P + 2 * H, n, sp))
     rc = PAT_ENOMEM;
   size_t want = 2 * (s->nops < (size_t)P * (size_t)P ? s->nops : (size_t)P * (size_t)P) + 2;
   for (F.npair = 16; F.npair < want; F.npair *= 2) {
   }
-  F.pair = rc ? NULL : calloc(F.npair, sizeof *F.pair);
+  F.pair = rc ? NULL : pat_space_zeroed(sp, SLOT_PAIRS, F.npair * sizeof *F.pair);
   if (!rc && !F.pair) rc = PAT_ENOMEM;
   if (!rc) rc = f_match(&F);
   for (size_t i = 0, r = 0; i < s->nops && !rc; i++) {
@@ -714,18 +726,6 @@ static int replay_fluid(pat_replay *R) {
     if (isnan(F.opdone[i])) rc = PAT_EINVAL;
   for (int r = 0; r < P && !rc && F.window == 0; r++)
     if (F.rk[r].step != INT32_MAX) rc = PAT_EINVAL;
-  free(F.rk);
-  free(F.match);
-  free(F.x);
-  free(F.opdone);
-  free(F.need);
-  free(F.dep_off);
-  free(F.dep);
-  free(F.ready_mem);
-  free(F.pair);
-  free(F.heap);
-  pat_net_free(&F.net);
-  free(F.work);
   pat_nodes_free(&own);
   return rc;
 }
@@ -733,8 +733,8 @@ static int replay_fluid(pat_replay *R) {
 /* ------------------------------------------------------------------ */
 /* The entry points (model.h): the replay of a whole schedule             */
 
-static int replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
-                  const double *block_size, pat_model_result *out) {
+static int replay(pat_replay_space *sp, const pat_sched *s, const double *arrival, const pat_model_params *mp,
+                  double block_bytes, const double *block_size, pat_model_result *out) {
   if (!s || !mp || !out || !s->finalized || s->self != PAT_ALL_RANKS || s->P < 1 || !(block_bytes >= 0))
     return PAT_EINVAL;
   const int P = s->P;
@@ -762,7 +762,9 @@ static int replay(const pat_sched *s, const double *arrival, const pat_model_par
     fg[i] = -1;
   }
   pat_replay R = {s, P, a, mp->bg_start - amin, amin, mp, pat_model_link(mp, s->alg), block_bytes, block_size, fin, fg, 0};
-  int rc = replay_fluid(&R);
+  pat_replay_space own = {0};
+  int rc = replay_fluid(&R, sp ? sp : &own);
+  pat_replay_space_free(&own);
   out->engine = PAT_ENGINE_EVENT;
   if (rc == PAT_OK) {
     double sum = 0, emax = 0, fmax = 0, amax = 0;
@@ -790,11 +792,16 @@ static int replay(const pat_sched *s, const double *arrival, const pat_model_par
 
 int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
                      pat_model_result *out) {
-  return replay(s, arrival, mp, block_bytes, NULL, out);
+  return replay(NULL, s, arrival, mp, block_bytes, NULL, out);
+}
+
+int pat_model_replay_in(pat_replay_space *sp, const pat_sched *s, const double *arrival, const pat_model_params *mp,
+                        double block_bytes, pat_model_result *out) {
+  return replay(sp, s, arrival, mp, block_bytes, NULL, out);
 }
 
 int pat_model_replay_v(const pat_sched *s, const double *arrival, const pat_model_params *mp,
                        const double *block_size, pat_model_result *out) {
   if (!block_size) return PAT_EINVAL;
-  return replay(s, arrival, mp, 0, block_size, out);
+  return replay(NULL, s, arrival, mp, 0, block_size, out);
 }

@@ -7,34 +7,24 @@
 
 #include "algorithms/sched/status.h"
 
-int pat_net_init(pat_net *N, int nports, size_t nflows) {
+int pat_net_init(pat_net *N, int nports, size_t nflows, pat_replay_space *sp) {
   memset(N, 0, sizeof *N);
   N->nports = nports;
   N->nflows = nflows;
   size_t nf = nflows ? nflows : 1, np = (size_t)nports;
-  N->fl = calloc(nf, sizeof *N->fl);
-  N->heap = calloc(nf, sizeof *N->heap);
-  N->port = calloc(np, sizeof *N->port);
-  N->pn = calloc(np, sizeof *N->pn);
-  N->pcap = calloc(np, sizeof *N->pcap);
-  N->share = malloc((nf + 1) * sizeof *N->share);
-  if (!N->fl || !N->heap || !N->port || !N->pn || !N->pcap || !N->share) return PAT_ENOMEM;
+  N->fl = pat_space_get(sp, PAT_NET_SLOT_FLOWS, nf * sizeof *N->fl);
+  N->heap = pat_space_get(sp, PAT_NET_SLOT_HEAP, nf * sizeof *N->heap);
+  N->pn = pat_space_zeroed(sp, PAT_NET_SLOT_PORT_LENGTHS, np * sizeof *N->pn);
+  /* 1 / n for n = 1..nf, computed once per space: entries the space kept are the same numbers */
+  size_t shares_known = sp->cap[PAT_NET_SLOT_SHARES] / sizeof *N->share;
+  N->share = pat_space_grow(sp, PAT_NET_SLOT_SHARES, (nf + 1) * sizeof *N->share);
+  if (!N->fl || !N->heap || !N->pn || !N->share || pat_space_ports(sp, np)) return PAT_ENOMEM;
+  N->port = sp->port; /* the lists keep their memory: port_add grows them in place */
+  N->pcap = sp->pcap;
   N->share[0] = INFINITY; /* never used: a flow is on both its ports */
-  for (size_t n = 1; n <= nf; n++) N->share[n] = 1.0 / (double)n;
-  for (size_t i = 0; i < nf; i++) N->fl[i].pos_h = PAT_NET_NOWHERE;
+  for (size_t n = shares_known > 1 ? shares_known : 1; n <= nf; n++) N->share[n] = 1.0 / (double)n;
+  for (size_t i = 0; i < nf; i++) N->fl[i] = (pat_net_flow){.pos_h = PAT_NET_NOWHERE};
   return PAT_OK;
-}
-
-void pat_net_free(pat_net *N) {
-  if (N->port)
-    for (size_t i = 0; i < (size_t)N->nports; i++) free(N->port[i]);
-  free(N->fl);
-  free(N->port);
-  free(N->pn);
-  free(N->pcap);
-  free(N->heap);
-  free(N->share);
-  memset(N, 0, sizeof *N);
 }
 
 /* ---- completion heap: flow ids ordered by (due, id), each flow once ---- */

@@ -32,6 +32,8 @@
 
 #include <stddef.h>
 
+#include "model/replay_space.h"
+
 typedef struct pat_net_flow {
   int sport, rport; /* the send port and the receive port it flows through */
   int active, solo;
@@ -56,10 +58,16 @@ typedef struct pat_net {
   size_t nheap;
 } pat_net;
 
+/* The space's slots the network uses (model_fluid.c uses the ones before). */
+#define PAT_NET_SLOT_FLOWS 12
+#define PAT_NET_SLOT_HEAP 13
+#define PAT_NET_SLOT_PORT_LENGTHS 14
+#define PAT_NET_SLOT_SHARES 15
+
 /* For flows with ids [0, nflows) through ports [0, nports), each port a
- * sender's or a receiver's, never both.  Returns 0 or PAT_ENOMEM. */
-int pat_net_init(pat_net *N, int nports, size_t nflows);
-void pat_net_free(pat_net *N);
+ * sender's or a receiver's, never both; its memory is sp's (nothing to
+ * free).  Returns 0 or PAT_ENOMEM. */
+int pat_net_init(pat_net *N, int nports, size_t nflows, pat_replay_space *sp);
 
 /* Flow id starts moving work seconds of port time through send port sport
  * and receive port rport at `now`. */

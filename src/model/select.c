@@ -21,6 +21,7 @@ void pat_select_cache_free(pat_select_cache *c) {
   for (int i = 0; i < PAT_ALG_COUNT; i++) pat_prog_free(c->prog[i]);
   free(c->node_ids);
   pat_nodes_free(&c->nodes);
+  pat_replay_space_free(&c->space);
   memset(c, 0, sizeof *c);
   forget_flat(c, -1);
 }
@@ -212,7 +213,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
     args.nodes = m.nodes;
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
-      rc = pat_model_replay(&s, a, &m, block_bytes, out);
+      rc = c ? pat_model_replay_in(&c->space, &s, a, &m, block_bytes, out) : pat_model_replay(&s, a, &m, block_bytes, out);
       pat_sched_free(&s);
     }
   }

@@ -66,6 +66,7 @@ typedef struct pat_select_cache {
                                        step's transfers per call (estimated), 0 for the others */
   int *node_ids;                /* the node ids (P entries) nodes was made from; NULL: no map yet */
   pat_nodes nodes;              /* their map, made once and handed to every build and replay */
+  pat_replay_space space;       /* the replays' arrays, kept for the next */
 } pat_select_cache;
 
 void pat_select_cache_init(pat_select_cache *c);
