@@ -134,17 +134,16 @@ static int query_fn(void *extra, MPI_Status *status) {
   return __atomic_load_n(&op->rc, __ATOMIC_ACQUIRE);
 }
 
-/* The call's timeline, complete: header and op lines (one open). */
+/* The call's timeline, complete: header and op lines (one record). */
 static void write_trace(nbc_op *op) {
-  char path[PAT_SETTING_TEXT + 32];
-  snprintf(path, sizeof path, "%s.%d", pat_proc.settings.timeline, pat_proc.world_rank);
-  FILE *f = fopen(path, "a");
+  pat_timeline_record r;
+  FILE *f = pat_timeline_begin(&r);
   if (f) {
     fprintf(f, "nbc %lld alg %s rank %d P %d bytes %lld post %lld start %lld done %lld waited %lld\n", op->trace_id,
             pat_run_alg_name(op->alg), op->rank, op->P, op->trace_bytes, (long long)op->t_post,
             (long long)op->t_start, (long long)op->t_done, (long long)op->t_waited);
     fputs(op->trace_ops, f);
-    fclose(f);
+    pat_timeline_end(&r);
   }
   free(op->trace_ops);
   op->trace_ops = NULL;

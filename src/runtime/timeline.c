@@ -1,7 +1,11 @@
 /* The per-op timeline of calls (see timeline.h). */
 #include "runtime/timeline.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "algorithms/algorithms.h"
 #include "pat/clock.h"
@@ -10,6 +14,39 @@
 static long long calls; /* calls recorded by this process: the call number in the file */
 
 int pat_timeline_on(void) { return pat_proc.settings.timeline[0] != '\0'; }
+
+/* Records reach the file whole: the application's threads and the
+ * background thread append to the same file, and a stream's buffer, flushed
+ * when full, had cut a long record into several writes that another
+ * thread's came between.  The lock is a leaf (docs/locks.md). */
+static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
+
+FILE *pat_timeline_begin(pat_timeline_record *r) {
+  r->text = NULL;
+  r->len = 0;
+  r->f = open_memstream(&r->text, &r->len);
+  return r->f;
+}
+
+void pat_timeline_end(pat_timeline_record *r) {
+  if (!r->f) return;
+  int ok = fclose(r->f) == 0;
+  r->f = NULL;
+  char path[PAT_SETTING_TEXT + 32];
+  snprintf(path, sizeof path, "%s.%d", pat_proc.settings.timeline, pat_proc.world_rank);
+  pthread_mutex_lock(&append_lock);
+  int fd = ok ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1; /* one open per record: the file stays
+                                                                         complete if the program dies later */
+  for (size_t at = 0; fd >= 0 && at < r->len;) {
+    ssize_t n = write(fd, r->text + at, r->len - at);
+    if (n <= 0) break;
+    at += (size_t)n;
+  }
+  if (fd >= 0) close(fd);
+  pthread_mutex_unlock(&append_lock);
+  free(r->text);
+  r->text = NULL;
+}
 
 static const char *kind_name(int kind) {
   switch (kind) {
@@ -55,10 +92,8 @@ void pat_timeline_ops(FILE *f, const char *word, int P, const pat_exec *e) {
 void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched *s, const pat_exec *e,
                         const int64_t *predicted, int64_t arrival, int64_t handover, int64_t exit) {
   if (!pat_timeline_on() || !e->t_post) return;
-  char path[PAT_SETTING_TEXT + 32];
-  snprintf(path, sizeof path, "%s.%d", pat_proc.settings.timeline, pat_proc.world_rank);
-  /* one open per call: the file stays complete if the program dies later */
-  FILE *f = fopen(path, "a");
+  pat_timeline_record r;
+  FILE *f = pat_timeline_begin(&r);
   if (!f) return;
   fprintf(f, "call %lld rank %d P %d alg %s window %d bytes %lld arrival %lld handover %lld exit %lld", calls++, rank,
           P, pat_algorithms[alg].name, s->send_window, (long long)bytes, (long long)arrival, (long long)handover,
@@ -69,5 +104,5 @@ void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched
   }
   fprintf(f, "\n");
   pat_timeline_ops(f, "op", P, e);
-  fclose(f);
+  pat_timeline_end(&r);
 }

@@ -30,6 +30,17 @@ int pat_timeline_on(void);
 void pat_timeline_write(int P, int rank, int alg, int64_t bytes, const pat_sched *s, const pat_exec *e,
                         const int64_t *predicted, int64_t arrival, int64_t handover, int64_t exit);
 
+/* A record (a call's lines, a round's line) is written in memory and
+ * appended to this process's file in one write: begin gives the stream to
+ * write it to (NULL: no memory, nothing to end), end appends and frees it. */
+typedef struct pat_timeline_record {
+  FILE *f;
+  char *text;
+  size_t len;
+} pat_timeline_record;
+FILE *pat_timeline_begin(pat_timeline_record *r);
+void pat_timeline_end(pat_timeline_record *r);
+
 /* The op lines of e (recorded), each opening with word ("op" for a
  * blocking call's, "nbcop" for a non-blocking one's: round_trace.h). */
 void pat_timeline_ops(FILE *f, const char *word, int P, const pat_exec *e);
