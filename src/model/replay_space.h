@@ -2,7 +2,7 @@
  * Memory a replay keeps for the next one.  A selection replays several
  * schedules per call, each with arrays the size of its ops; allocating and
  * freeing them every time made the allocator hand pages back to the system
- * and fault them in again, about a sixth of a decision's time.  A space
+ * and fault them in again: 20% of the decision engine test's CPU time.  A space
  * keeps each array at its largest size so far; its owner (the selection's
  * cache, one per decision engine) frees it.  Not shared between threads.
  *
