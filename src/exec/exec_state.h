@@ -37,6 +37,7 @@ typedef struct pat_exec {
    * then per op, and these say what each op still waits for */
   int window;          /* 0: lockstep */
   int own_held;        /* this rank's own block is in place: sends of it may go */
+  int unpaced;         /* its forwards are never held by the link's pacing (flow.c) */
   int recvs_posted, sends_inflight;
   size_t ndone, first_unposted_send;
   unsigned char *state;   /* per op: FLOW_IDLE, FLOW_POSTED, FLOW_DONE */

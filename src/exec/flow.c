@@ -73,7 +73,7 @@ static int64_t mono_ns(void) {
  * and held, the hand-outs of a two-level schedule (HRING) took 1.6 times as
  * long (4 hosts x 2 ranks). */
 static int paced(const pat_exec *e, size_t i) {
-  return pace_ns_per_byte > 0 && pat_buffers_off_node(e->buf, e->ops[i].peer);
+  return pace_ns_per_byte > 0 && !e->unpaced && pat_buffers_off_node(e->buf, e->ops[i].peer);
 }
 
 /* Should ready send i wait for the link?  Counts the times it says so. */

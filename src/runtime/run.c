@@ -159,6 +159,7 @@ int pat_run_exec(pat_run *r, const pat_run_where *w, int own_held, int64_t nap_n
   r->exec.tag_gen = w->tag_gen;
   r->exec.own_held = own_held;
   r->exec.nap_ns = nap_ns;
+  r->exec.unpaced = w->unpaced;
   if (pat_timeline_on()) rc = pat_exec_record(&r->exec); /* its ops' times from their posts on */
   return failed(r, rc);
 }

@@ -49,6 +49,7 @@ typedef struct pat_run_where {
   const pat_nodes *nodes; /* their map, or NULL */
   long long seq;
   int alg;
+  int unpaced; /* its forwards never held by PAT_PACE (a persistent call's rounds) */
 } pat_run_where;
 
 /* A blocking call's: its communicator's base, tag generation and algorithm. */

@@ -27,6 +27,12 @@
  *             on one node (PAT_NODE_SIZE): its messages never leave the
  *             node, so no send is held (the runtime gives the executor the
  *             communicator's node map); every byte checked.
+ *   paced-persistent  PAT_ALG=relay, every rank a node of its own and PAT_PACE
+ *             at 10 Mbit/s (set by ctest): a blocking all-gather's forwards
+ *             are held by pacing (the check that pacing is on), a persistent
+ *             all-gather's rounds, RELAY where one rank starts 40 ms late,
+ *             never (their runs are unpaced: nbc_queue.c); every byte
+ *             checked.
  *   ahead     PAT_ALG=relay (set by ctest) in an instrumented loop whose
  *             last rank computes 300 ms longer and reaches PAT_Edge only
  *             after the others are in the call: relay plans ahead
@@ -45,6 +51,7 @@
 #include "algorithms/algorithms.h"
 #include "exec/executor.h"
 #include "mpitest.h"
+#include "runtime/nbc_queue.h" /* pat_nbc_completed_by */
 #include "pat.h"
 
 static int rank, P;
@@ -330,6 +337,47 @@ static void run_paced_node(void) {
   free(all);
 }
 
+/* ---- paced-persistent ---- */
+
+static int gathered_wrong(const int *all, int n, int it) {
+  for (long i = 0; i < (long)n * P; i++)
+    if (all[i] != (int)(i / n) * 1000003 + it * 7919 + (int)(i % n)) return 1;
+  return 0;
+}
+
+static void run_paced_persistent(void) {
+  const int n = 16384; /* 64 KiB blocks: RELAY's pieces, far over the lead pacing allows at 10 Mbit/s */
+  int *mine = malloc(sizeof(int) * (size_t)n), *all = malloc(sizeof(int) * (size_t)n * (size_t)P);
+  long long before = pat_exec_paced_sends();
+  for (int it = 0; it < 2; it++) {
+    for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
+    CHECK(PAT_Allgather(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "call %d failed", it);
+    CHECK(!gathered_wrong(all, n, it), "blocking call %d: wrong data", it);
+  }
+  long long held = pat_exec_paced_sends() - before, all_held = 0;
+  MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(all_held > 0, "pacing held no send of the blocking calls: the check below would prove nothing");
+  MPI_Request req;
+  CHECK(PAT_Allgather_init(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req) == MPI_SUCCESS,
+        "set-up failed");
+  long long relays = pat_nbc_completed_by(PAT_ALG_RELAY);
+  before = pat_exec_paced_sends();
+  for (int it = 2; it < 8; it++) {
+    for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
+    if (rank == it % P) sleep_us(40000); /* the starts spread: the next round runs RELAY */
+    CHECK(PAT_Start(&req) == MPI_SUCCESS && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "round %d failed", it);
+    CHECK(!gathered_wrong(all, n, it), "round %d: wrong data", it);
+  }
+  held = pat_exec_paced_sends() - before;
+  long long ran = pat_nbc_completed_by(PAT_ALG_RELAY) - relays, sums[2] = {0, 0}, mine2[2] = {held, ran};
+  MPI_Allreduce(mine2, sums, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(sums[1] > 0, "no persistent round ran RELAY");
+  CHECK(sums[0] == 0, "pacing held %lld sends of the persistent rounds (%lld RELAY runs)", sums[0], sums[1]);
+  PAT_Request_free(&req);
+  free(mine);
+  free(all);
+}
+
 int main(int argc, char **argv) {
   const char *mode = test_init(&argc, &argv, &rank, &P, "random");
   if (!strcmp(mode, "timeline")) {
@@ -339,6 +387,10 @@ int main(int argc, char **argv) {
   } else if (!strcmp(mode, "paced-node")) {
     PAT_Init();
     run_paced_node();
+    PAT_Finalize();
+  } else if (!strcmp(mode, "paced-persistent")) {
+    PAT_Init();
+    run_paced_persistent();
     PAT_Finalize();
   } else if (!strcmp(mode, "ahead")) {
     PAT_Init();
