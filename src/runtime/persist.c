@@ -523,12 +523,11 @@ int PAT_Waited(MPI_Request request) {
   persistent *p = find(request, 0);
   if (!p) return MPI_SUCCESS;
   /* a start per PAT_Iallgather(v): its line was written by the background thread at its signal */
-  char path[PAT_SETTING_TEXT + 32];
-  snprintf(path, sizeof path, "%s.%d", pat_proc.settings.timeline, pat_proc.world_rank);
-  FILE *f = fopen(path, "a");
+  pat_timeline_record r;
+  FILE *f = pat_timeline_begin(&r);
   if (f) {
     fprintf(f, "waited %lld %lld at %lld\n", p->trace_id, p->starts - 1, (long long)now);
-    fclose(f);
+    pat_timeline_end(&r);
   }
   return MPI_SUCCESS;
 }
