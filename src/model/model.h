@@ -203,7 +203,8 @@ typedef struct pat_model_result {
  * match: a send without its receive in the same step) or PAT_ENOMEM. */
 int pat_model_replay(const pat_sched *s, const double *arrival, const pat_model_params *mp, double block_bytes,
                      pat_model_result *out);
-/* The same, with the replay's arrays kept in sp for the next replay. */
+/* The same, with the replay's arrays kept in sp for the next replay (NULL:
+ * made and freed here, as pat_model_replay does). */
 int pat_model_replay_in(pat_replay_space *sp, const pat_sched *s, const double *arrival, const pat_model_params *mp,
                         double block_bytes, pat_model_result *out);
 /* The same with unequal blocks (an all-gatherv): block j is block_size[j]

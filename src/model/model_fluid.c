@@ -145,6 +145,7 @@ typedef struct frk {
 /* The replay's arrays in the space (the network's follow: model_net.h). */
 enum { SLOT_RANKS, SLOT_MATCH, SLOT_XFERS, SLOT_OPDONE, SLOT_WORK, SLOT_PAIRS, SLOT_NEED, SLOT_DEP_OFF, SLOT_DEP,
        SLOT_READY, SLOT_EVENTS, SLOT_DEPS_SCRATCH };
+_Static_assert(SLOT_DEPS_SCRATCH < PAT_NET_SLOT_FLOWS, "the replay's slots and the network's overlap");
 
 typedef struct fl {
   pat_replay *R;

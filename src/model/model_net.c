@@ -7,6 +7,8 @@
 
 #include "algorithms/sched/status.h"
 
+_Static_assert(PAT_NET_SLOT_SHARES < PAT_REPLAY_SLOTS, "the network's slots lie past the space's");
+
 int pat_net_init(pat_net *N, int nports, size_t nflows, pat_replay_space *sp) {
   memset(N, 0, sizeof *N);
   N->nports = nports;

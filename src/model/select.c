@@ -213,7 +213,7 @@ static int predict(pat_select_cache *c, int alg, int root, int P, const int64_t 
     args.nodes = m.nodes;
     rc = pat_build(alg, &s, &args);
     if (rc == PAT_OK) {
-      rc = c ? pat_model_replay_in(&c->space, &s, a, &m, block_bytes, out) : pat_model_replay(&s, a, &m, block_bytes, out);
+      rc = pat_model_replay_in(c ? &c->space : NULL, &s, a, &m, block_bytes, out);
       pat_sched_free(&s);
     }
   }
