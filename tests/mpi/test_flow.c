@@ -289,11 +289,24 @@ static void run_timeline(void) {
   check_file(path, PAT_ALG_DIRECT);
 }
 
+/* ---- ahead, paced-node, paced-persistent: each call's blocks, every element checked ---- */
+
+static void fill_mine(int *mine, int n, int it) {
+  for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
+}
+
+/* The first wrong element in the result of call `it`, or -1. */
+static long first_wrong(const int *all, int n, int it) {
+  for (long i = 0; i < (long)n * P; i++)
+    if (all[i] != (int)(i / n) * 1000003 + it * 7919 + (int)(i % n)) return i;
+  return -1;
+}
+
 static void run_ahead(void) {
   const int n = 64 * 1024, iters = 5;
   int *mine = malloc(sizeof(int) * (size_t)n), *all = malloc(sizeof(int) * (size_t)n * (size_t)P);
   for (int it = 0; it < iters; it++) {
-    for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
+    fill_mine(mine, n, it);
     memset(all, 0, sizeof(int) * (size_t)n * (size_t)P);
     MPI_Barrier(MPI_COMM_WORLD);
     PAT_ProcessingStart();
@@ -301,9 +314,7 @@ static void run_ahead(void) {
     PAT_Edge(50.0);
     PAT_ProcessingEnd();
     CHECK(PAT_Allgather(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "call %d failed", it);
-    long bad = -1;
-    for (long i = 0; i < (long)n * P && bad < 0; i++)
-      if (all[i] != (int)(i / n) * 1000003 + it * 7919 + (int)(i % n)) bad = i;
+    long bad = first_wrong(all, n, it);
     CHECK(bad < 0, "call %d: wrong element at %ld", it, bad);
   }
   PAT_Stats st;
@@ -316,22 +327,27 @@ static void run_ahead(void) {
   free(all);
 }
 
+/* `calls` blocking all-gathers of n ints, every element checked; the sends
+ * pacing held in them, all ranks' together. */
+static long long blocking_calls_held(int *mine, int *all, int n, int calls) {
+  long long before = pat_exec_paced_sends();
+  for (int it = 0; it < calls; it++) {
+    fill_mine(mine, n, it);
+    CHECK(PAT_Allgather(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "call %d failed", it);
+    long bad = first_wrong(all, n, it);
+    CHECK(bad < 0, "call %d: wrong element at %ld", it, bad);
+  }
+  long long held = pat_exec_paced_sends() - before, all_held = 0;
+  MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return all_held;
+}
+
 /* ---- paced-node ---- */
 
 static void run_paced_node(void) {
   const int n = 16384; /* 64 KiB blocks: far over the 2.5 KB the lead allows at 10 Mbit/s */
   int *mine = malloc(sizeof(int) * (size_t)n), *all = malloc(sizeof(int) * (size_t)n * (size_t)P);
-  long long before = pat_exec_paced_sends();
-  for (int it = 0; it < 4; it++) {
-    for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
-    CHECK(PAT_Allgather(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "call %d failed", it);
-    long bad = -1;
-    for (long i = 0; i < (long)n * P && bad < 0; i++)
-      if (all[i] != (int)(i / n) * 1000003 + it * 7919 + (int)(i % n)) bad = i;
-    CHECK(bad < 0, "call %d: wrong element at %ld", it, bad);
-  }
-  long long held = pat_exec_paced_sends() - before, all_held = 0;
-  MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long long all_held = blocking_calls_held(mine, all, n, 4);
   CHECK(all_held == 0, "%lld sends held by pacing on one node", all_held);
   free(mine);
   free(all);
@@ -339,38 +355,25 @@ static void run_paced_node(void) {
 
 /* ---- paced-persistent ---- */
 
-static int gathered_wrong(const int *all, int n, int it) {
-  for (long i = 0; i < (long)n * P; i++)
-    if (all[i] != (int)(i / n) * 1000003 + it * 7919 + (int)(i % n)) return 1;
-  return 0;
-}
-
 static void run_paced_persistent(void) {
   const int n = 16384; /* 64 KiB blocks: RELAY's pieces, far over the lead pacing allows at 10 Mbit/s */
   int *mine = malloc(sizeof(int) * (size_t)n), *all = malloc(sizeof(int) * (size_t)n * (size_t)P);
-  long long before = pat_exec_paced_sends();
-  for (int it = 0; it < 2; it++) {
-    for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
-    CHECK(PAT_Allgather(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS, "call %d failed", it);
-    CHECK(!gathered_wrong(all, n, it), "blocking call %d: wrong data", it);
-  }
-  long long held = pat_exec_paced_sends() - before, all_held = 0;
-  MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  CHECK(all_held > 0, "pacing held no send of the blocking calls: the check below would prove nothing");
+  CHECK(blocking_calls_held(mine, all, n, 2) > 0,
+        "pacing held no send of the blocking calls: the check below would prove nothing");
   MPI_Request req;
   CHECK(PAT_Allgather_init(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req) == MPI_SUCCESS,
         "set-up failed");
   long long relays = pat_nbc_completed_by(PAT_ALG_RELAY);
-  before = pat_exec_paced_sends();
+  long long before = pat_exec_paced_sends();
   for (int it = 2; it < 8; it++) {
-    for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
+    fill_mine(mine, n, it);
     if (rank == it % P) sleep_us(40000); /* the starts spread: the next round runs RELAY */
     CHECK(PAT_Start(&req) == MPI_SUCCESS && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "round %d failed", it);
-    CHECK(!gathered_wrong(all, n, it), "round %d: wrong data", it);
+    long bad = first_wrong(all, n, it);
+    CHECK(bad < 0, "round %d: wrong element at %ld", it, bad);
   }
-  held = pat_exec_paced_sends() - before;
-  long long ran = pat_nbc_completed_by(PAT_ALG_RELAY) - relays, sums[2] = {0, 0}, mine2[2] = {held, ran};
-  MPI_Allreduce(mine2, sums, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long long ours[2] = {pat_exec_paced_sends() - before, pat_nbc_completed_by(PAT_ALG_RELAY) - relays}, sums[2];
+  MPI_Allreduce(ours, sums, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   CHECK(sums[1] > 0, "no persistent round ran RELAY");
   CHECK(sums[0] == 0, "pacing held %lld sends of the persistent rounds (%lld RELAY runs)", sums[0], sums[1]);
   PAT_Request_free(&req);
