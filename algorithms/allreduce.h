@@ -22,6 +22,7 @@ enum pat_allreduce_id {
   PAT_ARED_RABENSEIFNER,
   PAT_ARED_RELAY,
   PAT_ARED_HRING,
+  PAT_ARED_HRELAY,
   PAT_ARED_COUNT
 };
 
@@ -57,12 +58,35 @@ int pat_allreduce_rabenseifner(pat_sched *s, const pat_build_args *a);
  * (the predicted last rank) and a->block_bytes (a segment's bytes: the
  * vector's / P; 0 if unknown).  Commutative ops only. */
 int pat_allreduce_relay(pat_sched *s, const pat_build_args *a);
+/* The predicted last rank of the arrival-aware all-reduces: the latest in
+ * a->arrival, the highest rank of a tie; P - 1 without a prediction. */
+int pat_allreduce_late_rank(const pat_build_args *a);
 /* HRING (allreduce_hring.c): two levels, for nodes of equal sizes; reads
  * a->node / a->nodes (NULL: every rank a node, the ring).  Commutative ops
  * only. */
 int pat_allreduce_hring(pat_sched *s, const pat_build_args *a);
+/* HRELAY (allreduce_hrelay.c): HRING's phases inside the nodes, RELAY's
+ * between them: the predicted last rank's node owns nothing; reads
+ * a->arrival, a->block_bytes and the node map as HRING and RELAY do.
+ * Commutative ops only. */
+int pat_allreduce_hrelay(pat_sched *s, const pat_build_args *a);
 #define PAT_ARED_RELAY_PIECE ((int64_t)64 * 1024) /* a piece of a share, at least, where it has several */
 #define PAT_ARED_RELAY_MAX_PIECES 8
+
+/* The phases inside a node of the two-level all-reduces (allreduce_nodes.c):
+ * member i of node h; part j of `parts` of chunk c of k (the chunk is
+ * segments [c P / k, (c + 1) P / k), cut the same way); node h's ring over
+ * its first k members from step `step`, a reduce-scatter (chunk i complete
+ * at member i) or an all-gather; node h's extras, members past the first k,
+ * adding their vector into member (position mod k) at step first + (p - k) / k
+ * (reduce) or getting the result back from it.  pat_allreduce_node_shape:
+ * k, the smallest node's size, and returns E, the most extras a member
+ * takes (the extras' steps each way). */
+static inline int pat_node_member(const pat_nodes *n, int h, int i) { return n->member[n->start[h] + i]; }
+pat_span pat_allreduce_chunk_part(int P, int k, int c, int parts, int j);
+int pat_allreduce_node_ring(pat_sched *s, const pat_nodes *n, int h, int k, int step, int reduce);
+int pat_allreduce_node_extras(pat_sched *s, const pat_nodes *n, int h, int k, int first, int reduce);
+int pat_allreduce_node_shape(const pat_nodes *n, int *k);
 
 /* The fold of a P that is not a power of two (allreduce_fold.c), which keeps
  * rank order: with p2 the largest power of two <= P and x = P - p2, rank 2i

@@ -35,55 +35,18 @@
  */
 #include "algorithms/allreduce.h"
 
-static int member(const pat_nodes *n, int h, int i) { return n->member[n->start[h] + i]; }
-
-/* Part j of `parts` of chunk c of k: the chunk is segments [c P / k, (c + 1) P / k), cut the same way. */
-static pat_span part(int P, int k, int c, int parts, int j) {
-  const int lo = (int)((long long)c * P / k), size = (int)((long long)(c + 1) * P / k) - lo;
-  const int from = (int)((long long)j * size / parts), to = (int)((long long)(j + 1) * size / parts);
-  return pat_blocks(P, lo + from, to - from);
-}
-
-/* Node h's ring over its first k members, of the k chunks, from step `step`:
- * the reduce-scatter (chunk i complete at member i) or the all-gather. */
-static int node_ring(pat_sched *s, const pat_nodes *n, int h, int k, int step, int reduce) {
-  const int P = n->P;
-  for (int t = 0; t < k - 1; t++)
-    for (int j = 0; j < k; j++) {
-      int from = member(n, h, j), to = member(n, h, (j + 1) % k);
-      pat_span sp = part(P, k, ((j - t - (reduce ? 1 : 0)) % k + k) % k, 1, 0);
-      int rc = reduce ? pat_sched_reduce(s, step + t, from, to, 1, &sp, 0)
-                      : pat_sched_transfer(s, step + t, from, to, 1, &sp, 0);
-      if (rc) return rc;
-    }
-  return PAT_OK;
-}
-
 /* Member i's ring between the H nodes, of chunk i's H parts, from step `step`. */
 static int chunk_ring(pat_sched *s, const pat_nodes *n, int k, int i, int step) {
   const int P = n->P, H = n->H;
   for (int t = 0; t < H - 1; t++)
     for (int h = 0; h < H; h++) {
-      int from = member(n, h, i), to = member(n, (h + 1) % H, i);
-      pat_span rs = part(P, k, i, H, ((h - t - 1) % H + H) % H), ag = part(P, k, i, H, ((h - t) % H + H) % H);
+      int from = pat_node_member(n, h, i), to = pat_node_member(n, (h + 1) % H, i);
+      pat_span rs = pat_allreduce_chunk_part(P, k, i, H, ((h - t - 1) % H + H) % H),
+               ag = pat_allreduce_chunk_part(P, k, i, H, ((h - t) % H + H) % H);
       if (pat_sched_reduce(s, step + t, from, to, 1, &rs, 0) ||
           pat_sched_transfer(s, step + H - 1 + t, from, to, 1, &ag, 0))
         return PAT_ENOMEM;
     }
-  return PAT_OK;
-}
-
-/* Node h's extras (members past the first k): extra p adds its vector into
- * member p mod k at step first + (p - k) / k (reduce), or gets the result
- * from it at step first + (p - k) / k. */
-static int extras(pat_sched *s, const pat_nodes *n, int h, int k, int first, int reduce) {
-  const pat_span all = pat_blocks(n->P, 0, n->P);
-  for (int p = k; p < pat_nodes_size(n, h); p++) {
-    int extra = member(n, h, p), into = member(n, h, p % k), step = first + (p - k) / k;
-    int rc = reduce ? pat_sched_reduce(s, step, extra, into, 1, &all, 0)
-                    : pat_sched_transfer(s, step, into, extra, 1, &all, 0);
-    if (rc) return rc;
-  }
   return PAT_OK;
 }
 
@@ -93,16 +56,14 @@ int pat_allreduce_hring(pat_sched *s, const pat_build_args *a) {
   const pat_nodes *n = pat_nodes_of(a, &own);
   if (!n) return PAT_ENOMEM;
   const int H = n->H;
-  int k = a->P, most = 0, rc = PAT_OK;
-  for (int h = 0; h < H; h++) k = pat_nodes_size(n, h) < k ? pat_nodes_size(n, h) : k;
-  for (int h = 0; h < H; h++) most = pat_nodes_size(n, h) > most ? pat_nodes_size(n, h) : most;
-  const int E = (most - k + k - 1) / k; /* steps of the extras, each way */
+  int k, rc = PAT_OK;
+  const int E = pat_allreduce_node_shape(n, &k); /* steps of the extras, each way */
   const int ring = E, chunks = ring + k - 1, gather = chunks + 2 * (H - 1), back = gather + k - 1;
-  for (int h = 0; h < H && rc == PAT_OK; h++) rc = extras(s, n, h, k, 0, 1);
-  for (int h = 0; h < H && rc == PAT_OK; h++) rc = node_ring(s, n, h, k, ring, 1);
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_extras(s, n, h, k, 0, 1);
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_ring(s, n, h, k, ring, 1);
   for (int i = 0; i < k && rc == PAT_OK; i++) rc = chunk_ring(s, n, k, i, chunks);
-  for (int h = 0; h < H && rc == PAT_OK; h++) rc = node_ring(s, n, h, k, gather, 0);
-  for (int h = 0; h < H && rc == PAT_OK; h++) rc = extras(s, n, h, k, back, 0);
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_ring(s, n, h, k, gather, 0);
+  for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_extras(s, n, h, k, back, 0);
   pat_nodes_free(&own);
   return rc;
 }

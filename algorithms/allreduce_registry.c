@@ -16,6 +16,10 @@ const pat_allreduce_info pat_allreduce_algorithms[PAT_ARED_COUNT] = {
     [PAT_ARED_HRING] = {"hring", pat_allreduce_hring, 0,
                         "two levels: a ring reduce-scatter in each node, a ring between the nodes' owners of "
                         "each segment, a ring all-gather in each node; a node's link carries 2(H-1)/H m"},
+    [PAT_ARED_HRELAY] = {"hrelay", pat_allreduce_hrelay, 0,
+                         "two levels, arrival-aware: a reduce-scatter in each node, RELAY between the nodes (the "
+                         "predicted last rank's node owns nothing), an all-gather in each node; after the last "
+                         "arrival about beta*m"},
 };
 
 int pat_allreduce_by_name(const char *name) {

@@ -44,8 +44,7 @@
 
 #include "algorithms/allreduce.h"
 
-/* The predicted last rank: the latest arrival, the highest rank of a tie. */
-static int late_rank(const pat_build_args *a) {
+int pat_allreduce_late_rank(const pat_build_args *a) {
   int late = a->P - 1;
   if (a->arrival)
     for (int r = 0; r < a->P; r++)
@@ -68,7 +67,7 @@ static void share_piece(int late, int v, int P, int k, int j, int o, pat_span sp
 }
 
 int pat_allreduce_relay(pat_sched *s, const pat_build_args *a) {
-  const int P = a->P, late = late_rank(a), k = pieces(a);
+  const int P = a->P, late = pat_allreduce_late_rank(a), k = pieces(a);
   s->send_window = P > 1 ? P - 1 : 1; /* a message to every owner in flight */
   if (P < 2) return PAT_OK;
   for (int j = 0; j < k; j++)

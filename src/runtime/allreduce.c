@@ -183,6 +183,11 @@ static int check(const char *name, const void *sendbuf, const void *recvbuf, int
   return MPI_SUCCESS;
 }
 
+/* Is alg (libpat's) built for the predicted last rank? */
+static int arrival_aware(int alg) {
+  return alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY || alg == PAT_ARED_ALG_BASE + PAT_ARED_HRELAY;
+}
+
 /* Post the call on the queue (alg: libpat's). */
 static int post(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                 MPI_Comm comm, int alg, MPI_Request *request) {
@@ -191,10 +196,9 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_size(comm, &P);
   pat_comm_state *cs;
-  /* RELAY's owners, and with them who adds what first, follow its predicted last rank (none under
-   * PAT_REPRODUCIBLE, where no stamps are gathered: relay_call) */
-  int late1 =
-      alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_late1 : 0;
+  /* RELAY's and HRELAY's owners, and with them who adds what first, follow the predicted last rank (none
+   * under PAT_REPRODUCIBLE, where no stamps are gathered: arrival_aware_call) */
+  int late1 = arrival_aware(alg) && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_late1 : 0;
   pat_nbc_call c = {.u = {.sendbuf = sendbuf,
                           .sendtype = type,
                           .recvbuf = recvbuf,
@@ -221,13 +225,13 @@ int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
   return post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, request);
 }
 
-/* A blocking RELAY all-reduce: its schedule is built for the last arrival
+/* A blocking arrival-aware all-reduce (RELAY, HRELAY): its schedule is built for the last arrival
  * of the communicator's previous such call, which every rank learns alike:
  * each rank's arrival on the common clock goes into an MPI_MAXLOC of MPI's
  * own, posted beside the call (it completes once the last rank is in, at
  * about the time the call's data starts to flow) and waited for at its end. */
-static int relay_call(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                      MPI_Comm comm) {
+static int arrival_aware_call(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                              MPI_Op op, MPI_Comm comm, int alg) {
   pat_comm_state *cs;
   int rc = pat_comm_posted(comm, &cs), me;
   if (rc != MPI_SUCCESS) return rc;
@@ -239,7 +243,7 @@ static int relay_call(const char *name, const void *sendbuf, void *recvbuf, int 
   MPI_Request stamp, request;
   rc = PMPI_Iallreduce(&mine, &last, 1, MPI_LONG_INT, MPI_MAXLOC, comm, &stamp);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: the arrival stamps failed", name);
-  rc = post(name, sendbuf, recvbuf, count, type, op, comm, PAT_ARED_ALG_BASE + PAT_ARED_RELAY, &request);
+  rc = post(name, sendbuf, recvbuf, count, type, op, comm, alg, &request);
   if (rc == MPI_SUCCESS) rc = pat_nbc_wait(&request);
   int rs = PMPI_Wait(&stamp, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: the call failed", name);
@@ -255,8 +259,8 @@ int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
   int64_t t0 = cls ? pat_clock_local_ns() : 0;
   if (alg < 0) {
     rc = pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
-  } else if (alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY && !pat_proc.settings.reproducible) {
-    rc = relay_call(name, sendbuf, recvbuf, count, datatype, op, comm);
+  } else if (arrival_aware(alg) && !pat_proc.settings.reproducible) {
+    rc = arrival_aware_call(name, sendbuf, recvbuf, count, datatype, op, comm, alg);
   } else {
     MPI_Request request;
     rc = post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &request);

@@ -1,6 +1,6 @@
 /*
- * The RELAY all-reduce's prediction (PAT_ALLREDUCE=relay, linked with
- * libpat): a blocking call is built for the last arrival of the
+ * The arrival-aware all-reduces' prediction (PAT_ALLREDUCE=relay, and
+ * hrelay on nodes of two ranks, linked with libpat): a blocking call is built for the last arrival of the
  * communicator's previous one, which every rank learns alike from the
  * arrival stamps gathered beside each call.  Rank d waits 150 ms before each
  * call (d changes every two calls); after each call every rank holds the

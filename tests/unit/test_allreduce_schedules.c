@@ -8,7 +8,11 @@
  * and with pieces: that rank owns nothing (no contribution comes to it).
  * HRING on node maps: nodes of k ranks placed by slot and round robin
  * (checked, 2 (k - 1) + 2 (H - 1) steps, a node's link carrying 2 (H - 1) / H
- * of the vector each way), and unequal nodes, where it is the ring. */
+ * of the vector each way), and unequal nodes, where it is the ring.  HRELAY
+ * on the same maps, with every node late in turn and with pieces: checked,
+ * the late node's ranks combine nothing from another node, and a node's
+ * link carries the vector out (the late node) or (2H - 3) / (H - 1) of it
+ * (the others); without a node map it is RELAY's shape, 2 steps. */
 #include <string.h>
 
 #include "algorithms/allreduce.h"
@@ -43,29 +47,32 @@ static int expected_steps(int id, int P) {
   case PAT_ARED_RDB: return L + fold;
   case PAT_ARED_RING:
   case PAT_ARED_HRING: return 2 * (P - 1); /* without a node map: every rank a node */
-  case PAT_ARED_RELAY: return 2; /* one piece: the vector's size unknown */
+  case PAT_ARED_RELAY:
+  case PAT_ARED_HRELAY: return 2; /* one piece: the vector's size unknown */
   default: return 2 * L + fold;
   }
 }
 
-/* HRING's segments sent off each node (out[node id]) by every rank of s. */
+/* The segments sent off each node (out[node id]) by every rank of s, pieces in fractions. */
 static void segments_off_nodes(const pat_sched *s, int P, const int *node, double *out) {
   for (int r = 0; r < P; r++) {
     size_t n;
     const pat_op *ops = pat_sched_rank_ops(s, r, &n);
     for (size_t i = 0; i < n; i++)
       if (ops[i].kind == PAT_OP_SEND && node[ops[i].peer] != node[r])
-        for (int j = 0; j < ops[i].nspans; j++) out[node[r]] += ops[i].span[j].count;
+        for (int j = 0; j < ops[i].nspans; j++)
+          out[node[r]] += ops[i].span[j].count * ((double)ops[i].span[j].hi - ops[i].span[j].lo) / PAT_FRAC_ONE;
   }
 }
 
-/* The first rank whose own HRING build (self = r) differs from its slice of s, or -1. */
-static int own_build_differs(const pat_sched *s, int P, const int *node) {
-  for (int r = 0; r < P; r++) {
-    pat_build_args one = {.P = P, .self = r, .node = node};
+/* The first rank whose own build of `id` (a, self = r) differs from its slice of s, or -1. */
+static int own_build_differs(int id, const pat_sched *s, const pat_build_args *a) {
+  for (int r = 0; r < a->P; r++) {
+    pat_build_args one = *a;
+    one.self = r;
     pat_sched mine;
     size_t n1 = 0, n2;
-    int ok = pat_build_allreduce(PAT_ARED_HRING, &mine, &one) == PAT_OK;
+    int ok = pat_build_allreduce(id, &mine, &one) == PAT_OK;
     const pat_op *o1 = ok ? pat_sched_rank_ops(&mine, r, &n1) : NULL, *o2 = pat_sched_rank_ops(s, r, &n2);
     int same = ok && n1 == n2 && (n1 == 0 || memcmp(o1, o2, n1 * sizeof *o1) == 0);
     if (ok) pat_sched_free(&mine);
@@ -82,7 +89,7 @@ int main(void) {
         "names");
   for (int id = 0; id < PAT_ARED_COUNT; id++) {
     const pat_allreduce_info *info = &pat_allreduce_algorithms[id];
-    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0, flow = id == PAT_ARED_RELAY;
+    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0, flow = id == PAT_ARED_RELAY || id == PAT_ARED_HRELAY;
     for (int P = 1; P <= 17; P++) {
       pat_build_args a = {.P = P, .self = PAT_ALL_RANKS};
       pat_sched s;
@@ -149,7 +156,7 @@ int main(void) {
         for (int h = 0; h < H; h++)
           CHECK(out[h] == 2.0 * (H - 1) * k, "hring H=%d k=%d robin %d: node %d sends %g segments off it", H, k,
                 robin, h, out[h]);
-        int differs = own_build_differs(&s, P, node);
+        int differs = own_build_differs(PAT_ARED_HRING, &s, &a);
         CHECK(differs < 0, "hring H=%d k=%d rank %d: its own build differs from its slice", H, k, differs);
         pat_sched_free(&s);
       }
@@ -194,10 +201,68 @@ int main(void) {
       for (int h = 0; h < H; h++)
         CHECK(out[h] <= 2.0 * (H - 1) * ((P + k * H - 1) / (k * H)) * k, "hring shape %zu: node %d sends %g "
               "segments off it", sh, h, out[h]);
-      int differs = own_build_differs(&s, P, node);
+      int differs = own_build_differs(PAT_ARED_HRING, &s, &a);
       CHECK(differs < 0, "hring shape %zu rank %d: its own build differs from its slice", sh, differs);
       pat_sched_free(&s);
     }
+  /* HRELAY on nodes, every node late in turn (its last rank predicted last), 3 pieces a share */
+  for (int H = 1; H <= 5; H++)
+    for (int k = 1; k <= 3; k++)
+      for (int robin = 0; robin < 2; robin++)
+        for (int late_node = 0; late_node < H; late_node++) {
+          int P = H * k, node[15], late = -1;
+          int64_t arrival[15] = {0};
+          for (int r = 0; r < P; r++) node[r] = robin ? r % H : r / k;
+          for (int r = 0; r < P; r++) late = node[r] == late_node ? r : late;
+          arrival[late] = 100;
+          const int64_t share = 3 * PAT_ARED_RELAY_PIECE, q = H > 1 ? 3 : 1;
+          pat_build_args a = {.P = P, .self = PAT_ALL_RANKS, .node = node, .arrival = arrival,
+                              .block_bytes = H > 1 ? (share * (H - 1) + H - 1) / H : 0};
+          pat_sched s;
+          if (pat_build_allreduce(PAT_ARED_HRELAY, &s, &a)) {
+            CHECK(0, "hrelay H=%d k=%d: build failed", H, k);
+            continue;
+          }
+          CHECK(pat_sched_check(&s, 0, err, sizeof err) == 0, "hrelay H=%d k=%d robin %d late %d: %s", H, k, robin,
+                late, err);
+          CHECK(P == 1 || s.nsteps == 2 * (k - 1) + 2 * (H > 1) * q, "hrelay H=%d k=%d: %d steps", H, k, s.nsteps);
+          int foreign = 0; /* contributions from another node combined in the late node */
+          for (int r = 0; r < P; r++) {
+            size_t n;
+            const pat_op *ops = pat_sched_rank_ops(&s, r, &n);
+            for (size_t i = 0; i < n && node[r] == late_node; i++)
+              foreign += ops[i].kind == PAT_OP_RECV && (ops[i].flags & PAT_OPF_REDUCE) && node[ops[i].peer] != node[r];
+          }
+          CHECK(foreign == 0, "hrelay H=%d k=%d: the late node combines %d contributions", H, k, foreign);
+          double out[5] = {0};
+          segments_off_nodes(&s, P, node, out);
+          for (int h = 0; h < H && H > 1; h++) {
+            double want = h == late_node ? P : P * (2.0 * H - 3) / (H - 1);
+            CHECK(out[h] > want - 0.01 && out[h] < want + 0.01, "hrelay H=%d k=%d robin %d: node %d sends %g "
+                  "segments off it, want %g", H, k, robin, h, out[h], want);
+          }
+          int differs = own_build_differs(PAT_ARED_HRELAY, &s, &a);
+          CHECK(differs < 0, "hrelay H=%d k=%d rank %d: its own build differs from its slice", H, k, differs);
+          pat_sched_free(&s);
+        }
+  /* HRELAY on unequal nodes, the last rank late */
+  for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++) {
+    int P = 0, node[20];
+    for (int h = 0; h < 5 && shapes[sh][h]; h++)
+      for (int i = 0; i < shapes[sh][h]; i++) node[P++] = h;
+    int64_t arrival[20] = {0};
+    arrival[P - 1] = 100;
+    pat_build_args a = {.P = P, .self = PAT_ALL_RANKS, .node = node, .arrival = arrival, .block_bytes = 100000};
+    pat_sched s;
+    if (pat_build_allreduce(PAT_ARED_HRELAY, &s, &a)) {
+      CHECK(0, "hrelay shape %zu: build failed", sh);
+      continue;
+    }
+    CHECK(pat_sched_check(&s, 0, err, sizeof err) == 0, "hrelay shape %zu: %s", sh, err);
+    int differs = own_build_differs(PAT_ARED_HRELAY, &s, &a);
+    CHECK(differs < 0, "hrelay shape %zu rank %d: its own build differs from its slice", sh, differs);
+    pat_sched_free(&s);
+  }
   pat_build_args bad = {.P = 4, .self = 4};
   pat_sched s;
   CHECK(pat_build_allreduce(PAT_ARED_RDB, &s, &bad) == PAT_EINVAL, "self out of range accepted");
