@@ -23,6 +23,7 @@ enum pat_allreduce_id {
   PAT_ARED_RELAY,
   PAT_ARED_HRING,
   PAT_ARED_HRELAY,
+  PAT_ARED_SLT,
   PAT_ARED_COUNT
 };
 
@@ -70,6 +71,11 @@ int pat_allreduce_hring(pat_sched *s, const pat_build_args *a);
  * a->arrival, a->block_bytes and the node map as HRING and RELAY do.
  * Commutative ops only. */
 int pat_allreduce_hrelay(pat_sched *s, const pat_build_args *a);
+/* SLT (allreduce_slt.c): Proficz's sorted linear tree, pipelined, a data
+ * flow: a chain in the predicted order of arrival (a->arrival, all of it;
+ * rank order without one) sums the vector up to the last rank and hands the
+ * result back down.  Commutative ops only. */
+int pat_allreduce_slt(pat_sched *s, const pat_build_args *a);
 #define PAT_ARED_RELAY_PIECE ((int64_t)64 * 1024) /* a piece of a share, at least, where it has several */
 #define PAT_ARED_RELAY_MAX_PIECES 8
 

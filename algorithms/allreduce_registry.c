@@ -20,6 +20,10 @@ const pat_allreduce_info pat_allreduce_algorithms[PAT_ARED_COUNT] = {
                          "two levels, arrival-aware: a reduce-scatter in each node, RELAY between the nodes (the "
                          "predicted last rank's node owns nothing), an all-gather in each node; after the last "
                          "arrival about beta*m"},
+    [PAT_ARED_SLT] = {"slt", pat_allreduce_slt, 0,
+                      "Proficz's sorted linear tree, pipelined: a chain in the predicted order of arrival sums the "
+                      "vector up to the last rank and hands the result back down; after the last arrival about "
+                      "beta*m"},
 };
 
 int pat_allreduce_by_name(const char *name) {

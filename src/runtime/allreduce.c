@@ -25,6 +25,7 @@
  * set-up, with the non-blocking call's rule, and posts each start here.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "algorithms/allreduce.h"
 #include "decide/allreduce_choice.h"
@@ -183,9 +184,10 @@ static int check(const char *name, const void *sendbuf, const void *recvbuf, int
   return MPI_SUCCESS;
 }
 
-/* Is alg (libpat's) built for the predicted last rank? */
+/* Is alg (libpat's) built for a predicted order of arrival? */
 static int arrival_aware(int alg) {
-  return alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY || alg == PAT_ARED_ALG_BASE + PAT_ARED_HRELAY;
+  return alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY || alg == PAT_ARED_ALG_BASE + PAT_ARED_HRELAY ||
+         alg == PAT_ARED_ALG_BASE + PAT_ARED_SLT;
 }
 
 /* Post the call on the queue (alg: libpat's). */
@@ -196,9 +198,9 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_size(comm, &P);
   pat_comm_state *cs;
-  /* RELAY's and HRELAY's owners, and with them who adds what first, follow the predicted last rank (none
-   * under PAT_REPRODUCIBLE, where no stamps are gathered: arrival_aware_call) */
-  int late1 = arrival_aware(alg) && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_late1 : 0;
+  /* the arrival-aware schedules, and with them who adds what first, follow the predicted order of arrival
+   * (none under PAT_REPRODUCIBLE, where no stamps are gathered: arrival_aware_call) */
+  const int *order = arrival_aware(alg) && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_order : NULL;
   pat_nbc_call c = {.u = {.sendbuf = sendbuf,
                           .sendtype = type,
                           .recvbuf = recvbuf,
@@ -206,7 +208,7 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
                           .recvtype = type,
                           .reduce = 1,
                           .op = op,
-                          .late1 = late1,
+                          .order = order,
                           .comm = comm,
                           .name = name},
                     .P = P,
@@ -225,31 +227,47 @@ int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
   return post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, request);
 }
 
-/* A blocking arrival-aware all-reduce (RELAY, HRELAY): its schedule is built for the last arrival
- * of the communicator's previous such call, which every rank learns alike:
- * each rank's arrival on the common clock goes into an MPI_MAXLOC of MPI's
- * own, posted beside the call (it completes once the last rank is in, at
- * about the time the call's data starts to flow) and waited for at its end. */
+/* A blocking arrival-aware all-reduce (RELAY, HRELAY, SLT): its schedule is
+ * built for the order of arrival at the communicator's previous such call,
+ * which every rank learns alike: each rank's arrival on the common clock
+ * goes into an all-gather of MPI's own, posted beside the call (it
+ * completes once the last rank is in, at about the time the call's data
+ * starts to flow) and waited for at its end; every rank sorts the same
+ * stamps (ties by rank). */
 static int arrival_aware_call(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                               MPI_Op op, MPI_Comm comm, int alg) {
   pat_comm_state *cs;
-  int rc = pat_comm_posted(comm, &cs), me;
+  int rc = pat_comm_posted(comm, &cs);
   if (rc != MPI_SUCCESS) return rc;
-  MPI_Comm_rank(comm, &me);
-  struct {
-    long t;
-    int r;
-  } mine = {(long)pat_clock_global_ns(), me}, last = {0, -1};
+  const int P = cs->base.P;
+  int64_t mine = pat_clock_global_ns(), *stamps = malloc((size_t)P * sizeof *stamps);
+  /* a new order is the communicator's only once complete: this call is built for the one before */
+  int *order = cs->ared_order ? cs->ared_order : malloc((size_t)P * sizeof *order);
+  if (!stamps || !order) {
+    free(stamps);
+    if (order != cs->ared_order) free(order);
+    return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
+  }
   MPI_Request stamp, request;
-  rc = PMPI_Iallreduce(&mine, &last, 1, MPI_LONG_INT, MPI_MAXLOC, comm, &stamp);
-  if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: the arrival stamps failed", name);
-  rc = post(name, sendbuf, recvbuf, count, type, op, comm, alg, &request);
-  if (rc == MPI_SUCCESS) rc = pat_nbc_wait(&request);
-  int rs = PMPI_Wait(&stamp, MPI_STATUS_IGNORE);
-  if (rc != MPI_SUCCESS) return pat_fail(rc, "%s: the call failed", name);
-  if (rs != MPI_SUCCESS) return pat_fail(rs, "%s: the arrival stamps failed", name);
-  cs->ared_late1 = last.r + 1;
-  return MPI_SUCCESS;
+  rc = PMPI_Iallgather(&mine, 1, MPI_INT64_T, stamps, 1, MPI_INT64_T, comm, &stamp);
+  if (rc == MPI_SUCCESS) {
+    rc = post(name, sendbuf, recvbuf, count, type, op, comm, alg, &request);
+    if (rc == MPI_SUCCESS) rc = pat_nbc_wait(&request);
+    int rs = PMPI_Wait(&stamp, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) rc = pat_fail(rc, "%s: the call failed", name);
+    else if (rs != MPI_SUCCESS) rc = pat_fail(rs, "%s: the arrival stamps failed", name);
+  } else {
+    rc = pat_fail(rc, "%s: the arrival stamps failed", name);
+  }
+  if (rc == MPI_SUCCESS && pat_arrival_order(P, stamps, 0, order) != PAT_OK)
+    rc = pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
+  if (rc == MPI_SUCCESS) {
+    cs->ared_order = order;
+  } else if (order != cs->ared_order) {
+    free(order);
+  }
+  free(stamps);
+  return rc;
 }
 
 int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {

@@ -50,5 +50,12 @@ int pat_debug_allreduce_choice(MPI_Comm comm, long long bytes) {
 
 int pat_debug_allreduce_late(MPI_Comm comm) {
   pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
-  return cs ? cs->ared_late1 - 1 : -1;
+  return cs && cs->ared_order ? cs->ared_order[cs->base.P - 1] : -1;
+}
+
+int pat_debug_allreduce_order(MPI_Comm comm, int *order) {
+  pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
+  if (!cs || !cs->ared_order) return 0;
+  memcpy(order, cs->ared_order, (size_t)cs->base.P * sizeof *order);
+  return 1;
 }

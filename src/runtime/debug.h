@@ -35,8 +35,10 @@ int pat_debug_context_forms(MPI_Comm comm);
  * no state). */
 int pat_debug_allreduce_choice(MPI_Comm comm, long long bytes);
 
-/* The last arrival of comm's last blocking RELAY or HRELAY all-reduce, which the next
+/* The last arrival of comm's last blocking arrival-aware all-reduce, which the next
  * one is built for (the same on every rank); -1 before the first. */
 int pat_debug_allreduce_late(MPI_Comm comm);
+/* ... and the whole order of arrival it learned (order: P ranks, earliest first): 1, or 0 before the first. */
+int pat_debug_allreduce_order(MPI_Comm comm, int *order);
 
 #endif

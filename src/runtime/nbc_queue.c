@@ -34,6 +34,7 @@ typedef struct nbc_op {
    * an all-gatherv's counts and displs a copy (one allocation, counts) */
   pat_call_args u;
   int *counts;
+  int *order;     /* an all-reduce's predicted order of arrival, a copy (P), or NULL */
   int64_t *bytes; /* every block's bytes (P) */
   int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (run.h) */
   pat_run *run; /* under nbc_lock; NULL until started (by its posting thread, or the background thread) */
@@ -296,6 +297,9 @@ static void free_op_args(nbc_op *op) {
   op->u.counts = op->u.displs = NULL;
   free(op->bytes);
   op->bytes = NULL;
+  free(op->order);
+  op->order = NULL;
+  op->u.order = NULL;
 }
 
 static int copy_args(nbc_op *op, const pat_nbc_call *c) {
@@ -313,6 +317,11 @@ static int copy_args(nbc_op *op, const pat_nbc_call *c) {
       op->u.counts = op->counts;
       op->u.displs = op->counts + c->P;
     }
+  }
+  if (rc == MPI_SUCCESS && c->u.order) {
+    if (!(op->order = malloc((size_t)c->P * sizeof *op->order))) rc = MPI_ERR_NO_MEM;
+    else memcpy(op->order, c->u.order, (size_t)c->P * sizeof *op->order);
+    op->u.order = op->order;
   }
   if (rc == MPI_SUCCESS && !(op->bytes = malloc((size_t)c->P * sizeof *op->bytes))) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS) rc = pat_run_block_bytes(&op->u, c->P, op->bytes);

@@ -214,13 +214,14 @@ const pat_setting pat_setting_table[] = {
     {"PAT_ALG", "auto, native, ring, nex, rdb, bruck, lnbc, bdr, bslb, ard, direct, relay, hring, hrelay", "auto", PAT_SCOPE_JOB,
      "algorithm of every call; `auto` lets the cost model choose per call. `PAT_UseAlg(name)` overrides it at run time.",
      parse_alg, key_alg},
-    {"PAT_ALLREDUCE", "auto, native, rdb, ring, rabenseifner, relay, hring, hrelay", "auto", PAT_SCOPE_JOB,
+    {"PAT_ALLREDUCE", "auto, native, rdb, ring, rabenseifner, relay, hring, hrelay, slt", "auto", PAT_SCOPE_JOB,
      "algorithm of every all-reduce (`PAT_Allreduce`, `PAT_Iallreduce`, the drop-in's `MPI_Allreduce` and "
      "`MPI_Iallreduce`): one of libpat's schedules, run for predefined ops on intra-communicators of several "
      "processes with the background thread (other calls are the MPI library's own); `native` is the MPI library's "
      "own all-reduce; `relay` is arrival-aware (the last rank of the previous call owns nothing); `hring` has two "
      "levels for ranks that share nodes; `hrelay` too, arrival-aware between the nodes (the node of the previous "
-     "call's last rank owns nothing); `auto` measures "
+     "call's last rank owns nothing); `slt` is Proficz's sorted linear tree (a chain in the previous call's order "
+     "of arrival); `auto` measures "
      "MPI's own against libpat's ring (hring where ranks share nodes), Rabenseifner and relay (these two not where "
      "ranks share nodes) schedules per communicator "
      "and vector size (from 128 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
@@ -230,8 +231,9 @@ const pat_setting pat_setting_table[] = {
      "`1`: every all-reduce's result is the same, bit for bit, run after run whatever the ranks' arrivals and "
      "timings (for the same process count, vector, datatype and op). Under `PAT_ALLREDUCE=auto` MPI's own "
      "all-reduce runs (auto's choice by timing could change the algorithm, and with it the order in which "
-     "floating-point values are added); under `relay` and `hrelay` the last rank is rank P - 1 instead of the "
-     "predicted one; `ring`, `rabenseifner` and `rdb` are reproducible already. Its cost: docs/usage.md, All-reduce.",
+     "floating-point values are added); under `relay`, `hrelay` and `slt` no order of arrival is predicted (rank "
+     "order: the last rank is P - 1); `ring`, `rabenseifner` and `rdb` are reproducible already. Its cost: "
+     "docs/usage.md, All-reduce.",
      parse_reproducible, key_reproducible},
     {"PAT_EXCHANGE", "auto, always", "auto", PAT_SCOPE_JOB,
      "with `PAT_ALG=auto`: `auto` exchanges arrivals only where arrival-awareness can pay (per call site: "

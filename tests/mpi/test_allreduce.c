@@ -3,7 +3,7 @@
  * -DPAT_MATRIX_DROPIN, the drop-in's MPI_Allreduce and MPI_Iallreduce) under
  * the PAT_ALLREDUCE its launch sets, against the sums computed here:
  *
- *   test_allreduce        (PAT_ALLREDUCE=rdb, ring, rabenseifner, hring, hrelay, native, auto)
+ *   test_allreduce        (PAT_ALLREDUCE=rdb, ring, rabenseifner, hring, hrelay, slt, native, auto)
  *
  * Blocking and non-blocking, on MPI_COMM_WORLD, a duplicate and a half
  * split with its ranks reversed, for vectors of 0, 1, P - 1, 7, 1000 and

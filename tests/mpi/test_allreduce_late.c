@@ -1,12 +1,13 @@
 /*
- * The arrival-aware all-reduces' prediction (PAT_ALLREDUCE=relay, and
- * hrelay on nodes of two ranks, linked with libpat): a blocking call is built for the last arrival of the
- * communicator's previous one, which every rank learns alike from the
- * arrival stamps gathered beside each call.  Rank d waits 150 ms before each
- * call (d changes every two calls); after each call every rank holds the
- * same last arrival, d, and the sums of ints are exact whoever was
- * predicted (the first call's default, P - 1, and a wrong one after d
- * changes).
+ * The arrival-aware all-reduces' prediction (PAT_ALLREDUCE=relay, slt, and
+ * hrelay on nodes of two ranks, linked with libpat): a blocking call is
+ * built for the order of arrival at the communicator's previous one, which
+ * every rank learns alike from the arrival stamps gathered beside each
+ * call.  Rank d waits 150 ms before each call (d changes every two calls);
+ * after each call every rank holds the same last arrival, d, and the sums
+ * of ints are exact whoever was predicted (the first call's default, P - 1,
+ * and a wrong one after d changes).  Last, rank r waits (P - 1 - r) x 60 ms:
+ * every rank then holds the order P - 1, ..., 0.
  *
  * Under PAT_REPRODUCIBLE=1 (the .reproducible variant) nothing is learned
  * and floats add up to the same bits in every call whoever is late: each
@@ -78,6 +79,19 @@ int main(int argc, char **argv) {
       CHECK(rc == MPI_SUCCESS && far < 0, "call %d (late rank %d): rc %d, float %d far from the first call's", call, d,
             rc, far);
   }
+  /* arrivals staggered, rank r (P - 1 - r) x 60 ms late: the whole order learned, the same on every rank */
+  nanosleep(&(struct timespec){0, 60000000L * (P - 1 - rank)}, NULL);
+  int staggered = PAT_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD), order[16], known;
+  known = pat_debug_allreduce_order(MPI_COMM_WORLD, order);
+  int reversed = known && P <= 16;
+  for (int i = 0; reversed && i < P; i++) reversed = order[i] == P - 1 - i;
+  cases++;
+  if (reproducible)
+    CHECK(staggered == MPI_SUCCESS && !known, "staggered: rc %d, an order was learned under PAT_REPRODUCIBLE",
+          staggered);
+  else
+    CHECK(staggered == MPI_SUCCESS && reversed, "staggered: rc %d, the order learned is not P - 1 .. 0 (known %d)",
+          staggered, known);
   free(in);
   free(out);
   free(fin);

@@ -12,7 +12,8 @@
  * on the same maps, with every node late in turn and with pieces: checked,
  * the late node's ranks combine nothing from another node, and a node's
  * link carries the vector out (the late node) or (2H - 3) / (H - 1) of it
- * (the others); without a node map it is RELAY's shape, 2 steps. */
+ * (the others); without a node map it is RELAY's shape, 2 steps.  SLT
+ * with a predicted order: checked, its chain in that order, with pieces. */
 #include <string.h>
 
 #include "algorithms/allreduce.h"
@@ -49,6 +50,7 @@ static int expected_steps(int id, int P) {
   case PAT_ARED_HRING: return 2 * (P - 1); /* without a node map: every rank a node */
   case PAT_ARED_RELAY:
   case PAT_ARED_HRELAY: return 2; /* one piece: the vector's size unknown */
+  case PAT_ARED_SLT: return 2 * (P - 1); /* up the chain and down, one piece */
   default: return 2 * L + fold;
   }
 }
@@ -89,7 +91,8 @@ int main(void) {
         "names");
   for (int id = 0; id < PAT_ARED_COUNT; id++) {
     const pat_allreduce_info *info = &pat_allreduce_algorithms[id];
-    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0, flow = id == PAT_ARED_RELAY || id == PAT_ARED_HRELAY;
+    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0,
+        flow = id == PAT_ARED_RELAY || id == PAT_ARED_HRELAY || id == PAT_ARED_SLT;
     for (int P = 1; P <= 17; P++) {
       pat_build_args a = {.P = P, .self = PAT_ALL_RANKS};
       pat_sched s;
@@ -102,7 +105,7 @@ int main(void) {
       CHECK(pat_sched_check(&s, flow ? 0 : PAT_CHECK_ONE_RECV | PAT_CHECK_ONE_SEND, err, sizeof err) == 0,
             "%s P=%d commutative: %s", info->name, P, err);
       int in_order = pat_sched_check(&s, PAT_CHECK_RANK_ORDER, err, sizeof err) == 0;
-      if (ordered)
+      if (ordered || id == PAT_ARED_SLT) /* SLT's chain is in rank order without a prediction */
         CHECK(in_order, "%s P=%d non-commutative: %s", info->name, P, err);
       else if (P > 1)
         CHECK(!in_order && strstr(err, "rank order"), "%s P=%d: passes as ordered (%s)", info->name, P, err);
@@ -245,6 +248,48 @@ int main(void) {
           CHECK(differs < 0, "hrelay H=%d k=%d rank %d: its own build differs from its slice", H, k, differs);
           pat_sched_free(&s);
         }
+  /* SLT with a predicted order of arrival (a permutation) and pieces, from whole segments cut in 3 to groups
+   * of 4 segments: checked, the chain follows the order (ties: the higher rank later) (the last rank takes its partial sums from the
+   * second-last only, the first rank none), 2 (P - 1) n steps for n pieces, and out of rank order */
+  for (int P = 2; P <= 9; P++)
+    for (int sizes = 0; sizes < 2; sizes++) {
+      int64_t arrival[9];
+      for (int r = 0; r < P; r++) arrival[r] = (r * 5 + 3) % P; /* 5 is prime to every P here but 5 */
+      if (P == 5) arrival[0] = 7, arrival[4] = 0;
+      const int64_t block = sizes ? 3 * PAT_ARED_RELAY_PIECE : PAT_ARED_RELAY_PIECE / 4;
+      const int n = sizes ? 3 * P : (P + 3) / 4;
+      pat_build_args a = {.P = P, .self = PAT_ALL_RANKS, .arrival = arrival, .block_bytes = block};
+      pat_sched s;
+      if (pat_build_allreduce(PAT_ARED_SLT, &s, &a)) {
+        CHECK(0, "slt P=%d: build failed", P);
+        continue;
+      }
+      CHECK(pat_sched_check(&s, 0, err, sizeof err) == 0, "slt P=%d sizes %d: %s", P, sizes, err);
+      CHECK(s.nsteps == 2 * (P - 1) * n, "slt P=%d sizes %d: %d steps, want %d", P, sizes, s.nsteps, 2 * (P - 1) * n);
+      int first = 0, last = 0, second = 0;
+      for (int r = 0; r < P; r++) {
+        first = arrival[r] < arrival[first] ? r : first;
+        last = arrival[r] >= arrival[last] ? r : last;
+      }
+      for (int r = 0; r < P; r++)
+        if (r != last && (second == last || arrival[r] >= arrival[second])) second = r;
+      for (int r = 0; r < P; r++) {
+        size_t k;
+        const pat_op *ops = pat_sched_rank_ops(&s, r, &k);
+        int sums = 0, wrong = 0;
+        for (size_t i = 0; i < k; i++)
+          if (ops[i].kind == PAT_OP_RECV && (ops[i].flags & PAT_OPF_REDUCE)) {
+            sums++;
+            wrong += r == last && ops[i].peer != second;
+          }
+        CHECK(r == first ? sums == 0 : sums == n, "slt P=%d: rank %d combines %d pieces", P, r, sums);
+        CHECK(!wrong, "slt P=%d: the last rank %d combines pieces from another than %d", P, r, second);
+      }
+      CHECK(P < 3 || pat_sched_check(&s, PAT_CHECK_RANK_ORDER, err, sizeof err) != 0, "slt P=%d: in rank order", P);
+      int differs = own_build_differs(PAT_ARED_SLT, &s, &a);
+      CHECK(differs < 0, "slt P=%d rank %d: its own build differs from its slice", P, differs);
+      pat_sched_free(&s);
+    }
   /* HRELAY on unequal nodes, the last rank late */
   for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++) {
     int P = 0, node[20];
