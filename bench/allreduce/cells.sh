@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The all-reduce under imbalanced arrivals on the emulated cluster: pat-minibench --coll allreduce,
 # each algorithm alone in its launch (PAT_ALLREDUCE: MPI's own, ring, Rabenseifner, RELAY, auto), in
-# four arrival patterns: a rank that is always last (--late-rank, the whole max delay every call, the
-# others' drawn), one slow rank and the others on time (--straggler), delays drawn afresh every call,
-# and balanced; rounds interleaved, the algorithms' order rotated per round.
+# these arrival patterns: a rank that is always last (--late-rank, the whole max delay every call, the
+# others' drawn), one slow rank and the others on time (--straggler), delays drawn afresh every call
+# (random), delays drawn once and kept (fixed: a static imbalance, the same order every call), and
+# balanced; rounds interleaved, the algorithms' order rotated per round.
 # No model file.  Rows: OUT/cells.csv (label round/case/alg); OUT/log.txt the launches' output.
 #   RATE=200mbit P=8 N=1M DELAY=100 ITERS=20 ROUNDS=2 bash bench/allreduce/cells.sh OUT
 # DEADLINE_S=s: no launch starts after s seconds, and none runs past them (the device's budget);
@@ -39,6 +40,7 @@ for r in $(seq 1 "$ROUNDS"); do
       late) pattern=(--max-delay "$DELAY" --late-rank "$LATE") ;;
       straggler) pattern=(--max-delay "$DELAY" --straggler "$LATE") ;;
       random) pattern=(--max-delay "$DELAY") ;;
+      fixed) pattern=(--max-delay "$DELAY" --fixed-delays) ;;
       balanced) pattern=(--max-delay 0) ;;
       *) echo "cells.sh: unknown case $c" >&2; exit 2 ;;
     esac

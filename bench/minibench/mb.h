@@ -57,6 +57,7 @@ typedef struct mb_opts {
   int late_rank;          /* --late-rank r: that rank's delay is maxDelay in every call (a straggler that stays:
                              a heavier share of the work); -1: every delay random */
   int straggler_only;     /* --straggler r: as --late-rank r, and the others' delay 0 (one slow process) */
+  int fixed_delays;       /* --fixed-delays: each rank's delay drawn once and kept (a static imbalance) */
   int inject_error;       /* --inject-error: the last rank corrupts one received element (testing) */
   char inject_fail[MB_NAME]; /* --inject-fail alg: its 2nd measured call fails on the last rank (testing) */
   int nalgs;

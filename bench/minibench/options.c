@@ -73,6 +73,9 @@ void mb_usage(FILE *out) {
           "  --seed s            seed of data and delays (default 1)\n"
           "  --late-rank r       rank r's delay is the max delay in every call, the others' random (a\n"
           "                      straggler that stays, as a heavier share of the work makes one)\n"
+          "  --straggler r       as --late-rank r, and every other rank's delay 0 (one slow process)\n"
+          "  --fixed-delays      each rank's delay drawn once and kept in every call (a static load\n"
+          "                      imbalance: the same order of arrival call after call)\n"
           "  --csv file          append one row per algorithm (header written to an empty file)\n"
           "  --label text        free text copied to the CSV's label column\n"
           "  --trace file        write every iteration's per-rank delay, arrival and exit (CSV)\n"
@@ -107,6 +110,7 @@ static int flag_option(cli_args *a, mb_opts *o, cli_error *err) {
   else if (cli_args_is(a, "--compute-by-size")) o->compute_by_size = 1;
   else if (cli_args_is(a, "--also-chosen")) o->also_chosen = 1;
   else if (cli_args_is(a, "--persistent")) o->persistent = 1;
+  else if (cli_args_is(a, "--fixed-delays")) o->fixed_delays = 1;
   else return OPT_OTHER;
   return cli_args_flag(a, err);
 }

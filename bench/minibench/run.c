@@ -105,12 +105,14 @@ static int agree_failure(mb_ctx *c, int rc) {
   return 1;
 }
 
-/* Rank r's delay in iteration iter: U[0, maxDelay], scaled by its block
- * (--compute-by-size with --counts); maxDelay for --late-rank's (and 0 for
- * the others under --straggler); 0 in the flat run. */
+/* Rank r's delay in iteration iter: U[0, maxDelay] (iteration 0's draw in
+ * every one under --fixed-delays), scaled by its block (--compute-by-size
+ * with --counts); maxDelay for --late-rank's (and 0 for the others under
+ * --straggler); 0 in the flat run. */
 static double delay_of(const mb_opts *o, const mb_setup *s, int r, long long iter, int delayed) {
   if (!delayed) return 0.0;
-  double d = (r == o->late_rank ? 1.0 : o->straggler_only ? 0.0 : mb_uniform(o->seed, r, iter)) * s->max_delay_s;
+  double u = mb_uniform(o->seed, r, o->fixed_delays ? 0 : iter);
+  double d = (r == o->late_rank ? 1.0 : o->straggler_only ? 0.0 : u) * s->max_delay_s;
   return s->delay_scale ? d * s->delay_scale[r] : d;
 }
 
