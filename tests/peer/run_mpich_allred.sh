@@ -11,9 +11,9 @@
 # 4.1: mpitest.h), built against tests/peer/mpitest.h and its neighbours, this
 # repository's stand-in for MPICH's test harness.  Left out: coll_large.c (every
 # collective at counts near 2^31, not an all-reduce test).
-# Settings: native, ring, rdb, rabenseifner, relay, and auto with PAT_NODE_SIZE=1 (a
-# node a rank, so that auto times its candidates from 128 KiB), hring and auto on nodes
-# of 2 (PAT_NODE_SIZE=2: HRING's two levels at even P, the ring at odd), plus a row
+# Settings: native, ring, rdb, rabenseifner, relay, slt, and auto with PAT_NODE_SIZE=1 (a
+# node a rank, so that auto times its candidates from 128 KiB), hring, hrelay and auto on
+# nodes of 2 (PAT_NODE_SIZE=2: the two levels at even P, unequal nodes at odd), plus a row
 # without the drop-in, which says what the MPI library alone gets.  Under auto these programs run
 # MPI's own all the same: none calls one size class of 128 KiB or more on one
 # communicator often enough to get past the first trials, which are MPI's own (auto's
@@ -31,7 +31,7 @@
 # failed).  Failures that are not libpat's (docs/usage.md, All-reduce): allred
 # -count=100 at P = 6 and 8, with and without the drop-in (single-precision products
 # i^6, i^8 past float's 24 bits, which the test's own header warns of); the same at P = 5
-# under ring, relay and hring (the ring at P = 5 on nodes of 2), whose sequential order
+# under ring, relay, slt and hring (the ring at P = 5 on nodes of 2), whose sequential order
 # rounds i^4 before the last product where the test wants i^5 rounded once; nonblocking3 at P = 8 under ring past 60 s on two cores
 # (100000 operations, 14 lockstep steps per all-reduce, 8 ranks and their threads; it
 # passes given longer).
@@ -51,8 +51,8 @@ cases=${PAT_PEER_TESTS:-"allred:-count=10 allred:-count=100 allred2 allred3 allr
   nonblocking nonblocking2 nonblocking3 p_allred"}
 nps=${PAT_PEER_NPS:-"2 3 4 5 8"}
 all_settings="none;PAT_ALLREDUCE=native;PAT_ALLREDUCE=ring;PAT_ALLREDUCE=rdb;PAT_ALLREDUCE=rabenseifner"
-all_settings+=";PAT_ALLREDUCE=relay;PAT_ALLREDUCE=auto PAT_NODE_SIZE=1"
-all_settings+=";PAT_ALLREDUCE=hring PAT_NODE_SIZE=2;PAT_ALLREDUCE=auto PAT_NODE_SIZE=2"
+all_settings+=";PAT_ALLREDUCE=relay;PAT_ALLREDUCE=slt;PAT_ALLREDUCE=auto PAT_NODE_SIZE=1"
+all_settings+=";PAT_ALLREDUCE=hring PAT_NODE_SIZE=2;PAT_ALLREDUCE=hrelay PAT_NODE_SIZE=2;PAT_ALLREDUCE=auto PAT_NODE_SIZE=2"
 IFS=';' read -r -a settings <<<"${PAT_PEER_SETTINGS:-$all_settings}"
 
 for c in $cases; do
