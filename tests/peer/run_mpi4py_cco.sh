@@ -10,8 +10,8 @@
 #              MPI_Iallreduce (plain and in place, every array type mpi4py has, on
 #              MPI_COMM_SELF, MPI_COMM_WORLD and duplicates; Reduce, Reduce_scatter and
 #              the rest there are MPI's own), under every PAT_ALLREDUCE setting: native,
-#              ring, rdb, rabenseifner, relay, and auto with a node a rank
-#              (PAT_NODE_SIZE=1), P = 2, 3, 4, 5, 8.  (Debian's package ships no tests,
+#              ring, rdb, rabenseifner, relay, slt, hring and hrelay on nodes of 2, and
+#              auto with a node a rank (PAT_NODE_SIZE=1), P = 2, 3, 4, 5, 8.  (Debian's package ships no tests,
 #              and mpi4py's lower-case allreduce of Python objects is point-to-point or
 #              an all-gather, not MPI_Allreduce.)
 #   bash tests/peer/run_mpi4py_cco.sh MPI4PY_TEST_DIR
@@ -52,7 +52,8 @@ for part in ${PAT_PEER_PARTS:-allgather allreduce}; do
     allreduce)
       for t in test_cco_buf test_cco_nb_buf; do
         for setting in "PAT_ALLREDUCE=native" "PAT_ALLREDUCE=ring" "PAT_ALLREDUCE=rdb" "PAT_ALLREDUCE=rabenseifner" \
-                       "PAT_ALLREDUCE=relay" "PAT_ALLREDUCE=auto PAT_NODE_SIZE=1"; do
+                       "PAT_ALLREDUCE=relay" "PAT_ALLREDUCE=slt" "PAT_ALLREDUCE=hring PAT_NODE_SIZE=2" \
+                       "PAT_ALLREDUCE=hrelay PAT_NODE_SIZE=2" "PAT_ALLREDUCE=auto PAT_NODE_SIZE=1"; do
           for np in 2 3 4 5 8; do one_case "$t" "$np" "$setting"; done
         done
         echo "$t (all-reduce settings): done"
