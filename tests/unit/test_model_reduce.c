@@ -45,7 +45,8 @@ int main(void) {
     while (2 * p2 <= P) p2 *= 2, L++;
     int fold = P > p2;
     for (int id = 0; id < PAT_ARED_COUNT; id++) {
-      if (id == PAT_ARED_RELAY) continue; /* a data flow: the replay takes reductions in lockstep only */
+      if (id == PAT_ARED_RELAY || id == PAT_ARED_HRELAY || id == PAT_ARED_SLT)
+        continue; /* data flows: the replay takes reductions in lockstep only (refused: below) */
       double e0[16], e1[16], n = P * SEG, want;
       if (id == PAT_ARED_RDB)
         want = (L + fold) * n * GAMMA;
