@@ -28,7 +28,8 @@ int pat_exec_flow_progress(pat_exec *e, int *busy);
  * own block (a relay's forward) only while the bytes this process posted are
  * estimated to leave the link within PAT_PACE_LEAD_NS, so that the rank's
  * own block, posted at its arrival, does not wait behind them in the host's
- * queues.  0: off.  Process-wide: the calls and the background thread share
+ * queues; a reduction's sends all carry the rank's own contribution, and
+ * all are paced so.  0: off.  Process-wide: the calls and the background thread share
  * the link. */
 void pat_exec_set_pace(double ns_per_byte);
 #define PAT_PACE_LEAD_NS 2000000

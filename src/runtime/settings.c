@@ -307,8 +307,9 @@ const pat_setting pat_setting_table[] = {
      parse_wait_nap, NULL},
     {"PAT_PACE", "model, off, 1 to 10000000", "model", PAT_SCOPE_RANK,
      "the rate (Mbit/s) of this host's link, at which data-flow schedules pace the sends that forward other "
-     "ranks' data to other nodes (`src/exec/flow.c`), so that a rank's own block does not queue behind them (a persistent "
-     "call's rounds forward unpaced); `model` takes it, "
+     "ranks' data to other nodes (`src/exec/flow.c`), so that a rank's own block does not queue behind them, and "
+     "every send of a data-flow all-reduce to another node (a persistent call's rounds forward unpaced); `model` "
+     "takes it, "
      "on a job of more than one node, from the model file's link line (`pat-calibrate` measures it) or, without a "
      "model file, from PAT_Init's ping-pong of world ranks 0 and 1 if they are on different nodes; none "
      "otherwise; `off` never paces.",
