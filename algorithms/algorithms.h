@@ -127,6 +127,8 @@ void pat_nodes_free(pat_nodes *n);
  * pat_nodes_free; *own is left empty when a->nodes was used).  Returns the map, or NULL: out of memory. */
 const pat_nodes *pat_nodes_of(const pat_build_args *a, pat_nodes *own);
 static inline int pat_nodes_size(const pat_nodes *n, int h) { return n->start[h + 1] - n->start[h]; }
+/* Member i of node h (its members in rank order). */
+static inline int pat_node_member(const pat_nodes *n, int h, int i) { return n->member[n->start[h] + i]; }
 /* Several nodes and at least one with several ranks: a two-level shape. */
 static inline int pat_nodes_hierarchical(const pat_nodes *n) { return n->H >= 2 && n->H < n->P; }
 /* The member of node h that takes piece `piece` (of `pieces`) of block `block` into its node: the

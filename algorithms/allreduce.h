@@ -78,9 +78,15 @@ int pat_allreduce_hrelay(pat_sched *s, const pat_build_args *a);
 int pat_allreduce_slt(pat_sched *s, const pat_build_args *a);
 #define PAT_ARED_RELAY_PIECE ((int64_t)64 * 1024) /* a piece of a share, at least, where it has several */
 #define PAT_ARED_RELAY_MAX_PIECES 8
+/* How many pieces the data-flow all-reduces cut `bytes` into: one a
+ * PAT_ARED_RELAY_PIECE, 1 to PAT_ARED_RELAY_MAX_PIECES. */
+static inline int pat_allreduce_pieces(int64_t bytes) {
+  int64_t k = bytes / PAT_ARED_RELAY_PIECE;
+  return k < 1 ? 1 : k > PAT_ARED_RELAY_MAX_PIECES ? PAT_ARED_RELAY_MAX_PIECES : (int)k;
+}
 
 /* The phases inside a node of the two-level all-reduces (allreduce_nodes.c):
- * member i of node h; part j of `parts` of chunk c of k (the chunk is
+ * part j of `parts` of chunk c of k (the chunk is
  * segments [c P / k, (c + 1) P / k), cut the same way); node h's ring over
  * its first k members from step `step`, a reduce-scatter (chunk i complete
  * at member i) or an all-gather; node h's extras, members past the first k,
@@ -88,7 +94,6 @@ int pat_allreduce_slt(pat_sched *s, const pat_build_args *a);
  * (reduce) or getting the result back from it.  pat_allreduce_node_shape:
  * k, the smallest node's size, and returns E, the most extras a member
  * takes (the extras' steps each way). */
-static inline int pat_node_member(const pat_nodes *n, int h, int i) { return n->member[n->start[h] + i]; }
 pat_span pat_allreduce_chunk_part(int P, int k, int c, int parts, int j);
 int pat_allreduce_node_ring(pat_sched *s, const pat_nodes *n, int h, int k, int step, int reduce);
 int pat_allreduce_node_extras(pat_sched *s, const pat_nodes *n, int h, int k, int first, int reduce);

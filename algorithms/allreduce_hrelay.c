@@ -35,11 +35,10 @@
 
 #include "algorithms/allreduce.h"
 
-/* Pieces of a share: about PAT_ARED_RELAY_PIECE each, 1 to PAT_ARED_RELAY_MAX_PIECES. */
+/* Pieces of a share (1 where the size is unknown). */
 static int pieces(const pat_build_args *a, int chunk_segments, int H) {
   if (a->block_bytes <= 0 || H < 2) return 1;
-  int64_t share = a->block_bytes * chunk_segments / (H - 1), q = share / PAT_ARED_RELAY_PIECE;
-  return q < 1 ? 1 : q > PAT_ARED_RELAY_MAX_PIECES ? PAT_ARED_RELAY_MAX_PIECES : (int)q;
+  return pat_allreduce_pieces(a->block_bytes * chunk_segments / (H - 1));
 }
 
 /* The bytes [x0, x1) of segments first.. (PAT_FRAC_ONE units a segment) as

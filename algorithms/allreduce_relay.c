@@ -54,8 +54,7 @@ int pat_allreduce_late_rank(const pat_build_args *a) {
 
 static int pieces(const pat_build_args *a) {
   if (a->block_bytes <= 0 || a->P < 2) return 1;
-  int64_t share = a->block_bytes * a->P / (a->P - 1), k = share / PAT_ARED_RELAY_PIECE;
-  return k < 1 ? 1 : k > PAT_ARED_RELAY_MAX_PIECES ? PAT_ARED_RELAY_MAX_PIECES : (int)k;
+  return pat_allreduce_pieces(a->block_bytes * a->P / (a->P - 1)); /* of a share */
 }
 
 /* Piece j of owner o's share (o != late, owner number v): of its own segment

@@ -41,7 +41,7 @@ static int pieces(const pat_build_args *a, int *c, int *g) {
   *c = 1;
   *g = a->P;
   if (b >= piece) {
-    *c = b / piece > PAT_ARED_RELAY_MAX_PIECES ? PAT_ARED_RELAY_MAX_PIECES : (int)(b / piece);
+    *c = pat_allreduce_pieces(b);
     *g = 1;
   } else if (b > 0) {
     *g = (int)((piece + b - 1) / b) < a->P ? (int)((piece + b - 1) / b) : a->P;
