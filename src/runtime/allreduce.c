@@ -200,7 +200,8 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
   pat_comm_state *cs;
   /* the arrival-aware schedules, and with them who adds what first, follow the predicted order of arrival
    * (none under PAT_REPRODUCIBLE, where no stamps are gathered: arrival_aware_call) */
-  const int *order = arrival_aware(alg) && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_order : NULL;
+  const int64_t *predicted =
+      arrival_aware(alg) && pat_comm_posted(comm, &cs) == MPI_SUCCESS ? cs->ared_stamps : NULL;
   pat_nbc_call c = {.u = {.sendbuf = sendbuf,
                           .sendtype = type,
                           .recvbuf = recvbuf,
@@ -208,7 +209,7 @@ static int post(const char *name, const void *sendbuf, void *recvbuf, int count,
                           .recvtype = type,
                           .reduce = 1,
                           .op = op,
-                          .order = order,
+                          .predicted = predicted,
                           .comm = comm,
                           .name = name},
                     .P = P,
@@ -232,22 +233,17 @@ int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
  * which every rank learns alike: each rank's arrival on the common clock
  * goes into an all-gather of MPI's own, posted beside the call (it
  * completes once the last rank is in, at about the time the call's data
- * starts to flow) and waited for at its end; every rank sorts the same
- * stamps (ties by rank). */
+ * starts to flow) and waited for at its end; every rank then holds the same
+ * stamps, which the builders order alike (ties by rank). */
 static int arrival_aware_call(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                               MPI_Op op, MPI_Comm comm, int alg) {
   pat_comm_state *cs;
   int rc = pat_comm_posted(comm, &cs);
   if (rc != MPI_SUCCESS) return rc;
   const int P = cs->base.P;
+  /* new stamps are the communicator's only once complete: this call is built for the ones before */
   int64_t mine = pat_clock_global_ns(), *stamps = malloc((size_t)P * sizeof *stamps);
-  /* a new order is the communicator's only once complete: this call is built for the one before */
-  int *order = cs->ared_order ? cs->ared_order : malloc((size_t)P * sizeof *order);
-  if (!stamps || !order) {
-    free(stamps);
-    if (order != cs->ared_order) free(order);
-    return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
-  }
+  if (!stamps) return pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
   MPI_Request stamp, request;
   rc = PMPI_Iallgather(&mine, 1, MPI_INT64_T, stamps, 1, MPI_INT64_T, comm, &stamp);
   if (rc == MPI_SUCCESS) {
@@ -259,14 +255,12 @@ static int arrival_aware_call(const char *name, const void *sendbuf, void *recvb
   } else {
     rc = pat_fail(rc, "%s: the arrival stamps failed", name);
   }
-  if (rc == MPI_SUCCESS && pat_arrival_order(P, stamps, 0, order) != PAT_OK)
-    rc = pat_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
   if (rc == MPI_SUCCESS) {
-    cs->ared_order = order;
-  } else if (order != cs->ared_order) {
-    free(order);
+    free(cs->ared_stamps);
+    cs->ared_stamps = stamps;
+  } else {
+    free(stamps);
   }
-  free(stamps);
   return rc;
 }
 

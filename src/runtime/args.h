@@ -38,8 +38,8 @@ typedef struct pat_call_args {
   int64_t key;
   const int64_t *shape;
   uint64_t shape_hash;
-  const int *order; /* an arrival-aware all-reduce's predicted order of arrival (P ranks, earliest first;
-                     * NULL: none, the builder's default) */
+  const int64_t *predicted; /* an arrival-aware all-reduce's predicted arrivals: the previous such call's
+                             * stamps (P, the common clock; NULL: none, the builder's default) */
 } pat_call_args;
 
 /* The arguments of an all-gather and of an all-gatherv, as every form's entry takes them (call: the

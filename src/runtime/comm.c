@@ -48,7 +48,7 @@ static void destroy_state(pat_comm_state *cs) {
   pat_planner_free(&cs->planner);
   if (cs->engine_ready) pat_engine_free(&cs->engine);
   pat_sites_free(&cs->sites);
-  free(cs->ared_order);
+  free(cs->ared_stamps);
   pat_retire_free(&cs->retire);
   free(cs->node);
   pat_nodes_free(&cs->nodes);

@@ -73,8 +73,8 @@ typedef struct pat_comm_state {
   int ared_eligible; /* 0: not known yet; 1: it spans several nodes and libpat's schedules run there; 2: not */
   int ared_nodes;    /* with ared_eligible: its ranks share nodes (auto's ring candidate is then HRING) */
   pat_ared_choice ared;
-  int *ared_order;   /* the order of arrival (P ranks, earliest first) at its last all-reduce that gathered
-                      * the stamps (the arrival-aware ones': RELAY, HRELAY, SLT); NULL: none yet */
+  int64_t *ared_stamps; /* the arrival stamps (P, the common clock) of its last all-reduce that gathered them
+                         * (the arrival-aware ones': RELAY, HRELAY, SLT); NULL: none yet */
   struct pat_comm_state *next;
 } pat_comm_state;
 

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "algorithms/allreduce.h"
 #include "runtime/comm.h"
 #include "runtime/process.h"
 
@@ -50,12 +51,11 @@ int pat_debug_allreduce_choice(MPI_Comm comm, long long bytes) {
 
 int pat_debug_allreduce_late(MPI_Comm comm) {
   pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
-  return cs && cs->ared_order ? cs->ared_order[cs->base.P - 1] : -1;
+  if (!cs || !cs->ared_stamps) return -1;
+  return pat_allreduce_late_rank(&(pat_build_args){.P = cs->base.P, .arrival = cs->ared_stamps});
 }
 
 int pat_debug_allreduce_order(MPI_Comm comm, int *order) {
   pat_comm_state *cs = pat_proc.initialized ? pat_comm_find(comm) : NULL;
-  if (!cs || !cs->ared_order) return 0;
-  memcpy(order, cs->ared_order, (size_t)cs->base.P * sizeof *order);
-  return 1;
+  return cs && cs->ared_stamps && pat_arrival_order(cs->base.P, cs->ared_stamps, 0, order) == PAT_OK;
 }

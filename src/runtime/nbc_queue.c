@@ -34,7 +34,7 @@ typedef struct nbc_op {
    * an all-gatherv's counts and displs a copy (one allocation, counts) */
   pat_call_args u;
   int *counts;
-  int *order;     /* an all-reduce's predicted order of arrival, a copy (P), or NULL */
+  int64_t *predicted; /* an all-reduce's predicted arrivals, a copy (P), or NULL */
   int64_t *bytes; /* every block's bytes (P) */
   int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (run.h) */
   pat_run *run; /* under nbc_lock; NULL until started (by its posting thread, or the background thread) */
@@ -297,9 +297,9 @@ static void free_op_args(nbc_op *op) {
   op->u.counts = op->u.displs = NULL;
   free(op->bytes);
   op->bytes = NULL;
-  free(op->order);
-  op->order = NULL;
-  op->u.order = NULL;
+  free(op->predicted);
+  op->predicted = NULL;
+  op->u.predicted = NULL;
 }
 
 static int copy_args(nbc_op *op, const pat_nbc_call *c) {
@@ -318,10 +318,10 @@ static int copy_args(nbc_op *op, const pat_nbc_call *c) {
       op->u.displs = op->counts + c->P;
     }
   }
-  if (rc == MPI_SUCCESS && c->u.order) {
-    if (!(op->order = malloc((size_t)c->P * sizeof *op->order))) rc = MPI_ERR_NO_MEM;
-    else memcpy(op->order, c->u.order, (size_t)c->P * sizeof *op->order);
-    op->u.order = op->order;
+  if (rc == MPI_SUCCESS && c->u.predicted) {
+    if (!(op->predicted = malloc((size_t)c->P * sizeof *op->predicted))) rc = MPI_ERR_NO_MEM;
+    else memcpy(op->predicted, c->u.predicted, (size_t)c->P * sizeof *op->predicted);
+    op->u.predicted = op->predicted;
   }
   if (rc == MPI_SUCCESS && !(op->bytes = malloc((size_t)c->P * sizeof *op->bytes))) rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS) rc = pat_run_block_bytes(&op->u, c->P, op->bytes);

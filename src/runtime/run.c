@@ -98,22 +98,18 @@ int pat_run_build_balanced(pat_run *r, const pat_run_where *w, double block, con
 
 /* A queued call's schedule for blocks of bytes[P]: an all-reduce's
  * segments are its blocks (bytes[]: the vector's), cut for the call's
- * predicted order of arrival (order: P ranks, earliest first; NULL: none);
- * unequal all-gather blocks by their own sizes (RELAY). */
-static int build(pat_run *r, const pat_run_where *w, const int64_t *bytes, const int *order) {
+ * predicted arrivals (P stamps; NULL: none); unequal all-gather blocks by
+ * their own sizes (RELAY). */
+static int build(pat_run *r, const pat_run_where *w, const int64_t *bytes, const int64_t *predicted) {
   r->seq = w->seq;
   if (w->alg >= PAT_ARED_ALG_BASE) {
-    pat_build_args args = {
-        .P = w->P, .self = w->rank, .block_bytes = bytes[0] / w->P, .node = w->node, .nodes = w->nodes};
-    int64_t *at = order ? malloc((size_t)w->P * sizeof *at) : NULL;
-    if (order && !at) /* built without it, this rank's schedule would not be the others' */
-      return failed(r, pat_fail(MPI_ERR_NO_MEM, "cannot build the %s schedule: out of memory",
-                                pat_run_alg_name(w->alg)));
-    for (int i = 0; at && i < w->P; i++) at[order[i]] = i;
-    args.arrival = at;
-    int rc = pat_run_build_from(r, w->alg, &args);
-    free(at);
-    return rc;
+    pat_build_args args = {.P = w->P,
+                           .self = w->rank,
+                           .arrival = predicted,
+                           .block_bytes = bytes[0] / w->P,
+                           .node = w->node,
+                           .nodes = w->nodes};
+    return pat_run_build_from(r, w->alg, &args);
   }
   const int64_t *sizes = unequal(w->P, bytes);
   return pat_run_build_balanced(r, w, sizes ? (double)pat_shape_mean(w->P, bytes) : (double)bytes[0], sizes);
@@ -182,7 +178,7 @@ int pat_run_finish(pat_run *r) {
 }
 
 int pat_run_start(pat_run *r, const pat_run_where *w, const int64_t *bytes, const pat_call_args *u) {
-  int rc = build(r, w, bytes, u->order);
+  int rc = build(r, w, bytes, u->predicted);
   if (rc == MPI_SUCCESS && u->reduce) { /* the vector in recvbuf is the accumulator (exec/reduce.h) */
     r->have_red = 1;
     rc = pat_reduce_init(&r->red, &r->buf, w->comm, w->P, w->rank, u->recvbuf, u->recvcount, u->recvtype, u->op);
