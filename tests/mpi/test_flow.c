@@ -293,7 +293,7 @@ static void run_timeline(void) {
   check_file(path, PAT_ALG_DIRECT);
 }
 
-/* ---- ahead, paced-node, paced-persistent: each call's blocks, every element checked ---- */
+/* ---- ahead, paced-node, paced-persistent, paced-reduce: each call's data, every element checked ---- */
 
 static void fill_mine(int *mine, int n, int it) {
   for (int i = 0; i < n; i++) mine[i] = rank * 1000003 + it * 7919 + i;
@@ -331,6 +331,13 @@ static void run_ahead(void) {
   free(all);
 }
 
+/* The sends pacing held since its count was `before`, all ranks' together. */
+static long long all_held_since(long long before) {
+  long long held = pat_exec_paced_sends() - before, all_held = 0;
+  MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return all_held;
+}
+
 /* `calls` blocking all-gathers of n ints, every element checked; the sends
  * pacing held in them, all ranks' together. */
 static long long blocking_calls_held(int *mine, int *all, int n, int calls) {
@@ -341,9 +348,7 @@ static long long blocking_calls_held(int *mine, int *all, int n, int calls) {
     long bad = first_wrong(all, n, it);
     CHECK(bad < 0, "call %d: wrong element at %ld", it, bad);
   }
-  long long held = pat_exec_paced_sends() - before, all_held = 0;
-  MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  return all_held;
+  return all_held_since(before);
 }
 
 /* ---- paced-node ---- */
@@ -366,7 +371,7 @@ static void run_paced_reduce(void) {
   int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)n);
   long long before = pat_exec_paced_sends();
   for (int it = 0; it < 4; it++) {
-    for (int i = 0; i < n; i++) in[i] = rank * 1000003 + it * 7919 + i;
+    fill_mine(in, n, it);
     CHECK(PAT_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS, "call %d failed", it);
     long bad = -1;
     for (int i = 0; i < n && bad < 0; i++) {
@@ -376,8 +381,7 @@ static void run_paced_reduce(void) {
     }
     CHECK(bad < 0, "call %d: wrong element at %ld", it, bad);
   }
-  long long held = pat_exec_paced_sends() - before, all_held = 0;
-  MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long long all_held = all_held_since(before);
   if (node_each)
     CHECK(all_held > 0, "pacing held no send of the all-reduces between nodes");
   else
@@ -441,14 +445,12 @@ int main(int argc, char **argv) {
      * a run whose receives are done may have only held sends left (the executor naps then) */
     pat_exec_set_pace(20.0);
     run_random();
-    long long held = pat_exec_paced_sends(), all_held = 0;
-    MPI_Allreduce(&held, &all_held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    const long long held = pat_exec_paced_sends(), all_held = all_held_since(0);
     CHECK(all_held > 0, "pacing held no send back in %d ranks' runs", P);
     int *one_node = calloc((size_t)P, sizeof *one_node);
     node_map = one_node;
     run_random();
-    long long held_inside = pat_exec_paced_sends() - held, all_inside = 0;
-    MPI_Allreduce(&held_inside, &all_inside, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    const long long all_inside = all_held_since(held);
     CHECK(all_inside == 0, "pacing held %lld sends inside one node", all_inside);
     node_map = NULL;
     free(one_node);
