@@ -67,6 +67,18 @@ static int send_range(pat_sched *s, int step, int from, int to, int reduce, int 
   return PAT_OK;
 }
 
+/* Does any share's piece end inside a segment (of any chunk)?  The same
+ * answer on every rank, whichever ops its build keeps. */
+static int cut_inside(const pat_nodes *n, int k, int q) {
+  const uint64_t parts = (uint64_t)(n->H - 1) * (uint64_t)q;
+  for (int i = 0; i < k; i++) {
+    const uint64_t bytes = (uint64_t)pat_allreduce_chunk_part(n->P, k, i, 1, 0).count * PAT_FRAC_ONE;
+    for (uint64_t at = 1; at < parts; at++)
+      if (bytes * at / parts % PAT_FRAC_ONE) return 1;
+  }
+  return 0;
+}
+
 /* Member i's RELAY between the nodes, of chunk i, from step `step`: q steps
  * of sums into the owners, q of results from them. */
 static int chunk_relay(pat_sched *s, const pat_nodes *n, int k, int i, int late_node, int q, int step) {
@@ -107,6 +119,7 @@ int pat_allreduce_hrelay(pat_sched *s, const pat_build_args *a) {
   for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_extras(s, n, h, k, 0, 1);
   for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_ring(s, n, h, k, ring, 1);
   for (int i = 0; i < k && rc == PAT_OK && H > 1; i++) rc = chunk_relay(s, n, k, i, late_node, q, between);
+  if (H > 1 && cut_inside(n, k, q)) s->flags |= PAT_SCHED_PIECES; /* on every rank, even one without a piece op */
   for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_ring(s, n, h, k, gather, 0);
   for (int h = 0; h < H && rc == PAT_OK; h++) rc = pat_allreduce_node_extras(s, n, h, k, back, 0);
   pat_nodes_free(&own);
