@@ -35,6 +35,9 @@ enum pat_allreduce_id {
 /* It combines contributions in rank order (the checker's
  * PAT_CHECK_RANK_ORDER holds): right for a non-commutative op. */
 #define PAT_AREDF_ORDERED 0x1u
+/* It is built for a predicted order of arrival (a->arrival: the runtime
+ * gathers the stamps for it) and runs as a data flow. */
+#define PAT_AREDF_ARRIVAL 0x2u
 
 typedef struct pat_allreduce_info {
   const char *name;

@@ -10,17 +10,17 @@ const pat_allreduce_info pat_allreduce_algorithms[PAT_ARED_COUNT] = {
     [PAT_ARED_RABENSEIFNER] = {"rabenseifner", pat_allreduce_rabenseifner, PAT_AREDF_ORDERED,
                                "recursive-halving reduce-scatter + recursive-doubling all-gather, 2 log2 P steps "
                                "(+2 if P is not a power of 2)"},
-    [PAT_ARED_RELAY] = {"relay", pat_allreduce_relay, 0,
+    [PAT_ARED_RELAY] = {"relay", pat_allreduce_relay, PAT_AREDF_ARRIVAL,
                         "the predicted last rank owns nothing: the others reduce-scatter and spread the result in "
                         "pieces as a data flow; after the last arrival about beta*m"},
     [PAT_ARED_HRING] = {"hring", pat_allreduce_hring, 0,
                         "two levels: a ring reduce-scatter in each node, a ring between the nodes' owners of "
                         "each segment, a ring all-gather in each node; a node's link carries 2(H-1)/H m"},
-    [PAT_ARED_HRELAY] = {"hrelay", pat_allreduce_hrelay, 0,
+    [PAT_ARED_HRELAY] = {"hrelay", pat_allreduce_hrelay, PAT_AREDF_ARRIVAL,
                          "two levels, arrival-aware: a reduce-scatter in each node, RELAY between the nodes (the "
                          "predicted last rank's node owns nothing), an all-gather in each node; after the last "
                          "arrival about beta*m"},
-    [PAT_ARED_SLT] = {"slt", pat_allreduce_slt, 0,
+    [PAT_ARED_SLT] = {"slt", pat_allreduce_slt, PAT_AREDF_ARRIVAL,
                       "Proficz's sorted linear tree, pipelined: a chain in the predicted order of arrival sums the "
                       "vector up to the last rank and hands the result back down; after the last arrival about "
                       "beta*m"},

@@ -186,8 +186,7 @@ static int check(const char *name, const void *sendbuf, const void *recvbuf, int
 
 /* Is alg (libpat's) built for a predicted order of arrival? */
 static int arrival_aware(int alg) {
-  return alg == PAT_ARED_ALG_BASE + PAT_ARED_RELAY || alg == PAT_ARED_ALG_BASE + PAT_ARED_HRELAY ||
-         alg == PAT_ARED_ALG_BASE + PAT_ARED_SLT;
+  return (pat_allreduce_algorithms[alg - PAT_ARED_ALG_BASE].flags & PAT_AREDF_ARRIVAL) != 0;
 }
 
 /* Post the call on the queue (alg: libpat's). */

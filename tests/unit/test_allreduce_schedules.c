@@ -77,8 +77,7 @@ int main(void) {
         "names");
   for (int id = 0; id < PAT_ARED_COUNT; id++) {
     const pat_allreduce_info *info = &pat_allreduce_algorithms[id];
-    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0,
-        flow = id == PAT_ARED_RELAY || id == PAT_ARED_HRELAY || id == PAT_ARED_SLT;
+    int ordered = (info->flags & PAT_AREDF_ORDERED) != 0, flow = (info->flags & PAT_AREDF_ARRIVAL) != 0;
     for (int P = 1; P <= 17; P++) {
       pat_build_args a = {.P = P, .self = PAT_ALL_RANKS};
       pat_sched s;

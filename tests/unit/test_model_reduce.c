@@ -45,7 +45,7 @@ int main(void) {
     while (2 * p2 <= P) p2 *= 2, L++;
     int fold = P > p2;
     for (int id = 0; id < PAT_ARED_COUNT; id++) {
-      if (id == PAT_ARED_RELAY || id == PAT_ARED_HRELAY || id == PAT_ARED_SLT)
+      if (pat_allreduce_algorithms[id].flags & PAT_AREDF_ARRIVAL)
         continue; /* data flows: the replay takes reductions in lockstep only (refused: below) */
       double e0[16], e1[16], n = P * SEG, want;
       if (id == PAT_ARED_RDB)
