@@ -52,7 +52,8 @@ cases=${PAT_PEER_TESTS:-"allred:-count=10 allred:-count=100 allred2 allred3 allr
 nps=${PAT_PEER_NPS:-"2 3 4 5 8"}
 all_settings="none;PAT_ALLREDUCE=native;PAT_ALLREDUCE=ring;PAT_ALLREDUCE=rdb;PAT_ALLREDUCE=rabenseifner"
 all_settings+=";PAT_ALLREDUCE=relay;PAT_ALLREDUCE=slt;PAT_ALLREDUCE=auto PAT_NODE_SIZE=1"
-all_settings+=";PAT_ALLREDUCE=hring PAT_NODE_SIZE=2;PAT_ALLREDUCE=hrelay PAT_NODE_SIZE=2;PAT_ALLREDUCE=auto PAT_NODE_SIZE=2"
+all_settings+=";PAT_ALLREDUCE=hring PAT_NODE_SIZE=2;PAT_ALLREDUCE=hrelay PAT_NODE_SIZE=2"
+all_settings+=";PAT_ALLREDUCE=auto PAT_NODE_SIZE=2"
 IFS=';' read -r -a settings <<<"${PAT_PEER_SETTINGS:-$all_settings}"
 
 for c in $cases; do
