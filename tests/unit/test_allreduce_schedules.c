@@ -235,7 +235,7 @@ int main(void) {
         }
   /* SLT with a predicted order of arrival (a permutation) and pieces, from whole segments cut in 3 to groups
    * of 4 segments: checked, the chain follows the order, ties putting the higher rank later (the last rank
-   * takes its partial sums from the second-last only, the first rank none), 2 (P - 1) n steps for n pieces,
+   * takes its partial sums from the next-to-last only, the first rank none), 2 (P - 1) n steps for n pieces,
    * and out of rank order */
   for (int P = 2; P <= 9; P++)
     for (int sizes = 0; sizes < 2; sizes++) {
