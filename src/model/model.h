@@ -49,10 +49,17 @@
  *    data flow's pieces to one relay all ended together at the end of the
  *    owner's block time, where the executor's first piece arrives after a
  *    fraction of it (BENCHMARKS.md, All-gatherv of unequal blocks).
- *  - Reductions (PAT_SCHED_REDUCE, lockstep): a step's reducing receives
+ *  - Reductions (PAT_SCHED_REDUCE), lockstep: a step's reducing receives
  *    are combined once all its ops are done (the executor's order), so the
  *    step ends gamma * (the bytes they bring) after its last op; the rank
- *    enters its next step only then.
+ *    enters its next step only then.  As a data flow (RELAY, HRELAY, SLT),
+ *    the executor's order too (exec/flow.c): a send waits for the receives
+ *    of earlier steps that bring any of its bytes to be applied; a receive
+ *    is applied once it has arrived, the sends of its step or before that
+ *    read any of its bytes are complete and the receives before it that
+ *    bring any are applied, one at a time on its rank, gamma * its bytes
+ *    where it reduces; nothing of the call starts before its rank arrives
+ *    (its run is posted by the call).
  *  - Parameters: the (alpha, beta) fitted for the algorithm that built the
  *    schedule (s->alg), or the default ones; with a node map, transfers
  *    between ranks of the same node use the intra-node pair when there is

@@ -66,6 +66,7 @@ static size_t replay_find(const pat_op *ops, size_t lo, size_t hi, int send, int
 
 #define EV_ACTIVATE 0 /* transfer id becomes active (ready + alpha) */
 #define EV_WAKE 1     /* rank id may post sends (data flow: its start, or its own block arrives) */
+#define EV_APPLY 2    /* a reduction's receive op id is applied (combined or copied in): its dependants may go */
 
 typedef struct fev {
   double t;
@@ -80,7 +81,9 @@ typedef struct fxfer { /* indexed by the send op */
   int paced;                   /* pacing counts it (and may hold it, a forward): it leaves the node */
   double pace;                 /* its bytes at the pacing rate (pace_beta * bytes), s; 0 unless paced */
   int own;                     /* a send that carries part of its rank's own block: the first starts the
-                                  rank's foreground; in a data flow it waits for the arrival and is never paced */
+                                  rank's foreground; in a data flow it waits for the arrival and is never paced
+                                  but in a reduction (exec/flow.c) */
+  int heap;                    /* data flow: the ready heap it waits in (frk.ready) */
   double tsend, trecv;         /* when each op was posted (NAN: not yet) */
   double ready, finish_solo;   /* finish_solo = ready + cost, exact while it never shared a port */
   int state;                   /* 0 waiting, 1 latency, 2 active, 3 done */
@@ -133,12 +136,14 @@ typedef struct frk {
   double entry, stepmax;
   double combine; /* a reduction: gamma * the bytes its step's reducing receives bring, spent after the step */
   /* data flow */
-  idxheap ready[3];   /* its unposted sends whose receives are all in: [1] own-block ones, [0] forwards
-                         pacing may hold, [2] forwards it never holds (inside a node, or no pacing) */
+  idxheap ready[4];   /* its unposted sends whose receives are all in: [1] own-block ones, [0] forwards
+                         pacing may hold, [2] forwards it never holds (inside a node, or no pacing), [3] a
+                         reduction's that wait for the arrival and that pacing may hold (they leave the node) */
   int inflight, left; /* sends in flight; ops not completed */
   double start, last; /* when it starts running the schedule; its last completion so far */
   double wake_at;     /* a wake-up is pending at this time (INFINITY: none) */
   double pace_end;    /* pacing: when the bytes it posted so far are estimated to have left its link */
+  double cpu_free;    /* a reduction as a data flow: when its thread is done applying the receives so far */
   int fg;
 } frk;
 
@@ -153,12 +158,13 @@ typedef struct fl {
   const pat_op *ops;
   size_t nops;
   int window; /* 0: lockstep */
+  int reduce; /* a reduction as a data flow (the dependencies of rd_deps, receives applied: EV_APPLY) */
   frk *rk;
   size_t *match;
   fxfer *x;         /* per op; only send ops' entries are used */
   double *opdone;   /* per op: completion time (NAN: not yet) */
-  int *need;        /* data flow, per send op: receives it still waits for */
-  size_t *dep_off, *dep; /* data flow, per receive op: the sends waiting for it */
+  int *need;        /* data flow, per send op: receives it still waits for (a reduction's, per op: rd_deps) */
+  size_t *dep_off, *dep; /* data flow, per receive op: the sends waiting for it (a reduction's, per op) */
   size_t *ready_mem;     /* data flow: the ranks' ready heaps (each send is in at most one, once) */
   fpair *pair;           /* open addressing, npair (a power of two) slots */
   size_t npair;
@@ -245,20 +251,69 @@ static int f_match(fl *F) {
 static int f_ready(fl *F, size_t sop);
 
 /* Data flow: send op sop has all its receives in; it waits for its post. */
-static int df_heap(const fxfer *x) { return x->own ? 1 : x->paced ? 0 : 2; }
+static int df_heap(const fxfer *x, int reduce) { return x->own ? (reduce && x->paced ? 3 : 1) : x->paced ? 0 : 2; }
 static void df_ready(fl *F, size_t sop) {
   const fxfer *x = &F->x[sop];
-  ih_push(&F->rk[x->from].ready[df_heap(x)], sop);
+  ih_push(&F->rk[x->from].ready[x->heap], sop);
 }
 static int df_post_sends(fl *F, int r, double now);
 static int ls_advance(fl *F, int r);
+
+/* A reduction as a data flow, the executor's order (exec/flow.c): a send
+ * waits for the receives of earlier steps that bring any of its bytes to be
+ * applied; a receive is applied once it has arrived, every send of its step
+ * or before that reads any of its bytes is complete, and every receive
+ * before it that brings any of them is applied.  Its rank's thread applies
+ * one receive at a time, once the rank has arrived (its contribution is in
+ * the accumulator), a reducing one in gamma * its bytes. */
+static int rd_apply(fl *F, size_t i, int r, double now) {
+  frk *k = &F->rk[r];
+  double at = now > k->cpu_free ? now : k->cpu_free;
+  if (F->R->a[r] > at) at = F->R->a[r];
+  const pat_op *o = &F->ops[i];
+  if (o->flags & PAT_OPF_REDUCE) at += F->R->mp->gamma * pat_replay_op_bytes(F->R, o, pat_model_op_blocks(o));
+  k->cpu_free = at;
+  return fpush(F, at, EV_APPLY, i);
+}
+
+/* Op i of rank r is done at t (a send complete, a receive applied): its dependants move. */
+static int rd_release(fl *F, size_t i, int r, double t) {
+  frk *k = &F->rk[r];
+  if (t > k->last) k->last = t;
+  if (--k->left == 0) F->R->fin[r] = k->last > F->R->a[r] ? k->last : F->R->a[r];
+  for (size_t d = F->dep_off[i]; d < F->dep_off[i + 1]; d++) {
+    size_t y = F->dep[d];
+    if (--F->need[y] > 0) continue;
+    int rc = pat_is_send(F->ops[y].kind) ? (df_ready(F, y), PAT_OK) : rd_apply(F, y, r, t);
+    if (rc) return rc;
+  }
+  return df_post_sends(F, r, t);
+}
+
+/* A reduction's op i of rank r completed at t: a send is done; a receive has arrived (applied once its turn
+ * comes: rd_apply, then EV_APPLY). */
+static int rd_op_done(fl *F, size_t i, int r, double t) {
+  if (pat_is_send(F->ops[i].kind)) {
+    F->opdone[i] = t;
+    F->rk[r].inflight--;
+    return rd_release(F, i, r, t);
+  }
+  return --F->need[i] == 0 ? rd_apply(F, i, r, t) : PAT_OK;
+}
+
+/* EV_APPLY: receive i is applied at t. */
+static int rd_applied(fl *F, size_t i, double t) {
+  F->opdone[i] = t;
+  return rd_release(F, i, F->x[F->match[i]].to, t);
+}
 
 /* An op of rank r completed at t. */
 static int f_op_done(fl *F, size_t i, double t) {
   const pat_op *o = &F->ops[i];
   int r = o->kind == PAT_OP_SEND || o->kind == PAT_OP_SIGNAL_SEND ? F->x[i].from : F->x[F->match[i]].to;
-  F->opdone[i] = t;
   frk *k = &F->rk[r];
+  if (F->reduce) return rd_op_done(F, i, r, t);
+  F->opdone[i] = t;
   if (F->window == 0) {
     if (t > k->stepmax) k->stepmax = t;
     if (--k->remaining == 0) F->work[F->nwork++] = r;
@@ -379,15 +434,16 @@ static int df_post_sends(fl *F, int r, double now) {
     return PAT_OK;
   }
   /* the lowest ready send that may go now: its own block's once the rank
-   * has arrived; a forward unless pacing holds it */
+   * has arrived; a forward unless pacing holds it; a reduction's that leaves
+   * the node both */
   const int paced = R->mp->pace_beta > 0;
   while (k->inflight < F->window) {
     const double paced_from = k->pace_end - PAT_MODEL_PACE_LEAD_S; /* forwards wait until then */
-    idxheap *own = &k->ready[1], *fwd = &k->ready[0];
-    const int may[3] = {fwd->n > 0 && !(paced && paced_from > now), own->n > 0 && !(R->a[r] > now),
-                        k->ready[2].n > 0};
+    idxheap *own = &k->ready[1], *fwd = &k->ready[0], *both = &k->ready[3];
+    const int held = paced && paced_from > now, in = !(R->a[r] > now);
+    const int may[4] = {fwd->n > 0 && !held, own->n > 0 && in, k->ready[2].n > 0, both->n > 0 && in && !held};
     int h = -1; /* the heap whose first send may go and comes first */
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
       if (may[i] && (h < 0 || k->ready[i].v[0] < k->ready[h].v[0])) h = i;
     size_t pick;
     if (h >= 0)
@@ -396,6 +452,10 @@ static int df_post_sends(fl *F, int r, double now) {
       double later = INFINITY;
       if (own->n > 0) later = R->a[r];
       if (fwd->n > 0 && paced_from < later) later = paced_from;
+      if (both->n > 0) {
+        double t = R->a[r] > paced_from ? R->a[r] : paced_from;
+        if (t < later) later = t;
+      }
       if (later < k->wake_at) {
         k->wake_at = later;
         return fpush(F, later, EV_WAKE, (size_t)r);
@@ -521,26 +581,76 @@ static int df_deps(fl *F) {
   return rc;
 }
 
+/* Does op y wait for op x in a reduction (rd_apply's order)?  A rank's ops are sorted by step. */
+static int rd_waits(int P, const pat_op *ops, size_t y, size_t x) {
+  const pat_op *ox = &ops[x], *oy = &ops[y];
+  const int sx = pat_is_send(ox->kind), sy = pat_is_send(oy->kind);
+  if (sx && sy) return 0;
+  if (sy) { /* a send: the receives of earlier steps */
+    if (!(ox->step < oy->step)) return 0;
+  } else if (sx) { /* a receive: the sends of its step and before */
+    if (!(ox->step <= oy->step)) return 0;
+  } else if (!(x < y)) { /* and the receives before it */
+    return 0;
+  }
+  return spans_overlap(P, ox, oy);
+}
+
+/* A reduction's dependencies: each op's dependants (dep_off, dep) and what
+ * each op waits for (need; a receive its arrival too).  Pairs of a rank's
+ * ops, as the executor finds them: the all-reduces' schedules have a few
+ * ops per rank and step. */
+static int rd_deps(fl *F) {
+  const pat_sched *s = F->R->s;
+  const size_t n = F->nops;
+  F->dep_off = pat_space_zeroed(F->sp, SLOT_DEP_OFF, (n + 1) * sizeof *F->dep_off);
+  F->need = pat_space_zeroed(F->sp, SLOT_NEED, (n ? n : 1) * sizeof *F->need);
+  size_t *pos = pat_space_get(F->sp, SLOT_DEPS_SCRATCH, (n ? n : 1) * sizeof *pos);
+  if (!F->dep_off || !F->need || !pos) return PAT_ENOMEM;
+  for (int r = 0; r < s->P; r++)
+    for (size_t y = s->rank_start[r]; y < s->rank_start[r + 1]; y++) {
+      if (!pat_is_send(F->ops[y].kind)) F->need[y] = 1; /* its arrival */
+      for (size_t x = s->rank_start[r]; x < s->rank_start[r + 1]; x++)
+        if (x != y && rd_waits(s->P, F->ops, y, x)) {
+          F->dep_off[x + 1]++;
+          F->need[y]++;
+        }
+    }
+  for (size_t x = 0; x < n; x++) F->dep_off[x + 1] += F->dep_off[x];
+  F->dep = pat_space_get(F->sp, SLOT_DEP, (F->dep_off[n] ? F->dep_off[n] : 1) * sizeof *F->dep);
+  if (!F->dep) return PAT_ENOMEM;
+  memcpy(pos, F->dep_off, n * sizeof *pos);
+  for (int r = 0; r < s->P; r++)
+    for (size_t y = s->rank_start[r]; y < s->rank_start[r + 1]; y++)
+      for (size_t x = s->rank_start[r]; x < s->rank_start[r + 1]; x++)
+        if (x != y && rd_waits(s->P, F->ops, y, x)) F->dep[pos[x]++] = y;
+  return PAT_OK;
+}
+
 static int df_start(fl *F) {
   pat_replay *R = F->R;
   const pat_sched *s = R->s;
   if (!(F->ready_mem = pat_space_get(F->sp, SLOT_READY, (F->nops ? F->nops : 1) * sizeof *F->ready_mem)))
     return PAT_ENOMEM;
   size_t *mem = F->ready_mem;
+  for (size_t i = 0; i < F->nops; i++)
+    if (pat_is_send(F->ops[i].kind)) F->x[i].heap = df_heap(&F->x[i], F->reduce);
   for (int r = 0; r < R->P; r++) /* each heap gets room for all its rank's sends of its kind */
-    for (int h = 0; h < 3; h++) {
+    for (int h = 0; h < 4; h++) {
       F->rk[r].ready[h].v = mem;
       for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++)
-        if (pat_is_send(F->ops[i].kind) && df_heap(&F->x[i]) == h) mem++;
+        if (pat_is_send(F->ops[i].kind) && F->x[i].heap == h) mem++;
     }
   for (size_t i = 0; i < F->nops; i++)
     if (pat_is_send(F->ops[i].kind) && F->need[i] == 0) df_ready(F, i);
   for (int r = 0; r < R->P; r++) {
     frk *k = &F->rk[r];
-    k->start = R->bg < R->a[r] ? R->bg : R->a[r];
+    /* a reduction's run is posted by its call: nothing of it starts before the arrival */
+    k->start = R->bg < R->a[r] && !F->reduce ? R->bg : R->a[r];
     k->last = -INFINITY;
     k->wake_at = INFINITY;
     k->pace_end = -INFINITY;
+    k->cpu_free = -INFINITY;
     k->left = (int)(s->rank_start[r + 1] - s->rank_start[r]);
     if (k->left == 0) R->fin[r] = R->a[r];
     for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1] && !k->fg; i++)
@@ -616,6 +726,11 @@ static int f_run(fl *F) {
       if (e.kind == EV_WAKE) {
         F->rk[e.id].wake_at = INFINITY;
         int rc = df_post_sends(F, (int)e.id, now);
+        if (rc) return rc;
+        continue;
+      }
+      if (e.kind == EV_APPLY) {
+        int rc = rd_applied(F, e.id, now);
         if (rc) return rc;
         continue;
       }
@@ -705,9 +820,10 @@ static int replay_fluid(pat_replay *R, pat_replay_space *sp) {
     x->eager = pat_replay_eager(R, bytes);
     x->tsend = x->trecv = NAN;
   }
-  for (size_t i = 0; i < s->nops && !rc && F.window > 0; i++)
-    if (s->ops[i].flags & PAT_OPF_REDUCE) rc = PAT_EINVAL; /* combined at the end of steps: lockstep only */
-  if (!rc && F.window > 0) rc = df_deps(&F);
+  F.reduce = F.window > 0 && (s->flags & PAT_SCHED_REDUCE);
+  for (size_t i = 0; i < s->nops && !rc && F.window > 0 && !F.reduce; i++)
+    if (s->ops[i].flags & PAT_OPF_REDUCE) rc = PAT_EINVAL; /* a combination outside a reduction */
+  if (!rc && F.window > 0) rc = F.reduce ? rd_deps(&F) : df_deps(&F);
   if (!rc) {
     if (F.window == 0) {
       for (int r = 0; r < P; r++) {

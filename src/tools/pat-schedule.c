@@ -33,6 +33,7 @@ typedef struct schedule_opts {
   const char *alg_name, *arrivals, *sizes; /* --alg; --arrivals, --sizes LIST (parsed once P is known) */
   int alg, P, root, layout, times_only, summary;
   int allreduce; /* --coll allreduce: alg is an all-reduce id (algorithms/allreduce.h) */
+  uint64_t bytes; /* --bytes: the all-reduce's vector (its data flows' pieces); 0: not given */
   int ppn;   /* --ppn: ranks per node (0: one each) */
   int *node; /* the node map --ppn gives, or NULL */
   double random_w; /* --random W; < 0: not given */
@@ -84,11 +85,15 @@ static void usage(FILE *f) {
           "                    40 characters)\n"
           "  --times           print only the elapsed times, not the schedule\n"
           "  --coll allreduce  an all-reduce's schedule (--alg one of: rdb, ring, rabenseifner,\n"
-          "                    relay, hring): blocks are the vector's P segments; RELAY takes\n"
-          "                    the latest --arrivals as its last rank; compared with the\n"
-          "                    all-reduce's ring and bound (each rank's vector, P tau, leaves\n"
-          "                    its port after it arrives: docs/design.md section 1); RELAY,\n"
-          "                    a data flow, is shown but not replayed\n"
+          "                    relay, hring, hrelay, slt): blocks are the vector's P segments;\n"
+          "                    RELAY and HRELAY take the latest --arrivals as their last rank,\n"
+          "                    SLT their order; compared with the all-reduce's ring and bound\n"
+          "                    (each rank's vector, P tau, leaves its port after it arrives:\n"
+          "                    docs/design.md section 1); the data flows (relay, hrelay, slt)\n"
+          "                    are replayed as the executor runs them (model.h)\n"
+          "  --bytes B         with --coll allreduce: the vector's bytes, from which the data\n"
+          "                    flows cut their pieces as for a call of B bytes (default: one\n"
+          "                    piece); the times stay in tau\n"
           "  -h, --help        this text\n"
           "\n"
           "Table cells: >d:b sends block b to rank d, <s:b receives block b from rank s,\n"
@@ -161,6 +166,7 @@ static int parse_option(cli_args *a, void *opts, cli_error *err) {
   if (cli_args_is(a, "--ppn")) return cli_args_int(a, 1, MAXP, &o->ppn, err);
   if (cli_args_is(a, "--random")) return cli_args_real(a, 0, 1e9, &o->random_w, err);
   if (cli_args_is(a, "--seed")) return cli_args_count(a, 0, UINT64_MAX, &o->seed, err);
+  if (cli_args_is(a, "--bytes")) return cli_args_count(a, 1, (uint64_t)1 << 40, &o->bytes, err);
   return cli_args_unknown(a, err);
 }
 
@@ -195,6 +201,10 @@ static int parse_options(int argc, char **argv, schedule_opts *o) {
     return PARSE_FAILED;
   }
   if ((o->alg = schedule_alg(o->alg_name, o->allreduce)) < 0) return PARSE_FAILED;
+  if (o->bytes && !o->allreduce) {
+    fprintf(stderr, "pat-schedule: --bytes is an all-reduce's (--coll allreduce)\n");
+    return PARSE_FAILED;
+  }
   if (o->allreduce && (o->summary || o->sizes)) {
     fprintf(stderr, "pat-schedule: --coll allreduce takes neither --summary nor --sizes\n");
     return PARSE_FAILED;
@@ -284,7 +294,7 @@ static int build_schedules(const schedule_opts *o, const rank_times *t, pat_sche
   for (int r = 0; r < o->P; r++) arr_ns[r] = (int64_t)llround(t->arr[r] * TAU_NS);
   int predicted = o->arrivals || o->random_w >= 0;
   pat_build_args ba = {.P = o->P, .self = PAT_ALL_RANKS, .arrival = predicted ? arr_ns : NULL, .tau = TAU_NS,
-                       .root = o->root, .node = o->node};
+                       .root = o->root, .node = o->node, .block_bytes = (int64_t)(o->bytes / (uint64_t)o->P)};
   int rc = o->allreduce ? pat_build_allreduce(o->alg, s, &ba) : pat_build(o->alg, s, &ba);
   if (rc)
     fprintf(stderr, "pat-schedule: building %s failed (%s)\n", o->alg_name, pat_status_string(rc));
@@ -575,12 +585,8 @@ int main(int argc, char **argv) {
   pat_sched s, ring;
   if (build_schedules(&o, &t, &s, &ring)) return 1;
   double ebar, ebar_ring;
-  /* the replay takes reductions in lockstep only: a data-flow one (RELAY's) is shown, not timed */
-  int untimed = o.allreduce && s.send_window > 0;
-  if (untimed) {
-    for (int r = 0; r < o.P; r++) t.fg[r] = -1;
-  } else if (replay(&s, o.node, t.arr, t.size, t.e, t.f, t.fg, &ebar) ||
-             replay(&ring, o.node, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
+  if (replay(&s, o.node, t.arr, t.size, t.e, t.f, t.fg, &ebar) ||
+      replay(&ring, o.node, t.arr, t.size, t.er, t.fr, t.fgr, &ebar_ring)) {
     fprintf(stderr, "pat-schedule: the model cannot replay this schedule\n");
     return 1;
   }
@@ -593,11 +599,7 @@ int main(int argc, char **argv) {
 
   print_heading(&o, &s, bad ? err : NULL, t.arr, t.size);
   if (!o.times_only && s.nops) print_schedule(&s, o.P, t.fg, o.layout);
-  if (untimed)
-    printf("not replayed: the model's replay takes reductions in lockstep only, and %s is a data flow\n"
-           "(lower bound %.3f tau)\n", alg_name(&o), elb_bar);
-  else
-    print_times(&o, &t, ebar, ebar_ring, elb_bar);
+  print_times(&o, &t, ebar, ebar_ring, elb_bar);
   pat_sched_free(&s);
   pat_sched_free(&ring);
   rank_times_free(&t);
