@@ -18,6 +18,7 @@
 #   OLD_MB=OLD/build/bench/minibench/pat-minibench ALGS="auto auto@old relay ring" ITERS=24 \
 #     CASES="straggler late" ENVS="PAT_WAIT_NAP=50 PAT_VERBOSE=1" bash bench/allreduce/cells.sh OUT
 #   python3 bench/allreduce/ab_table.py OUT/cells.csv > OUT/table.md
+# An ALGS entry ALG+VAR=value runs ALG with that variable too, labelled so (ALGS="hrelay hrelay+PAT_PACE=98").
 set -uo pipefail
 OUT=${1:?usage: cells.sh OUTDIR}
 cd "$(dirname "$0")/../.."
@@ -52,7 +53,9 @@ for r in $(seq 1 "$ROUNDS"); do
       [ "$t" -gt "$TIMEOUT" ] && t=$TIMEOUT
       mb=$MB
       case $alg in *@old) mb=${OLD_MB:?OLD_MB: another build of pat-minibench, for $alg} ;; esac
-      xs=(-x PAT_ALLREDUCE="${alg%@old}")
+      name=${alg%@old} extra=()
+      case $name in *+*=*) extra=(-x "${name#*+}") name=${name%%+*} ;; esac
+      xs=(-x PAT_ALLREDUCE="$name" "${extra[@]}")
       for e in "${ENVS[@]}"; do xs+=(-x "$e"); done
       $CL run --timeout "$t" ${MAP:+--map-by "$MAP"} -np "$P" "${xs[@]}" "$mb" --coll allreduce --quiet -N "$N" \
         --iters "$ITERS" --warmup "$WARMUP" --flat-iters 0 --base-ms 20 "${pattern[@]}" \
