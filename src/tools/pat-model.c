@@ -8,6 +8,7 @@
  *   pat-model --alpha 50us --beta 8ns --P 16 --pap csv --csv arrivals.csv
  *   pat-model --rate 1gbit --latency 50us --P 48 --sizes 1k,64k,1M --delays 0,5ms,50ms --reps 5
  *   pat-model --rate 1gbit --latency 50us --P 1024 --timing
+ *   pat-model --rate 200mbit --latency 50us --P 8 --coll allreduce --pap late --late-delay 100ms
  *
  * Run with --help for every option.  Pure model: no MPI.
  */
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "algorithms/allreduce.h"
 #include "tools/fit.h"
 #include "model/measured.h"
 #include "model/model_nbc.h"
@@ -61,6 +63,11 @@ static void usage(FILE *f) {
           "  --block BYTES         block bytes instead of --N\n"
           "output:\n"
           "  --algs LIST           algorithms to predict (default: all with a schedule)\n"
+          "  --coll allreduce      the all-reduce of a vector of N floats (a segment, 4N/P bytes, is the block):\n"
+          "                        its schedules (--algs among rdb, ring, rabenseifner, relay, hring, hrelay, slt),\n"
+          "                        built for the pattern (the arrival-aware ones' order of arrival) and replayed,\n"
+          "                        gamma per reduced byte (the model file's gamma line, else the default); the\n"
+          "                        bound is the all-reduce's (docs/design.md section 1)\n"
           "  --sizes LIST          with --delays: table of the winner per (N, maxDelay)\n"
           "  --delays LIST         maxDelay values for the table (times, or multiples of tau: 4tau)\n"
           "  --bslb-roots K        BSLB: try the K earliest arrivals as root (default 1)\n"
@@ -104,6 +111,8 @@ static uint64_t mix(uint64_t *s) {
 typedef struct opts {
   int P, pap, reps, late_rank, ppn, bslb_roots, timing, select_timing, node_model;
   int nbc, own_as; /* --overlap given: the non-blocking form's table; MPI's own modelled as own_as */
+  int allreduce;   /* --coll allreduce: the all-reduce's schedules (algs: all-reduce ids) */
+  const char *algs_text; /* --algs, named once the collective is known */
   double max_delay, late_delay, block, N, bg_start, overlap;
   int max_delay_tau, late_delay_tau, have_bg;
   uint64_t seed;
@@ -594,7 +603,13 @@ static int output_option(cli_args *a, tool_args *g, cli_error *err) {
   const char *v;
   if (cli_args_is(a, "--N")) return count_as_double(a, 0, 1, &g->o.N, err);
   if (cli_args_is(a, "--block")) return count_as_double(a, 1, 1, &g->o.block, err);
-  if (cli_args_is(a, "--algs")) return algs_option(a, &g->o.algs, err);
+  if (cli_args_is(a, "--algs")) return cli_args_text(a, &g->o.algs_text, err);
+  if (cli_args_is(a, "--coll")) {
+    static const char *const colls[] = {"allgather", "allreduce"};
+    return cli_args_text(a, &v, err) || cli_choice(a->opt, v, "collective", colls, 2, &g->o.allreduce, err)
+               ? OPT_BAD
+               : OPT_TAKEN;
+  }
   if (cli_args_is(a, "--sizes")) return sizes_option(a, &g->table, err);
   if (cli_args_is(a, "--delays"))
     return cli_args_text(a, &v, err) ||
@@ -650,6 +665,25 @@ static void check_options(const tool_args *g) {
   if (g->table.nN && g->o.pap != PAP_UNIFORM) die("%s", "the table varies maxDelay: use --pap uniform");
   if (g->o.pap == PAP_CSV && !g->o.csv) die("%s", "--pap csv needs --csv FILE");
   if (g->o.nbc && g->table.nN) die("%s", "--overlap prints its own table: leave out --sizes and --delays");
+  if (g->o.allreduce && (g->o.nbc || g->table.nN || g->o.timing || g->o.select_timing || g->o.node_model))
+    die("%s", "--coll allreduce takes none of --overlap, --sizes, --delays, --timing, --select-timing, --node-model");
+}
+
+/* --algs' names: the all-gather's algorithms with a schedule, or the all-reduce's; every one by default. */
+static void name_algs(opts *o) {
+  const int n = o->allreduce ? PAT_ARED_COUNT : PAT_ALG_COUNT;
+  const char *names[(int)PAT_ALG_COUNT + (int)PAT_ARED_COUNT];
+  for (int i = 0; i < n; i++)
+    names[i] = o->allreduce ? pat_allreduce_algorithms[i].name : pat_algorithms[i].build ? pat_algorithms[i].name : NULL;
+  if (!o->algs_text) {
+    for (int i = 0; i < n; i++)
+      if (names[i]) o->algs |= 1u << i;
+    return;
+  }
+  int ids[MAXLIST], k;
+  cli_error err;
+  if (cli_choice_list("--algs", o->algs_text, "algorithm", names, n, ids, MAXLIST, &k, &err)) die("%s", err.text);
+  for (int i = 0; i < k; i++) o->algs |= 1u << ids[i];
 }
 
 /* One option, whichever group takes it: OPT_TAKEN, or OPT_BAD with a message in *err. */
@@ -667,9 +701,7 @@ static void parse_options(int argc, char **argv, tool_args *g) {
   set_defaults(g);
   cli_args_parse_or_exit(argc, argv, tool_option, g, "pat-model", usage);
   check_options(g);
-  if (!g->o.algs)
-    for (int i = 0; i < PAT_ALG_COUNT; i++)
-      if (pat_algorithms[i].build) g->o.algs |= 1u << i;
+  name_algs(&g->o);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -880,11 +912,62 @@ static void print_nbc_rows(pat_select_cache *cache, const opts *o, const pat_mod
   free(a);
 }
 
+/* --coll allreduce: each all-reduce's schedule, built for the pattern (predicted = actual arrivals) and for
+ * pieces of the vector's bytes, replayed; ē, r and ē over the all-reduce's bound, over the patterns. */
+static void print_allreduce_rows(const opts *o, const pat_model_params *mp, double block, double tau,
+                                 const double *csv) {
+  char b1[32], b2[32];
+  const int P = o->P, reps = o->pap == PAP_UNIFORM ? o->reps : 1;
+  int64_t *a = malloc((size_t)P * sizeof *a);
+  double *ad = malloc((size_t)P * sizeof *ad);
+  if (!a || !ad) die("%s", "out of memory");
+  printf("# all-reduce of %.6g bytes, gamma %.3g s/B%s\n", block * P, mp->gamma, mp->gamma_set ? "" : " (the default)");
+  printf("%-13s %12s %12s %9s\n", "alg", "ebar", "r", "ebar/lb");
+  double lb = 0;
+  for (int id = 0; id < PAT_ARED_COUNT; id++) {
+    if (!(o->algs & (1u << id))) continue;
+    double ebar = 0, r = 0, bound = 0;
+    int rc = PAT_OK;
+    for (int rep = 0; rep < reps && rc == PAT_OK; rep++) {
+      make_pap(o, tau, rep, csv, a);
+      for (int i = 0; i < P; i++) ad[i] = (double)a[i] * 1e-9;
+      pat_build_args ba = {.P = P, .self = PAT_ALL_RANKS, .arrival = a, .tau = (int64_t)llround(tau * 1e9),
+                           .node = mp->node, .block_bytes = (int64_t)block};
+      pat_sched s;
+      pat_model_result res;
+      memset(&res, 0, sizeof res);
+      rc = pat_build_allreduce(id, &s, &ba);
+      if (rc == PAT_OK) {
+        rc = pat_model_replay(&s, ad, mp, block, &res);
+        pat_sched_free(&s);
+      }
+      ebar += res.ebar / reps;
+      r += res.r / reps;
+      bound += pat_lower_bound_allreduce(P, ad, tau, mp->node, NULL) / reps;
+    }
+    if (rc != PAT_OK) {
+      printf("%-13s %12s %12s %9s cannot predict (%s)\n", pat_allreduce_algorithms[id].name, "-", "-", "-",
+             pat_status_string(rc));
+      continue;
+    }
+    lb = bound;
+    printf("%-13s %12s %12s %9.3f\n", pat_allreduce_algorithms[id].name, fmt_time(ebar, b1, sizeof b1),
+           fmt_time(r, b2, sizeof b2), bound > 0 ? ebar / bound : INFINITY);
+  }
+  printf("%-13s %12s\n", "lower", fmt_time(lb, b1, sizeof b1));
+  free(a);
+  free(ad);
+}
+
 static void print_predictions(pat_select_cache *cache, const opts *o, const pat_model_params *mp,
                               const double *csv) {
   double block = o->block > 0 ? o->block : 4.0 * o->N / o->P;
   double tau = pat_model_cost(mp->dflt.inter, block, 1.0);
   print_pattern_heading(o, block, tau, csv);
+  if (o->allreduce) {
+    print_allreduce_rows(o, mp, block, tau, csv);
+    return;
+  }
   if (o->nbc) {
     print_nbc_rows(cache, o, mp, block, tau, csv);
     return;
