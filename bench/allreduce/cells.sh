@@ -19,6 +19,7 @@
 #     CASES="straggler late" ENVS="PAT_WAIT_NAP=50 PAT_VERBOSE=1" bash bench/allreduce/cells.sh OUT
 #   python3 bench/allreduce/ab_table.py OUT/cells.csv > OUT/table.md
 # An ALGS entry ALG+VAR=value runs ALG with that variable too, labelled so (ALGS="hrelay hrelay+PAT_PACE=98").
+# UP_ARGS: more options of pat-cluster up (UP_ARGS=--switch-fair).
 set -uo pipefail
 OUT=${1:?usage: cells.sh OUTDIR}
 cd "$(dirname "$0")/../.."
@@ -33,7 +34,7 @@ mkdir -p "$OUT"
 LOG=$OUT/log.txt
 trap '$CL down >/dev/null 2>&1' EXIT
 $CL down >/dev/null 2>&1
-$CL up -n "$HOSTS" --ranks-per-host "$K" --rate "$RATE" >>"$LOG" 2>&1 || { echo "cells.sh: cluster up failed" >&2; exit 1; }
+$CL up -n "$HOSTS" --ranks-per-host "$K" --rate "$RATE" ${UP_ARGS:-} >>"$LOG" 2>&1 || { echo "cells.sh: cluster up failed" >&2; exit 1; }
 n=${#ALGS[@]}
 for r in $(seq 1 "$ROUNDS"); do
   for c in $CASES; do
