@@ -79,12 +79,20 @@ int pat_allreduce_hrelay(pat_sched *s, const pat_build_args *a);
  * rank order without one) sums the vector up to the last rank and hands the
  * result back down.  Commutative ops only. */
 int pat_allreduce_slt(pat_sched *s, const pat_build_args *a);
-#define PAT_ARED_RELAY_PIECE ((int64_t)64 * 1024) /* a piece of a share, at least, where it has several */
-#define PAT_ARED_RELAY_MAX_PIECES 8
-/* How many pieces the data-flow all-reduces cut `bytes` into: one a
+/* The most a data-flow all-reduce's piece carries: under the eager limit
+ * of the TCP transports (Open MPI's btl_tcp_eager_limit is 64 KiB with its
+ * header; MPICH's is larger), so that a piece leaves at once instead of
+ * waiting for a handshake that the receiver's progress must answer.  With
+ * 87 KB pieces HRELAY measured 380 ms where pieces sent eagerly (a larger
+ * eager limit) took 324 (4 hosts x 2 ranks, 1M floats, one rank 100 ms
+ * late; HRING 368): the handshakes, answered by threads that share the
+ * cores, kept the owners' links a quarter idle. */
+#define PAT_ARED_RELAY_PIECE ((int64_t)60 * 1024)
+#define PAT_ARED_RELAY_MAX_PIECES 64
+/* How many pieces the data-flow all-reduces cut `bytes` into: none over
  * PAT_ARED_RELAY_PIECE, 1 to PAT_ARED_RELAY_MAX_PIECES. */
 static inline int pat_allreduce_pieces(int64_t bytes) {
-  int64_t k = bytes / PAT_ARED_RELAY_PIECE;
+  int64_t k = (bytes + PAT_ARED_RELAY_PIECE - 1) / PAT_ARED_RELAY_PIECE;
   return k < 1 ? 1 : k > PAT_ARED_RELAY_MAX_PIECES ? PAT_ARED_RELAY_MAX_PIECES : (int)k;
 }
 

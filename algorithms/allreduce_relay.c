@@ -30,7 +30,7 @@
  * must be commutative (its own contribution is held before lower ranks'
  * come in).
  *
- * Pieces: k = share / PAT_ARED_RELAY_PIECE, 1 to PAT_ARED_RELAY_MAX_PIECES
+ * Pieces: k = share / PAT_ARED_RELAY_PIECE rounded up, 1 to PAT_ARED_RELAY_MAX_PIECES
  * (1 when the vector's size is unknown): an owner forwards piece j while
  * piece j + 1 still comes in.
  *

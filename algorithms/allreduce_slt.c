@@ -17,9 +17,10 @@
  * stream up to that point; what is behind it streams on at the link's
  * rate once it arrives.
  *
- * Pieces of about PAT_ARED_RELAY_PIECE: segments of at least that cut into
- * c = block / PAT_ARED_RELAY_PIECE parts (at most PAT_ARED_RELAY_MAX_PIECES),
- * smaller ones grouped, g consecutive segments a piece; the whole vector
+ * Pieces of at most PAT_ARED_RELAY_PIECE: segments of at least that cut into
+ * c = block / PAT_ARED_RELAY_PIECE parts, rounded up (at most
+ * PAT_ARED_RELAY_MAX_PIECES), smaller ones grouped, g consecutive segments
+ * a piece, as many as fit; the whole vector
  * one piece when its size is unknown.  Every rank gets each byte's result from
  * s_{P-1}'s combination, so all hold the same bits; the partial sums are
  * combined in chain order, which is rank order only without a prediction:
@@ -44,7 +45,7 @@ static int pieces(const pat_build_args *a, int *c, int *g) {
     *c = pat_allreduce_pieces(b);
     *g = 1;
   } else if (b > 0) {
-    *g = (int)((piece + b - 1) / b) < a->P ? (int)((piece + b - 1) / b) : a->P;
+    *g = (int)(piece / b) < a->P ? (int)(piece / b) : a->P;
   }
   return *c * ((a->P + *g - 1) / *g);
 }

@@ -111,7 +111,8 @@ int main(void) {
         CHECK(0, "relay P=%d late %d: build failed", P, late);
         continue;
       }
-      int k = (int)(3 * PAT_ARED_RELAY_PIECE * P / (P - 1) / PAT_ARED_RELAY_PIECE);
+      /* a share's pieces: none over PAT_ARED_RELAY_PIECE */
+      int k = (int)((3 * PAT_ARED_RELAY_PIECE * P / (P - 1) + PAT_ARED_RELAY_PIECE - 1) / PAT_ARED_RELAY_PIECE);
       CHECK(s.nsteps == 2 * k, "relay P=%d: %d steps, expected %d pieces' worth", P, s.nsteps, 2 * k);
       CHECK(pat_sched_check(&s, 0, err, sizeof err) == 0, "relay P=%d late %d: %s", P, late, err);
       size_t n;
