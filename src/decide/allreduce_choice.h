@@ -37,7 +37,7 @@
  *
  * A candidate the runtime knows to lose from the communicator's shape is
  * skipped (pat_ared_choice_init's mask): its block is passed over and it is
- * never chosen (RELAY and Rabenseifner where ranks share nodes).  One measured 1.5 times slower or more than a candidate
+ * never chosen (Rabenseifner where ranks share nodes, where RELAY's turn runs HRELAY).  One measured 1.5 times slower or more than a candidate
  * before it, at its first counted trial, or 2 times at its block's first
  * call (every rank adds each up: one more all-reduce of PAT_ARED_CHOICE_N
  * integers), has the rest of its block dropped: calls of it saved where a
@@ -110,7 +110,7 @@ typedef struct pat_ared_choice {
 
 /* A choice with every class unexplored; candidates of `skip` (bit i:
  * candidate i) are never tried nor chosen (the runtime's, from the
- * communicator's shape: RELAY where ranks share nodes; never bit 0).
+ * communicator's shape: Rabenseifner where ranks share nodes; never bit 0).
  * rabenseifner_gain_ns: the most Rabenseifner can gain over the ring in one
  * call, summed over the ranks as the trials are (the steps it saves times the
  * latency, times P; INT64_MAX: unknown, always tried). */

@@ -94,14 +94,10 @@ static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
     int nodes = pat_comm_node_count(comm);
     cs->ared_eligible = schedulable(comm, &P) && nodes > 1 ? 1 : 2;
     cs->ared_nodes = cs->ared_eligible == 1 && nodes < P;
-    /* RELAY and Rabenseifner are not node-aware: RELAY's owners' results go to every rank, across a
-     * node's link once per rank of it, and Rabenseifner's largest halvings pair ranks of other nodes;
-     * measured slower than HRING where ranks share nodes, balanced or not, by slot or round robin
-     * (RELAY 2.1-2.2x on 4 x 2; Rabenseifner 1.56x and 2.56x on 4 x 2 by slot and round robin, 2.29x
-     * on 3 + 3 + 2) */
-    pat_ared_choice_init(&cs->ared,
-                         cs->ared_nodes ? 1u << PAT_ARED_CHOICE_RELAY_INDEX | 1u << PAT_ARED_CHOICE_RABENSEIFNER_INDEX
-                                        : 0u,
+    /* Rabenseifner is not node-aware: its largest halvings pair ranks of other nodes; measured slower
+     * than HRING where ranks share nodes, balanced or not, by slot or round robin (1.56x and 2.56x on
+     * 4 x 2 by slot and round robin, 2.29x on 3 + 3 + 2).  RELAY's turn runs HRELAY there (candidate_alg) */
+    pat_ared_choice_init(&cs->ared, cs->ared_nodes ? 1u << PAT_ARED_CHOICE_RABENSEIFNER_INDEX : 0u,
                          rabenseifner_gain_ns(cs->base.P));
   }
   return cs->ared_eligible == 1 ? &cs->ared.cls[k] : NULL;
@@ -111,11 +107,13 @@ static pat_ared_class *auto_class(MPI_Comm comm, long long bytes) {
  * Where ranks share nodes the ring is HRING's (the ring over all ranks then
  * crosses a node's link once per rank of it where the ranks are placed
  * round robin; HRING's carry 2 (H - 1) / H of the vector whatever the
- * placement). */
+ * placement), and RELAY is HRELAY (RELAY's owners' results cross a node's
+ * link once per rank of it: 2.1-2.2x HRING on 4 x 2). */
 static int candidate_alg(MPI_Comm comm, int cand) {
   int id = pat_ared_choice_candidates[cand];
   pat_comm_state *cs;
-  if (id == PAT_ARED_RING && pat_comm_posted(comm, &cs) == MPI_SUCCESS && cs->ared_nodes) id = PAT_ARED_HRING;
+  if ((id == PAT_ARED_RING || id == PAT_ARED_RELAY) && pat_comm_posted(comm, &cs) == MPI_SUCCESS && cs->ared_nodes)
+    id = id == PAT_ARED_RING ? PAT_ARED_HRING : PAT_ARED_HRELAY;
   return id == PAT_ARED_NATIVE ? -1 : PAT_ARED_ALG_BASE + id;
 }
 
@@ -161,7 +159,7 @@ static int note_trial(pat_ared_class *c, int cand, int64_t t0, MPI_Comm comm) {
   if (pat_proc.settings.verbose > 0 && pat_proc.world_rank == 0)
     fprintf(stderr,
             "libpat: all-reduce auto: %s for vectors of this size class (fastest trials summed over ranks: "
-            "MPI's own %lld, ring (hring where ranks share nodes) %lld, rabenseifner %lld, relay %lld us)\n",
+            "MPI's own %lld, ring (hring where ranks share nodes) %lld, rabenseifner %lld, relay (hrelay) %lld us)\n",
             taken == 0 ? "MPI's own" : pat_allreduce_algorithms[candidate_alg(comm, taken) - PAT_ARED_ALG_BASE].name,
             (long long)(sum[0] / 1000), (long long)(sum[1] / 1000), (long long)(sum[2] / 1000),
             (long long)(sum[3] / 1000));

@@ -222,8 +222,8 @@ const pat_setting pat_setting_table[] = {
      "levels for ranks that share nodes; `hrelay` too, arrival-aware between the nodes (the node of the previous "
      "call's last rank owns nothing); `slt` is Proficz's sorted linear tree (a chain in the previous call's order "
      "of arrival); `auto` measures "
-     "MPI's own against libpat's ring (hring where ranks share nodes), Rabenseifner and relay (these two not where "
-     "ranks share nodes) schedules per communicator "
+     "MPI's own against libpat's ring (hring where ranks share nodes), Rabenseifner (not where ranks share nodes) "
+     "and relay (hrelay where ranks share nodes) schedules per communicator "
      "and vector size (from 128 KiB, on communicators that span several nodes) and keeps the fastest, the same on "
      "every rank (`src/decide/allreduce_choice.h`).",
      parse_allreduce, key_allreduce},

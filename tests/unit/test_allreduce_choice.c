@@ -103,7 +103,8 @@ static int test_margin(void) {
   return 0;
 }
 
-/* A skipped candidate (RELAY where ranks share nodes): its block is passed
+/* A skipped candidate (the communicator's shape rules it out, as Rabenseifner
+ * where ranks share nodes; here the last turn's, RELAY's): its block is passed
  * over, in the first exploration and in re-checks; its sum, 0 (nothing timed),
  * never wins; the others as without it. */
 static int test_skip(void) {
