@@ -185,3 +185,34 @@ int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b) {
   }
   return 0;
 }
+
+int pat_spans_overlap(int P, const pat_span *a, const pat_span *b) {
+  for (int i = 0; i < a->count; i++) {
+    int blk = (a->first + i) % P;
+    if (((blk - b->first) % P + P) % P < b->count && (a->lo > b->lo ? a->lo : b->lo) < (a->hi < b->hi ? a->hi : b->hi))
+      return 1;
+  }
+  return 0;
+}
+
+/* Do two ops share a byte (any of their spans)? */
+static int ops_overlap(int P, const pat_op *a, const pat_op *b) {
+  for (int i = 0; i < a->nspans; i++)
+    for (int j = 0; j < b->nspans; j++)
+      if (pat_spans_overlap(P, &a->span[i], &b->span[j])) return 1;
+  return 0;
+}
+
+int pat_reduce_waits(int P, const pat_op *ops, size_t y, size_t x) {
+  const pat_op *ox = &ops[x], *oy = &ops[y];
+  const int sx = pat_is_send(ox->kind), sy = pat_is_send(oy->kind);
+  if (sx && sy) return 0;
+  if (sy) { /* a send: the receives of earlier steps */
+    if (!(ox->step < oy->step)) return 0;
+  } else if (sx) { /* a receive: the sends of its step and before */
+    if (!(ox->step <= oy->step)) return 0;
+  } else if (!(x < y)) { /* and the receives before it */
+    return 0;
+  }
+  return ops_overlap(P, ox, oy);
+}

@@ -34,6 +34,8 @@ enum pat_op_kind {
   PAT_OP_SIGNAL_SEND = 3, /* zero-byte control message to peer */
   PAT_OP_SIGNAL_RECV = 4  /* zero-byte control message from peer */
 };
+/* A send or a signal-send (the other kinds receive). */
+static inline int pat_is_send(int kind) { return kind == PAT_OP_SEND || kind == PAT_OP_SIGNAL_SEND; }
 
 /* Op flags: PRESTEP is informational, for the viewer and the checker;
  * the REDUCE ones change what a receive does (reduction schedules, below). */
@@ -148,6 +150,15 @@ static inline const pat_op *pat_sched_rank_ops(const pat_sched *s, int rank, siz
 
 /* Does the span list include (any part of) block b? */
 int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b);
+/* Do two spans share a byte?  Pieces are byte fractions of one block. */
+int pat_spans_overlap(int P, const pat_span *a, const pat_span *b);
+/* The order of a reduction (PAT_SCHED_REDUCE) run as a data flow, which the
+ * executor keeps (exec/flow.c) and the model's replay follows: does op y
+ * wait for op x, both of one rank (ops[] in the rank's order, by step)?  A
+ * send waits for the receives of earlier steps that bring any of its bytes;
+ * a receive, to be applied, for the sends of its step and before that read
+ * any of its bytes, and for the receives before it that bring any. */
+int pat_reduce_waits(int P, const pat_op *ops, size_t y, size_t x);
 
 /* ---- checking (tests, debugging) ---- */
 

@@ -101,18 +101,6 @@ static void pace_add(const pat_msg *m) {
 
 static int is_recv(const pat_op *op) { return op->kind == PAT_OP_RECV || op->kind == PAT_OP_SIGNAL_RECV; }
 
-/* Does block b lie in span sp's run of blocks? */
-static int span_has_block(int P, const pat_span *sp, int b) { return ((b - sp->first) % P + P) % P < sp->count; }
-
-/* Do two spans share a byte?  Pieces are byte fractions of one block. */
-static int spans_overlap(int P, const pat_span *a, const pat_span *b) {
-  for (int i = 0; i < a->count; i++) {
-    int blk = (a->first + i) % P;
-    if (span_has_block(P, b, blk) && (a->lo > b->lo ? a->lo : b->lo) < (a->hi < b->hi ? a->hi : b->hi)) return 1;
-  }
-  return 0;
-}
-
 /* Every edge "send s needs receive r" (r brings a byte s carries), once per
  * pair (stamp[r] remembers the last send that took r), found through the
  * blocks s carries: bstart/blist list per block the receives that bring part
@@ -133,7 +121,8 @@ static void for_each_dependency(pat_exec *e, const size_t *bstart, const size_t 
           size_t r = blist[q];
           if (stamp[r] == s) continue;
           int hit = 0;
-          for (int m = 0; m < e->ops[r].nspans && !hit; m++) hit = spans_overlap(P, &op->span[k], &e->ops[r].span[m]);
+          for (int m = 0; m < e->ops[r].nspans && !hit; m++)
+            hit = pat_spans_overlap(P, &op->span[k], &e->ops[r].span[m]);
           if (!hit) continue;
           stamp[r] = s;
           visit(e, s, r, arg);
@@ -197,29 +186,6 @@ out:
   return rc;
 }
 
-/* Do ops a and b share a byte? */
-static int ops_overlap(int P, const pat_op *a, const pat_op *b) {
-  for (int i = 0; i < a->nspans; i++)
-    for (int j = 0; j < b->nspans; j++)
-      if (spans_overlap(P, &a->span[i], &b->span[j])) return 1;
-  return 0;
-}
-
-/* Does op y wait for op x in a reduction (see the top)?  Ops are sorted by step. */
-static int reduce_waits(const pat_exec *e, size_t y, size_t x) {
-  const pat_op *ox = &e->ops[x], *oy = &e->ops[y];
-  int rx = is_recv(ox), ry = is_recv(oy);
-  if (!ry && !rx) return 0;
-  if (!ry) { /* a send waits for the receives of earlier steps */
-    if (!(ox->step < oy->step)) return 0;
-  } else if (!rx) { /* a receive for the sends of its step and before */
-    if (!(ox->step <= oy->step)) return 0;
-  } else if (!(x < y)) { /* and for the receives before it */
-    return 0;
-  }
-  return ops_overlap(e->P, ox, oy);
-}
-
 /* A reduction's dependencies (CSR of each op's dependants) and landings. */
 static int build_reduce_deps(pat_exec *e) {
   size_t n = e->nops;
@@ -231,7 +197,7 @@ static int build_reduce_deps(pat_exec *e) {
   for (size_t y = 0; y < n; y++) {
     if (is_recv(&e->ops[y])) e->apply_left[y] = 1; /* its arrival */
     for (size_t x = 0; x < n; x++)
-      if (x != y && reduce_waits(e, y, x)) {
+      if (x != y && pat_reduce_waits(e->P, e->ops, y, x)) {
         e->dep_start[x + 1]++;
         if (is_recv(&e->ops[y]))
           e->apply_left[y]++;
@@ -246,7 +212,7 @@ static int build_reduce_deps(pat_exec *e) {
   memcpy(pos, e->dep_start, n * sizeof *pos);
   for (size_t y = 0; y < n; y++)
     for (size_t x = 0; x < n; x++)
-      if (x != y && reduce_waits(e, y, x)) e->dep_list[pos[x]++] = y;
+      if (x != y && pat_reduce_waits(e->P, e->ops, y, x)) e->dep_list[pos[x]++] = y;
   for (size_t i = 0; i < n; i++)
     if (is_recv(&e->ops[i])) {
       int rc = pat_reduce_landing_make(e->buf, &e->ops[i], &e->landing[i]);

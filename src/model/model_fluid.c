@@ -259,17 +259,14 @@ static void df_ready(fl *F, size_t sop) {
 static int df_post_sends(fl *F, int r, double now);
 static int ls_advance(fl *F, int r);
 
-/* A reduction as a data flow, the executor's order (exec/flow.c): a send
- * waits for the receives of earlier steps that bring any of its bytes to be
- * applied; a receive is applied once it has arrived, every send of its step
- * or before that reads any of its bytes is complete, and every receive
- * before it that brings any of them is applied.  Its rank's thread applies
- * one receive at a time, once the rank has arrived (its contribution is in
- * the accumulator), a reducing one in gamma * its bytes. */
+/* A reduction as a data flow, in the executor's order (pat_reduce_waits):
+ * receive i of rank r may be applied at `now` (it has arrived and its turn
+ * has come).  The rank's thread applies one receive at a time, a reducing
+ * one in gamma * its bytes; never before the rank arrives, since nothing of
+ * its run starts before (df_start). */
 static int rd_apply(fl *F, size_t i, int r, double now) {
   frk *k = &F->rk[r];
   double at = now > k->cpu_free ? now : k->cpu_free;
-  if (F->R->a[r] > at) at = F->R->a[r];
   const pat_op *o = &F->ops[i];
   if (o->flags & PAT_OPF_REDUCE) at += F->R->mp->gamma * pat_replay_op_bytes(F->R, o, pat_model_op_blocks(o));
   k->cpu_free = at;
@@ -581,25 +578,10 @@ static int df_deps(fl *F) {
   return rc;
 }
 
-/* Does op y wait for op x in a reduction (rd_apply's order)?  A rank's ops are sorted by step. */
-static int rd_waits(int P, const pat_op *ops, size_t y, size_t x) {
-  const pat_op *ox = &ops[x], *oy = &ops[y];
-  const int sx = pat_is_send(ox->kind), sy = pat_is_send(oy->kind);
-  if (sx && sy) return 0;
-  if (sy) { /* a send: the receives of earlier steps */
-    if (!(ox->step < oy->step)) return 0;
-  } else if (sx) { /* a receive: the sends of its step and before */
-    if (!(ox->step <= oy->step)) return 0;
-  } else if (!(x < y)) { /* and the receives before it */
-    return 0;
-  }
-  return spans_overlap(P, ox, oy);
-}
-
-/* A reduction's dependencies: each op's dependants (dep_off, dep) and what
- * each op waits for (need; a receive its arrival too).  Pairs of a rank's
- * ops, as the executor finds them: the all-reduces' schedules have a few
- * ops per rank and step. */
+/* A reduction's dependencies (pat_reduce_waits, the executor's order):
+ * each op's dependants (dep_off, dep) and what each op waits for (need; a
+ * receive its arrival too).  Pairs of a rank's ops, as the executor finds
+ * them: the all-reduces' schedules have a few ops per rank and step. */
 static int rd_deps(fl *F) {
   const pat_sched *s = F->R->s;
   const size_t n = F->nops;
@@ -611,7 +593,7 @@ static int rd_deps(fl *F) {
     for (size_t y = s->rank_start[r]; y < s->rank_start[r + 1]; y++) {
       if (!pat_is_send(F->ops[y].kind)) F->need[y] = 1; /* its arrival */
       for (size_t x = s->rank_start[r]; x < s->rank_start[r + 1]; x++)
-        if (x != y && rd_waits(s->P, F->ops, y, x)) {
+        if (x != y && pat_reduce_waits(s->P, F->ops, y, x)) {
           F->dep_off[x + 1]++;
           F->need[y]++;
         }
@@ -623,7 +605,7 @@ static int rd_deps(fl *F) {
   for (int r = 0; r < s->P; r++)
     for (size_t y = s->rank_start[r]; y < s->rank_start[r + 1]; y++)
       for (size_t x = s->rank_start[r]; x < s->rank_start[r + 1]; x++)
-        if (x != y && rd_waits(s->P, F->ops, y, x)) F->dep[pos[x]++] = y;
+        if (x != y && pat_reduce_waits(s->P, F->ops, y, x)) F->dep[pos[x]++] = y;
   return PAT_OK;
 }
 

@@ -19,8 +19,6 @@ typedef struct pat_replay {
   size_t transfers;
 } pat_replay;
 
-static inline int pat_is_send(int kind) { return kind == PAT_OP_SEND || kind == PAT_OP_SIGNAL_SEND; }
-
 /* Hockney pair of a transfer between ranks `from` and `to`. */
 static inline pat_hockney pat_replay_pair(const pat_replay *R, int from, int to) {
   const pat_link_model *lm = R->lm;
