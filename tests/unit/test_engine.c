@@ -52,7 +52,9 @@
  * spent ends), the regime is balanced under 10% of the call's own time
  * (explore.h, pat_regime_at), a model file's static choice is checked
  * against NATIVE at a site's third call, and measured ratios are carried to
- * sites of nearby sizes, which changes every part. */
+ * sites of nearby sizes, which changes every part; and since test_unpredictable
+ * runs 1,500 calls at each P, not 3,000 (for CI's time: the replays take most
+ * of it), which changes its part and every one after it. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -392,7 +394,7 @@ static int test_unpredictable(void) {
   for (int P = 3; P <= 8; P += 5) {
     sim_start(&s, P);
     s.pred_random_ms = 20.0;
-    const int n = 3000;
+    const int n = 1500;
     for (int k = 0; k < n; k++) {
       for (int r = 0; r < P; r++) a[r] = s.now + (int64_t)(urand() * 20.0 * MS);
       CHECK(call(&s, 262144, a), "P=%d call %d: ranks disagree", P, k);
@@ -1450,21 +1452,21 @@ int main(void) {
   pat_model_params_init(&model, 50e-6, 8e-9); /* 50 us, ~1 Gbit/s */
   if (test_agreement() || check_log("agreement", 0x0f061a0d20cbe7a8ull)) return 1;
   if (test_purpose() || check_log("purpose", 0x546f40f7d0d59b99ull)) return 1;
-  if (test_unpredictable() || check_log("unpredictable", 0xa61ed6a808101e1bull)) return 1;
-  if (test_settle() || check_log("settle", 0xfdbdf43b67a94c7aull)) return 1;
+  if (test_unpredictable() || check_log("unpredictable", 0x328c71ced1148af0ull)) return 1;
+  if (test_settle() || check_log("settle", 0x7404d48f469506b1ull)) return 1;
   if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_one_node() ||
       test_unequal_relay_site() || test_planted() || test_planted_nodes() || test_cold_model_pick() ||
       test_history_not_judged() || test_explore_regime_unpredictable() || test_leader_hysteresis() ||
       test_recheck_slow_phase() || test_slow_phase_every_algorithm() || test_decided_candidate())
     return 1;
-  if (test_measured() || check_log("measured", 0x96d694e015b05758ull)) return 1;
+  if (test_measured() || check_log("measured", 0xbd0f57d4915ac939ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
-  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0xf9e0f95d0d86cb2cull)) return 1;
+  if (test_measured() || test_unpredictable() || check_log("plan-ahead", 0x09c458159b883a0cull)) return 1;
   job_exchange_always = 1;
-  if (test_measured() || check_log("always", 0x87906d3e2f894604ull)) return 1;
+  if (test_measured() || check_log("always", 0x654d43b5dc18b387ull)) return 1;
   job_plan_ahead = job_exchange_always = 0;
   pat_model_params_init(&model, 50e-6, 8e-9); /* test_measured left measured times in it */
-  if (test_never_measured() || check_log("never", 0x5fef53bcaf866a97ull)) return 1;
+  if (test_never_measured() || check_log("never", 0xb43bda59fee5fe54ull)) return 1;
   if (test_jitter_regime() || test_explore_budget() || test_model_checked() || test_carry_sizes() ||
       test_far_candidate())
     return 1;
