@@ -6,7 +6,7 @@
 const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER,
                                                            PAT_ARED_RELAY};
 
-const int pat_ared_choice_turns[PAT_ARED_CHOICE_N] = {1, 0, 2, 3};
+const int pat_ared_choice_turns[PAT_ARED_CHOICE_N] = {3, 1, 0, 2};
 
 static int skipped(const pat_ared_class *c, int cand) { return ((c->skip | c->passed) >> cand) & 1u; }
 
@@ -68,20 +68,30 @@ void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out) {
   for (int i = 0; i < PAT_ARED_CHOICE_N; i++) out[i] = c->fastest_ns[i] == INT64_MAX ? 0 : c->fastest_ns[i];
 }
 
-/* Where the ring is the fastest so far and Rabenseifner's turn is still to
- * come, its block is passed over if it cannot gain a negligible part of the
- * ring's time (allreduce_choice.h). */
+/* Rabenseifner's turn: where it comes. */
+static int rabenseifner_turn(void) {
+  int t = 0;
+  while (t < PAT_ARED_CHOICE_N && pat_ared_choice_turns[t] != PAT_ARED_CHOICE_RABENSEIFNER_INDEX) t++;
+  return t;
+}
+
+/* At the turn before Rabenseifner's: its block is passed over if, gaining
+ * over the ring at most the latency of the steps it saves, it cannot come
+ * within a negligible part of the fastest so far (allreduce_choice.h).
+ * Tried wherever MPI's own was as fast as the ring: its algorithm is unknown,
+ * and the ring's time then is no floor for Rabenseifner's. */
 static void pass_unpromising(pat_ared_class *c, int turn, const int64_t *sum_ns) {
   const int rab = PAT_ARED_CHOICE_RABENSEIFNER_INDEX, ring = 1;
   if (skipped(c, rab) || skipped(c, ring) || sum_ns[ring] <= 0 || c->rabenseifner_gain_ns == INT64_MAX) return;
-  int rab_turn = 0;
-  while (rab_turn < PAT_ARED_CHOICE_N && pat_ared_choice_turns[rab_turn] != rab) rab_turn++;
-  if (rab_turn <= turn) return; /* tried already, or now */
+  if (turn + 1 != rabenseifner_turn()) return;
+  int64_t best = sum_ns[ring];
   for (int t = 0; t <= turn; t++) {
     const int i = pat_ared_choice_turns[t];
-    if (i != ring && !skipped(c, i) && sum_ns[i] > 0 && sum_ns[i] <= sum_ns[ring]) return; /* another is as fast */
+    if (skipped(c, i) || sum_ns[i] <= 0) continue;
+    if (i == 0 && sum_ns[i] <= sum_ns[ring]) return; /* MPI's own as fast as the ring */
+    if (sum_ns[i] < best) best = sum_ns[i];
   }
-  if ((double)c->rabenseifner_gain_ns < PAT_ARED_CHOICE_NEGLIGIBLE * (double)sum_ns[ring]) {
+  if ((double)(sum_ns[ring] - c->rabenseifner_gain_ns) >= (1.0 - PAT_ARED_CHOICE_NEGLIGIBLE) * (double)best) {
     c->passed |= 1u << rab;
     c->fastest_ns[rab] = 0; /* sums as 0, like a skipped candidate's */
   }
@@ -90,14 +100,16 @@ static void pass_unpromising(pat_ared_class *c, int turn, const int64_t *sum_ns)
 int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns) {
   const int turn = c->trials / PAT_ARED_CHOICE_BLOCK, at_first = c->trials % PAT_ARED_CHOICE_BLOCK == 1;
   if (!c->exploring || turn <= 0 || turn >= PAT_ARED_CHOICE_N || in_turn(c) != cand) return 0;
-  if (!at_first) pass_unpromising(c, turn, sum_ns); /* from counted trials: a first call may carry the one before */
   int64_t best = 0;
   for (int t = 0; t < turn; t++) {
     const int i = pat_ared_choice_turns[t];
     if (!skipped(c, i) && sum_ns[i] > 0 && (best == 0 || sum_ns[i] < best)) best = sum_ns[i];
   }
-  const double cut = at_first ? PAT_ARED_CHOICE_CUT_FIRST : PAT_ARED_CHOICE_CUT;
-  if (best == 0 || (double)sum_ns[cand] < cut * (double)best) return 0;
+  const double bar = at_first ? PAT_ARED_CHOICE_CUT_FIRST : PAT_ARED_CHOICE_CUT;
+  const int cut = best > 0 && (double)sum_ns[cand] >= bar * (double)best;
+  /* from a counted trial, or a first call that ends its block: a first call may carry the block before it */
+  if (!at_first || cut) pass_unpromising(c, turn, sum_ns);
+  if (!cut) return 0;
   c->trials = (turn + 1) * PAT_ARED_CHOICE_BLOCK; /* the rest of its block is not run */
   pass_skipped(c);
   return c->trials >= PAT_ARED_CHOICE_TRIALS;

@@ -27,35 +27,40 @@
  * a choice made while the job warmed up, or under other arrivals, does not
  * hold for good, and re-checks cost less and less of a long run.
  *
- * The blocks run ring first (HRING where ranks share nodes), then MPI's
- * own, Rabenseifner and RELAY (pat_ared_choice_turns): where trials run (a
- * communicator over several nodes, vectors of 128 KiB and more) the ring
- * measured faster than MPI's own in every cell so far (0.78x on 8 hosts,
- * 0.45-0.92x on nodes with HRING), so MPI's own comes second, where the cut
- * below can drop it after one counted trial where it is far slower (2.3x
- * HRING on 3 + 3 + 2 ranks).
+ * The blocks run RELAY first (HRELAY where ranks share nodes), then the
+ * ring (HRING there), MPI's own and Rabenseifner (pat_ared_choice_turns), so
+ * that the others are measured against the arrival-aware one: where one rank
+ * comes last call after call it is the fastest (0.78x the ring on 8 hosts,
+ * 0.87x HRING on 4 x 2), and the ring and MPI's own, compared with it, are
+ * cut after one or two calls (below) instead of running their blocks, which
+ * cost auto 8-13% over 24 calls when the ring came first.  Where the ranks
+ * arrive together RELAY's block costs what it is slower than the ring
+ * (1.02x on 8 hosts, 1.14x HRING on 4 x 2): three calls of it.
  *
  * A candidate the runtime knows to lose from the communicator's shape is
  * skipped (pat_ared_choice_init's mask): its block is passed over and it is
- * never chosen (Rabenseifner where ranks share nodes, where RELAY's turn runs HRELAY).  One measured 1.5 times slower or more than a candidate
- * before it, at its first counted trial, or 2 times at its block's first
- * call (every rank adds each up: one more all-reduce of PAT_ARED_CHOICE_N
- * integers), has the rest of its block dropped: calls of it saved where a
- * trial costs most.  The first call's bar is higher because it may carry
- * the block before it (MPI's own came out 40% slower so); past 2x its
- * steady cost is still over 1.4x the best, which the margin below never
- * takes, so the cut loses nothing.  MPI's own on nodes (2.3x HRING on
- * 3 + 3 + 2 ranks, 2.5x on 4 x 2 round robin) costs one call, not two.
+ * never chosen (Rabenseifner where ranks share nodes).  One measured 1.1
+ * times slower or more than the fastest candidate before it, at its first
+ * counted trial, or 1.5 times at its block's first call (every rank adds
+ * each up: one more all-reduce of PAT_ARED_CHOICE_N integers), has the rest
+ * of its block dropped: calls of it saved where a trial costs most.  A cut
+ * loses at most what that one measurement was wrong by, since the one taken
+ * instead measured faster; the first call's bar is higher because it may
+ * carry the block before it (MPI's own came out 40% slower so at 64 KiB).
+ * MPI's own on nodes (2.3x HRING on 3 + 3 + 2 ranks, 2.5x on 4 x 2 round
+ * robin) costs one call, not three.
  *
  * Rabenseifner moves what the ring moves (2 (P - 1) / P of the vector through
- * every rank's port) in fewer steps: where the ring is the fastest so far, it
- * can gain at most the latency of the steps it saves (the runtime's bound,
- * pat_ared_choice_init's).  Where that is under PAT_ARED_CHOICE_NEGLIGIBLE of
- * the ring's summed trial, its block is passed over in this exploration (the
- * same on every rank: decided at MPI's own's comparison, from the summed
- * trials); it was never the fastest at 128 KiB and more where measured, and
- * each of its three trial calls cost 40-100 ms more than the fastest's at 1M
- * floats on 8 hosts.
+ * every rank's port) in fewer steps: it can gain over the ring at most the
+ * latency of the steps it saves (the runtime's bound, pat_ared_choice_init's).
+ * Where the ring's summed trial less that bound is no more than
+ * PAT_ARED_CHOICE_NEGLIGIBLE below the fastest so far (the ring's, or
+ * RELAY's where a rank comes late), its block is passed over in this
+ * exploration (the same on every rank: decided at MPI's own's comparison,
+ * from the summed trials; never where MPI's own was as fast as the ring, its
+ * algorithm unknown); it was never the fastest at 128 KiB and more where
+ * measured, and each of its three trial calls cost 40-100 ms more than the
+ * fastest's at 1M floats on 8 hosts.
  *
  * What exploring costs, at most: BLOCK calls of each schedule per class,
  * and one all-reduce of PAT_ARED_CHOICE_N integers.  Measured on the
@@ -75,8 +80,8 @@
 #define PAT_ARED_CHOICE_MIN_BYTES ((int64_t)128 * 1024)
 #define PAT_ARED_CHOICE_BLOCK 3
 #define PAT_ARED_CHOICE_MARGIN 0.95
-#define PAT_ARED_CHOICE_CUT 1.5 /* a trial this much slower than a candidate before it ends its block */
-#define PAT_ARED_CHOICE_CUT_FIRST 2.0 /* ... a block's first call, which may carry the block before it */
+#define PAT_ARED_CHOICE_CUT 1.1 /* a trial this much slower than a candidate before it ends its block */
+#define PAT_ARED_CHOICE_CUT_FIRST 1.5 /* ... a block's first call, which may carry the block before it */
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 4
 #define PAT_ARED_CHOICE_RECHECK 64
@@ -88,7 +93,7 @@
 #define PAT_ARED_CHOICE_RABENSEIFNER_INDEX 2 /* Rabenseifner's index among the candidates */
 #define PAT_ARED_CHOICE_RELAY_INDEX 3        /* RELAY's index among the candidates */
 extern const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N];
-/* The order the candidates' blocks run in: candidate indices, ring first. */
+/* The order the candidates' blocks run in: candidate indices, RELAY first. */
 extern const int pat_ared_choice_turns[PAT_ARED_CHOICE_N];
 
 typedef struct pat_ared_class {

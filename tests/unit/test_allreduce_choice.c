@@ -1,5 +1,5 @@
 /* auto's all-reduce choice (decide/allreduce_choice.h): the size classes,
- * the candidates' blocks (ring's first, then MPI's own), the fastest trial but a block's first kept, re-checks, the decision only after the
+ * the candidates' blocks (RELAY's first, then the ring's), the fastest trial but a block's first kept, re-checks, the decision only after the
  * last trial, MPI's own kept unless a schedule is clearly faster, and the
  * choice a function of the summed trials alone (the same sums give the same
  * choice: what makes every rank take the same one; mpi.test_allreduce.auto
@@ -45,9 +45,11 @@ static int test_trials(void) {
   const int64_t t[PAT_ARED_CHOICE_N] = {1000000, 800000, 990000, 850000};
   run_trials(c, t);
   CHECK(PAT_ARED_CHOICE_BLOCK == 3 && PAT_ARED_CHOICE_N == 4, "the blocks below are of 3 calls, 4 candidates");
-  CHECK(pat_ared_choice_turns[0] == 1 && pat_ared_choice_turns[1] == 0, "ring's block first, then MPI's own");
-  CHECK(c->fastest_ns[1] == 800000 - 2 && c->fastest_ns[0] == 1000000 - 5 && c->fastest_ns[2] == 990000 - 8 &&
-            c->fastest_ns[3] == 850000 - 11,
+  CHECK(pat_ared_choice_turns[0] == PAT_ARED_CHOICE_RELAY_INDEX && pat_ared_choice_turns[1] == 1 &&
+            pat_ared_choice_turns[2] == 0 && pat_ared_choice_turns[3] == PAT_ARED_CHOICE_RABENSEIFNER_INDEX,
+        "RELAY's block first, then the ring's, MPI's own, Rabenseifner's");
+  CHECK(c->fastest_ns[3] == 850000 - 2 && c->fastest_ns[1] == 800000 - 5 && c->fastest_ns[0] == 1000000 - 8 &&
+            c->fastest_ns[2] == 990000 - 11,
         "the fastest trial of each but the block's first is kept");
   CHECK(!c->decided && ch.cls[19].trials == 0, "undecided until the sums come; other classes untouched");
   int64_t sums[PAT_ARED_CHOICE_N] = {4000000, 3000000, 3900000, 3400000};
@@ -77,7 +79,7 @@ static int test_recheck(void) {
     pat_ared_choice_note(c, pat_ared_choice_blocking(c, &timed), 100);
     CHECK(timed, "re-check trial %d timed", i);
   }
-  CHECK(pat_ared_choice_note(c, PAT_ARED_CHOICE_N - 1, 100) == PAT_ARED_NOTE_DECIDE,
+  CHECK(pat_ared_choice_note(c, pat_ared_choice_turns[PAT_ARED_CHOICE_N - 1], 100) == PAT_ARED_NOTE_DECIDE,
         "the re-check's last trial asks for the agreement");
   CHECK(pat_ared_choice_decide(c, native_wins) == 0, "the re-check can change the choice");
   calls = 0;
@@ -103,8 +105,18 @@ static int test_margin(void) {
   return 0;
 }
 
+/* The candidate of trial n where the candidates of `skip` are passed over. */
+static int in_turn_skipping(unsigned skip, int n) {
+  for (int t = 0; t < PAT_ARED_CHOICE_N; t++) {
+    if ((skip >> pat_ared_choice_turns[t]) & 1u) continue;
+    if (n < PAT_ARED_CHOICE_BLOCK) return pat_ared_choice_turns[t];
+    n -= PAT_ARED_CHOICE_BLOCK;
+  }
+  return -1;
+}
+
 /* A skipped candidate (the communicator's shape rules it out, as Rabenseifner
- * where ranks share nodes; here the last turn's, RELAY's): its block is passed
+ * where ranks share nodes; here the first turn's, RELAY's): its block is passed
  * over, in the first exploration and in re-checks; its sum, 0 (nothing timed),
  * never wins; the others as without it. */
 static int test_skip(void) {
@@ -115,8 +127,8 @@ static int test_skip(void) {
     int last = 0, n = 0;
     while (!last) {
       int timed = 0, cand = pat_ared_choice_blocking(c, &timed);
-      CHECK(timed && cand == pat_ared_choice_turns[n / PAT_ARED_CHOICE_BLOCK], "call %d runs candidate %d (got %d)",
-            n, pat_ared_choice_turns[n / PAT_ARED_CHOICE_BLOCK], cand);
+      const int want = in_turn_skipping(1u << PAT_ARED_CHOICE_RELAY_INDEX, n);
+      CHECK(timed && cand == want, "call %d runs candidate %d (got %d)", n, want, cand);
       last = pat_ared_choice_note(c, cand, 1000 - n) == PAT_ARED_NOTE_DECIDE;
       n++;
     }
@@ -129,7 +141,8 @@ static int test_skip(void) {
       pat_ared_choice_blocking(c, &timed);
       if (timed) break; /* the re-check's first trial: blocking() does not count a call as a trial */
     }
-    CHECK(c->exploring && c->trials == 0, "the re-check starts");
+    CHECK(c->exploring && c->trials == PAT_ARED_CHOICE_BLOCK, "the re-check starts, past RELAY's block (trial %d)",
+          c->trials);
   }
   return 0;
 }
@@ -158,36 +171,50 @@ static int cut_run(pat_ared_class *c, const int64_t *took, int *asked) {
   return calls * 100 + decided;
 }
 
-/* The cut: a candidate of a later turn whose block's first call, summed over ranks, is 2x the fastest of
- * the turns before it or more, or whose first counted trial is 1.5x or more, has the rest of its block
+/* The cut: a candidate of a later turn whose block's first call, summed over ranks, is 1.5x the fastest
+ * of the turns before it or more, or whose first counted trial is 1.1x or more, has the rest of its block
  * dropped; one just under it runs its block; the last one cut ends the trials (the decision then, from
- * the same sums); the comparison is asked for at each later turn's first two calls only; MPI's own,
- * second, is cut too. */
+ * the same sums); the comparison is asked for at each later turn's first two calls only. */
 static int test_cut(void) {
   pat_ared_choice ch;
-  pat_ared_choice_init(&ch, 0, INT64_MAX);
   pat_ared_class *c = &ch.cls[19];
   int asked;
-  /* per call; ring 1490 first, MPI's own 1000 (not cut), the best before 2 and 3 then 1000 */
-  const int64_t took[PAT_ARED_CHOICE_N] = {1000, 1490, 1600, 3000};
-  int r = cut_run(c, took, &asked);
-  /* ring 3 calls, MPI's own 3, 1600 (1.6x: under the first call's 2x) cut after 2, 3000 cut after its
-   * first call and the decision */
-  CHECK(r / 100 == 3 + 3 + 2 + 1, "%d calls of trials", r / 100);
-  CHECK(asked == 2 + 2 + 1, "compare asked %d times", asked);
-  CHECK(r % 100 == 0, "MPI's own stays (got %d)", r % 100);
-  CHECK(c->fastest_ns[2] == 1600 && c->fastest_ns[3] == 3000,
-        "the cut candidates keep their one counted trial, or their block's first call");
-  /* 1990, just under 2x: its block goes on to its first counted trial, where 1.5x cuts it */
-  const int64_t under[PAT_ARED_CHOICE_N] = {1000, 1490, 1600, 1990};
+  /* per call, MPI's own, ring, Rabenseifner, RELAY: RELAY first, the ring 1.09x (under the cut) runs its
+   * block, MPI's own (faster) too, Rabenseifner 3x cut after its first call, and the decision */
   pat_ared_choice_init(&ch, 0, INT64_MAX);
-  r = cut_run(c, under, &asked);
-  CHECK(r / 100 == 3 + 3 + 2 + 2 && asked == 6, "1.99x at the first call: %d calls, %d compares", r / 100, asked);
-  /* on nodes (RELAY skipped): MPI's own 2.3x HRING is cut after one call, Rabenseifner too */
-  pat_ared_choice_init(&ch, 1u << PAT_ARED_CHOICE_RELAY_INDEX, INT64_MAX);
-  const int64_t nodes[PAT_ARED_CHOICE_N] = {673, 294, 673, 0};
+  const int64_t took[PAT_ARED_CHOICE_N] = {1000, 1090, 3000, 1050};
+  int r = cut_run(c, took, &asked);
+  CHECK(r / 100 == 3 + 3 + 3 + 1 && asked == 2 + 2 + 1, "%d calls of trials, %d compares", r / 100, asked);
+  CHECK(r % 100 == 0, "MPI's own stays (got %d)", r % 100);
+  CHECK(c->fastest_ns[2] == 3000, "a candidate cut at its first call keeps that call's time");
+  /* 1.4x: under the first call's 1.5x, cut at its first counted trial */
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
+  const int64_t counted[PAT_ARED_CHOICE_N] = {1000, 1090, 1400, 1050};
+  r = cut_run(c, counted, &asked);
+  CHECK(r / 100 == 3 + 3 + 3 + 2 && asked == 6, "1.4x: %d calls, %d compares", r / 100, asked);
+  CHECK(c->fastest_ns[2] == 1400, "a candidate cut at its first counted trial keeps it");
+  /* the ring 1.1x RELAY is cut after its first counted trial, 1.099x is not */
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
+  const int64_t ring_cut[PAT_ARED_CHOICE_N] = {1000, 1100, 1400, 1000};
+  r = cut_run(c, ring_cut, &asked);
+  CHECK(r / 100 == 3 + 2 + 3 + 2, "the ring at 1.1x: %d calls", r / 100);
+  pat_ared_choice_init(&ch, 0, INT64_MAX);
+  const int64_t ring_runs[PAT_ARED_CHOICE_N] = {1000, 1099, 1400, 1000};
+  r = cut_run(c, ring_runs, &asked);
+  CHECK(r / 100 == 3 + 3 + 3 + 2, "the ring at 1.099x: %d calls", r / 100);
+  /* one rank 100 ms late on 8 hosts, as measured (ms): the ring 1.24x RELAY cut after two calls, MPI's
+   * own 1.57x after one, Rabenseifner passed over (it cannot gain enough on the ring), RELAY taken */
+  pat_ared_choice_init(&ch, 0, 19);
+  const int64_t late[PAT_ARED_CHOICE_N] = {553, 436, 500, 353};
+  r = cut_run(c, late, &asked);
+  CHECK(r / 100 == 3 + 2 + 1 && asked == 3, "one rank late: %d calls of trials, %d compares", r / 100, asked);
+  CHECK(r % 100 == PAT_ARED_CHOICE_RELAY_INDEX, "one rank late: RELAY taken (got %d)", r % 100);
+  /* on nodes (Rabenseifner skipped), balanced: HRING runs its block after HRELAY's, MPI's own 2.3x
+   * HRING is cut after one call */
+  pat_ared_choice_init(&ch, 1u << PAT_ARED_CHOICE_RABENSEIFNER_INDEX, INT64_MAX);
+  const int64_t nodes[PAT_ARED_CHOICE_N] = {673, 294, 0, 340};
   r = cut_run(c, nodes, &asked);
-  CHECK(r / 100 == 3 + 1 + 1 && asked == 2, "on nodes: %d calls of trials, %d compares", r / 100, asked);
+  CHECK(r / 100 == 3 + 3 + 1 && asked == 3, "on nodes: %d calls of trials, %d compares", r / 100, asked);
   CHECK(r % 100 == 1, "on nodes: the ring's candidate taken (got %d)", r % 100);
   CHECK(c->fastest_ns[0] == 673, "MPI's own cut at its first call keeps that call's time, which decides");
   int64_t unset[PAT_ARED_CHOICE_N];
@@ -197,20 +224,20 @@ static int test_cut(void) {
   return 0;
 }
 
-/* Rabenseifner's block is passed over where the ring is the fastest so far and the latency of the steps
- * it saves is under PAT_ARED_CHOICE_NEGLIGIBLE of the ring's time: ring, MPI's own and RELAY run their
- * blocks (9 calls), Rabenseifner none and it is never taken, its sum 0; with a larger bound, or with MPI's
- * own as fast as the ring (its algorithm unknown), it is tried; passed in one exploration only. */
+/* Rabenseifner's block is passed over where the ring's trial less the latency of the steps it saves is
+ * within PAT_ARED_CHOICE_NEGLIGIBLE of the fastest so far: it is never taken, its sum 0; with a larger
+ * bound, with MPI's own as fast as the ring (its algorithm unknown), or with no bound, it is tried;
+ * passed in one exploration only. */
 static int test_pass(void) {
   pat_ared_choice ch;
   pat_ared_class *c = &ch.cls[19];
   int asked;
-  const int64_t took[PAT_ARED_CHOICE_N] = {1200, 1000, 1100, 900}; /* MPI's own, ring, Rabenseifner, RELAY */
-  pat_ared_choice_init(&ch, 0, 19);                                 /* 19 < 2% of the ring's 1000 */
-  int r = cut_run(c, took, &asked);
-  CHECK(r / 100 == 3 * PAT_ARED_CHOICE_BLOCK && asked == 4, "passed: %d calls of trials, %d compares", r / 100,
-        asked);
-  CHECK(r % 100 == PAT_ARED_CHOICE_RELAY_INDEX, "passed: RELAY, the fastest tried, taken (got %d)", r % 100);
+  /* the ring the fastest (RELAY 1.1x, MPI's own 1.2x cut at its counted trial): 19 < 2% of its 1000 */
+  const int64_t ring[PAT_ARED_CHOICE_N] = {1200, 1000, 1050, 1100}; /* MPI's own, ring, Rabenseifner, RELAY */
+  pat_ared_choice_init(&ch, 0, 19);
+  int r = cut_run(c, ring, &asked);
+  CHECK(r / 100 == 3 + 3 + 2 && asked == 4, "passed: %d calls of trials, %d compares", r / 100, asked);
+  CHECK(r % 100 == 1, "passed: the ring, the fastest tried, taken (got %d)", r % 100);
   CHECK(c->fastest_ns[PAT_ARED_CHOICE_RABENSEIFNER_INDEX] == 0, "the passed candidate's trial sums as 0");
   int64_t sums[PAT_ARED_CHOICE_N] = {1200, 1000, 0, 1150};
   CHECK(pat_ared_choice_decide(c, sums) == 1, "a passed candidate's 0 never wins");
@@ -218,15 +245,24 @@ static int test_pass(void) {
   for (int64_t i = 0; i <= c->recheck_at && !timed; i++) pat_ared_choice_blocking(c, &timed);
   CHECK(timed && c->passed == 0, "the re-check tries it again unless its comparison passes it over");
   pat_ared_choice_init(&ch, 0, 21);
-  r = cut_run(c, took, &asked);
-  CHECK(r / 100 == PAT_ARED_CHOICE_TRIALS && asked == 6, "a gain of 2.1%%: tried (%d calls)", r / 100);
-  const int64_t tie[PAT_ARED_CHOICE_N] = {1000, 1000, 1100, 900};
+  r = cut_run(c, ring, &asked);
+  CHECK(r / 100 == 3 + 3 + 2 + 3 && asked == 6, "a gain of 2.1%%: tried (%d calls)", r / 100);
+  /* RELAY the fastest: the ring less the bound is still 1.09x it */
+  const int64_t relay[PAT_ARED_CHOICE_N] = {1200, 1000, 1100, 900};
+  pat_ared_choice_init(&ch, 0, 19);
+  r = cut_run(c, relay, &asked);
+  CHECK(r / 100 == 3 + 2 + 2 && r % 100 == PAT_ARED_CHOICE_RELAY_INDEX, "RELAY the fastest: %d calls, took %d",
+        r / 100, r % 100);
+  pat_ared_choice_init(&ch, 0, 200); /* the ring less it, 800, under RELAY's 900 */
+  r = cut_run(c, relay, &asked);
+  CHECK(r / 100 == 3 + 2 + 2 + 2, "a bound that could beat RELAY: tried (%d calls)", r / 100);
+  const int64_t tie[PAT_ARED_CHOICE_N] = {1000, 1000, 1100, 1100};
   pat_ared_choice_init(&ch, 0, 0);
   r = cut_run(c, tie, &asked);
-  CHECK(r / 100 == PAT_ARED_CHOICE_TRIALS, "MPI's own as fast as the ring: tried (%d calls)", r / 100);
+  CHECK(r / 100 == 3 + 3 + 3 + 2, "MPI's own as fast as the ring: tried (%d calls)", r / 100);
   pat_ared_choice_init(&ch, 0, INT64_MAX);
-  r = cut_run(c, took, &asked);
-  CHECK(r / 100 == PAT_ARED_CHOICE_TRIALS, "no bound known: tried (%d calls)", r / 100);
+  r = cut_run(c, relay, &asked);
+  CHECK(r / 100 == 3 + 2 + 2 + 2, "no bound known: tried (%d calls)", r / 100);
   return 0;
 }
 
