@@ -41,7 +41,7 @@
  * skipped (pat_ared_choice_init's mask): its block is passed over and it is
  * never chosen (Rabenseifner where ranks share nodes).  One measured 1.1
  * times slower or more than the fastest candidate before it, at its first
- * counted trial, or 1.5 times at its block's first call (every rank adds
+ * counted trial, or 1.25 times at its block's first call (every rank adds
  * each up: one more all-reduce of PAT_ARED_CHOICE_N integers), has the rest
  * of its block dropped: calls of it saved where a trial costs most.  A cut
  * loses at most what that one measurement was wrong by, since the one taken
@@ -81,7 +81,7 @@
 #define PAT_ARED_CHOICE_BLOCK 3
 #define PAT_ARED_CHOICE_MARGIN 0.95
 #define PAT_ARED_CHOICE_CUT 1.1 /* a trial this much slower than a candidate before it ends its block */
-#define PAT_ARED_CHOICE_CUT_FIRST 1.5 /* ... a block's first call, which may carry the block before it */
+#define PAT_ARED_CHOICE_CUT_FIRST 1.25/* ... a block's first call, which may carry the block before it */
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 4
 #define PAT_ARED_CHOICE_RECHECK 64
