@@ -18,7 +18,10 @@ static void restart(pat_ared_class *c) {
   c->exploring = 1;
   c->trials = 0;
   c->passed = 0;
-  for (int i = 0; i < PAT_ARED_CHOICE_N; i++) c->fastest_ns[i] = skipped(c, i) ? 0 : INT64_MAX;
+  for (int i = 0; i < PAT_ARED_CHOICE_N; i++) {
+    c->trial_ns[i] = 0;
+    c->trial_calls[i] = 0;
+  }
 }
 
 /* Past the blocks of skipped candidates. */
@@ -57,7 +60,13 @@ int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
   if (elapsed_ns < 0) elapsed_ns = 0;
   const int in_block = c->trials % PAT_ARED_CHOICE_BLOCK, later = c->trials >= PAT_ARED_CHOICE_BLOCK;
   /* a block's first call stands only until the block's next (only a block cut at its first call keeps it) */
-  if (in_block <= 1 || elapsed_ns < c->fastest_ns[cand]) c->fastest_ns[cand] = elapsed_ns;
+  if (in_block <= 1) {
+    c->trial_ns[cand] = elapsed_ns;
+    c->trial_calls[cand] = 1;
+  } else {
+    c->trial_ns[cand] += elapsed_ns;
+    c->trial_calls[cand]++;
+  }
   ++c->trials;
   pass_skipped(c);
   if (c->trials >= PAT_ARED_CHOICE_TRIALS) return PAT_ARED_NOTE_DECIDE;
@@ -65,7 +74,8 @@ int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns) {
 }
 
 void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out) {
-  for (int i = 0; i < PAT_ARED_CHOICE_N; i++) out[i] = c->fastest_ns[i] == INT64_MAX ? 0 : c->fastest_ns[i];
+  for (int i = 0; i < PAT_ARED_CHOICE_N; i++)
+    out[i] = skipped(c, i) || c->trial_calls[i] == 0 ? 0 : c->trial_ns[i] / c->trial_calls[i];
 }
 
 /* Rabenseifner's turn: where it comes. */
@@ -92,8 +102,7 @@ static void pass_unpromising(pat_ared_class *c, int turn, const int64_t *sum_ns)
     if (sum_ns[i] < best) best = sum_ns[i];
   }
   if ((double)(sum_ns[ring] - c->rabenseifner_gain_ns) >= (1.0 - PAT_ARED_CHOICE_NEGLIGIBLE) * (double)best) {
-    c->passed |= 1u << rab;
-    c->fastest_ns[rab] = 0; /* sums as 0, like a skipped candidate's */
+    c->passed |= 1u << rab; /* sums as 0, like a skipped candidate's */
   }
 }
 

@@ -9,16 +9,19 @@
  * which wins where one rank comes last call after call) PAT_ARED_CHOICE_BLOCK times in a row, one candidate after the
  * other: the same turn on every rank, since every rank calls a
  * communicator's all-reduces in the same order with the same count.  Each
- * rank keeps its fastest trial of each candidate but the first of each
- * block (unless the block ends there: the cut, below): calls that follow one another run as an iterative code's do, and
- * the first of a block pays for the one before it (its ranks leave it at
- * other times than the candidate's own calls would: with the candidates
- * interleaved, MPI's own came out 40% slower than it runs on the emulated
- * cluster at 64 KiB, and lost to Rabenseifner, 24% slower than it there),
- * the fastest so that a trial that waited for a late rank does not count.
- * After the last trial the ranks add
- * their fastest trials up in integer nanoseconds (exact, so the same sums on
- * every rank) and every rank takes the same candidate from the same sums:
+ * rank keeps the mean of its trials of each candidate but the first of each
+ * block (unless the block ends there: the cut, below): calls that follow one
+ * another run as an iterative code's do, and the first of a block pays for
+ * the one before it (its ranks leave it at other times than the candidate's
+ * own calls would: with the candidates interleaved, MPI's own came out 40%
+ * slower than it runs on the emulated cluster at 64 KiB, and lost to
+ * Rabenseifner, 24% slower than it there).  The mean, not the fastest: the
+ * waits for late ranks are what an arrival-aware candidate shortens, and the
+ * fastest trial leaves out the calls where they were long (with the others'
+ * delays drawn every call on 8 hosts the ring's fastest trials were below
+ * RELAY's while RELAY's mean was 0.94x the ring's).  After the last trial
+ * the ranks add their means up in integer nanoseconds (exact, so the same
+ * sums on every rank) and every rank takes the same candidate from the same sums:
  * a schedule of libpat's only where its sum is below PAT_ARED_CHOICE_MARGIN
  * of MPI's own, the faster of the two schedules where both are.  The choice
  * then holds for the class until its re-check: after PAT_ARED_CHOICE_RECHECK
@@ -106,7 +109,8 @@ typedef struct pat_ared_class {
   int choice;    /* candidate index, once decided */
   int64_t calls_since; /* blocking calls since the last choice */
   int64_t recheck_at;  /* ... at which the next re-check starts */
-  int64_t fastest_ns[PAT_ARED_CHOICE_N]; /* this rank's fastest trial of each (INT64_MAX: none yet; 0: skipped) */
+  int64_t trial_ns[PAT_ARED_CHOICE_N]; /* this rank's counted trials of each, added up */
+  int trial_calls[PAT_ARED_CHOICE_N];  /* ... how many (0: none yet) */
 } pat_ared_class;
 
 typedef struct pat_ared_choice {
@@ -144,22 +148,22 @@ int pat_ared_choice_blocking(pat_ared_class *c, int *timed);
 #define PAT_ARED_NOTE_COMPARE 2
 int pat_ared_choice_note(pat_ared_class *c, int cand, int64_t elapsed_ns);
 
-/* This rank's fastest trial of each candidate so far (in turn, the block's
- * first call until its next), 0 where none is timed yet (or it is skipped):
- * what the ranks add up. */
+/* This rank's mean trial of each candidate so far (in turn, the block's
+ * first call until its next), 0 where none is timed yet (or it is skipped or
+ * passed over): what the ranks add up. */
 void pat_ared_choice_partial(const pat_ared_class *c, int64_t *out);
 
 /* After PAT_ARED_NOTE_COMPARE, with the ranks' summed partials: a candidate
  * whose block's first call took PAT_ARED_CHOICE_CUT_FIRST times, or whose
  * first counted trial took PAT_ARED_CHOICE_CUT times, the fastest
- * candidate's of the turns before it or more has the rest of its block dropped (it will
+ * candidate's (by its mean) of the turns before it or more has the rest of its block dropped (it will
  * not be chosen: MPI's own or a faster one wins the margin); Rabenseifner's
  * block, not run yet, is passed over where it cannot gain enough (above).
  * Returns 1 when that ended the trials: call pat_ared_choice_decide with the
  * same sums. */
 int pat_ared_choice_compare(pat_ared_class *c, int cand, const int64_t *sum_ns);
 
-/* The choice from the ranks' summed fastest trials (sum_ns[PAT_ARED_CHOICE_N],
+/* The choice from the ranks' summed mean trials (sum_ns[PAT_ARED_CHOICE_N],
  * the same on every rank); returns the candidate index taken. */
 int pat_ared_choice_decide(pat_ared_class *c, const int64_t *sum_ns);
 

@@ -14,7 +14,7 @@
  * Under auto, blocking calls of at least PAT_ARED_CHOICE_MIN_BYTES on a
  * communicator that spans several nodes are timed, candidate by candidate,
  * until every rank takes the same choice for the size class
- * (decide/allreduce_choice.h: the ranks add their fastest trials up with
+ * (decide/allreduce_choice.h: the ranks add their mean trials up with
  * one all-reduce of libpat's on the communicator, at the same call on every
  * rank); non-blocking calls run a class's choice once it is made, MPI's own
  * before.  A user-defined op is always MPI's own: MPI lets the application
@@ -158,7 +158,7 @@ static int note_trial(pat_ared_class *c, int cand, int64_t t0, MPI_Comm comm) {
   int taken = pat_ared_choice_decide(c, sum);
   if (pat_proc.settings.verbose > 0 && pat_proc.world_rank == 0)
     fprintf(stderr,
-            "libpat: all-reduce auto: %s for vectors of this size class (fastest trials summed over ranks: "
+            "libpat: all-reduce auto: %s for vectors of this size class (mean trials summed over ranks: "
             "MPI's own %lld, ring (hring where ranks share nodes) %lld, rabenseifner %lld, relay (hrelay) %lld us)\n",
             taken == 0 ? "MPI's own" : pat_allreduce_algorithms[candidate_alg(comm, taken) - PAT_ARED_ALG_BASE].name,
             (long long)(sum[0] / 1000), (long long)(sum[1] / 1000), (long long)(sum[2] / 1000),
