@@ -2,7 +2,9 @@
  * auto's all-reduce choice: per communicator and size class (the power of
  * two of the vector's bytes), MPI's own all-reduce or one of libpat's
  * schedules, by measurement.  Pure: the runtime (src/runtime/allreduce.c)
- * times the calls and adds the ranks' trials up.
+ * times each trial from the last rank's arrival to this rank's exit (every
+ * rank's arrival stamped on the common clock beside the call) and adds the
+ * ranks' trials up.
  *
  * A class of vectors of at least PAT_ARED_CHOICE_MIN_BYTES runs each
  * candidate (MPI's own, ring, Rabenseifner, RELAY: the arrival-aware one,
@@ -15,11 +17,16 @@
  * the one before it (its ranks leave it at other times than the candidate's
  * own calls would: with the candidates interleaved, MPI's own came out 40%
  * slower than it runs on the emulated cluster at 64 KiB, and lost to
- * Rabenseifner, 24% slower than it there).  The mean, not the fastest: the
- * waits for late ranks are what an arrival-aware candidate shortens, and the
- * fastest trial leaves out the calls where they were long (with the others'
- * delays drawn every call on 8 hosts the ring's fastest trials were below
- * RELAY's while RELAY's mean was 0.94x the ring's).  After the last trial
+ * Rabenseifner, 24% slower than it there).  Timed from the last arrival, a
+ * trial leaves out the waits for late ranks, which no candidate changes:
+ * with the others' delays drawn every call on 8 hosts they varied more from
+ * call to call than the ring and RELAY differ, and the trials of either
+ * (two counted calls, the fastest of them or their mean) took the ring or
+ * RELAY from launch to launch, where RELAY's mean over the calls is 0.95x
+ * the ring's.  What is left is what the candidate costs once every rank is
+ * in, RELAY's the least where the others reduced while a late rank was out.
+ * The mean of it, not the fastest: a candidate's cost on average is what a
+ * run pays.  After the last trial
  * the ranks add their means up in integer nanoseconds (exact, so the same
  * sums on every rank) and every rank takes the same candidate from the same sums:
  * a schedule of libpat's only where its sum is below PAT_ARED_CHOICE_MARGIN

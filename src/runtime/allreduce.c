@@ -12,7 +12,8 @@
  * several processes with the background thread; the MPI library's own
  * otherwise, and under native.
  * Under auto, blocking calls of at least PAT_ARED_CHOICE_MIN_BYTES on a
- * communicator that spans several nodes are timed, candidate by candidate,
+ * communicator that spans several nodes are timed from the last rank's
+ * arrival (stamped_call), candidate by candidate,
  * until every rank takes the same choice for the size class
  * (decide/allreduce_choice.h: the ranks add their mean trials up with
  * one all-reduce of libpat's on the communicator, at the same call on every
@@ -144,11 +145,11 @@ static int choose(MPI_Comm comm, MPI_Op op, int count, MPI_Datatype type, int bl
 }
 
 /* After a timed call: note its time, and once the class's trials are done
- * add every rank's fastest up (exact integers, the same sums everywhere)
+ * add every rank's mean up (exact integers, the same sums everywhere)
  * and decide.  This all-reduce is MPI's own on the user's communicator, at
  * the same call of it on every rank. */
-static int note_trial(pat_ared_class *c, int cand, int64_t t0, MPI_Comm comm) {
-  int what = pat_ared_choice_note(c, cand, pat_clock_local_ns() - t0);
+static int note_trial(pat_ared_class *c, int cand, int64_t took_ns, MPI_Comm comm) {
+  int what = pat_ared_choice_note(c, cand, took_ns);
   if (what == PAT_ARED_NOTE_NONE) return MPI_SUCCESS;
   int64_t mine[PAT_ARED_CHOICE_N], sum[PAT_ARED_CHOICE_N];
   pat_ared_choice_partial(c, mine);
@@ -225,15 +226,22 @@ int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
   return post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, request);
 }
 
-/* A blocking arrival-aware all-reduce (RELAY, HRELAY, SLT): its schedule is
- * built for the order of arrival at the communicator's previous such call,
- * which every rank learns alike: each rank's arrival on the common clock
- * goes into an all-gather of MPI's own, posted beside the call (it
- * completes once the last rank is in, at about the time the call's data
- * starts to flow) and waited for at its end; every rank then holds the same
- * stamps, which the builders order alike (ties by rank). */
-static int arrival_aware_call(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                              MPI_Op op, MPI_Comm comm, int alg) {
+/* A blocking all-reduce with every rank's arrival stamped: each rank's
+ * arrival on the common clock goes into an all-gather of MPI's own, posted
+ * beside the call (it completes once the last rank is in, at about the time
+ * the call's data starts to flow) and waited for at its end; every rank then
+ * holds the same stamps.
+ *  - An arrival-aware all-reduce (RELAY, HRELAY, SLT) is built for the order
+ *    of arrival at the communicator's previous stamped call, which the
+ *    builders take alike (ties by rank).
+ *  - A trial of auto's (any candidate, MPI's own too) is timed from the last
+ *    rank's arrival to this rank's exit (*after_last_ns): what the algorithm
+ *    decides; the waits before it are the arrivals' (mean_i (f_i - a_i) is
+ *    mean_i (f_i - a_last) plus what no algorithm changes), which, with the
+ *    others' delays drawn every call, varied more from call to call than
+ *    the ring and RELAY differ. */
+static int stamped_call(const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                        MPI_Op op, MPI_Comm comm, int alg, int64_t *after_last_ns) {
   pat_comm_state *cs;
   int rc = pat_comm_posted(comm, &cs);
   if (rc != MPI_SUCCESS) return rc;
@@ -244,32 +252,40 @@ static int arrival_aware_call(const char *name, const void *sendbuf, void *recvb
   MPI_Request stamp, request;
   rc = PMPI_Iallgather(&mine, 1, MPI_INT64_T, stamps, 1, MPI_INT64_T, comm, &stamp);
   if (rc == MPI_SUCCESS) {
-    rc = post(name, sendbuf, recvbuf, count, type, op, comm, alg, &request);
-    if (rc == MPI_SUCCESS) rc = pat_nbc_wait(&request);
+    if (alg < 0) {
+      rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    } else {
+      rc = post(name, sendbuf, recvbuf, count, type, op, comm, alg, &request);
+      if (rc == MPI_SUCCESS) rc = pat_nbc_wait(&request);
+    }
     int rs = PMPI_Wait(&stamp, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) rc = pat_fail(rc, "%s: the call failed", name);
+    if (rc != MPI_SUCCESS) rc = alg < 0 ? pat_mpi_own_result(rc, name) : pat_fail(rc, "%s: the call failed", name);
     else if (rs != MPI_SUCCESS) rc = pat_fail(rs, "%s: the arrival stamps failed", name);
   } else {
     rc = pat_fail(rc, "%s: the arrival stamps failed", name);
   }
-  if (rc == MPI_SUCCESS) {
-    free(cs->ared_stamps);
-    cs->ared_stamps = stamps;
-  } else {
+  if (rc != MPI_SUCCESS) {
     free(stamps);
+    return rc;
   }
-  return rc;
+  int64_t last = stamps[0];
+  for (int r = 1; r < P; r++) last = stamps[r] > last ? stamps[r] : last;
+  const int64_t after = pat_clock_global_ns() - last;
+  *after_last_ns = after > 0 ? after : 0; /* within the clocks' agreement of the last arrival */
+  free(cs->ared_stamps);
+  cs->ared_stamps = stamps;
+  return MPI_SUCCESS;
 }
 
 int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static const char name[] = "PAT_Allreduce";
   pat_ared_class *cls;
   int cand = 0, alg = choose(comm, op, count, datatype, 1, &cls, &cand), rc;
-  int64_t t0 = cls ? pat_clock_local_ns() : 0;
-  if (alg < 0) {
+  int64_t took_ns = 0;
+  if (cls || (alg >= 0 && arrival_aware(alg) && !pat_proc.settings.reproducible)) {
+    rc = stamped_call(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &took_ns);
+  } else if (alg < 0) {
     rc = pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
-  } else if (arrival_aware(alg) && !pat_proc.settings.reproducible) {
-    rc = arrival_aware_call(name, sendbuf, recvbuf, count, datatype, op, comm, alg);
   } else {
     MPI_Request request;
     rc = post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &request);
@@ -277,7 +293,7 @@ int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     rc = pat_nbc_wait(&request);
     if (rc != MPI_SUCCESS) rc = pat_fail(rc, "%s: the call failed", name);
   }
-  if (rc == MPI_SUCCESS && cls && (rc = note_trial(cls, cand, t0, comm)) != MPI_SUCCESS)
+  if (rc == MPI_SUCCESS && cls && (rc = note_trial(cls, cand, took_ns, comm)) != MPI_SUCCESS)
     rc = pat_fail(rc, "%s: auto's agreement on its choice failed", name);
   return rc;
 }

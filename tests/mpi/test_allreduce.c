@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpitest.h"
 #include "persistent_calls.h"
@@ -354,11 +355,27 @@ static long persistent_cases(void) {
 #ifndef PAT_MATRIX_DROPIN
 /* Under auto on several nodes: blocking sums of 40000 ints (a size class of
  * their own here) give exact results through auto's trials, and after them
- * every rank holds the same choice for the class. */
+ * every rank holds the same choice for the class.  Every trial stamps the
+ * ranks' arrivals, the ring's too (it is timed from the last one): rank
+ * P - 1 late to RELAY's last trial, then rank 0 to the ring's first, and the
+ * stamps name each in turn. */
 static void auto_choice(void) {
   const int n = 40000, calls = PAT_ARED_CHOICE_TRIALS + 2;
-  for (int k = 0; k < calls; k++) ints(MPI_COMM_WORLD, 1, n, k % 2, "auto's trials");
+  int late[2] = {-1, -1};
+  for (int k = 0; k < calls; k++) {
+    const int turn = k - (PAT_ARED_CHOICE_BLOCK - 1); /* 0: RELAY's last trial, 1: the ring's first */
+    if ((turn == 0 && rank == P - 1) || (turn == 1 && rank == 0)) nanosleep(&(struct timespec){0, 150000000}, NULL);
+    ints(MPI_COMM_WORLD, 1, n, k % 2, "auto's trials");
+    if (turn == 0 || turn == 1) late[turn] = pat_debug_allreduce_late(MPI_COMM_WORLD);
+  }
   int mine = pat_debug_allreduce_choice(MPI_COMM_WORLD, (long long)n * sizeof(int)), lo, hi;
+  if (P > 1 && mine != -2) {
+    cases++;
+    CHECK(pat_ared_choice_turns[0] == PAT_ARED_CHOICE_RELAY_INDEX && pat_ared_choice_turns[1] == 1,
+          "RELAY's trials first, then the ring's");
+    CHECK(late[0] == P - 1 && late[1] == 0, "the last arrival stamped: %d after RELAY's trial (rank %d slept), "
+          "%d after the ring's (rank 0 slept)", late[0], P - 1, late[1]);
+  }
   MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   cases++;

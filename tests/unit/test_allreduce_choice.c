@@ -1,5 +1,6 @@
 /* auto's all-reduce choice (decide/allreduce_choice.h): the size classes,
- * the candidates' blocks (RELAY's first, then the ring's), the mean of a block's trials but its first kept, re-checks, the decision only after the
+ * the candidates' blocks (RELAY's first, then the ring's), the mean of a
+ * block's trials but its first kept, re-checks, the decision only after the
  * last trial, MPI's own kept unless a schedule is clearly faster, and the
  * choice a function of the summed trials alone (the same sums give the same
  * choice: what makes every rank take the same one; mpi.test_allreduce.auto
