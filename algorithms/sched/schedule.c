@@ -180,7 +180,7 @@ int pat_sched_finalize(pat_sched *s) {
 
 int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b) {
   for (int i = 0; i < nspans; i++) {
-    int off = ((b - spans[i].first) % P + P) % P;
+    int off = pat_mod_p(b - spans[i].first, P);
     if (off < spans[i].count) return 1;
   }
   return 0;
@@ -189,7 +189,7 @@ int pat_spans_touch_block(int P, int nspans, const pat_span *spans, int b) {
 int pat_spans_overlap(int P, const pat_span *a, const pat_span *b) {
   for (int i = 0; i < a->count; i++) {
     int blk = (a->first + i) % P;
-    if (((blk - b->first) % P + P) % P < b->count && (a->lo > b->lo ? a->lo : b->lo) < (a->hi < b->hi ? a->hi : b->hi))
+    if (pat_mod_p(blk - b->first, P) < b->count && (a->lo > b->lo ? a->lo : b->lo) < (a->hi < b->hi ? a->hi : b->hi))
       return 1;
   }
   return 0;

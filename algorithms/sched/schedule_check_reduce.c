@@ -207,7 +207,7 @@ static int spans_share(int P, const pat_op *x, const pat_op *y, int *block, uint
       span_block(P, &x->span[i], k, &b, &a0, &a1);
       for (int j = 0; j < y->nspans; j++) {
         const pat_span *q = &y->span[j];
-        if (((b - q->first) % P + P) % P >= q->count) continue;
+        if (pat_mod_p(b - q->first, P) >= q->count) continue;
         if (a0 < q->hi && q->lo < a1) {
           *block = b;
           *lo = a0 > q->lo ? a0 : q->lo;

@@ -474,7 +474,7 @@ static int spans_overlap(int P, const pat_op *a, const pat_op *b) {
   for (int i = 0; i < a->nspans; i++)
     for (int j = 0; j < b->nspans; j++) {
       const pat_span *x = &a->span[i], *y = &b->span[j];
-      int dx = ((y->first - x->first) % P + P) % P, dy = ((x->first - y->first) % P + P) % P;
+      int dx = pat_mod_p(y->first - x->first, P), dy = pat_mod_p(x->first - y->first, P);
       if (!(dx < x->count || dy < y->count)) continue;
       if (x->lo < y->hi && y->lo < x->hi) return 1;
     }
@@ -483,7 +483,7 @@ static int spans_overlap(int P, const pat_op *a, const pat_op *b) {
 
 /* df_deps indexes a span under its run of blocks clamped to 1..P, so that every pair spans_overlap accepts shares
  * a block (it also accepts a span of count <= 0 whose first block lies in the other span). */
-static int span_first(int P, const pat_span *sp) { return (sp->first % P + P) % P; }
+static int span_first(int P, const pat_span *sp) { return pat_mod_p(sp->first, P); }
 static int span_nblocks(int P, const pat_span *sp) { return sp->count < 1 ? 1 : sp->count > P ? P : sp->count; }
 
 /* Ops a..z-1's sends by block, a counting sort: with list NULL count into bstart[b + 1]; else fill with bstart[b]
