@@ -22,13 +22,13 @@
  * with the others' delays drawn every call on 8 hosts they varied more from
  * call to call than the ring and RELAY differ, and the trials of either
  * (two counted calls, the fastest of them or their mean) took the ring or
- * RELAY from launch to launch, where RELAY's mean over the calls is 0.95x
- * the ring's.  What is left is what the candidate costs once every rank is
- * in, RELAY's the least where the others reduced while a late rank was out.
- * The mean of it, not the fastest: a candidate's cost on average is what a
- * run pays.  After the last trial
- * the ranks add their means up in integer nanoseconds (exact, so the same
- * sums on every rank) and every rank takes the same candidate from the same sums:
+ * RELAY from launch to launch, where RELAY's mean over the calls is
+ * 0.94-0.98x the ring's.  What is left is what the candidate costs once
+ * every rank is in, RELAY's the least where the others reduced while a late
+ * rank was out.  The mean of it, not the fastest: a candidate's cost on
+ * average is what a run pays.  After the last trial the ranks add their
+ * means up in integer nanoseconds (exact, so the same sums on every rank)
+ * and every rank takes the same candidate from the same sums:
  * a schedule of libpat's only where its sum is below PAT_ARED_CHOICE_MARGIN
  * of MPI's own, the faster of the two schedules where both are.  The choice
  * then holds for the class until its re-check: after PAT_ARED_CHOICE_RECHECK
@@ -91,7 +91,7 @@
 #define PAT_ARED_CHOICE_BLOCK 3
 #define PAT_ARED_CHOICE_MARGIN 0.95
 #define PAT_ARED_CHOICE_CUT 1.1 /* a trial this much slower than a candidate before it ends its block */
-#define PAT_ARED_CHOICE_CUT_FIRST 1.25/* ... a block's first call, which may carry the block before it */
+#define PAT_ARED_CHOICE_CUT_FIRST 1.25 /* ... a block's first call, which may carry the block before it */
 #define PAT_ARED_CHOICE_CLASSES 48 /* vectors up to 2^48 bytes */
 #define PAT_ARED_CHOICE_N 4
 #define PAT_ARED_CHOICE_RECHECK 64
