@@ -468,37 +468,35 @@ static int df_post_sends(fl *F, int r, double now) {
   return PAT_OK;
 }
 
-/* Data flow: which sends wait for which receives (a send waits for every
- * receive of its rank that brings any byte it sends). */
-static int spans_overlap(int P, const pat_op *a, const pat_op *b) {
-  for (int i = 0; i < a->nspans; i++)
-    for (int j = 0; j < b->nspans; j++) {
-      const pat_span *x = &a->span[i], *y = &b->span[j];
-      int dx = pat_mod_p(y->first - x->first, P), dy = pat_mod_p(x->first - y->first, P);
-      if (!(dx < x->count || dy < y->count)) continue;
-      if (x->lo < y->hi && y->lo < x->hi) return 1;
-    }
-  return 0;
-}
-
-/* df_deps indexes a span under its run of blocks clamped to 1..P, so that every pair spans_overlap accepts shares
- * a block (it also accepts a span of count <= 0 whose first block lies in the other span). */
+/* Data flow: which sends wait for which receives (a send waits for every receive of its rank that brings any byte
+ * it sends).  Two spans share bytes where they share a block and their pieces [lo, hi) overlap; a span of count
+ * <= 0 stands for its first block alone, and two such spans share nothing.  df_deps indexes a span under its run of
+ * blocks clamped to 1..P. */
 static int span_first(int P, const pat_span *sp) { return pat_mod_p(sp->first, P); }
 static int span_nblocks(int P, const pat_span *sp) { return sp->count < 1 ? 1 : sp->count > P ? P : sp->count; }
 
+/* A send's span listed under a block it covers: a receive that covers the block shares bytes with it where
+ * their pieces [lo, hi) overlap, unless both spans are empty (count <= 0).
+ * maxhi: the largest hi of the block's list up to this entry, in order of lo. */
+typedef struct dep_entry {
+  size_t send;
+  uint32_t lo, hi, maxhi, empty;
+} dep_entry;
+
 /* Ops a..z-1's sends by block, a counting sort: with list NULL count into bstart[b + 1]; else fill with bstart[b]
- * as the cursor (the caller shifts it back), in op order, so each block's list is ascending.  Returns the sends. */
-static size_t df_index(const fl *F, int P, size_t a, size_t z, size_t *bstart, size_t *list) {
+ * as the cursor (the caller shifts it back).  Returns the sends. */
+static size_t df_index(const fl *F, int P, size_t a, size_t z, size_t *bstart, dep_entry *list) {
   size_t nsend = 0;
   for (size_t j = a; j < z; j++) {
     const pat_op *o = &F->ops[j];
     if (o->kind != PAT_OP_SEND) continue;
     nsend++;
     for (int k = 0; k < o->nspans; k++) {
-      int b = span_first(P, &o->span[k]), nb = span_nblocks(P, &o->span[k]);
+      const pat_span *y = &o->span[k];
+      int b = span_first(P, y), nb = span_nblocks(P, y);
       for (int t = 0; t < nb; t++, b = b + 1 < P ? b + 1 : 0)
         if (list)
-          list[bstart[b]++] = j;
+          list[bstart[b]++] = (dep_entry){.send = j, .lo = y->lo, .hi = y->hi, .empty = y->count < 1};
         else
           bstart[b + 1]++;
     }
@@ -506,16 +504,61 @@ static size_t df_index(const fl *F, int P, size_t a, size_t z, size_t *bstart, s
   return nsend;
 }
 
+static int entry_before(const dep_entry *x, const dep_entry *y) {
+  return x->lo < y->lo || (x->lo == y->lo && x->send < y->send);
+}
+
+static int entry_cmp(const void *a, const void *b) {
+  const dep_entry *x = a, *y = b;
+  return entry_before(x, y) ? -1 : entry_before(y, x);
+}
+
+/* A block's list in order of lo, with its running maximum of hi. */
+static void df_sort_block(dep_entry *e, size_t n) {
+  if (n > 24)
+    qsort(e, n, sizeof *e, entry_cmp);
+  else
+    for (size_t u = 1; u < n; u++)
+      for (size_t v = u; v > 0 && entry_before(&e[v], &e[v - 1]); v--) {
+        dep_entry tmp = e[v];
+        e[v] = e[v - 1];
+        e[v - 1] = tmp;
+      }
+  for (size_t q = 0; q < n; q++) e[q].maxhi = q && e[q - 1].maxhi > e[q].hi ? e[q - 1].maxhi : e[q].hi;
+}
+
+static int size_cmp(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A receive's sends, ascending (most receives, one piece, have a few) */
+static void sort_sends(size_t *v, size_t n) {
+  if (n > 24) {
+    qsort(v, n, sizeof *v, size_cmp);
+    return;
+  }
+  for (size_t u = 1; u < n; u++)
+    for (size_t w = u; w > 0 && v[w - 1] > v[w]; w--) {
+      size_t tmp = v[w];
+      v[w] = v[w - 1];
+      v[w - 1] = tmp;
+    }
+}
+
 /* Testing all pairs of a rank's ops was O(ops^2) per rank, a large share of the selection's time with RELAY's
- * many pieces: a receive now tests only the sends indexed under the blocks it covers, each once (stamp[j] == i: send j
- * was tested for receive i).  The result is the all-pairs one: the same sends per receive, ascending. */
+ * many pieces: a receive tests only the sends indexed under the blocks it covers, and of those only the ones whose
+ * pieces can reach its own (a block's list in order of lo: from the first whose running maximum of hi passes the
+ * receive's lo, up to the first that starts at its hi or after), each send once (stamp[j] == i).  The result is
+ * the all-pairs one: the same sends per receive, ascending. */
 static int df_deps(fl *F) {
   const pat_sched *s = F->R->s;
   const int P = s->P;
   size_t n = F->nops ? F->nops : 1, len = 0, cap = 0, lcap = 0;
   /* one scratch array: the block index (P + 1), the stamps (n), then the per-block lists */
-  size_t *bstart = pat_space_get(F->sp, SLOT_DEPS_SCRATCH, ((size_t)P + 1 + n) * sizeof *bstart), *list = NULL,
+  size_t *bstart = pat_space_get(F->sp, SLOT_DEPS_SCRATCH, ((size_t)P + 1 + n) * sizeof *bstart),
          *stamp = bstart ? bstart + P + 1 : NULL;
+  dep_entry *list = NULL;
   F->dep_off = pat_space_zeroed(F->sp, SLOT_DEP_OFF, (F->nops + 1) * sizeof *F->dep_off);
   F->need = pat_space_zeroed(F->sp, SLOT_NEED, n * sizeof *F->need);
   int rc = bstart && stamp && F->dep_off && F->need ? PAT_OK : PAT_ENOMEM;
@@ -525,21 +568,22 @@ static int df_deps(fl *F) {
     memset(bstart, 0, ((size_t)P + 1) * sizeof *bstart);
     size_t nsend = df_index(F, P, a, z, bstart, NULL);
     for (int b = 0; b < P; b++) bstart[b + 1] += bstart[b];
-    if (bstart[P] > lcap) { /* the lists follow the stamps in the scratch array */
-      lcap = bstart[P];
-      size_t *grown = pat_space_grow(F->sp, SLOT_DEPS_SCRATCH, ((size_t)P + 1 + n + lcap) * sizeof *grown);
+    if (bstart[P] > lcap || !list) { /* the lists follow the stamps in the scratch array */
+      lcap = bstart[P] > lcap ? bstart[P] : lcap;
+      size_t *grown = pat_space_grow(F->sp, SLOT_DEPS_SCRATCH,
+                                     ((size_t)P + 1 + n) * sizeof *grown + (lcap ? lcap : 1) * sizeof *list);
       if (!grown) {
         rc = PAT_ENOMEM;
         break;
       }
       bstart = grown;
       stamp = grown + P + 1;
-      list = stamp + n;
+      list = (dep_entry *)(stamp + n);
     }
-    if (rc) break;
     df_index(F, P, a, z, bstart, list);
     for (int b = P; b > 0; b--) bstart[b] = bstart[b - 1];
     bstart[0] = 0;
+    for (int b = 0; b < P; b++) df_sort_block(list + bstart[b], bstart[b + 1] - bstart[b]);
     for (size_t i = a; i < z && !rc; i++) {
       const pat_op *o = &F->ops[i];
       F->dep_off[i + 1] = len;
@@ -554,24 +598,27 @@ static int df_deps(fl *F) {
         cap = c;
       }
       for (int k = 0; k < o->nspans; k++) {
-        int b = span_first(P, &o->span[k]), nb = span_nblocks(P, &o->span[k]);
-        for (int t = 0; t < nb; t++, b = b + 1 < P ? b + 1 : 0)
-          for (size_t q = bstart[b]; q < bstart[b + 1]; q++) {
-            size_t j = list[q];
-            if (stamp[j] == i) continue;
-            stamp[j] = i;
-            if (!spans_overlap(P, o, &F->ops[j])) continue;
-            F->dep[len++] = j;
-            F->need[j]++;
+        const pat_span *x = &o->span[k];
+        int b = span_first(P, x), nb = span_nblocks(P, x);
+        for (int t = 0; t < nb; t++, b = b + 1 < P ? b + 1 : 0) {
+          size_t q = bstart[b], end = bstart[b + 1], top = end;
+          while (q < top) { /* the first whose running maximum of hi passes lo: none before it reaches lo */
+            size_t mid = q + (top - q) / 2;
+            if (list[mid].maxhi <= x->lo)
+              q = mid + 1;
+            else
+              top = mid;
           }
-      }
-      /* several blocks' lists interleave; one block's (most receives: one piece) is sorted and costs one pass */
-      for (size_t u = F->dep_off[i] + 1; u < len; u++)
-        for (size_t v = u; v > F->dep_off[i] && F->dep[v - 1] > F->dep[v]; v--) {
-          size_t tmp = F->dep[v];
-          F->dep[v] = F->dep[v - 1];
-          F->dep[v - 1] = tmp;
+          for (; q < end && list[q].lo < x->hi; q++) {
+            const dep_entry *y = &list[q];
+            if (y->hi <= x->lo || (y->empty && x->count < 1) || stamp[y->send] == i) continue;
+            stamp[y->send] = i;
+            F->dep[len++] = y->send;
+            F->need[y->send]++;
+          }
         }
+      }
+      sort_sends(F->dep + F->dep_off[i], len - F->dep_off[i]);
       F->dep_off[i + 1] = len;
     }
   }
