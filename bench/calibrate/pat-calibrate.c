@@ -97,6 +97,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "model/placement.h"
 #include "pat.h"
 #include "tools/cli.h"
 #include "tools/platform.h"
@@ -225,20 +226,31 @@ static int block_sizes(const calib_opts *o, long *sizes) {
  * of nodes leaves that file out (its times were of another shape).
  * Collective over MPI_COMM_WORLD. */
 static int calibration_nodes = 0;
+static uint64_t calibration_placement = 0;
+/* The nodes as libpat's node map makes them (shared-memory groups cut into PAT_NODE_SIZE consecutive ranks), and
+ * which ranks shared one (the "# placement" comment: model/placement.h).  Returns the nodes, 0 if unknown. */
 static int count_nodes(void) {
-  MPI_Comm shared;
-  int rank, local = 1, mine = 0, all = 0;
+  MPI_Comm shared, node;
+  int rank, size, leader, local_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared) != MPI_SUCCESS) return 0;
-  int local_rank = 0;
-  MPI_Comm_size(shared, &local);
   MPI_Comm_rank(shared, &local_rank);
-  MPI_Comm_free(&shared);
   const char *ns = getenv("PAT_NODE_SIZE");
   int cut = ns ? atoi(ns) : 0;
-  if (local_rank == 0) mine = cut > 0 ? (local + cut - 1) / cut : 1;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  return all;
+  if (MPI_Comm_split(shared, cut > 0 ? local_rank / cut : 0, rank, &node) != MPI_SUCCESS) node = MPI_COMM_NULL;
+  MPI_Comm_free(&shared);
+  if (node == MPI_COMM_NULL) return 0;
+  leader = rank;
+  MPI_Bcast(&leader, 1, MPI_INT, 0, node); /* its rank 0 is its lowest world rank */
+  MPI_Comm_free(&node);
+  int *leaders = malloc((size_t)size * sizeof *leaders), nodes = 0;
+  if (!leaders) return 0;
+  MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < size; r++) nodes += leaders[r] == r;
+  calibration_placement = pat_placement_hash(size, leaders);
+  free(leaders);
+  return nodes;
 }
 
 static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes, int nsizes) {
@@ -254,6 +266,7 @@ static void print_header(FILE *f, int P, const calib_opts *o, const long *sizes,
   pat_platform_signature(platform, sizeof platform);
   fprintf(f, "# platform %s\n", platform); /* pat-fit carries it into the model file (tools/platform.h) */
   if (calibration_nodes > 0) fprintf(f, "# nodes %d\n", calibration_nodes); /* and this, as its "nodes" line */
+  if (calibration_placement) fprintf(f, "# placement %016llx\n", (unsigned long long)calibration_placement);
   fprintf(f, "alg,block_bytes,seconds,mode\n");
 }
 

@@ -76,6 +76,7 @@
 #define PAT_MODEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "algorithms/algorithms.h"
 #include "algorithms/sched/schedule.h"
@@ -147,6 +148,8 @@ typedef struct pat_model_params {
   pat_measured measured;             /* measured balanced times (~5 KiB; the replay ignores them) */
   pat_measured b2b;                  /* the same measured back to back (optional; P = measured.P or 0) */
   int calib_nodes;                   /* the nodes its calibration ran on ("nodes" line; 0: not recorded) */
+  uint64_t calib_placement;          /* its calibration's placement (model/placement.h; "placement" line; 0: not
+                                        recorded), of measured.P ranks */
 
   /* Per-call context (pat_model_params_init sets the defaults). */
   const int *node;     /* node id of each rank (P entries), or NULL: every rank on its own node */

@@ -264,6 +264,16 @@ static int parse_nodes(parser *ps, char **tok, int nt) {
   return PAT_OK;
 }
 
+/* "placement <hex>": which of the calibration's ranks shared a node (model/placement.h). */
+static int parse_placement(parser *ps, char **tok, int nt) {
+  char *end = NULL;
+  unsigned long long v = nt == 2 ? strtoull(tok[1], &end, 16) : 0;
+  if (nt != 2 || end == tok[1] || *end || v == 0) return line_error(ps, "expected \"placement <hex>\", not 0");
+  if (ps->m.calib_placement) return line_error(ps, "placement given twice");
+  ps->m.calib_placement = (uint64_t)v;
+  return PAT_OK;
+}
+
 /* "time|b2b <algorithm> <block bytes> <seconds>" (version 2): into the
  * balanced table or the back-to-back one. */
 static int parse_time(parser *ps, char **tok, int nt) {
@@ -338,6 +348,7 @@ static int parse_line(parser *ps, char *buf) {
   if (strcmp(tok[0], "link") == 0) return parse_pair(ps, tok, nt);
   if (strcmp(tok[0], "gamma") == 0) return parse_gamma(ps, tok, nt);
   if (strcmp(tok[0], "nodes") == 0) return parse_nodes(ps, tok, nt);
+  if (strcmp(tok[0], "placement") == 0) return parse_placement(ps, tok, nt);
   if (strcmp(tok[0], "P") == 0 || strcmp(tok[0], "time") == 0 || strcmp(tok[0], "b2b") == 0) {
     if (ps->version < 2)
       return line_error(ps, "\"%s\" lines need model file version 2 (the first line says v%d)", tok[0], ps->version);
@@ -561,6 +572,9 @@ char *pat_model_format(const pat_model_params *mp) {
   if (!bad && mp->calib_nodes > 0)
     bad = emit(&buf, &len, &cap, "nodes %d # the calibration's nodes: a job on another number of nodes ignores this file\n",
                mp->calib_nodes);
+  if (!bad && mp->calib_placement)
+    bad = emit(&buf, &len, &cap, "placement %016llx # which of its ranks shared a node: a job of as many ranks placed "
+               "otherwise ignores this file\n", (unsigned long long)mp->calib_placement);
   if (!bad) bad = emit_measured(&buf, &len, &cap, &mp->measured, &mp->b2b);
   if (bad) {
     free(buf);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "model/placement.h"
 #include "runtime/channels.h"
 #include "runtime/wait_nap.h"
 #include "runtime/wakeup.h"
@@ -164,6 +165,10 @@ int pat_comms_world_nodes(void) {
 int pat_comms_world_same_node(int a, int b) {
   return !world_node || a < 0 || b < 0 || a >= pat_proc.world_size || b >= pat_proc.world_size ||
          world_node[a] == world_node[b];
+}
+
+uint64_t pat_comms_world_placement(void) {
+  return world_node ? pat_placement_hash(pat_proc.world_size, world_node) : 0;
 }
 
 int pat_comms_world_one_node_native(void) {

@@ -92,6 +92,8 @@ int pat_comms_world_one_node(void);
 int pat_comms_world_same_node(int a, int b);
 /* The nodes of world (its node map's; 0 without one). */
 int pat_comms_world_nodes(void);
+/* The world's placement (model/placement.h), 0 before pat_comms_init. */
+uint64_t pat_comms_world_placement(void);
 /* Is every rank of comm on a node of its own (PAT_NODE_SIZE's nodes)?  The
  * same answer on every rank (the world map, no communication); 0 if it
  * cannot tell.  After pat_comms_init. */

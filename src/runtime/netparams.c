@@ -81,7 +81,7 @@ static int estimate(MPI_Comm world, int P, int rank, int partner) {
 }
 
 /* Rank 0 reads the file; everyone parses the text it broadcasts. */
-static int load(MPI_Comm world, const char *path, int rank, int nodes) {
+static int load(MPI_Comm world, const char *path, int rank, int nodes, uint64_t placement) {
   char err[512] = "";
   char *text = NULL;
   long len = -1;
@@ -116,13 +116,23 @@ static int load(MPI_Comm world, const char *path, int rank, int nodes) {
              "the job on %d)", path, mp.calib_nodes, nodes);
     return MPI_SUCCESS;
   }
+  int P = 0;
+  MPI_Comm_size(world, &P);
+  if (mp.calib_placement && placement && mp.measured.P == P && mp.calib_placement != placement) {
+    if (rank == 0)
+      fprintf(stderr, "libpat: PAT_MODEL: %s was calibrated on %d ranks placed otherwise on their nodes: left out "
+                      "(its measured times are another placement's; calibrate on this one)\n", path, P);
+    snprintf(source + strlen(source), sizeof source - strlen(source), "; model file %s left out (calibrated on "
+             "another placement)", path);
+    return MPI_SUCCESS;
+  }
   model = mp;
   have_model = 1;
   snprintf(source, sizeof source, "model file %s (%s)", path, mp.made[0] ? mp.made : "no 'made' line");
   return MPI_SUCCESS;
 }
 
-int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int nodes) {
+int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int nodes, uint64_t placement) {
   int P, rank;
   MPI_Comm_size(world, &P);
   MPI_Comm_rank(world, &rank);
@@ -130,6 +140,6 @@ int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int 
   /* rank 0's setting holds: tell the others whether there is a file */
   int have_file = rank == 0 && model_path[0];
   if (rc == MPI_SUCCESS) rc = MPI_Bcast(&have_file, 1, MPI_INT, 0, world);
-  if (rc == MPI_SUCCESS && have_file) rc = load(world, model_path, rank, nodes);
+  if (rc == MPI_SUCCESS && have_file) rc = load(world, model_path, rank, nodes, placement);
   return rc;
 }

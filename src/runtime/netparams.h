@@ -23,8 +23,12 @@
  * calibrated on another number of nodes ("nodes" line) is left out, with a
  * warning from rank 0: its times and fits are of another shape (on 4 hosts
  * x 2 ranks, a file made on 8 hosts x 1 rank made auto run DIRECT at 1.9-2.4x
- * HRELAY); the ping-pong estimate stands, as without a file. */
-int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int nodes);
+ * HRELAY); the ping-pong estimate stands, as without a file.  So is one
+ * calibrated on as many ranks as the job's placed otherwise on their nodes
+ * ("placement" line, against placement: the world's, model/placement.h, 0
+ * unknown): its measured times are that placement's (by slot, a ring on 4
+ * hosts x 2 ranks measured half what it takes round robin). */
+int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int nodes, uint64_t placement);
 
 const pat_model_params *pat_netparams(void);
 /* 1 if they came from a model file, 0 for the

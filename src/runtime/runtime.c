@@ -99,7 +99,8 @@ static int set_up(void) {
     if (rc != MPI_SUCCESS) pat_channels_finalize();
   }
   if (rc == MPI_SUCCESS) {
-    rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model, pingpong_partner(), pat_comms_world_nodes());
+    rc = pat_netparams_init(pat_proc.world, pat_proc.settings.model, pingpong_partner(), pat_comms_world_nodes(),
+                            pat_comms_world_placement());
     if (rc != MPI_SUCCESS) shut_down_comms();
   }
   if (rc == MPI_SUCCESS) {

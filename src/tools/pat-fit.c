@@ -247,6 +247,7 @@ typedef struct measurements {
   int csv_P;          /* P of the "# pat-calibrate, P=N" comment, 0 if none */
   char platform[160]; /* the "# platform" comment's signature (tools/platform.h), "" if none */
   int nodes;          /* the "# nodes N" comment: the nodes the calibration ran on, 0 if none */
+  unsigned long long placement; /* the "# placement H" comment: which of its ranks shared a node, 0 if none */
   char comments[200]; /* how the times were made: carried into the model's "made" line */
 } measurements;
 
@@ -263,6 +264,11 @@ static void add_comment(measurements *m, char *p) {
   int nodes;
   if (sscanf(p, "nodes %d", &nodes) == 1 && nodes > 0) { /* for the model file's "nodes" line */
     m->nodes = nodes;
+    return;
+  }
+  unsigned long long placement;
+  if (sscanf(p, "placement %llx", &placement) == 1 && placement) { /* for its "placement" line */
+    m->placement = placement;
     return;
   }
   int P;
@@ -502,6 +508,7 @@ static int fit_measured(const fit_args *a) {
            PAT_VERSION_PATCH);
   snprintf(mp.platform, sizeof mp.platform, "%s", m.platform);
   mp.calib_nodes = m.nodes;
+  mp.calib_placement = m.placement;
   int failed, first = fit_all(a, P, &m, &mp, &failed);
   if (first < 0) die("no algorithm could be fitted", NULL);
   int want = a->dflt ? pat_alg_by_name(a->dflt) : PAT_ALG_RING;

@@ -99,13 +99,24 @@ def check_calibration(args, algs, csv_path, env):
     return rows, b2b
 
 
+def placement_hash(leaders):
+    """model/placement.h: FNV-1a over each rank's node (its lowest rank), 4 bytes little-endian"""
+    h = 14695981039346656037
+    for leader in leaders:
+        for b in range(4):
+            h ^= (leader >> (8 * b)) & 0xFF
+            h = (h * 1099511628211) % (1 << 64)
+    return h
+
+
 def synthetic_csv(algs, path):
     """A calibration CSV for P=2 with rising times for every algorithm (a fit cannot fail on them):
     rows of three columns (an older pat-calibrate's), then back-to-back rows at 1 and 64 B."""
     rows = [(a, float(m), 1e-5 * (1 + k) + 1e-9 * m * (1 + 0.5 * k)) for k, a in enumerate(algs)
             for m in (1, 64, 4096, 262144)]
     with open(path, "w") as f:
-        f.write("# pat-calibrate, P=2, synthetic (check_calibrate.py)\n# nodes 1\nalg,block_bytes,seconds\n")
+        f.write("# pat-calibrate, P=2, synthetic (check_calibrate.py)\n# nodes 1\n# placement %016x\n"
+                "alg,block_bytes,seconds\n" % placement_hash([0, 0]))
         for a, m, t in rows:
             f.write("%s,%d,%.9g\n" % (a, m, t))
         for a, m, t in rows:
@@ -148,6 +159,8 @@ def main():
     # the size are rejected); when some fit holds, the file is checked.
     rows = check_calibration(args, algs, path("calibration.csv"), env)
     check(any(l.startswith("# nodes ") for l in open(path("calibration.csv"))), "pat-calibrate records its nodes")
+    check(any(l == "# placement %016x\n" % placement_hash([0, 0]) for l in open(path("calibration.csv"))),
+          "pat-calibrate records its placement (2 ranks on one node)")
     rc, out = run([args.fit, "--in", path("calibration.csv"), "--out", path("measured.model")])
     if "no algorithm could be fitted" in out:
         print("note  every fit was rejected on these measured times (machine load); the file is not checked")
@@ -187,6 +200,17 @@ def main():
     rc, out = run(mpi(args, 2, args.info), dict(os.environ, PAT_MODEL=os.path.abspath(path("other-nodes.model"))))
     check(rc == 0 and "calibrated on 99 nodes, this job runs on" in out and "left out" in out and
           "measured times: P=2" not in out, "a model file of another number of nodes is left out, with a warning")
+    # ... and one of as many ranks placed otherwise (a placement line of another hash): left out too.
+    with open(path("synthetic.model")) as f, open(path("other-placement.model"), "w") as g:
+        g.write(f.read().replace("\nplacement %016x " % placement_hash([0, 0]),
+                                 "\nplacement %016x " % placement_hash([0, 1])))
+    check(["placement", "%016x" % placement_hash([0, 0])] in model_lines(path("synthetic.model")),
+          "synthetic: the CSV's placement carried as a placement line")
+    check(["placement", "%016x" % placement_hash([0, 1])] in model_lines(path("other-placement.model")),
+          "other-placement: the placement line changed")
+    rc, out = run(mpi(args, 2, args.info), dict(os.environ, PAT_MODEL=os.path.abspath(path("other-placement.model"))))
+    check(rc == 0 and "placed otherwise on their nodes" in out and "left out" in out and
+          "measured times: P=2" not in out, "a model file of another placement is left out, with a warning")
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 

@@ -13,6 +13,7 @@
 
 #include "model/measured.h"
 #include "model/model_file.h"
+#include "model/placement.h"
 #include "testutil.h"
 
 #define V2 "# libpat model v2\ndefault 1e-5 1e-9\n"
@@ -391,9 +392,32 @@ static int nodes_line(void) {
   return 0;
 }
 
+/* The "placement" line: written, read back, absent, 0 and twice refused; and the hash tells placements apart. */
+static int placement_line(void) {
+  pat_model_params mp, back;
+  char err[512] = "";
+  pat_model_params_init(&mp, 1e-5, 1e-9);
+  const int slot[8] = {0, 0, 2, 2, 4, 4, 6, 6}, robin[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+  mp.calib_placement = pat_placement_hash(8, slot);
+  CHECK(mp.calib_placement != pat_placement_hash(8, robin), "by slot and round robin hash alike");
+  char *text = pat_model_format(&mp);
+  CHECK(text && strstr(text, "\nplacement "), "the placement line written: %s", text ? text : "(none)");
+  CHECK(pat_model_parse(text, "p.model", &back, err, sizeof err) == PAT_OK &&
+            back.calib_placement == mp.calib_placement, "read back: %llx (%s)",
+        (unsigned long long)back.calib_placement, err);
+  free(text);
+  CHECK(pat_model_parse("# libpat model v2\ndefault 1e-5 1e-9\n", "old.model", &back, err, sizeof err) == PAT_OK &&
+            back.calib_placement == 0, "a file without it: %llx", (unsigned long long)back.calib_placement);
+  CHECK(pat_model_parse("# libpat model v2\ndefault 1e-5 1e-9\nplacement 0\n", "z.model", &back, err, sizeof err) !=
+            PAT_OK, "placement 0 is refused");
+  CHECK(pat_model_parse("# libpat model v2\ndefault 1e-5 1e-9\nplacement a1\nplacement a1\n", "t.model", &back, err,
+                        sizeof err) != PAT_OK && strstr(err, "twice"), "placement twice is refused: %s", err);
+  return 0;
+}
+
 int main(void) {
   if (round_trip() || versions() || bad_lines() || table_add() || interpolation() || best() || back_to_back() ||
-      pair_link() || origin() || nodes_line())
+      pair_link() || origin() || nodes_line() || placement_line())
     return 1;
   return TEST_RESULT();
 }
