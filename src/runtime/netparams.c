@@ -80,8 +80,28 @@ static int estimate(MPI_Comm world, int P, int rank, int partner) {
   return MPI_SUCCESS;
 }
 
+/* Was mp calibrated on another shape than the job's (P ranks on nodes nodes, placed as placement: netparams.h)?
+ * Then warning says so (after the file's name) and reason in short.  Every rank parsed the same text and has the
+ * same world map: all decide alike. */
+static int another_shape(const pat_model_params *mp, int P, int nodes, uint64_t placement, char *warning,
+                         size_t wlen, char *reason, size_t rlen) {
+  if (mp->calib_nodes > 0 && nodes > 0 && mp->calib_nodes != nodes) {
+    snprintf(warning, wlen, "was calibrated on %d nodes, this job runs on %d: left out (calibrate on this shape)",
+             mp->calib_nodes, nodes);
+    snprintf(reason, rlen, "calibrated on %d nodes, the job on %d", mp->calib_nodes, nodes);
+    return 1;
+  }
+  if (mp->calib_placement && placement && mp->measured.P == P && mp->calib_placement != placement) {
+    snprintf(warning, wlen, "was calibrated on %d ranks placed otherwise on their nodes: left out (its measured "
+             "times are another placement's; calibrate on this one)", P);
+    snprintf(reason, rlen, "calibrated on another placement");
+    return 1;
+  }
+  return 0;
+}
+
 /* Rank 0 reads the file; everyone parses the text it broadcasts. */
-static int load(MPI_Comm world, const char *path, int rank, int nodes, uint64_t placement) {
+static int load(MPI_Comm world, const char *path, int P, int rank, int nodes, uint64_t placement) {
   char err[512] = "";
   char *text = NULL;
   long len = -1;
@@ -108,22 +128,10 @@ static int load(MPI_Comm world, const char *path, int rank, int nodes, uint64_t 
   int rc = pat_model_parse(text, path, &mp, err, sizeof err);
   free(text);
   if (rc != PAT_OK) return pat_fail(MPI_ERR_ARG, "PAT_MODEL: %s", err);
-  if (mp.calib_nodes > 0 && nodes > 0 && mp.calib_nodes != nodes) { /* every rank parsed the same text: all decide alike */
-    if (rank == 0)
-      fprintf(stderr, "libpat: PAT_MODEL: %s was calibrated on %d nodes, this job runs on %d: left out (calibrate "
-                      "on this shape)\n", path, mp.calib_nodes, nodes);
-    snprintf(source + strlen(source), sizeof source - strlen(source), "; model file %s left out (calibrated on %d nodes, "
-             "the job on %d)", path, mp.calib_nodes, nodes);
-    return MPI_SUCCESS;
-  }
-  int P = 0;
-  MPI_Comm_size(world, &P);
-  if (mp.calib_placement && placement && mp.measured.P == P && mp.calib_placement != placement) {
-    if (rank == 0)
-      fprintf(stderr, "libpat: PAT_MODEL: %s was calibrated on %d ranks placed otherwise on their nodes: left out "
-                      "(its measured times are another placement's; calibrate on this one)\n", path, P);
-    snprintf(source + strlen(source), sizeof source - strlen(source), "; model file %s left out (calibrated on "
-             "another placement)", path);
+  char warning[160], reason[96];
+  if (another_shape(&mp, P, nodes, placement, warning, sizeof warning, reason, sizeof reason)) {
+    if (rank == 0) fprintf(stderr, "libpat: PAT_MODEL: %s %s\n", path, warning);
+    snprintf(source + strlen(source), sizeof source - strlen(source), "; model file %s left out (%s)", path, reason);
     return MPI_SUCCESS;
   }
   model = mp;
@@ -140,6 +148,6 @@ int pat_netparams_init(MPI_Comm world, const char *model_path, int partner, int 
   /* rank 0's setting holds: tell the others whether there is a file */
   int have_file = rank == 0 && model_path[0];
   if (rc == MPI_SUCCESS) rc = MPI_Bcast(&have_file, 1, MPI_INT, 0, world);
-  if (rc == MPI_SUCCESS && have_file) rc = load(world, model_path, rank, nodes, placement);
+  if (rc == MPI_SUCCESS && have_file) rc = load(world, model_path, P, rank, nodes, placement);
   return rc;
 }
