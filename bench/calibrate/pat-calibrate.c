@@ -245,7 +245,7 @@ static int count_nodes(void) {
   MPI_Bcast(&leader, 1, MPI_INT, 0, node); /* its rank 0 is its lowest world rank */
   MPI_Comm_free(&node);
   int *leaders = malloc((size_t)size * sizeof *leaders), nodes = 0;
-  if (!leaders) return 0;
+  if (!leaders) MPI_Abort(MPI_COMM_WORLD, 1); /* the others are in the all-gather below: no rank may skip it */
   MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, MPI_COMM_WORLD);
   for (int r = 0; r < size; r++) nodes += leaders[r] == r;
   calibration_placement = pat_placement_hash(size, leaders);
