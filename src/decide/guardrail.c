@@ -112,7 +112,11 @@ void pat_guard_stop(pat_guard *g) {
 }
 
 static void static_sample(pat_guard *g, double cost) {
-  if (g->s_n == 0 && !g->has_prior) g->credit = PAT_GUARD_CAP * cost; /* the account opens full */
+  /* the account opens full; against a model file's S too, once measured: what a trial was charged
+   * against it was charged against a baseline the site never measured (so the trial was not lost:
+   * measure_static_first), and a model calibrated on a faster network left the account empty for the
+   * trial that S as measured would keep */
+  if (g->s_n == 0) g->credit = PAT_GUARD_CAP * cost;
   if (g->s_n == 0 || g->has_prior)
     g->s_cost = cost;
   else if (g->refreshing) /* a kept alternative was judged against an S too high, or this sample is one */
