@@ -1,6 +1,6 @@
 /* A stand-in for the part of MPICH's test harness (test/mpi/util/mtest.c and
  * its headers) that the MPICH test programs of the peer runs use
- * (run_mpich_nbc.sh, run_mpich_allred.sh), written for libpat: MPICH's own
+ * (run_mpich_nbc.sh, run_mpich_allred.sh, run_mpich_allgather.sh), written for libpat: MPICH's own
  * harness needs its configure step.  Everything is static inline so that a
  * test is one translation unit, plus mtest_main.c for the tests that define
  * run() instead of main().
@@ -36,11 +36,14 @@
  * MPI_C_BOOL only where the compiler has _Bool). */
 #define HAVE__BOOL 1
 
-/* MPI 4's persistent all-reduce under the name Open MPI 4.1 gives it (its
- * pcollreq extension), as MPICH's harness maps MPIX_ names (p_allred.c). */
+/* MPI 4's persistent collectives under the names Open MPI 4.1 gives them
+ * (its pcollreq extension), as MPICH's harness maps MPIX_ names (p_allred.c,
+ * p_allgather.c, p_allgatherv.c). */
 #if defined(OPEN_MPI) && MPI_VERSION < 4
 #include <mpi-ext.h>
 #define MPI_Allreduce_init MPIX_Allreduce_init
+#define MPI_Allgather_init MPIX_Allgather_init
+#define MPI_Allgatherv_init MPIX_Allgatherv_init
 #endif
 
 #ifndef MTEST_MPI_VERSION

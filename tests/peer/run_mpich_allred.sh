@@ -56,15 +56,7 @@ all_settings+=";PAT_ALLREDUCE=hring PAT_NODE_SIZE=2;PAT_ALLREDUCE=hrelay PAT_NOD
 all_settings+=";PAT_ALLREDUCE=auto PAT_NODE_SIZE=2"
 IFS=';' read -r -a settings <<<"${PAT_PEER_SETTINGS:-$all_settings}"
 
-for c in $cases; do
-  t=${c%%:*}
-  [ -x "$work/$t" ] && continue
-  [ -f "$src/test/mpi/coll/$t.c" ] || { echo "run_mpich_allred.sh: no $src/test/mpi/coll/$t.c" >&2; exit 2; }
-  # the tests that define run() instead of main() take MPICH's driver's place: mtest_main.c
-  driver=
-  grep -q '^int run(const char' "$src/test/mpi/coll/$t.c" && driver=$here/mtest_main.c
-  mpicc -O1 -I"$here" -o "$work/$t" "$src/test/mpi/coll/$t.c" $driver || exit 2
-done
+peer_build run_mpich_allred.sh "$src" "$work"
 
 # What a test asks of P (MPICH's testlist runs it only so): iallred asserts P = 2,
 # allred_float needs three ranks.
@@ -76,38 +68,4 @@ fits() {
   esac
 }
 
-pass=0 fail=0
-declare -A cell_pass cell_fail
-for setting in "${settings[@]}"; do
-  for np in $nps; do
-    for c in $cases; do
-      t=${c%%:*} args=
-      [ "$c" != "$t" ] && args=${c#*:}
-      fits "$t" "$np" || continue
-      if [ "$setting" = none ]; then env_args=(env); else env_args=(env LD_PRELOAD="$lib" $setting); fi
-      for _ in $(seq "$launches"); do
-        out=$(timeout 60 mpirun -np "$np" --oversubscribe "${env_args[@]}" "$work/$t" $args 2>&1)
-        rc=$?
-        if [ $rc = 0 ] && grep -q "No Errors" <<<"$out"; then
-          pass=$((pass + 1))
-          cell_pass[$setting,$np]=$((${cell_pass[$setting,$np]:-0} + 1))
-        else
-          fail=$((fail + 1))
-          cell_fail[$setting,$np]=$((${cell_fail[$setting,$np]:-0} + 1))
-          echo "FAIL $t $args np $np $setting (rc $rc): $(grep -v '^\s*$' <<<"$out" | head -3 | tr '\n' ' ')"
-        fi
-      done
-    done
-  done
-  echo "$setting: done"
-done
-printf '%-40s' "setting \\ P (passed/failed)"
-for np in $nps; do printf ' %7s' "$np"; done
-echo
-for setting in "${settings[@]}"; do
-  printf '%-40s' "$setting"
-  for np in $nps; do printf ' %7s' "${cell_pass[$setting,$np]:-0}/${cell_fail[$setting,$np]:-0}"; done
-  echo
-done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+peer_run "$work"
