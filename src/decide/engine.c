@@ -845,16 +845,6 @@ static int exploration(const pat_engine *e, const pat_engine_site *sp, long long
   unsigned ok = 0;
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
     if (model->status[alg] == PAT_OK) ok |= 1u << alg;
-  /* from the static choice, what the regime measured cheaper than S first: a trial that did not win
-   * against a model file's S went back to measure S (the guard's rule), and the next trial must be
-   * that candidate's again, judged against S as measured; exploring the others from the static
-   * choice instead, each judged against S, lost one and backed off 16 calls where the measured
-   * candidate ran at 0.64 S (a model made on a faster network, whose predictions of the others were
-   * too cheap).  The others are explored from it once it is kept. */
-  if (sp->mode == PAT_MODE_STATIC && g->s_n > 0) {
-    const int gainer = measured_gainer(sp, regime, allowed ? allowed & ok : ok);
-    if (gainer >= 0) return gainer;
-  }
   const unsigned cand = pat_explore_candidates(sp->static_alg, model_pick, allowed, hierarchical) & ok;
   /* a recheck under way in a kept alternative measures its candidate on consecutive calls, so
    * that its samples and the kept one's see the same network */
@@ -866,6 +856,16 @@ static int exploration(const pat_engine *e, const pat_engine_site *sp, long long
    * trial pays one, and a trial of DIRECT or RELAY connects every pair of ranks, which over TCP
    * slows every later call of the job (pat/exchange.h) */
   if (sp->mode == PAT_MODE_STATIC && sp->never) return -1;
+  /* from the static choice, what the regime measured cheaper than S first: a trial that did not win
+   * against a model file's S went back to measure S (the guard's rule), and the next trial must be
+   * that candidate's again, judged against S as measured; exploring the others from the static
+   * choice instead, each judged against S, lost one and backed off 16 calls where the measured
+   * candidate ran at 0.64 S (a model made on a faster network, whose predictions of the others were
+   * too cheap).  The others are explored from it once it is kept. */
+  if (sp->mode == PAT_MODE_STATIC && g->s_n > 0) {
+    const int gainer = measured_gainer(sp, regime, allowed ? allowed & ok : ok);
+    if (gainer >= 0) return gainer;
+  }
   double est[PAT_ALG_COUNT];
   for (int alg = 0; alg < PAT_ALG_COUNT; alg++) est[alg] = ebar[alg] == INT64_MAX ? 1e300 : 1e-9 * (double)ebar[alg] - wait;
   const int next = pat_explore_next(&sp->arms, regime, worth_exploring(e, sp, calls, regime, cand, est), est, drop_ref(g));
