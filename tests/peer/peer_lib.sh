@@ -13,6 +13,16 @@ peer_lib() {
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 }
 
+# peer_start SCRIPT SRC [LAUNCHES]: what a script that builds MPICH's tests starts with: src, launches
+# (1), lib (peer_lib), and work, a folder removed at exit.
+peer_start() {
+  src=${2:?usage: $1 MPICH_SOURCE_DIR [LAUNCHES]}
+  launches=${3:-1}
+  peer_lib "$1"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+}
+
 # peer_build SCRIPT SRC WORK: each of $cases (name[:arguments]; the program is
 # SRC/test/mpi/coll/NAME.c) built into WORK against this folder's stand-ins for MPICH's
 # test harness; a test that defines run() instead of main() takes MPICH's driver's

@@ -23,13 +23,8 @@
 # Prints a line per failure, a pass/fail table per setting and P, and "N passed, N failed"
 # (exit status 1 if any failed).
 set -u
-src=${1:?usage: run_mpich_allgather.sh MPICH_SOURCE_DIR [LAUNCHES]}
-launches=${2:-1}
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/peer_lib.sh"
-peer_lib run_mpich_allgather.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/peer_lib.sh"
+peer_start run_mpich_allgather.sh "$@"
 
 cases=${PAT_PEER_TESTS:-"allgather2 allgather3 allgatherv2 allgatherv3 allgatherv4 allgather_struct icallgather
   icallgather:-nonblocking icallgatherv icallgatherv:-nonblocking p_allgather p_allgatherv"}

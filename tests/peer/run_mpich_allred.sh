@@ -36,14 +36,9 @@
 # (100000 operations, 14 lockstep steps per all-reduce, 8 ranks and their threads; it
 # passes given longer).
 set -u
-src=${1:?usage: run_mpich_allred.sh MPICH_SOURCE_DIR [LAUNCHES]}
-launches=${2:-1}
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/peer_lib.sh"
-peer_lib run_mpich_allred.sh
+. "$(dirname "$0")/peer_lib.sh"
+peer_start run_mpich_allred.sh "$@"
 export OMPI_MCA_op=^avx
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # name[:arguments] of each case; the name is the program (test/mpi/coll/NAME.c)
 cases=${PAT_PEER_TESTS:-"allred:-count=10 allred:-count=100 allred2 allred3 allred4 allred5 allred6 allred_derived

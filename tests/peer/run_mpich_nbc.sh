@@ -8,13 +8,8 @@
 # is bounded (60 s: a hang counts as a failure); prints a line per failure, a pass/fail
 # table per setting and P, and "N passed, N failed".
 set -u
-src=${1:?usage: run_mpich_nbc.sh MPICH_SOURCE_DIR [LAUNCHES]}
-launches=${2:-1}
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/peer_lib.sh"
-peer_lib run_mpich_nbc.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/peer_lib.sh"
+peer_start run_mpich_nbc.sh "$@"
 cases=${PAT_PEER_TESTS:-"nonblocking nonblocking2 nonblocking3"}
 nps=${PAT_PEER_NPS:-"2 3 4 5 8"}
 settings=("PAT_ALG=native" "PAT_ALG=ring" "PAT_ALG=relay" "PAT_ALG=direct" "PAT_ALG=hrelay PAT_NODE_SIZE=2"

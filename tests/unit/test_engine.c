@@ -730,6 +730,14 @@ static int test_cold_model_pick(void) {
   return model_pick_run("cold model pick", planted, 10.0, 36);
 }
 
+/* The stale model's network: every cost 2.5x the levels of add_direct_levels, ARD the fastest. */
+static void plant_stale_network(double planted[2][PAT_ALG_COUNT]) {
+  plant_every(planted, 250);
+  planted[PAT_REGIME_IMBALANCED][PAT_ALG_DIRECT] = 190;
+  planted[PAT_REGIME_IMBALANCED][PAT_ALG_ARD] = 120;
+  planted[PAT_REGIME_IMBALANCED][PAT_ALG_NATIVE] = 400;
+}
+
 /* A model file made on a faster network than the program's: every cost 2.5 times what its levels say
  * (DIRECT, its static choice, 75 ms there and 190 here).  The model's pick ARD is the fastest here too
  * (120 ms), and the site's first call runs it cold (2x).  Measured on the emulated cluster (3 + 3 + 2
@@ -740,10 +748,7 @@ static int test_cold_model_pick(void) {
  * ARD must hold most of the calls from call 20 on. */
 static int test_stale_model(void) {
   double planted[2][PAT_ALG_COUNT];
-  plant_every(planted, 250);
-  planted[PAT_REGIME_IMBALANCED][PAT_ALG_DIRECT] = 190;
-  planted[PAT_REGIME_IMBALANCED][PAT_ALG_ARD] = 120;
-  planted[PAT_REGIME_IMBALANCED][PAT_ALG_NATIVE] = 400;
+  plant_stale_network(planted);
   return model_pick_run("stale model", planted, 100.0, 32);
 }
 
@@ -753,10 +758,7 @@ static int test_stale_model(void) {
  * case (test_stale_model), MPI's own planted at 400 ms. */
 static int test_model_check_far(void) {
   double planted[2][PAT_ALG_COUNT];
-  plant_every(planted, 250);
-  planted[PAT_REGIME_IMBALANCED][PAT_ALG_DIRECT] = 190;
-  planted[PAT_REGIME_IMBALANCED][PAT_ALG_ARD] = 120;
-  planted[PAT_REGIME_IMBALANCED][PAT_ALG_NATIVE] = 400;
+  plant_stale_network(planted);
   const int64_t bytes = 1 << 19;
   const pat_model_params saved = model;
   for (int far = 0; far < 2; far++) {
