@@ -155,6 +155,7 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
                                                               &native) && native >= PAT_EXPLORE_DROP * prior;
   sp->checking = e->cfg.have_model && !e->one_node_native && sp->static_alg != PAT_ALG_NATIVE && !sp->never &&
                  !native_far;
+  sp->model_timed = prior > 0;
   pat_guard_init(&sp->guard, prior);
 }
 
@@ -877,6 +878,24 @@ static int exploration(const pat_engine *e, const pat_engine_site *sp, long long
   return again;
 }
 
+const double *pat_engine_ratios(const pat_engine *e, int site, double *out) {
+  const pat_engine_site *sp = &e->site[site];
+  const pat_refine *rf = &sp->refine;
+  if (!e->cfg.have_model || sp->model_dropped || !sp->model_timed) return rf->ratio;
+  double least = 0, greatest = 0;
+  int classic = 0;
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
+    if (alg != PAT_ALG_NATIVE && rf->samples[alg]) {
+      classic |= !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL);
+      least = least == 0 || rf->ratio[alg] < least ? rf->ratio[alg] : least;
+      greatest = rf->ratio[alg] > greatest ? rf->ratio[alg] : greatest;
+    }
+  if (!classic) return rf->ratio;
+  const double scale = sqrt(least * greatest);
+  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out[alg] = rf->samples[alg] ? rf->ratio[alg] : scale;
+  return out;
+}
+
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {
   pat_engine_settle(e); /* the refinement every choice sees */
   int site = call->site, P = e->cfg.P;
@@ -909,9 +928,10 @@ void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *o
   int regime = site >= 0 ? site_regime(e, &e->site[site], call->arrival)
                          : pat_regime(P, call->arrival, block_tau(e, call->bytes));
   int held = 0;
+  double scaled[PAT_ALG_COUNT];
   if (site >= 0) {
     const pat_guard *g = &e->site[site].guard;
-    x.in.ratio = e->site[site].refine.ratio;
+    x.in.ratio = pat_engine_ratios(e, site, scaled);
     const int trusted = pat_guard_trusts_predictions(g, call->site_calls);
     if (!trusted) x.in.allowed = without_prediction_bets();
     if ((!trusted || call->records == PAT_RECORDS_HISTORY) && e->site[site].learned_call >= 0)

@@ -191,6 +191,7 @@ typedef struct pat_engine_site {
   long long explore_call; /* the communicator call number of the site's last exploring call (-1: none) */
   int explore_cuts;      /* trials ended because the budget was spent or their candidate was barred (report) */
   int checking;          /* the model file's static choice is still to be measured against NATIVE */
+  int model_timed;       /* the model file measured the static choice at the site's size (its levels) */
   int model_dropped;     /* the report's flag: measurement contradicted the model file here (NATIVE measured
                             cheaper than its static choice, or its pick clearly dearer than the cheapest known);
                             the site runs NATIVE as its static choice and ignores the model's pick */
@@ -288,6 +289,22 @@ typedef struct pat_engine {
  * the trial's candidate and, per regime, the measured median of every
  * algorithm the exchange mode ran ("relay 3x 61.2ms"). */
 void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size);
+
+/* The refinement's ratios a choice at `site` scales the model's predictions by (out: PAT_ALG_COUNT
+ * entries, used where they are scaled).  With a model file, an algorithm the site has not
+ * run takes the geometric mean of the least and the greatest ratio of libpat's schedules it ran, once
+ * a classic one is among them: a model made on another network (another rate, another calibration)
+ * is off for every schedule, and its unscaled predictions made those never run look cheap beside the
+ * ones measured, so that a kept alternative explored them (3 + 3 + 2 ranks at 200 Mbit/s with a
+ * 500 Mbit/s calibration: RING predicted at 36 ms above the wait, measured at 155; HRING's ratio 2.4,
+ * HRELAY's 5).  A classic schedule's cost is the model's surest prediction (an arrival-aware one's,
+ * above the wait, may be a few ms); MPI's own is not libpat's schedule, and its ratio says nothing of
+ * the network (a slow all-gather of the MPI library).  sqrt, not libm's log and exp: it is correctly
+ * rounded, so every rank scales alike (model/measured.h).  Only where the file measured the site's
+ * static choice at its size (its levels), and while the site keeps the model: without levels the
+ * replay's errors differ from schedule to schedule (a planted site whose model had none found RELAY
+ * 26 calls later), and without a model file the default parameters' guesses are not scaled. */
+const double *pat_engine_ratios(const pat_engine *e, int site, double *out);
 
 /* 0, or -1 when out of memory (P arrivals and records). */
 int pat_engine_init(pat_engine *e, const pat_engine_config *cfg);
