@@ -880,20 +880,8 @@ static int exploration(const pat_engine *e, const pat_engine_site *sp, long long
 
 const double *pat_engine_ratios(const pat_engine *e, int site, double *out) {
   const pat_engine_site *sp = &e->site[site];
-  const pat_refine *rf = &sp->refine;
-  if (!e->cfg.have_model || sp->model_dropped || !sp->model_timed) return rf->ratio;
-  double least = 0, greatest = 0;
-  int classic = 0;
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++)
-    if (alg != PAT_ALG_NATIVE && rf->samples[alg]) {
-      classic |= !(pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL);
-      least = least == 0 || rf->ratio[alg] < least ? rf->ratio[alg] : least;
-      greatest = rf->ratio[alg] > greatest ? rf->ratio[alg] : greatest;
-    }
-  if (!classic) return rf->ratio;
-  const double scale = sqrt(least * greatest);
-  for (int alg = 0; alg < PAT_ALG_COUNT; alg++) out[alg] = rf->samples[alg] ? rf->ratio[alg] : scale;
-  return out;
+  if (!e->cfg.have_model || sp->model_dropped || !sp->model_timed) return sp->refine.ratio;
+  return pat_refine_with_unrun(&sp->refine, out);
 }
 
 void pat_engine_choose(pat_engine *e, const pat_engine_call *call, pat_choice *out) {

@@ -291,19 +291,15 @@ typedef struct pat_engine {
 void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size);
 
 /* The refinement's ratios a choice at `site` scales the model's predictions by (out: PAT_ALG_COUNT
- * entries, used where they are scaled).  With a model file, an algorithm the site has not
- * run takes the geometric mean of the least and the greatest ratio of libpat's schedules it ran, once
- * a classic one is among them: a model made on another network (another rate, another calibration)
- * is off for every schedule, and its unscaled predictions made those never run look cheap beside the
- * ones measured, so that a kept alternative explored them (3 + 3 + 2 ranks at 200 Mbit/s with a
- * 500 Mbit/s calibration: RING predicted at 36 ms above the wait, measured at 155; HRING's ratio 2.4,
- * HRELAY's 5).  A classic schedule's cost is the model's surest prediction (an arrival-aware one's,
- * above the wait, may be a few ms); MPI's own is not libpat's schedule, and its ratio says nothing of
- * the network (a slow all-gather of the MPI library).  sqrt, not libm's log and exp: it is correctly
- * rounded, so every rank scales alike (model/measured.h).  Only where the file measured the site's
- * static choice at its size (its levels), and while the site keeps the model: without levels the
- * replay's errors differ from schedule to schedule (a planted site whose model had none found RELAY
- * 26 calls later), and without a model file the default parameters' guesses are not scaled. */
+ * entries, used where they are scaled).  Where the model file measured the site's static choice at its
+ * size (its levels), and while the site keeps the model, an algorithm the site never ran takes the
+ * common scale of those it ran (pat_refine_with_unrun): a model made on another network (another
+ * rate, another calibration) is off for every schedule, and its unscaled predictions made those never
+ * run look cheap beside the ones measured, so that a kept alternative explored them (3 + 3 + 2 ranks
+ * at 200 Mbit/s with a 500 Mbit/s calibration: RING predicted at 36 ms above the wait, measured at
+ * 155; HRING's ratio 2.4, HRELAY's 5).  Without levels the replay's errors differ from schedule to
+ * schedule (a planted site whose model had none found RELAY 26 calls later), and without a model file
+ * the default parameters' guesses are not scaled. */
 const double *pat_engine_ratios(const pat_engine *e, int site, double *out);
 
 /* 0, or -1 when out of memory (P arrivals and records). */

@@ -35,4 +35,13 @@ void pat_refine_sample(pat_refine *rf, int alg, double predicted, double measure
 /* alg was run to be measured. */
 void pat_refine_explored(pat_refine *rf, int alg);
 
+/* The ratios with every algorithm never sampled given the geometric mean of
+ * the least and the greatest ratio of libpat's schedules sampled (MPI's own
+ * left out: its ratio says nothing of the network), into out[PAT_ALG_COUNT];
+ * rf->ratio unchanged where no classic schedule was sampled (an
+ * arrival-aware one's cost above the wait is the least sure).  sqrt, not
+ * libm's log and exp: it is correctly rounded, so every rank gets the same
+ * (model/measured.h).  Returns what to scale by: out, or rf->ratio. */
+const double *pat_refine_with_unrun(const pat_refine *rf, double *out);
+
 #endif

@@ -62,7 +62,7 @@
  * (test_stale_model), which changes every part; and since, where a model
  * file measured a site's static choice, the algorithms the site never ran
  * are predicted with the ratio its libpat schedules measured against the
- * model (engine.c, refined_ratios), which changes the parts with levels
+ * model (engine.c, pat_engine_ratios), which changes the parts with levels
  * (plan-ahead, always, never). */
 #include <math.h>
 #include <stdint.h>
