@@ -256,7 +256,7 @@ static int stamped_call(const char *name, const void *sendbuf, void *recvbuf, in
       rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     } else {
       rc = post(name, sendbuf, recvbuf, count, type, op, comm, alg, &request);
-      if (rc == MPI_SUCCESS) rc = pat_nbc_wait(&request);
+      if (rc == MPI_SUCCESS) rc = pat_nbc_wait(cs, &request);
     }
     int rs = PMPI_Wait(&stamp, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) rc = alg < 0 ? pat_mpi_own_result(rc, name) : pat_fail(rc, "%s: the call failed", name);
@@ -288,9 +288,11 @@ int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     rc = pat_mpi_own_result(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), name);
   } else {
     MPI_Request request;
+    pat_comm_state *cs;
     rc = post(name, sendbuf, recvbuf, count, datatype, op, comm, alg, &request);
     if (rc != MPI_SUCCESS) return rc;
-    rc = pat_nbc_wait(&request);
+    /* the state the post made its queue on (else MPI's wait: the background thread progresses it) */
+    rc = pat_comm_posted(comm, &cs) == MPI_SUCCESS ? pat_nbc_wait(cs, &request) : MPI_Wait(&request, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) rc = pat_fail(rc, "%s: the call failed", name);
   }
   if (rc == MPI_SUCCESS && cls && (rc = note_trial(cls, cand, took_ns, comm)) != MPI_SUCCESS)

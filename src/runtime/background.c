@@ -91,6 +91,19 @@ static int progress_comm(pat_comm_state *cs) {
   return busy;
 }
 
+/* A communicator's queued calls: non-blocking, all-reduces, persistent rounds (nbc_queue.h). */
+static int progress_queue(pat_comm_state *cs, void *pass) { return pat_nbc_progress_comm(cs, pass); }
+
+/* One pass: every communicator once (its queued calls; its exchange and
+ * plan, or its retirement: comm.h), then what the queues finished completes
+ * and the persistent starts' signals go (nbc_queue.h).  1 while anything is
+ * in flight. */
+static int progress_pass(void) {
+  pat_nbc_pass pass = {.may_free = 1};
+  int busy = pat_comm_background_pass(progress_comm, progress_queue, &pass);
+  return pat_nbc_end_pass(&pass, 1) | busy;
+}
+
 /* The thread's CPU time on `clock` (its own CPU-time clock, readable from
  * any thread while it sleeps: its passes need no system call for it). */
 static void read_times(clockid_t clock, double *cpu_s, double *wall_s) {
@@ -118,8 +131,7 @@ static void *bg_main(void *arg) {
   int64_t backoff = BACKOFF_MIN_NS;
   const int64_t backoff_max = pat_node_oversubscribed() ? BACKOFF_MAX_OVERSUBSCRIBED_NS : BACKOFF_MAX_NS;
   while (pat_wakeup_begin_pass()) {
-    int busy = pat_comm_background_pass(progress_comm);
-    busy |= pat_nbc_progress(); /* the queue: non-blocking and persistent calls (nbc_queue.h) */
+    int busy = progress_pass();
     /* nothing in flight, nothing retiring: sleep until someone gives work */
     enum pat_wakeup_result r = pat_wakeup_wait(busy ? backoff : -1);
     if (r == PAT_WAKEUP_PENDING) continue; /* work came during the pass: at once, backoff as it was */

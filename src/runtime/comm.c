@@ -489,11 +489,14 @@ static int progress_retiring(pat_comm_state *cs) {
   return 0;
 }
 
-int pat_comm_background_pass(int (*fn)(pat_comm_state *cs)) {
+int pat_comm_background_pass(int (*fn)(pat_comm_state *cs), int (*queue)(pat_comm_state *cs, void *arg), void *arg) {
   pat_comm_state **v;
   int nlive = 0, n = snapshot(&v, &nlive), busy = n < 0; /* out of memory: not idle, retry after a backoff */
   for (int i = 0; i < n; i++) {
     pat_comm_state *cs = v[i];
+    /* its queued calls whatever holds its lock: a blocking call on it may wait for another rank that
+     * waits for one of them */
+    if (atomic_load(&cs->nbc)) busy |= queue(cs, arg);
     if (i >= nlive) {
       busy |= progress_retiring(cs);
       continue;
@@ -510,6 +513,13 @@ int pat_comm_background_pass(int (*fn)(pat_comm_state *cs)) {
   }
   free(v);
   return busy;
+}
+
+void pat_comm_each(void (*fn)(pat_comm_state *cs, void *arg), void *arg) {
+  pat_comm_state **v;
+  int nlive = 0, n = snapshot(&v, &nlive);
+  for (int i = 0; i < n; i++) fn(v[i], arg);
+  free(v);
 }
 
 void pat_comms_finalize(void) {

@@ -188,10 +188,15 @@ static inline void pat_comm_leave_call(pat_comm_state *cs) {
  * would find the communicator busy, skip it and sleep until woken again. */
 void pat_comm_mark_work(pat_comm_state *cs);
 
-/* The background thread's pass: progress every live communicator with work
- * whose lock is free (fn, with the lock held; it returns 1 while work
- * remains), then every retiring one; free those that are done.  Returns 1
- * while anything is in flight.  No registry lock is held while fn runs. */
-int pat_comm_background_pass(int (*fn)(pat_comm_state *cs));
+/* The background thread's pass, one visit per communicator: its queued
+ * calls where it has some (queue(cs, arg), whoever holds its lock), then,
+ * live, its exchange and plan where it has work and its lock is free (fn,
+ * with the lock held; both return 1 while work remains), or, retiring, its
+ * retirement; those that are done are freed.  Returns 1 while anything is
+ * in flight.  No registry lock is held while fn or queue runs. */
+int pat_comm_background_pass(int (*fn)(pat_comm_state *cs), int (*queue)(pat_comm_state *cs, void *arg), void *arg);
+/* fn(cs, arg) for every communicator's state, live or retiring (the
+ * shutdown's, once the background thread stopped: none is freed meanwhile). */
+void pat_comm_each(void (*fn)(pat_comm_state *cs, void *arg), void *arg);
 
 #endif

@@ -56,7 +56,6 @@ typedef struct nbc_op {
 
 /* The non-blocking part of a communicator's one context (comm.h), made at its first call here. */
 struct pat_nbc_context {
-  nbc_comm *next;        /* in the list of contexts */
   pat_comm_state *cs;    /* the context it belongs to: shape, world ranks, node map, lifetime */
   /* Where its messages go (channels.h): this process's channel (-1: none was free), every
    * rank's once agree_req (an all-gather on the communicator, posted with the first call)
@@ -93,9 +92,8 @@ typedef struct watch {
 } watch;
 
 static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
-static nbc_comm *contexts; /* under nbc_lock */
-static int have_contexts;  /* atomic: the background thread's pass skips the lock while 0 (contexts or watches) */
 static watch *watches;     /* under nbc_lock */
+static int watching;       /* atomic: watches is not empty (the pass's end skips the lock while 0) */
 static long long queued, completed, completed_by[PAT_ALG_COUNT]; /* atomic */
 static long long ahead_started, ahead_adopted;                   /* atomic */
 static long long signalled;                                      /* atomic: persistent starts signalled */
@@ -232,10 +230,7 @@ static int make_context(pat_comm_state *cs, int own, nbc_comm **out) {
     free_context(ctx);
     return rc;
   }
-  ctx->next = contexts;
-  contexts = ctx;
-  atomic_store(&cs->nbc, ctx);
-  __atomic_store_n(&have_contexts, 1, __ATOMIC_RELEASE);
+  atomic_store(&cs->nbc, ctx); /* the background thread's pass visits it from now on (comm.h) */
   *out = ctx;
   return MPI_SUCCESS;
 }
@@ -417,7 +412,7 @@ int pat_nbc_watch(const MPI_Request *requests, int n, MPI_Comm signal_comm, int 
   pthread_mutex_lock(&nbc_lock);
   w->next = watches;
   watches = w;
-  __atomic_store_n(&have_contexts, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&watching, 1, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&nbc_lock);
   pat_wakeup_ring();
   return MPI_SUCCESS;
@@ -506,7 +501,7 @@ static int pass_watches(void) {
   pthread_mutex_lock(&nbc_lock);
   in_locked_pass = 1;
   int busy = watches && progress_watches(&traced);
-  if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  if (!watches) __atomic_store_n(&watching, 0, __ATOMIC_RELEASE);
   in_locked_pass = 0;
   pthread_mutex_unlock(&nbc_lock);
   write_deferred();
@@ -691,45 +686,37 @@ static void progress_context(nbc_comm *ctx, nbc_op **done) {
   maybe_start_ahead(ctx);
 }
 
-int pat_nbc_progress(void) {
-  if (!__atomic_load_n(&have_contexts, __ATOMIC_ACQUIRE)) return 0;
-  nbc_op *done = NULL;
-  MPI_Comm to_free[16]; /* libpat's own communicators whose contexts went (pat_nbc_free_own_comm) */
-  int nfree = 0, busy = 0;
+int pat_nbc_progress_comm(pat_comm_state *cs, pat_nbc_pass *pass) {
+  int busy = 0;
   pthread_mutex_lock(&nbc_lock);
   in_locked_pass = 1;
-  nbc_comm **link = &contexts;
-  while (*link) {
-    nbc_comm *ctx = *link;
-    if (!channels_agreed(ctx)) {
-      busy = 1;
-      link = &ctx->next;
-      continue;
-    }
+  nbc_comm *ctx = atomic_load(&cs->nbc);
+  if (ctx && !channels_agreed(ctx)) {
+    busy = 1;
+  } else if (ctx) {
     int open = !closed(ctx);
-    if (open || ctx->head) progress_context(ctx, &done); /* freed with calls in flight: they finish */
+    if (open || ctx->head) progress_context(ctx, &pass->done); /* freed with calls in flight: they finish */
     if (!ctx->head && !open && ctx->pre) give_up_ahead(ctx);
     if (ctx->cancelled) progress_cancelled(ctx);
     if (ctx->head || ctx->pre || ctx->cancelled) busy = 1;
-    if (!ctx->head && !ctx->cancelled && !open && (!ctx->free_user || nfree < 16)) {
-      *link = ctx->next;
-      pat_comm_state *cs = ctx->cs;
-      if (ctx->free_user) to_free[nfree++] = cs->base.user; /* its state retires when it is freed */
+    if (pass->may_free && !ctx->head && !ctx->cancelled && !open && (!ctx->free_user || pass->nfree < 16)) {
+      if (ctx->free_user) pass->to_free[pass->nfree++] = cs->base.user; /* its state retires when it is freed */
       free_context(ctx); /* its channel back: no message of its calls is left to arrive */
       atomic_store(&cs->nbc, NULL); /* from now on the state may go (comm.c) */
-      continue;
     }
-    link = &ctx->next;
   }
-  int watching = watches != NULL;
-  if (!contexts && !watches) __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
   in_locked_pass = 0;
   pthread_mutex_unlock(&nbc_lock);
-  for (int i = 0; i < nfree; i++) MPI_Comm_free(&to_free[i]);
+  return busy;
+}
+
+int pat_nbc_end_pass(pat_nbc_pass *pass, int signal) {
+  for (int i = 0; i < pass->nfree; i++) MPI_Comm_free(&pass->to_free[i]);
+  pass->nfree = 0;
   write_deferred();
-  while (done) {
-    nbc_op *op = done;
-    done = op->next;
+  while (pass->done) {
+    nbc_op *op = pass->done;
+    pass->done = op->next;
     if (op->t_post) {
       op->t_done = pat_clock_global_ns();
       pat_report_nbc_add(op->u.reduce ? "all-reduce" : "non-blocking", pat_run_alg_name(op->alg), op->P, op->trace_bytes,
@@ -748,12 +735,14 @@ int pat_nbc_progress(void) {
     op_release(op);
   }
   /* after the completions: a persistent round whose call completed in this pass is signalled now */
-  return (watching && pass_watches()) | busy;
+  return signal && __atomic_load_n(&watching, __ATOMIC_ACQUIRE) && pass_watches();
 }
 
-int pat_nbc_wait(MPI_Request *request) {
+int pat_nbc_wait(pat_comm_state *cs, MPI_Request *request) {
   for (;;) {
-    pat_nbc_progress();
+    pat_nbc_pass pass = {0}; /* its contexts are the background thread's to free */
+    pat_nbc_progress_comm(cs, &pass);
+    pat_nbc_end_pass(&pass, 0);
     int done = 0, rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || done) return rc;
     /* as MPI's own blocking calls do, it spins; where the node has more ranks than CPUs a spinning
@@ -769,10 +758,37 @@ int pat_nbc_wait(MPI_Request *request) {
 /* With the background thread stopped: calls still queued belong to a
  * program that finalizes with requests active (erroneous); they complete
  * with an error, and their contexts are freed. */
+/* One communicator's part of the shutdown (pat_comm_each). */
+static void stop_context(pat_comm_state *cs, void *arg) {
+  (void)arg;
+  nbc_comm *ctx = atomic_load(&cs->nbc);
+  if (!ctx) return;
+  /* every rank posted it with the communicator's first call, which came before this collective shutdown */
+  if (ctx->agree_req != MPI_REQUEST_NULL) MPI_Wait(&ctx->agree_req, MPI_STATUS_IGNORE);
+  while (ctx->head) {
+    nbc_op *op = ctx->head;
+    ctx->head = op->next;
+    if (op->run) pat_run_abandon(op->run, MPI_ERR_OTHER);
+    if (op->rc == MPI_SUCCESS) op->rc = MPI_ERR_OTHER;
+    release_run(op); /* a stage still under MPI's requests is left to MPI_Finalize */
+    MPI_Grequest_complete(op->greq);
+    op_release(op);
+  }
+  if (ctx->pre) give_up_ahead(ctx);
+  while (ctx->cancelled) {
+    pat_run *r = ctx->cancelled;
+    ctx->cancelled = r->next;
+    pat_run_release(r);
+    free(r);
+  }
+  MPI_Comm own = ctx->free_user ? cs->base.user : MPI_COMM_NULL;
+  free_context(ctx);
+  atomic_store(&cs->nbc, NULL);
+  if (own != MPI_COMM_NULL) MPI_Comm_free(&own); /* its state retires (comm.c) */
+}
+
 void pat_nbc_stop(void) {
   pthread_mutex_lock(&nbc_lock);
-  nbc_comm *all = contexts;
-  contexts = NULL;
   while (watches) { /* requests of persistent calls still in flight: erroneous at finalize, left to MPI */
     watch *w = watches;
     watches = w->next;
@@ -780,33 +796,7 @@ void pat_nbc_stop(void) {
     free(w->requests);
     free(w); /* its done is not called: what it holds is left to MPI_Finalize with the requests */
   }
-  __atomic_store_n(&have_contexts, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&watching, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&nbc_lock);
-  while (all) {
-    nbc_comm *ctx = all;
-    all = ctx->next;
-    /* every rank posted it with the communicator's first call, which came before this collective shutdown */
-    if (ctx->agree_req != MPI_REQUEST_NULL) MPI_Wait(&ctx->agree_req, MPI_STATUS_IGNORE);
-    while (ctx->head) {
-      nbc_op *op = ctx->head;
-      ctx->head = op->next;
-      if (op->run) pat_run_abandon(op->run, MPI_ERR_OTHER);
-      if (op->rc == MPI_SUCCESS) op->rc = MPI_ERR_OTHER;
-      release_run(op); /* a stage still under MPI's requests is left to MPI_Finalize */
-      MPI_Grequest_complete(op->greq);
-      op_release(op);
-    }
-    if (ctx->pre) give_up_ahead(ctx);
-    while (ctx->cancelled) {
-      pat_run *r = ctx->cancelled;
-      ctx->cancelled = r->next;
-      pat_run_release(r);
-      free(r);
-    }
-    pat_comm_state *cs = ctx->cs;
-    MPI_Comm own = ctx->free_user ? cs->base.user : MPI_COMM_NULL;
-    free_context(ctx);
-    atomic_store(&cs->nbc, NULL);
-    if (own != MPI_COMM_NULL) MPI_Comm_free(&own); /* its state retires (comm.c) */
-  }
+  pat_comm_each(stop_context, NULL);
 }

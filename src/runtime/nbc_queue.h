@@ -21,8 +21,10 @@
  * in flight share a tag.
  *
  * Locks (docs/locks.md): nbc_lock guards the contexts and their queues; it
- * is a leaf, held for a list operation by a posting thread and for one pass
- * of the background thread, which only posts and tests (non-blocking MPI).
+ * is a leaf, held for a list operation by a posting thread and for the
+ * background thread's visit to one communicator's queue (its pass visits
+ * every communicator once: comm.h), which only posts and tests
+ * (non-blocking MPI).
  * MPI's callbacks (the request's query and free functions, the attribute's
  * delete function) take no lock: an MPI library may hold its own while it
  * runs them.
@@ -32,6 +34,7 @@
 
 #include <mpi.h>
 
+#include "runtime/comm.h"
 #include "runtime/run.h"
 #include "runtime/round_trace.h"
 
@@ -105,14 +108,29 @@ void pat_nbc_starting(int on);
 /* auto's smallest block for libpat's schedules: smaller ones are MPI's own. */
 #define PAT_NBC_AUTO_MIN_BLOCK 65536
 
-/* A pass over every context (the background thread's, or a blocking
- * call's: pat_nbc_wait); 1 while something is in flight. */
-int pat_nbc_progress(void);
-/* A blocking call's wait for its request, posted here (pat_nbc_post):
- * this thread progresses the queue itself between tests, as the background
- * thread does, so the call does not wait for that thread's next pass.
- * Returns MPI_Test's result (the call's error). */
-int pat_nbc_wait(MPI_Request *request);
+/* What a pass over the communicators' queues leaves for its end, which
+ * runs with no lock held: calls finished, libpat's own communicators whose
+ * queues went (pat_nbc_free_own_comm), to be freed. */
+struct nbc_op;
+typedef struct pat_nbc_pass {
+  struct nbc_op *done;
+  MPI_Comm to_free[16];
+  int nfree;
+  int may_free; /* a queue whose communicator is gone and whose calls are done goes (the background thread's) */
+} pat_nbc_pass;
+/* cs's queued calls, in call order (its part of the background thread's
+ * pass, comm.h; or a blocking call's: pat_nbc_wait): started, stepped,
+ * finished ones into pass; 1 while something is in flight. */
+int pat_nbc_progress_comm(pat_comm_state *cs, pat_nbc_pass *pass);
+/* The pass's end: what it finished completes (MPI_Grequest_complete), and,
+ * where signal, the persistent starts whose requests completed are
+ * signalled (pat_nbc_watch); 1 while some are left. */
+int pat_nbc_end_pass(pat_nbc_pass *pass, int signal);
+/* A blocking call's wait for its request, posted here (pat_nbc_post) on
+ * cs's communicator: this thread progresses that communicator's queue itself
+ * between tests, as the background thread does, so the call does not wait
+ * for that thread's next pass.  Returns MPI_Test's result (the call's error). */
+int pat_nbc_wait(pat_comm_state *cs, MPI_Request *request);
 
 /* Calls queued for the background thread since the process started
  * (tests: proof that a program's MPI_Iallgather reached libpat). */

@@ -2,8 +2,9 @@
  * One context per communicator, shared by every call form (runtime/comm.h):
  * a communicator's first call of either form makes it without communication,
  * blocking calls add their channels at their first call, non-blocking ones
- * theirs; calls of both forms interleave on it, and it outlives the
- * application's handle while a call on it is pending.
+ * theirs; calls of both forms interleave on it (one rank's blocking call
+ * while its non-blocking one is outstanding and the others wait for theirs),
+ * and it outlives the application's handle while a call on it is pending.
  *
  *   test_one_context   (run with PAT_ALG=relay or ring: libpat's schedules in both forms)
  *
@@ -79,6 +80,15 @@ int main(int argc, char **argv) {
   call(a, 1, 41, -1, "a: blocking while a non-blocking call is outstanding");
   CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "waiting on a");
   check(early, P, 40, "a: the outstanding call");
+  /* rank 0 calls a blocking all-gather before it waits for its non-blocking one, the others wait for
+   * theirs first (the same collective order, which MPI allows): rank 0's queue must progress while its
+   * blocking call holds the communicator, or no rank gets past its call */
+  fill(mine, rank, 42);
+  CHECK(PAT_Iallgather(mine, COUNT, MPI_INT, early, COUNT, MPI_INT, a, &req) == MPI_SUCCESS, "posting on a again");
+  if (rank == 0) call(a, 1, 43, -1, "a: rank 0's blocking call before its wait");
+  CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "waiting on a again");
+  if (rank != 0) call(a, 1, 43, -1, "a: the others' blocking call after their wait");
+  check(early, P, 42, "a: the call the others waited for first");
   /* freed with a call pending (MPI allows it): the call completes, the context goes after it */
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   fill(mine, rank, 50);
