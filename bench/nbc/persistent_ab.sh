@@ -5,20 +5,26 @@
 # OLD_MB=another pat-minibench, from that one, and with AUTO=1 auto (PAT_ALG=auto: MPI's own in the
 # rounds where the starts do not spread; with OLD_MB too, that build's auto as old-auto); the
 # launches of a cell rotated from round to round.
-# Rows to OUT/persistent.csv (label round/N/delay/variant), then OUT/persistent.md: the median e-bar
+# Rows to OUT/persistent.csv (label round/N/delay/variant; FORM=overlap: overlap.csv, overlap.md), then
+# OUT/persistent.md: the median e-bar
 # per cell and variant, e/e_lb (the persistent bound), and each variant over native paired by round.
 #   OUT=bench/results/DATE/persistent ROUNDS=3 SIZES="1M 4M" DELAYS="0 10 50 100" \
 #     OLD_MB=/tmp/old/build/bench/minibench/pat-minibench bash bench/nbc/persistent_ab.sh
+# FORM=overlap runs the same variants as non-blocking calls instead (post, wait: --overlap 0), relay and
+# auto being PAT_Iallgather's: what a change to the queue costs the non-blocking form, before and after.
 # Needs root and build/ (cmake --build build); tears its cluster down at the end.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=folder}
 ROUNDS=${ROUNDS:-3} SIZES=${SIZES:-1M 4M} DELAYS=${DELAYS:-0 10 50 100} ITERS=${ITERS:-10}
 MB=${MB:-build/bench/minibench/pat-minibench} OLD_MB=${OLD_MB:-}
+form=--persistent
+[ "${FORM:-persistent}" = overlap ] && form=
+[ "${FORM:-persistent}" = overlap ] || [ "${FORM:-persistent}" = persistent ] || { echo "FORM: persistent or overlap"; exit 2; }
 CL=bench/cluster/pat-cluster
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patp}
 mkdir -p "$OUT"
-csv=$OUT/persistent.csv
+csv=$OUT/${FORM:-persistent}.csv
 $CL down >/dev/null 2>&1
 $CL up -n 8 --rate 500mbit >/dev/null || exit 1
 trap '$CL down >/dev/null 2>&1' EXIT
@@ -39,12 +45,12 @@ for round in $(seq 1 "$ROUNDS"); do
         # PAT_ALG=ring at the launch starts the background thread (so does auto, off one node); the
         # call's own setting is --alg
         $CL run --timeout 300 -np 8 -x PAT_ALG=$setting "$mb" -N "$n" --iters "$ITERS" --warmup 2 --base-ms 20 \
-          --max-delay "$d" --order blocked --persistent --overlap 0 --alg "$alg" --quiet --flat-iters 0 \
+          --max-delay "$d" --order blocked $form --overlap 0 --alg "$alg" --quiet --flat-iters 0 \
           --csv "$csv" --label "$round/$n/$d/$v" >/dev/null 2>&1 || echo "launch failed: $round/$n/$d/$v"
       done
     done
   done
   echo "round $round done $(date -u +%T)"
 done
-python3 bench/nbc/persistent_summary.py "$csv" --dat "$OUT/ratios.dat" >"$OUT/persistent.md"
-cat "$OUT/persistent.md"
+python3 bench/nbc/persistent_summary.py "$csv" --dat "$OUT/ratios.dat" >"$OUT/${FORM:-persistent}.md"
+cat "$OUT/${FORM:-persistent}.md"
