@@ -5,9 +5,9 @@
 # OLD_MB=another pat-minibench, from that one, and with AUTO=1 auto (PAT_ALG=auto: MPI's own in the
 # rounds where the starts do not spread; with OLD_MB too, that build's auto as old-auto); the
 # launches of a cell rotated from round to round.
-# Rows to OUT/persistent.csv (label round/N/delay/variant; FORM=overlap: overlap.csv, overlap.md), then
-# OUT/persistent.md: the median e-bar
-# per cell and variant, e/e_lb (the persistent bound), and each variant over native paired by round.
+# Rows to OUT/persistent.csv (label round/N/delay/variant), then OUT/persistent.md: the median e-bar
+# per cell and variant, e/e_lb (the persistent bound), and each variant over native paired by round
+# (FORM=overlap: overlap.csv and overlap.md).
 #   OUT=bench/results/DATE/persistent ROUNDS=3 SIZES="1M 4M" DELAYS="0 10 50 100" \
 #     OLD_MB=/tmp/old/build/bench/minibench/pat-minibench bash bench/nbc/persistent_ab.sh
 # FORM=overlap runs the same variants as non-blocking calls instead (post, wait: --overlap 0), relay and
@@ -18,13 +18,15 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=folder}
 ROUNDS=${ROUNDS:-3} SIZES=${SIZES:-1M 4M} DELAYS=${DELAYS:-0 10 50 100} ITERS=${ITERS:-10}
 MB=${MB:-build/bench/minibench/pat-minibench} OLD_MB=${OLD_MB:-}
-form=--persistent
-[ "${FORM:-persistent}" = overlap ] && form=
-[ "${FORM:-persistent}" = overlap ] || [ "${FORM:-persistent}" = persistent ] || { echo "FORM: persistent or overlap"; exit 2; }
+case ${FORM:=persistent} in
+  persistent) form=--persistent ;;
+  overlap) form= ;;
+  *) echo "FORM: persistent or overlap"; exit 2 ;;
+esac
 CL=bench/cluster/pat-cluster
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PAT_CLUSTER_PREFIX=${PAT_CLUSTER_PREFIX:-patp}
 mkdir -p "$OUT"
-csv=$OUT/${FORM:-persistent}.csv
+csv=$OUT/$FORM.csv
 $CL down >/dev/null 2>&1
 $CL up -n 8 --rate 500mbit >/dev/null || exit 1
 trap '$CL down >/dev/null 2>&1' EXIT
@@ -52,5 +54,5 @@ for round in $(seq 1 "$ROUNDS"); do
   done
   echo "round $round done $(date -u +%T)"
 done
-python3 bench/nbc/persistent_summary.py "$csv" --dat "$OUT/ratios.dat" >"$OUT/${FORM:-persistent}.md"
-cat "$OUT/${FORM:-persistent}.md"
+python3 bench/nbc/persistent_summary.py "$csv" --dat "$OUT/ratios.dat" >"$OUT/$FORM.md"
+cat "$OUT/$FORM.md"

@@ -755,9 +755,6 @@ int pat_nbc_wait(pat_comm_state *cs, MPI_Request *request) {
   }
 }
 
-/* With the background thread stopped: calls still queued belong to a
- * program that finalizes with requests active (erroneous); they complete
- * with an error, and their contexts are freed. */
 /* One communicator's part of the shutdown (pat_comm_each). */
 static void stop_context(pat_comm_state *cs, void *arg) {
   (void)arg;
@@ -787,6 +784,9 @@ static void stop_context(pat_comm_state *cs, void *arg) {
   if (own != MPI_COMM_NULL) MPI_Comm_free(&own); /* its state retires (comm.c) */
 }
 
+/* With the background thread stopped: calls still queued belong to a
+ * program that finalizes with requests active (erroneous); they complete
+ * with an error, and their contexts are freed. */
 void pat_nbc_stop(void) {
   pthread_mutex_lock(&nbc_lock);
   while (watches) { /* requests of persistent calls still in flight: erroneous at finalize, left to MPI */
