@@ -51,6 +51,8 @@ typedef struct pat_xrec {
   int32_t setting;         /* algorithm setting when contributing (the runtime's number for it) */
   int32_t kind;            /* enum pat_xrec_kind */
   int32_t prev_flags;      /* PAT_PREV_*: how that call ran (the guardrail's arms) */
+  int64_t exchange_ns;     /* what the exchange of this rank's latest exchanged call cost it, at any site
+                              (src/decide/engine.h); -1: none */
 } pat_xrec;
 
 /* prev_flags: the previous call ran the static choice without an exchange;

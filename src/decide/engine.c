@@ -13,6 +13,7 @@ int pat_engine_init(pat_engine *e, const pat_engine_config *cfg) {
   memset(e, 0, sizeof *e);
   e->cfg = *cfg;
   e->one_node_native = pat_engine_one_node_native(cfg->P, cfg->node, cfg->one_node_auto);
+  e->exchange_mine_ns = -1;
   pat_nodes nodes;
   if (pat_nodes_make(cfg->P, cfg->node, &nodes) != PAT_OK) return -1;
   e->hierarchical = pat_nodes_hierarchical(&nodes);
@@ -97,7 +98,7 @@ static int site_regime(const pat_engine *e, const pat_engine_site *sp, const int
   return pat_regime_at(e->cfg.P, arrival, block_tau(e, sp->bytes), site_call_time(e, sp));
 }
 
-double pat_engine_exchange_cost(const pat_engine *e) {
+double pat_engine_exchange_modelled(const pat_engine *e) {
   const pat_model_params *mp = e->cfg.mp;
   double t;
   if (pat_model_measured_time(mp, PAT_ALG_NATIVE, e->cfg.P, (double)e->cfg.record_bytes, &t)) return t;
@@ -105,6 +106,26 @@ double pat_engine_exchange_cost(const pat_engine *e) {
   while ((1 << steps) < e->cfg.P) steps++;
   /* a non-blocking all-gather of small records: about two latencies a round */
   return 2.0 * steps * pat_model_cost(mp->dflt.inter, (double)e->cfg.record_bytes, 1.0);
+}
+
+_Static_assert(PAT_EXCHANGE_SAMPLES <= PAT_ARM_SAMPLES, "pat_median_small takes at most PAT_ARM_SAMPLES");
+double pat_engine_exchange_cost(const pat_engine *e) {
+  const double modelled = pat_engine_exchange_modelled(e);
+  const int n = e->exchange_samples < PAT_EXCHANGE_SAMPLES ? e->exchange_samples : PAT_EXCHANGE_SAMPLES;
+  if (n < PAT_EXCHANGE_KNOWN) return modelled;
+  const double measured = pat_median_small(e->exchange_sample, n);
+  return measured > modelled ? measured : modelled;
+}
+
+/* An agreed sample of the exchange's cost, where every rank's record carries one: their mean. */
+static void note_exchange(pat_engine *e) {
+  double sum = 0;
+  for (int i = 0; i < e->cfg.P; i++) {
+    if (e->records[i].exchange_ns < 0) return;
+    sum += 1e-9 * (double)e->records[i].exchange_ns;
+  }
+  e->exchange_sample[e->exchange_samples % PAT_EXCHANGE_SAMPLES] = sum / e->cfg.P;
+  e->exchange_samples++;
 }
 
 /* The no-probe rule (engine.h): a static choice that costs less than two
@@ -135,6 +156,7 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->next_probe = PAT_PROBE_FIRST;
   sp->never = below_two_exchanges(e, static_time(e, bytes));
   sp->last.call = -1;
+  sp->last.exchange_ns = -1;
   sp->learned_call = -1;
   for (int r = 0; r < PAT_REGIMES; r++) sp->leader[r] = -1;
   pat_arms_init(&sp->arms);
@@ -201,6 +223,8 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
   l->elapsed_ns = end->exit_ns - end->arrival_ns;
   l->alg = end->alg;
   l->predicted_ns = e->cur.exchanged ? e->cur.predicted_ns : end->arrival_ns;
+  if (end->exchange_ns >= 0) e->exchange_mine_ns = end->exchange_ns;
+  l->exchange_ns = e->exchange_mine_ns;
   l->flags = 0;
   int is_auto = end->setting == PAT_ALG_AUTO;
   if (is_auto) {
@@ -485,6 +509,7 @@ static void learn(pat_engine *e, int site, long long now) {
   int alg, flags;
   if (!previous_call(e, &call, &alg, &flags) || call != sp->last.call || call <= sp->learned_call) return;
   sp->learned_call = call;
+  note_exchange(e);
   pat_engine_settle(e); /* its arrivals are about to be replaced */
   int64_t *arrivals = e->unsettled.arrival;
   double measured = 0;
@@ -1050,9 +1075,12 @@ void pat_engine_describe_site(const pat_engine *e, int site, char *out, int size
   const pat_engine_site *sp = &e->site[site];
   char guard[160];
   pat_guard_describe(&sp->guard, guard, sizeof guard);
-  int n = snprintf(out, (size_t)size, "mode=%s static=%s credit=%.2fms trial=%s guard=[%s]",
+  /* the exchange's cost as the rules take it, and as modelled (pat_engine_exchange_cost) */
+  int n = snprintf(out, (size_t)size,
+                   "mode=%s static=%s credit=%.2fms exchange=%.2fms(model %.2fms) trial=%s guard=[%s]",
                    sp->mode == PAT_MODE_EXCHANGE ? "exchange" : "static", pat_algorithms[sp->static_alg].name,
-                   1e3 * sp->guard.credit, sp->trial_alg >= 0 ? pat_algorithms[sp->trial_alg].name : "-", guard);
+                   1e3 * sp->guard.credit, 1e3 * pat_engine_exchange_cost(e), 1e3 * pat_engine_exchange_modelled(e),
+                   sp->trial_alg >= 0 ? pat_algorithms[sp->trial_alg].name : "-", guard);
   static const char *regime[PAT_REGIMES] = {"balanced", "imbalanced"};
   for (int r = 0; r < PAT_REGIMES && n < size; r++)
     for (int alg = 0; alg < PAT_ALG_COUNT && n < size; alg++) {

@@ -34,7 +34,8 @@
  *    doubles, from PAT_PROBE_FIRST to PAT_PROBE_MAX calls, after every probe
  *    that finds nothing to gain.  A site whose blocks are so small that the
  *    static choice takes less than two exchanges never probes: as modelled
- *    at its first call, as measured (the guard's S) once it has been.
+ *    at its first call, as measured (the guard's S) once it has been; the
+ *    exchange too as modelled, then as measured (pat_engine_exchange_cost).
  *  - EXCHANGE: every call exchanges, ahead of the call (from history or
  *    instrumentation); after PAT_QUIET_MAX exchanged calls in a row that
  *    found nothing to gain, the site goes back to STATIC.
@@ -113,6 +114,8 @@
                                  exchange X, and a site that probes has calls of at least 2X, so
                                  probing costs under 1/128 of the calls' time, and an imbalance
                                  that appears is found within PAT_PROBE_MAX calls */
+#define PAT_EXCHANGE_SAMPLES 5 /* the exchange's measured costs kept (their median is taken)... */
+#define PAT_EXCHANGE_KNOWN 2   /* ...once at least this many were measured */
 #define PAT_QUIET_MAX 3       /* exchanged calls without gain before a site goes static */
 #define PAT_GAIN_FRACTION 0.05
 /* PAT_STATIC_MARGIN: decide/static_rule.h, the static rule the all-gatherv's choice shares */
@@ -163,6 +166,9 @@ typedef struct pat_last_call {
   long long call;        /* its number on the communicator; -1: none */
   int64_t arrival_ns, elapsed_ns, predicted_ns;
   int alg, flags;        /* PAT_LAST_* */
+  /* in a rank's record, besides its last call at the site: what the exchange of its latest
+   * exchanged call (at any site) cost it (pat_engine_end's exchange_ns; -1: none) */
+  int64_t exchange_ns;
 } pat_last_call;
 
 typedef struct pat_engine_site {
@@ -251,6 +257,10 @@ typedef struct pat_engine_end {
   long long call;          /* its number on the communicator */
   int setting, alg;        /* the setting it ran under, and what it ran */
   int64_t arrival_ns, exit_ns;
+  /* what exchanging cost this call: from the later of its arrival and the last rank's contribution
+   * (no exchange ends before it) to its choice made; -1: it did not exchange, or it was its site's
+   * first call (made on arrival, its connections and buffers new) */
+  int64_t exchange_ns;
   int next_site;           /* the site expected next (-1: unknown) */
   long long next_site_calls; /* calls that site has recorded */
 } pat_engine_end;
@@ -279,6 +289,11 @@ typedef struct pat_engine {
     int64_t *arrival;      /* P */
   } unsettled;
   pat_last_call *records;  /* P: every rank's previous call, from the exchanged records (commit) */
+  /* The exchange's measured cost: this rank's latest (its records carry it), and the agreed
+   * samples, each the mean over the ranks of what their records carried (PAT_EXCHANGE_SAMPLES) */
+  int64_t exchange_mine_ns;
+  double exchange_sample[PAT_EXCHANGE_SAMPLES];
+  int exchange_samples;
   double *bound_arrival;   /* P: a learned call's arrivals (s) for its lower bound */
   pat_select_cache select; /* the selection's compiled schedules */
   pat_vsites vsites;       /* all-gatherv: the choice per count vector (vchoice.h) */
@@ -418,9 +433,19 @@ int pat_engine_static_alg(const pat_engine *e, int64_t bytes);
  * wait of wait_s: the gain rule above. */
 int pat_engine_gain_pays(const pat_engine *e, int64_t static_ns, int64_t best_ns, double wait_s);
 
-/* One exchange's cost (s): the measured NATIVE time for a record, or an
+/* One exchange's cost (s) as modelled: the model file's measured NATIVE time for a record, or an
  * estimate from the model's latency. */
+double pat_engine_exchange_modelled(const pat_engine *e);
+/* One exchange's cost (s) as the rules take it: the modelled one, or, once PAT_EXCHANGE_KNOWN
+ * agreed samples were measured, their median where it is longer.  An exchanged call pays more than
+ * the small all-gather of its records the model counts (the choice is made in it, and the threads
+ * of a node share its cores): on the emulated cluster (P = 8) the ranks measured 0.3-0.5 ms where
+ * the model said 0.20-0.24, and at 8 KiB, where an exchanged call of MPI's own took 1.4-2.1 ms and
+ * the call alone 0.7, the site probed and explored less (BENCHMARKS.md, Balanced calls through the
+ * drop-in). */
 double pat_engine_exchange_cost(const pat_engine *e);
+/* This rank's measured cost of its latest exchange (-1: none): its next record carries it. */
+static inline int64_t pat_engine_exchange_mine(const pat_engine *e) { return e->exchange_mine_ns; }
 
 /* ē of alg (s) for these arrivals, as the choice predicts it but without
  * refinement: 0, or -1 if it cannot be predicted. */

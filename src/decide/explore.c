@@ -42,8 +42,7 @@ void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bou
   m->n++;
 }
 
-/* The median of the first n of at most PAT_ARM_SAMPLES values. */
-static double median(const double *v, int n) {
+double pat_median_small(const double *v, int n) {
   double s[PAT_ARM_SAMPLES];
   memcpy(s, v, (size_t)n * sizeof *s);
   for (int i = 1; i < n; i++) /* insertion sort of at most five */
@@ -59,7 +58,7 @@ int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost) {
   const pat_arm *m = &a->arm[regime][alg];
   int n = m->n < PAT_ARM_SAMPLES ? m->n : PAT_ARM_SAMPLES;
   if (n == 0) return 0;
-  *cost = median(m->cost, n);
+  *cost = pat_median_small(m->cost, n);
   return 1;
 }
 
@@ -88,7 +87,7 @@ int pat_arms_over_bound(const pat_arms *a, int regime, int alg, double *ratio) {
   if (n == 0) return 0;
   for (int i = 0; i < n; i++)
     if (!(m->over_bound[i] > 0)) return 0; /* a sample without a bound says nothing */
-  *ratio = median(m->over_bound, n);
+  *ratio = pat_median_small(m->over_bound, n);
   return 1;
 }
 

@@ -155,6 +155,9 @@ int pat_regime_at(int P, const int64_t *arrival, double tau_s, double call_s);
  * over_bound: its call's e-bar / e_lb (0: not known). */
 void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bound, long long now);
 
+/* The median of the first n (1 .. PAT_ARM_SAMPLES) of v. */
+double pat_median_small(const double *v, int n);
+
 /* The median of alg's kept samples in the regime (s); 0 if it has none. */
 int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost);
 

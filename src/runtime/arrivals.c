@@ -51,6 +51,7 @@ static void fill_previous(pat_comm_state *cs, int64_t bytes, pat_xrec *rec) {
   const pat_last_call *l = e ? pat_engine_last(e, site) : NULL;
   rec->prev_call = -1;
   rec->prev_alg = -1;
+  rec->exchange_ns = e ? pat_engine_exchange_mine(e) : -1;
   if (!l) return;
   rec->prev_call = l->call;
   rec->prev_arrival_ns = l->arrival_ns;

@@ -121,6 +121,17 @@ static void plan_for(pat_comm_state *cs, int site, int setting, const pat_call_a
   pat_plan_decide(&cs->planner, &cs->base, engine, &cs->x, &cs->sites, &call);
 }
 
+/* What exchanging cost this call (engine.h, pat_engine_end): from the later of
+ * its arrival and the last rank's contribution, before which no exchange can
+ * end, to now, its choice made. */
+static int64_t exchange_cost(const pat_comm_state *cs, int64_t arrival) {
+  int64_t ready = arrival;
+  for (int i = 0; i < cs->base.P; i++)
+    if (cs->x.all[i].contributed_ns > ready) ready = cs->x.all[i].contributed_ns;
+  const int64_t now = pat_clock_global_ns();
+  return now > ready ? now - ready : 0;
+}
+
 /* What the decision log says of an exchanged call: what ran and why. */
 static void note_choice(pat_call_stats *st, const pat_choice *ch) {
   st->alg = ch->alg;
@@ -288,6 +299,7 @@ static int run_exchanged(pat_comm_state *cs, int site, int setting, int64_t arri
    * of them keep it or all of them replan. */
   plan_for(cs, site, setting, c, &sum);
   note_choice(st, &cs->planner.plan.choice);
+  st->exchange_ns = exchange_cost(cs, arrival);
   return run_alg(cs, st->alg, c, &st->bg_steps, &st->fg_steps);
 }
 
@@ -373,7 +385,7 @@ int pat_gather_run(pat_comm_state *cs, pat_call_args *c) {
   /* a new site is made only once the call has run: a call that fails on
    * every rank (ranks passing different sizes) leaves no trace in the table */
   int site = pat_sites_lookup(&cs->sites, c->key), fresh = site < 0;
-  pat_call_stats st = {0};
+  pat_call_stats st = {.exchange_ns = -1};
   const int64_t *shape = c->shape; /* the site keeps the blocks of its last call */
   /* auto's engine decides; a fixed setting runs its algorithm without it.  A
    * site made under a fixed setting is new to the engine: its first call
@@ -439,6 +451,7 @@ int pat_gather_run(pat_comm_state *cs, pat_call_args *c) {
                         .alg = alg,
                         .arrival_ns = c->arrival,
                         .exit_ns = exit_ns,
+                        .exchange_ns = new_to_engine ? -1 : st.exchange_ns, /* a site's first call is cold */
                         .next_site = next >= 0 && cs->engine_site[next] ? next : -1, /* the engine's sites only */
                         .next_site_calls = next >= 0 ? cs->sites.site[next].calls : 0};
   if (engine) {

@@ -89,7 +89,8 @@ static void records_to_engine(pat_engine *engine, const pat_exchange *x, int P) 
                               .elapsed_ns = r->prev_elapsed_ns,
                               .predicted_ns = r->prev_predicted_ns,
                               .alg = r->prev_alg,
-                              .flags = r->prev_flags};
+                              .flags = r->prev_flags,
+                              .exchange_ns = r->exchange_ns};
   }
 }
 

@@ -17,7 +17,8 @@ void pat_retire_begin(pat_retirement *rt, const pat_comm_base *b, pat_exchange *
     return;
   }
   if (x->state == PAT_X_IDLE && may_follow) {
-    pat_xrec none = {.prev_call = -1, .prev_alg = -1, .setting = PAT_XSETTING_MIXED, .kind = PAT_XREC_NONE};
+    pat_xrec none = {.prev_call = -1, .prev_alg = -1, .setting = PAT_XSETTING_MIXED, .kind = PAT_XREC_NONE,
+                     .exchange_ns = -1};
     if (pat_exchange_start(x, &none) != MPI_SUCCESS) rt->stage = RETIRE_DONE;
   }
 }

@@ -4,6 +4,7 @@
 #define PAT_STATS_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 enum { PAT_WHY_CHOSEN = 0, PAT_WHY_KEPT, PAT_WHY_EXPLORED };
 
@@ -13,6 +14,7 @@ typedef struct pat_call_stats {
                             choice saw (explore.h) */
   int exchanged;         /* the call exchanged arrivals */
   double exchange_wait_s; /* time the caller waited for the arrival exchange */
+  int64_t exchange_ns;    /* what exchanging cost the call, as auto's engine takes it (pat_engine_end); -1: none */
   int predicted;          /* this rank's arrival was predicted before it happened */
   double pred_err_s;      /* |predicted - actual arrival| */
   long long bg_steps, fg_steps; /* schedule steps done by the background thread / in the call */

@@ -134,6 +134,7 @@ typedef struct sim {
   double native_factor;  /* > 0: NATIVE costs this times what the model predicts (1: as predicted) */
   const double (*planted)[PAT_ALG_COUNT]; /* non-NULL: what each algorithm costs (ms) per regime (explore.h) */
   double cold_factor; /* > 0: the first call costs this times its planted cost (connections made, buffers touched) */
+  double exchange_factor; /* > 0: an exchange costs this times the modelled one (1: as modelled) */
   int slow_alg;          /* with slow_until > 0: this algorithm's calls (-1: every one's) from call slow_from to
                             before call slow_until cost... */
   long long slow_from, slow_until;
@@ -173,7 +174,13 @@ static void exchange(sim *s, const int64_t *arrival, int64_t bytes, record *all)
     all[q].arrival_ns = predicted;
     const pat_last_call *l = pat_engine_last(&s->rank[q]->e, pat_sites_lookup(&s->rank[q]->sites, bytes));
     all[q].prev = l ? *l : (pat_last_call){.call = -1, .alg = -1};
+    all[q].prev.exchange_ns = pat_engine_exchange_mine(&s->rank[q]->e); /* at any site, as the runtime's */
   }
+}
+
+/* What an exchange costs the simulated world's calls (s), what each rank measures of it. */
+static double world_exchange(const sim *s) {
+  return pat_engine_exchange_modelled(&s->rank[0]->e) * (s->exchange_factor > 0 ? s->exchange_factor : 1.0);
 }
 
 /* Rank r's choice for the call from the exchanged records, after learning
@@ -259,7 +266,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
       s->calls < s->slow_until)
     cost *= s->slow_factor;
   if (cost < 1e-6) cost = 1e-6;
-  if (ex[0]) cost += pat_engine_exchange_cost(&s->rank[0]->e); /* an exchange is paid in the call */
+  if (ex[0]) cost += world_exchange(s); /* an exchange is paid in the call */
   for (int r = 0; r < s->P; r++) {
     sim_rank *sr = s->rank[r];
     int64_t exit_ns = last + (int64_t)(cost * (0.9 + 0.2 * urand()) * 1e9);
@@ -280,6 +287,7 @@ static int call(sim *s, int64_t bytes, const int64_t *arrival) {
                           .alg = alg[r],
                           .arrival_ns = arrival[r],
                           .exit_ns = exit_ns,
+                          .exchange_ns = ex[0] && !fresh[r] ? (int64_t)(world_exchange(s) * 1e9) : -1,
                           .next_site = next,
                           .next_site_calls = next >= 0 ? sr->sites.site[next].calls : 0};
     pat_engine_end_call(&sr->e, &end);
@@ -899,6 +907,7 @@ static int test_history_not_judged(void) {
     c.static_ns = INT64_MAX;
     pat_engine_commit(&e, 0, 3, &c, PAT_ALG_AUTO, 1000);
     pat_engine_end end = {.site = 0, .call = 3, .setting = PAT_ALG_AUTO, .alg = cases[i].alg, .arrival_ns = 0,
+                          .exchange_ns = -1,
                           .exit_ns = 1000000, .next_site = 0, .next_site_calls = 4};
     pat_engine_end_call(&e, &end);
     int judged = (pat_engine_last(&e, 0)->flags & PAT_LAST_PREDICTED) != 0;
@@ -1079,7 +1088,7 @@ static int test_unequal_relay_site(void) {
   pat_engine_new_site(&e, 0, 7 << 19, shape4); /* the mean of shape4 */
   pat_engine_new_site(&e, 1, 7 << 19, NULL);
   for (int site = 0; site < 2; site++) {
-    pat_engine_end end = {.site = site, .call = 100, .setting = PAT_ALG_AUTO, .alg = PAT_ALG_NATIVE,
+    pat_engine_end end = {.site = site, .call = 100, .setting = PAT_ALG_AUTO, .alg = PAT_ALG_NATIVE, .exchange_ns = -1,
                           .arrival_ns = 0, .exit_ns = 1000000, .next_site = site, .next_site_calls = 1000};
     pat_engine_end_call(&e, &end);
     CHECK(pat_engine_next_exchanges(&e) == 1, "%s site: its probe is due, the next call does not exchange",
@@ -1350,7 +1359,7 @@ typedef struct small_run {
 static int run_small(sim *s, const double planted[2][PAT_ALG_COUNT], int64_t bytes, int calls, double jitter_ms,
                      int watch, small_run *out) {
   memset(out, 0, sizeof *out);
-  const double x_ms = 1e3 * pat_engine_exchange_cost(&s->rank[0]->e);
+  const double x_ms = 1e3 * world_exchange(s);
   int64_t a[MAXP];
   long long before = s->exchanged;
   for (int k = 0; k < calls; k++) {
@@ -1390,6 +1399,44 @@ static int test_jitter_regime(void) {
   CHECK(imbalanced == 0 && sp->regime_seen == PAT_REGIME_BALANCED,
         "jitter under 10%% of the call: %d samples filed as imbalanced", imbalanced);
   sim_end(&s);
+  job_have_model = 1;
+  return 0;
+}
+
+/* The no-probe rule from the exchange's measured cost: at 8 KiB (NATIVE 1.01 ms, P = 8, no model file)
+ * the modelled exchange is under half the call and the site probes; where an exchange costs the calls
+ * three times that (the emulated cluster measured an exchanged call of 8 KiB at 1.4-2.1 ms, the call
+ * alone at 0.7), the ranks' records carry it, the rules take it (agreed, every rank alike), and the
+ * site stops probing once two exchanges cost more than the call. */
+static int test_never_exchange_measured(void) {
+  double planted[2][PAT_ALG_COUNT];
+  plant_small(planted);
+  job_have_model = 0;
+  long long later[2];
+  for (int high = 0; high <= 1; high++) {
+    sim s;
+    sim_start(&s, 8);
+    s.planted = (const double(*)[PAT_ALG_COUNT])planted;
+    s.exchange_factor = high ? 3.0 : 1.0;
+    small_run first, rest;
+    if (run_small(&s, planted, 8192, 100, 0.05, -1, &first) || run_small(&s, planted, 8192, 200, 0.05, -1, &rest))
+      return 1;
+    const pat_engine *e0 = &s.rank[0]->e;
+    const pat_engine_site *sp = pat_engine_site_state(e0, 0);
+    const double x = pat_engine_exchange_cost(e0), world = world_exchange(&s);
+    printf("8 KiB, an exchange %.0f us (modelled %.0f): %lld exchanges in the first 100 calls, %lld in the next "
+           "200; the rules' exchange %.0f us, never %d\n", 1e6 * world, 1e6 * pat_engine_exchange_modelled(e0),
+           first.exchanged, rest.exchanged, 1e6 * x, sp->never);
+    CHECK(fabs(x - world) <= 0.01 * world, "exchange x%.0f: the rules take %.0f us, the world's is %.0f us",
+          s.exchange_factor, 1e6 * x, 1e6 * world);
+    CHECK(sp->never == high, "exchange x%.0f: never = %d (S %.0f us, two exchanges %.0f us)", s.exchange_factor,
+          sp->never, 1e6 * sp->guard.s_cost, 2e6 * x);
+    later[high] = rest.exchanged;
+    sim_end(&s);
+  }
+  CHECK(later[1] == 0, "an exchange 3x the model's: %lld exchanges in calls 100-300", later[1]);
+  CHECK(later[0] >= 200 / PAT_PROBE_MAX, "an exchange as modelled: %lld exchanges (probes) in calls 100-300",
+        later[0]);
   job_have_model = 1;
   return 0;
 }
@@ -1579,8 +1626,8 @@ int main(void) {
   job_plan_ahead = job_exchange_always = 0;
   pat_model_params_init(&model, 50e-6, 8e-9); /* test_measured left measured times in it */
   if (test_never_measured() || check_log("never", 0xfaa1aaf614308efdull)) return 1;
-  if (test_jitter_regime() || test_explore_budget() || test_model_checked() || test_carry_sizes() ||
-      test_far_candidate() || test_stale_model() || test_model_check_far() || test_model_ratios())
+  if (test_jitter_regime() || test_explore_budget() || test_never_exchange_measured() || test_model_checked() ||
+      test_carry_sizes() || test_far_candidate() || test_stale_model() || test_model_check_far() || test_model_ratios())
     return 1;
   return TEST_RESULT();
 }
