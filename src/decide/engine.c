@@ -156,7 +156,6 @@ void pat_engine_new_site(pat_engine *e, int site, int64_t bytes, const int64_t *
   sp->next_probe = PAT_PROBE_FIRST;
   sp->never = below_two_exchanges(e, static_time(e, bytes));
   sp->last.call = -1;
-  sp->last.exchange_ns = -1;
   sp->learned_call = -1;
   for (int r = 0; r < PAT_REGIMES; r++) sp->leader[r] = -1;
   pat_arms_init(&sp->arms);
@@ -224,7 +223,6 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
   l->alg = end->alg;
   l->predicted_ns = e->cur.exchanged ? e->cur.predicted_ns : end->arrival_ns;
   if (end->exchange_ns >= 0) e->exchange_mine_ns = end->exchange_ns;
-  l->exchange_ns = e->exchange_mine_ns;
   l->flags = 0;
   int is_auto = end->setting == PAT_ALG_AUTO;
   if (is_auto) {
