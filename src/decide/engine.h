@@ -439,10 +439,10 @@ double pat_engine_exchange_modelled(const pat_engine *e);
 /* One exchange's cost (s) as the rules take it: the modelled one, or, once PAT_EXCHANGE_KNOWN
  * agreed samples were measured, their median where it is longer.  An exchanged call pays more than
  * the small all-gather of its records the model counts (the choice is made in it, and the threads
- * of a node share its cores): on the emulated cluster (P = 8) the ranks measured 0.3-0.5 ms where
- * the model said 0.20-0.24, and at 8 KiB, where an exchanged call of MPI's own took 1.4-2.1 ms and
- * the call alone 0.7, the site probed and explored less (BENCHMARKS.md, Balanced calls through the
- * drop-in). */
+ * of a node share its cores): on the emulated cluster (P = 8) the ranks measured 0.3 ms at 8 KiB
+ * and up to 1.0 at 64 KiB where the model said 0.20-0.24, and at 8 KiB, where an exchanged call of
+ * MPI's own took 1.4-2.1 ms and the call alone 0.7, the site probed and explored less (BENCHMARKS.md,
+ * Balanced calls through the drop-in). */
 double pat_engine_exchange_cost(const pat_engine *e);
 /* This rank's measured cost of its latest exchange (-1: none): its next record carries it. */
 static inline int64_t pat_engine_exchange_mine(const pat_engine *e) { return e->exchange_mine_ns; }
