@@ -10,6 +10,9 @@ rounds they compare like with like.  Writes DIR/osu.csv from DIR/raw/ (or,
 without raw/, reads the DIR/osu.csv a results folder keeps); prints markdown.
 
 usage: osu_table.py DIR
+       osu_table.py --pure DIR   (osu_iallgather(v): the "Pure Comm." column, the post and the wait
+                                 alone, instead of "Overall", whose compute and tests OSU times
+                                 too; the table only, osu.csv is left as it is)
 """
 import csv
 import glob
@@ -21,13 +24,16 @@ import statistics
 import sys
 
 
-def parse(path):
-    """{size: avg latency us} from one OSU output."""
+PURE_COMM = 3  # the non-blocking benchmarks' columns after the size: overall, compute, pure comm., overlap
+
+
+def parse(path, column=1):
+    """{size: latency us} from one OSU output: the column-th number after the size."""
     out = {}
     for line in open(path, errors="replace"):
-        m = re.match(r"^\s*(\d+)\s+([0-9.]+)\s*$", line) or re.match(r"^\s*(\d+)\s+([0-9.]+)\s", line)
-        if m and not line.lstrip().startswith("#"):
-            out[int(m.group(1))] = float(m.group(2))
+        words = line.split()
+        if len(words) > column and words[0].isdigit() and re.match(r"^[0-9.]+$", words[column]):
+            out[int(words[0])] = float(words[column])
     return out
 
 
@@ -35,20 +41,21 @@ def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def main(d):
+def main(d, column=1):
     runs = {}  # (cfg, var) -> {round: {size: us}}
     for f in glob.glob(os.path.join(d, "raw", "*.txt")):
         m = re.match(r"(.+?)-([a-z0-9]+)-(\d+)\.txt$", os.path.basename(f))
         if m:
-            runs.setdefault((m.group(1), m.group(2)), {})[int(m.group(3))] = parse(f)
+            runs.setdefault((m.group(1), m.group(2)), {})[int(m.group(3))] = parse(f, column)
     if runs:
-        with open(os.path.join(d, "osu.csv"), "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["config", "variant", "round", "size", "avg_us"])
-            for (cfg, var), rounds in sorted(runs.items()):
-                for r, sizes in sorted(rounds.items()):
-                    for s, us in sorted(sizes.items()):
-                        w.writerow([cfg, var, r, s, us])
+        if column == 1:  # the CSV keeps OSU's first column
+            with open(os.path.join(d, "osu.csv"), "w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["config", "variant", "round", "size", "avg_us"])
+                for (cfg, var), rounds in sorted(runs.items()):
+                    for r, sizes in sorted(rounds.items()):
+                        for s, us in sorted(sizes.items()):
+                            w.writerow([cfg, var, r, s, us])
     elif os.path.exists(os.path.join(d, "osu.csv")):  # no raw outputs (a results folder keeps the CSV only)
         for row in csv.DictReader(open(os.path.join(d, "osu.csv"))):
             runs.setdefault((row["config"], row["variant"]), {}).setdefault(int(row["round"]), {})[
@@ -92,6 +99,8 @@ def main(d):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    pure = args[:1] == ["--pure"]
+    if len(args) != 1 + pure:
         sys.exit(__doc__)
-    main(sys.argv[1])
+    main(args[-1], PURE_COMM if pure else 1)
