@@ -19,9 +19,9 @@ from collections import defaultdict
 CLASSIC = ("native", "rdb", "ring", "rabenseifner", "hring")
 ORDER = ("straggler", "late", "random", "balanced")
 COLORS = {"native": "#9400d3", "rdb": "#8c564b", "ring": "#009e73", "rabenseifner": "#56b4e9", "hring": "#0072b2",
-          "relay": "#e69f00", "auto": "#f0e442"}
+          "relay": "#e69f00", "hrelay": "#d55e00", "slt": "#cc79a7", "auto": "#f0e442"}
 NAMES = {"native": "MPI's own", "rdb": "recursive doubling", "ring": "ring", "rabenseifner": "Rabenseifner",
-         "hring": "HRING", "relay": "RELAY", "auto": "auto"}
+         "hring": "HRING", "relay": "RELAY", "hrelay": "HRELAY", "slt": "SLT", "auto": "auto"}
 
 
 def draw(png, cases, algs, med, elb):
@@ -67,7 +67,7 @@ def main(path, png=None):
             ratio[case, alg].append(float(row["ebar_over_elb"]))
             elbs[case].append(float(row["elb_us"]) / 1000)
     cases = sorted({c for c, _ in ebar}, key=lambda c: ORDER.index(c) if c in ORDER else 9)
-    algs = [a for a in ("native", "rdb", "ring", "rabenseifner", "hring", "relay", "auto") if any((c, a) in ebar for c in cases)]
+    algs = [a for a in NAMES if any((c, a) in ebar for c in cases)]
     print("| pattern | " + " | ".join(algs) + " | best classic / best |")
     print("|---|" + "---|" * (len(algs) + 1))
     for c in cases:
