@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+import repo_check
+
 SECTION = "## Unmodified programs: the drop-in libpat_mpi"
 C_DEF = re.compile(r"^int\s+(MPIX?_[A-Z][a-z_]*)\s*\(", re.MULTILINE)
 PERSISTENT_DEF = re.compile(r"^int\s+PERSISTENT_NAME\((\w+)\)\s*\(", re.MULTILINE)
@@ -103,18 +105,10 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-    problems = check(root)
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check_dropin_list: {len(problems)} problem(s)")
-        return 1
-    names, _, _ = defined(root)
-    print(f"check_dropin_list: README.md names the drop-in's {len(names)} functions, each bound from Fortran too")
-    return 0
+    return repo_check.run(
+        "check_dropin_list", check, self_test,
+        lambda n: f"{n} problem(s)",
+        lambda root: f"README.md names the drop-in's {len(defined(root)[0])} functions, each bound from Fortran too")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+import repo_check
+
 # layer folder -> project header folders (or single headers) it may include; "pat.h" is the public API
 # An entry names a folder of headers ("algorithms" admits "algorithms/sched/..." too) or one header.
 ALLOWED = {
@@ -155,17 +157,10 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
-    problems = check(os.path.abspath(root))
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check_layers: {len(problems)} violation(s)")
-        return 1
-    print("check_layers: every layer includes only what it may")
-    return 0
+    return repo_check.run(
+        "check_layers", check, self_test,
+        lambda n: f"{n} violation(s)",
+        lambda root: "every layer includes only what it may")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 
+import repo_check
+
 LIBRARY = ("include", "algorithms", "pat", "src")
 SOURCE_EXT = (".c", ".h", ".f90", ".F90")
 LISTED_DIRS = ("bench", "tests")
@@ -110,17 +112,10 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-    problems = check(root)
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check_layout: {len(problems)} problem(s): docs/layout.md and the tree disagree")
-        return 1
-    print("check_layout: docs/layout.md lists every library file and every bench/ and tests/ folder")
-    return 0
+    return repo_check.run(
+        "check_layout", check, self_test,
+        lambda n: f"{n} problem(s): docs/layout.md and the tree disagree",
+        lambda root: "docs/layout.md lists every library file and every bench/ and tests/ folder")
 
 
 if __name__ == "__main__":

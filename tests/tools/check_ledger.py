@@ -19,6 +19,8 @@ import re
 import subprocess
 import sys
 
+import repo_check
+
 MAX_LINES = 600
 MAX_FOLDERS = 15
 MAX_WHAT_IT_IS = 25
@@ -145,18 +147,11 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-    problems = check(root)
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check_ledger: {len(problems)} limit(s) broken")
-        return 1
-    print(f"check_ledger: BENCHMARKS.md, bench/results ({len(result_folders(root))} folders) and README's "
-          "\"What it is\" keep their limits")
-    return 0
+    return repo_check.run(
+        "check_ledger", check, self_test,
+        lambda n: f"{n} limit(s) broken",
+        lambda root: f"BENCHMARKS.md, bench/results ({len(result_folders(root))} folders) and README's "
+                     "\"What it is\" keep their limits")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+import repo_check
+
 LIBRARY = ["algorithms", "pat", "src/exec", "src/model", "src/decide", "src/runtime", "src/fortran"]
 DEFINITION = re.compile(r"^\s*(?:int|double)\s+(MPI_[A-Za-z_]+)\s*\(", re.M)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -78,14 +80,10 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
-    problems = check(root)
-    for p in problems:
-        print(p)
-    print(f"check_pmpi: {len(problems)} call(s) of interposed MPI functions in the library")
-    return 1 if problems else 0
+    return repo_check.run(
+        "check_pmpi", check, self_test,
+        lambda n: f"{n} call(s) of interposed MPI functions in the library",
+        lambda root: "0 call(s) of interposed MPI functions in the library")
 
 
 if __name__ == "__main__":

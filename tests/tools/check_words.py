@@ -24,6 +24,8 @@ import re
 import subprocess
 import sys
 
+import repo_check
+
 PERIOD = "ses" + "sion"
 
 # the stems of the ordinals 4th-19th; then 20th, 30th and 21st-29th
@@ -132,17 +134,10 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
-    problems = check(os.path.abspath(root))
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check_words: {len(problems)} hit(s): name subjects, dates and commits, not work periods")
-        return 1
-    print("check_words: no file names a work period")
-    return 0
+    return repo_check.run(
+        "check_words", check, self_test,
+        lambda n: f"{n} hit(s): name subjects, dates and commits, not work periods",
+        lambda root: "no file names a work period")
 
 
 if __name__ == "__main__":
