@@ -16,9 +16,11 @@
  *                              PMPI_Allgather itself for the native algorithm and
  *                              inter-communicators).
  *   MPI_Allgatherv             the same with PMPI_Allgatherv and PAT_Allgatherv.
- *   MPI_Iallgather(v)          PAT_Iallgather(v): a request MPI's own MPI_Wait,
- *                              MPI_Test... complete (PMPI_Iallgather(v) inside
- *                              for what libpat leaves to MPI).
+ *   MPI_Iallgather(v)          PMPI_Iallgather(v) where the gate says every
+ *                              non-blocking all-gather is MPI's own (no
+ *                              background thread, or native: through.h), else
+ *                              PAT_Iallgather(v): a request MPI's own MPI_Wait,
+ *                              MPI_Test... complete.
  *   MPI_(I)allreduce           PMPI_(I)allreduce where the gate says the call is
  *                              MPI's own whatever its arguments (PAT_ALLREDUCE
  *                              auto or native: through.h), else PAT_(I)allreduce.
@@ -220,7 +222,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int dropin_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  if (!pat_on || inside) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  if (!pat_on || inside || pat_iallgather_through(comm, 0))
+    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   inside = 1;
   int rc = PAT_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   inside = 0;
@@ -230,7 +233,7 @@ int dropin_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                        MPI_Request *request) {
-  if (!pat_on || inside)
+  if (!pat_on || inside || pat_iallgather_through(comm, 1))
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   inside = 1;
   int rc = PAT_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);

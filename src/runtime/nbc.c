@@ -34,6 +34,7 @@
 #include "runtime/process.h"
 #include "runtime/report.h"
 #include "runtime/report_nbc.h"
+#include "runtime/through.h"
 
 static _Thread_local int last_alg = PAT_ALG_NATIVE;
 int pat_nbc_last_alg(void) { return last_alg; }
@@ -107,26 +108,21 @@ static void count_own(MPI_Comm comm, int inter, const void *sendbuf, int sendcou
   pat_report_nbc_count("non-blocking", "mpi-own", P, (long long)size * sendcount);
 }
 
-/* Does every non-blocking all-gather(v) of the process go to MPI's own
- * (native, or no background thread: a one-node job under auto), so that
- * this call goes straight there, its arguments MPI's to check?  An
- * all-gatherv of a single process is copied here (copy_single), and
- * PAT_REPORT counts every call: those take the whole path.  What it saves
- * is the entry's questions to MPI (is comm an inter-communicator, its size,
- * the type's size): on one node libpat's share of a 1-byte call's CPU went
- * from 6% to 4% (perf, P = 2). */
-static int straight_to_mpi(const pat_call_args *c) {
+/* The gate of through.h; PAT_Iallgather(v) take it first too.  What it
+ * saves is the entry: its questions to MPI (is comm an inter-communicator,
+ * its size, the type's size) and, under the drop-in, the call's arguments
+ * made up and the re-entry flag set and cleared. */
+int pat_iallgather_through(MPI_Comm comm, int gatherv) {
   if (!pat_proc.initialized || !pat_nbc_runs_mpi_own() || pat_report_on) return 0;
-  if (!c->gatherv) return 1;
+  if (!gatherv) return 1;
   int P = 0;
-  return c->comm != MPI_COMM_NULL && MPI_Comm_size(c->comm, &P) == MPI_SUCCESS && P > 1;
+  return comm != MPI_COMM_NULL && MPI_Comm_size(comm, &P) == MPI_SUCCESS && P > 1;
 }
-
 
 /* PAT_Iallgather(v): c holds the call (counts and displs an all-gatherv's). */
 static int iallgather(const pat_call_args *c, MPI_Request *request) {
   int inter = 0, alg = PAT_ALG_NATIVE, P = 1;
-  if (straight_to_mpi(c)) {
+  if (pat_iallgather_through(c->comm, c->gatherv)) {
     last_alg = PAT_ALG_NATIVE;
     return pat_mpi_own_result(pat_nbc_post_mpi_own(c, request), c->name);
   }

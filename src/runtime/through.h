@@ -32,6 +32,13 @@ int pat_allgather_through(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int pat_allgatherv_through(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 
+/* 1: every non-blocking all-gather(v) of the process is MPI's own (no
+ * background thread, as on one node under auto, or PAT_ALG=native) and
+ * PAT_REPORT does not count them: run PMPI_Iallgather(v) now; 0: take
+ * PAT_Iallgather(v).  An all-gatherv of one process is libpat's (its block
+ * is copied: MPICH 4.0's own ignores its displacement).  nbc.c defines it. */
+int pat_iallgather_through(MPI_Comm comm, int gatherv);
+
 /* 1: an all-reduce with op runs the MPI library's own whatever its other
  * arguments (PAT_ALLREDUCE auto or native, no background thread, a
  * user-defined op): run PMPI_(I)allreduce now; 0: take PAT_(I)allreduce.
