@@ -17,8 +17,10 @@
  *
  * Any thread may call these: they read the calling thread's lookup and
  * counters, and a communicator's state that MPI's rules keep from changing
- * while a collective on it is being called.  call.c and callv.c define
- * them, beside the calls they shorten.
+ * while a collective on it is being called.  call.c, callv.c, nbc.c and
+ * allreduce.c define them, beside the calls they shorten; the non-blocking
+ * and all-reduce gates ask no question of the communicator, only of the
+ * process's settings (and an all-gatherv's of its size).
  */
 #ifndef PAT_THROUGH_H
 #define PAT_THROUGH_H
