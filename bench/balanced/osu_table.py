@@ -12,7 +12,7 @@ without raw/, reads the DIR/osu.csv a results folder keeps); prints markdown.
 usage: osu_table.py DIR
        osu_table.py --pure DIR   (osu_iallgather(v): the "Pure Comm." column, the post and the wait
                                  alone, instead of "Overall", whose compute and tests OSU times
-                                 too; the table only, osu.csv is left as it is)
+                                 too; its CSV is DIR/osu-pure.csv)
 """
 import csv
 import glob
@@ -47,17 +47,17 @@ def main(d, column=1):
         m = re.match(r"(.+?)-([a-z0-9]+)-(\d+)\.txt$", os.path.basename(f))
         if m:
             runs.setdefault((m.group(1), m.group(2)), {})[int(m.group(3))] = parse(f, column)
+    table = os.path.join(d, "osu.csv" if column == 1 else "osu-pure.csv")
     if runs:
-        if column == 1:  # the CSV keeps OSU's first column
-            with open(os.path.join(d, "osu.csv"), "w", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(["config", "variant", "round", "size", "avg_us"])
-                for (cfg, var), rounds in sorted(runs.items()):
-                    for r, sizes in sorted(rounds.items()):
-                        for s, us in sorted(sizes.items()):
-                            w.writerow([cfg, var, r, s, us])
-    elif os.path.exists(os.path.join(d, "osu.csv")):  # no raw outputs (a results folder keeps the CSV only)
-        for row in csv.DictReader(open(os.path.join(d, "osu.csv"))):
+        with open(table, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["config", "variant", "round", "size", "avg_us"])
+            for (cfg, var), rounds in sorted(runs.items()):
+                for r, sizes in sorted(rounds.items()):
+                    for s, us in sorted(sizes.items()):
+                        w.writerow([cfg, var, r, s, us])
+    elif os.path.exists(table):  # no raw outputs (a results folder keeps the CSV only)
+        for row in csv.DictReader(open(table)):
             runs.setdefault((row["config"], row["variant"]), {}).setdefault(int(row["round"]), {})[
                 int(row["size"])] = float(row["avg_us"])
     rng = random.Random(1)
