@@ -91,7 +91,8 @@ int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  * thread runs its schedule while the caller goes on, without the
  * application calling MPI (relay and hrelay start ahead of a call whose
  * blocks are the last call's); under auto, blocks of 64 KiB or more over
- * several nodes run relay or hrelay so, smaller ones MPI's own; under
+ * several nodes run relay or hrelay so (relay or direct, by measurement,
+ * with a node per rank), smaller ones MPI's own; under
  * native, on inter-communicators and without the background thread, the
  * MPI library's own MPI_Iallgather(v) runs (docs/usage.md). */
 int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

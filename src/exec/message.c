@@ -61,7 +61,8 @@ void pat_exec_set_tag_ub(int tag_ub) {
   tag_span = span >= 1024 ? (int)(span > (1 << 24) ? (1 << 24) : span) : 32768 / PAT_TAG_GENS;
 }
 
-int pat_tag(int gen, int step) { return gen * tag_span + step % tag_span; }
+int pat_tag(int gen, int step) { return gen * tag_span + step % (tag_span - 1); }
+int pat_tag_stamp(int gen) { return gen * tag_span + tag_span - 1; }
 int pat_tag_generation(int tag) { return tag / tag_span; }
 int pat_tag_plan_gen(long long seq) { return (int)(seq % (PAT_TAG_PLAN_GENS / 2)) * 2; }
 

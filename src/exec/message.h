@@ -22,6 +22,8 @@
  *  - classic schedules use PAT_TAG_GEN_CLASSIC;
  *  - the handshake that retires a freed communicator uses PAT_TAG_GEN_FIN.
  * A communicator's arrival exchange has a channel of its own (runtime/comm.h).
+ * The last tag of each generation is no step's: a non-blocking call's
+ * stamps (runtime/nbc_stamps.h) go with its messages under it.
  */
 #define PAT_TAG_GENS 32
 #define PAT_TAG_GEN_CLASSIC (PAT_TAG_GENS - 1)
@@ -29,6 +31,7 @@
 #define PAT_TAG_PLAN_GENS (PAT_TAG_GENS - 2)
 void pat_exec_set_tag_ub(int tag_ub);
 int pat_tag(int gen, int step);
+int pat_tag_stamp(int gen);
 int pat_tag_generation(int tag);
 /* The generation pair of the plans of exchange number seq: its even member. */
 int pat_tag_plan_gen(long long seq);

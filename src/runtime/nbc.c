@@ -11,9 +11,11 @@
  *    computes and its own block leaves it once;
  *  - auto, with the background thread: blocks of PAT_NBC_AUTO_MIN_BLOCK
  *    bytes or more (an all-gatherv's mean) on a communicator over several
- *    nodes run RELAY where every rank has a node of its own, HRELAY where
- *    ranks share them (the same on every rank: the world's node map);
- *    smaller blocks, and a communicator on one node, MPI's own;
+ *    nodes run RELAY where every rank has a node of its own (at P > 2
+ *    RELAY or DIRECT, measured against each other at the call's start:
+ *    decide/nbc_choice.h), HRELAY where ranks share them (the same on every
+ *    rank: the world's node map); smaller blocks, and a communicator on
+ *    one node, MPI's own;
  *  - native, an inter-communicator, or no background thread (MPI without
  *    MPI_THREAD_MULTIPLE, PAT_THREAD=0, a one-node job under auto): the
  *    MPI library's own MPI_Iallgather(v);
@@ -165,7 +167,9 @@ static int iallgather(const pat_call_args *c, MPI_Request *request) {
                    : MPI_SUCCESS;
     return rc == MPI_SUCCESS ? completed(c->comm, request) : pat_fail(rc, "%s: cannot copy the block", c->name);
   }
-  pat_nbc_call q = {.u = *c, .P = P, .alg = alg, .moves_data = total > 0};
+  /* auto's RELAY (a node per rank) measured against DIRECT; at P = 2 they move the same */
+  int measured = pat_proc.alg == PAT_ALG_AUTO && alg == PAT_ALG_RELAY && P > 2;
+  pat_nbc_call q = {.u = *c, .P = P, .alg = alg, .moves_data = total > 0, .measured = measured};
   return pat_nbc_post(&q, request);
 }
 

@@ -8,11 +8,13 @@
 #include <time.h>
 
 #include "algorithms/algorithms.h"
+#include "decide/nbc_choice.h"
 #include "exec/executor.h"
 #include "pat/clock.h"
 #include "runtime/channels.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
+#include "runtime/nbc_stamps.h"
 #include "runtime/run.h"
 #include "runtime/process.h"
 #include "runtime/report.h"
@@ -38,7 +40,12 @@ typedef struct nbc_op {
   int64_t *bytes; /* every block's bytes (P) */
   int ahead;      /* its blocks are the previous call's: a run may have started ahead of it (run.h) */
   pat_run *run; /* under nbc_lock; NULL until started (by its posting thread, or the background thread) */
+  int run_done;  /* its run finished (its stamps may still be on their way) */
   int finished;  /* its run finished in its posting thread's first step: the pass only completes it */
+  /* auto's measured choice (decide/nbc_choice.h): its candidate, its stamps, when it finished here */
+  int measured, cand, cls;
+  pat_nbc_stamps stamps;
+  int64_t t_end;
   /* what the application's request sees */
   MPI_Request greq;
   int rc;   /* set before MPI_Grequest_complete, read by the query function */
@@ -76,6 +83,12 @@ struct pat_nbc_context {
   int hint_alg;       /* a persistent call's next round (pat_nbc_hint): what to start ahead, -1: the last call's */
   pat_run *pre;       /* a run started ahead of call number `posted`, or NULL */
   pat_run *cancelled; /* runs given up, until MPI lets their requests go */
+  /* auto's measured calls (the background thread's, or the posting thread's under nbc_lock): the
+   * samples every rank holds alike, per size class, and this rank's time of the last one (-1: none),
+   * its candidate and class */
+  pat_nbc_choice choice[PAT_NBC_CLASSES];
+  int64_t took_ns;
+  int took_cand, took_cls;
 };
 
 /* A request whose completion is signalled (pat_nbc_watch). */
@@ -215,6 +228,9 @@ static int make_context(pat_comm_state *cs, int own, nbc_comm **out) {
   ctx->agree_req = MPI_REQUEST_NULL;
   ctx->sig_alg = ctx->hint_alg = -1;
   ctx->own = own;
+  for (int c = 0; c < PAT_NBC_CLASSES; c++) pat_nbc_choice_init(&ctx->choice[c]);
+  ctx->took_ns = -1;
+  ctx->took_cand = ctx->took_cls = -1;
   int rc = MPI_SUCCESS;
   if (!(ctx->sig = malloc((size_t)P * sizeof *ctx->sig)) ||
       !(ctx->channels = malloc((size_t)P * sizeof *ctx->channels)) ||
@@ -333,6 +349,7 @@ static void take_number(nbc_comm *ctx, nbc_op *op) {
   op->ahead = pat_run_plans_ahead(op->alg) && ctx->sig_alg == op->alg && !memcmp(ctx->sig, op->bytes, sig_bytes);
   ctx->sig_alg = op->alg;
   memcpy(ctx->sig, op->bytes, sig_bytes);
+  if (!op->measured && !ctx->own) ctx->hint_alg = -1; /* a measured call's choice is for measured calls */
 }
 
 static void start_op(nbc_op *op);
@@ -343,8 +360,9 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request) {
   if (!op) return pat_fail(MPI_ERR_NO_MEM, "out of memory");
   op->refs = 2;
   op->alg = c->alg;
+  op->measured = c->measured;
   op->tracing = pat_timeline_on();
-  if (op->tracing || pat_report_on) op->t_post = pat_clock_global_ns();
+  if (op->tracing || pat_report_on || op->measured) op->t_post = pat_clock_global_ns();
   int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->greq);
   if (rc != MPI_SUCCESS) {
     free(op);
@@ -578,6 +596,14 @@ static pat_run_where where(const nbc_comm *ctx, long long seq, int ahead, int al
  * blocks differ, on every rank alike: no rank sends into it). */
 static void start_op(nbc_op *op) {
   nbc_comm *ctx = op->ctx;
+  if (op->measured) { /* every earlier call of ctx is done here: its samples are in (progress_context) */
+    long long total = 0;
+    for (int r = 0; r < op->P; r++) total += op->bytes[r];
+    op->cls = pat_nbc_choice_class(total);
+    op->cand = pat_nbc_choice_take(&ctx->choice[op->cls]);
+    op->alg = op->cand == PAT_NBC_AWARE ? PAT_ALG_RELAY : PAT_ALG_DIRECT;
+    op->ahead = op->ahead && pat_run_plans_ahead(op->alg);
+  }
   if (op->ahead && ctx->pre && ctx->pre->seq == op->seq) {
     op->run = ctx->pre;
     ctx->pre = NULL;
@@ -593,6 +619,11 @@ static void start_op(nbc_op *op) {
     pat_run_where w = where(ctx, op->seq, op->ahead, op->alg);
     pat_run_start(op->run, &w, op->bytes, &op->u);
   }
+  if (op->measured) {
+    pat_run_where w = where(ctx, op->seq, op->ahead, op->alg);
+    int rc = pat_nbc_stamps_post(&op->stamps, &w, op->t_post, ctx->took_ns);
+    if (rc != MPI_SUCCESS && op->rc == MPI_SUCCESS) op->rc = rc;
+  }
   if (op->t_post) {
     op->t_start = pat_clock_global_ns();
     op->trace_bytes = (long long)op->bytes[ctx->cs->base.rank]; /* its run records its ops (run.h) */
@@ -602,9 +633,29 @@ static void start_op(nbc_op *op) {
 /* Progress one call; 1 once it is finished (op->rc its result). */
 static int step_op(nbc_op *op) {
   if (op->finished || !op->run) return 1; /* no memory for its run: op->rc says so */
-  if (!pat_run_step(op->run)) return 0;
-  if (op->rc == MPI_SUCCESS) op->rc = op->run->rc;
+  if (!op->run_done) {
+    if (!pat_run_step(op->run)) return 0;
+    op->run_done = 1;
+    if (op->rc == MPI_SUCCESS) op->rc = op->run->rc;
+  }
+  if (op->measured && !pat_nbc_stamps_test(&op->stamps, &op->rc)) return 0;
+  if (op->measured) op->t_end = pat_clock_global_ns();
   return 1;
+}
+
+/* A measured call finished here: the samples it brought (every rank's time
+ * of the measured call before it) go to the choice, alike on every rank,
+ * and what the next one will run decides whether a run starts ahead of it. */
+static void measured_done(nbc_comm *ctx, nbc_op *op) {
+  double took = pat_nbc_stamps_took(&op->stamps);
+  if (took >= 0 && ctx->took_cand >= 0) pat_nbc_choice_add(&ctx->choice[ctx->took_cls], ctx->took_cand, took);
+  int64_t last_post = pat_nbc_stamps_last_post(&op->stamps);
+  ctx->took_ns = op->t_end > last_post ? op->t_end - last_post : 0;
+  ctx->took_cand = op->cand;
+  ctx->took_cls = op->cls;
+  /* the next call's blocks, where a run started ahead serves it, are this one's */
+  ctx->hint_alg = pat_nbc_choice_peek(&ctx->choice[op->cls]) == PAT_NBC_AWARE ? PAT_ALG_RELAY : PAT_ALG_DIRECT;
+  pat_nbc_stamps_free(&op->stamps);
 }
 
 /* The finished call's op lines, kept for free_fn (no memory: no timeline). */
@@ -625,6 +676,7 @@ static void release_run(nbc_op *op) {
     free(op->run);
     op->run = NULL;
   }
+  pat_nbc_stamps_free(&op->stamps);
   free_op_args(op);
 }
 
@@ -666,11 +718,13 @@ static void progress_context(nbc_comm *ctx, nbc_op **done) {
     nbc_op *next = op->next;
     if (!op->run && op->rc == MPI_SUCCESS && ctx->failed) op->rc = ctx->failed;
     if (!op->run && op->rc == MPI_SUCCESS) {
-      /* call s shares its tags with call s - NBC_GENS: that one must be done here */
-      if (op->seq >= ctx->head->seq + NBC_GENS) break;
+      /* call s shares its tags with call s - NBC_GENS: that one must be done here; a measured call's
+       * choice needs the samples of every call before it */
+      if (op->seq >= ctx->head->seq + NBC_GENS || (op->measured && op != ctx->head)) break;
       start_op(op);
     }
     if (step_op(op)) {
+      if (op->measured && op->rc == MPI_SUCCESS) measured_done(ctx, op);
       if (prev)
         prev->next = next;
       else

@@ -45,6 +45,7 @@ typedef struct pat_nbc_call {
   int P;
   int alg;        /* an algorithm with a schedule (it runs in the background) */
   int moves_data; /* 0: nothing to move on any rank (every count 0): completes at once */
+  int measured;   /* auto's RELAY: RELAY or DIRECT, chosen at its start by measurement (decide/nbc_choice.h) */
 } pat_nbc_call;
 
 /* Do the non-blocking all-gathers of a communicator of several processes

@@ -17,10 +17,12 @@ static inline int nbc_alg_index(const char *name) {
   return -1;
 }
 
-/* Calls that ran the setting's schedule: auto's (blocks of 64 KiB and more) run RELAY or HRELAY. */
+/* Calls that ran the setting's schedule: auto's (blocks of 64 KiB and more) run RELAY or DIRECT (measured
+ * against each other, decide/nbc_choice.h), or HRELAY. */
 static inline long long nbc_ran_by(const char *alg) {
   if (strcmp(alg, "auto") != 0) return pat_nbc_completed_by(nbc_alg_index(alg));
-  return pat_nbc_completed_by(nbc_alg_index("relay")) + pat_nbc_completed_by(nbc_alg_index("hrelay"));
+  return pat_nbc_completed_by(nbc_alg_index("relay")) + pat_nbc_completed_by(nbc_alg_index("direct")) +
+         pat_nbc_completed_by(nbc_alg_index("hrelay"));
 }
 
 #endif

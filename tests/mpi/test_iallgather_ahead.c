@@ -13,7 +13,9 @@
  * communicator the application frees while a run is started ahead of a
  * call that never comes.  Checks that runs were started ahead and taken
  * over by their calls (libpat's counters) and that every call ran the
- * algorithm's schedule.
+ * algorithm's schedule; under auto with a node per rank, where RELAY and
+ * DIRECT are measured against each other (decide/nbc_choice.h), that both
+ * ran and every rank ran each as often.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,29 @@ static int loop(const char *alg, MPI_Comm comm, int vee) {
   return size > 1 ? ITERS : 0;
 }
 
+/* loop() on comm, adding the calls that ran RELAY and DIRECT to on_comm. */
+static int loop_on_comm(const char *alg, MPI_Comm comm, int vee, long long on_comm[2]) {
+  long long relay = pat_nbc_completed_by(nbc_alg_index("relay"));
+  long long direct = pat_nbc_completed_by(nbc_alg_index("direct"));
+  int calls = loop(alg, comm, vee);
+  on_comm[0] += pat_nbc_completed_by(nbc_alg_index("relay")) - relay;
+  on_comm[1] += pat_nbc_completed_by(nbc_alg_index("direct")) - direct;
+  return calls;
+}
+
+/* auto, a node per rank, P > 2: RELAY and DIRECT measured against each other (decide/nbc_choice.h),
+ * each call's choice the same on every rank (a call the ranks ran differently would have hung or
+ * failed its check), both tried: the counts every rank ran are the same. */
+static void chose_alike(const long long on_comm[2]) {
+  long long low[2], high[2];
+  MPI_Allreduce(on_comm, low, 2, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(on_comm, high, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(low[0] == high[0] && low[1] == high[1], "auto: RELAY ran %lld-%lld, DIRECT %lld-%lld calls on the ranks",
+        low[0], high[0], low[1], high[1]);
+  CHECK(on_comm[0] >= 2 && on_comm[1] >= 1 && on_comm[0] + on_comm[1] == 3 * ITERS,
+        "auto: %lld RELAY and %lld DIRECT of %d calls", on_comm[0], on_comm[1], 3 * ITERS);
+}
+
 int main(int argc, char **argv) {
   int P;
   test_init(&argc, &argv, &rank, &P, NULL);
@@ -112,22 +137,27 @@ int main(int argc, char **argv) {
     MPI_Comm comm, freed;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     if (!strcmp(alg, "auto") && P > 1) small_blocks_are_mpi_own(comm);
-    long long expected = loop(alg, comm, 0);
-    expected += loop(alg, comm, 1);
+    long long on_comm[2] = {0, 0}; /* RELAY's and DIRECT's calls on comm */
+    long long expected = loop_on_comm(alg, comm, 0, on_comm);
+    expected += loop_on_comm(alg, comm, 1, on_comm);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, P - rank, &freed); /* reversed ranks */
     expected += loop(alg, freed, 0);
     MPI_Comm_free(&freed); /* a run started ahead on it is given up */
-    expected += loop(alg, comm, 0); /* comm is left to MPI_Finalize, with a run started ahead on it */
+    expected += loop_on_comm(alg, comm, 0, on_comm); /* comm is left to MPI_Finalize, with a run started ahead on it */
     started = pat_nbc_ahead_started() - started;
     adopted = pat_nbc_ahead_adopted() - adopted;
     queued = pat_nbc_queued_calls() - queued;
     ran = nbc_ran_by(alg) - ran;
     if (rank == 0)
-      printf("%s: %lld calls queued, %lld runs started ahead, %lld taken over\n", alg, queued, started, adopted);
-    if (P > 1) {
-      /* each loop's calls but the first and the first of the new size: most of them took over a run
-       * started ahead (the background thread starts one once the last call is done) */
+      printf("%s: %lld calls queued, %lld runs started ahead, %lld taken over, %lld RELAY, %lld DIRECT\n", alg, queued,
+             started, adopted, pat_nbc_completed_by(nbc_alg_index("relay")),
+             pat_nbc_completed_by(nbc_alg_index("direct")));
+    int measured = !strcmp(alg, "auto") && P > 2 && pat_nbc_node_count(comm) == P; /* else HRELAY */
+    if (measured) chose_alike(on_comm);
+    else if (P > 1) /* each loop's calls but the first and the first of the new size: most of them took over a
+                     * run started ahead (the background thread starts one once the last call is done) */
       CHECK(adopted >= 2 * ITERS, "alg=%s: %lld of the calls took over a run started ahead", alg, adopted);
+    if (P > 1) {
       CHECK(started >= adopted, "alg=%s: %lld runs started ahead, %lld taken over", alg, started, adopted);
       CHECK(queued == expected && ran == queued, "alg=%s: %lld calls queued, %lld ran its schedule", alg, queued, ran);
     }

@@ -39,7 +39,7 @@ PURE = {"algorithms/sched", "algorithms", "src/model", "src/decide"}
 RUNTIME_ORDER = [
     "errors", "args", "settings", "process", "bind", "wakeup", "stats", "timeline", "round_trace", "wait_nap", "netparams",
     "channels",                               # libpat's duplicates of world, every communicator it makes
-    "comm_base", "run", "plan", "retire", "report", "report_nbc",  # the parts of a communicator's state
+    "comm_base", "run", "nbc_stamps", "plan", "retire", "report", "report_nbc",  # the parts of a communicator's state
     "comm",                                   # the state itself: identity, lock, registry, lifecycle
     "decisions",                              # the decision log (reads the state)
     "debug", "arrivals", "nbc_queue", "background", "finalize_hook", "through", "call", "callv", "nbc", "allreduce", "persist", "runtime",
