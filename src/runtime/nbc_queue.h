@@ -101,7 +101,8 @@ int pat_nbc_routable(MPI_Comm comm, int P);
 /* The nodes comm's ranks are on (pat_comm_node_count), from the map its
  * context keeps once it had a call. */
 int pat_nbc_node_count(MPI_Comm comm);
-/* What this thread's last PAT_Iallgather(v) ran (PAT_ALG_NATIVE: MPI's own). */
+/* What this thread's last PAT_Iallgather(v) ran (PAT_ALG_NATIVE: MPI's own; for a measured call,
+ * RELAY, which its start may turn into DIRECT). */
 int pat_nbc_last_alg(void);
 /* This thread's PAT_Iallgather(v) calls are persistent starts (on) or not:
  * PAT_REPORT counts those it passes to MPI's own as starts, not calls. */
