@@ -2,6 +2,7 @@
 #include "decide/allreduce_choice.h"
 
 #include "algorithms/allreduce.h"
+#include "decide/explore.h"
 
 const int pat_ared_choice_candidates[PAT_ARED_CHOICE_N] = {PAT_ARED_NATIVE, PAT_ARED_RING, PAT_ARED_RABENSEIFNER,
                                                            PAT_ARED_RELAY};
@@ -42,10 +43,7 @@ void pat_ared_choice_init(pat_ared_choice *c, unsigned skip, int64_t rabenseifne
 }
 
 int pat_ared_choice_class(int64_t bytes) {
-  if (bytes < PAT_ARED_CHOICE_MIN_BYTES) return -1;
-  int k = 0;
-  while (k + 1 < PAT_ARED_CHOICE_CLASSES && (bytes >> (k + 1)) > 0) k++;
-  return k;
+  return bytes < PAT_ARED_CHOICE_MIN_BYTES ? -1 : pat_size_class(bytes, PAT_ARED_CHOICE_CLASSES);
 }
 
 int pat_ared_choice_blocking(pat_ared_class *c, int *timed) {

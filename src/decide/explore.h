@@ -158,6 +158,15 @@ void pat_arms_add(pat_arms *a, int regime, int alg, double cost, double over_bou
 /* The median of the first n (1 .. PAT_ARM_SAMPLES) of v. */
 double pat_median_small(const double *v, int n);
 
+/* The size class of a call of `bytes` among `classes`: the power of two of its bytes, the largest
+ * sharing the last class (the measured choices keep their samples per class: the all-reduce's,
+ * allreduce_choice.h, and the non-blocking all-gather's, nbc_choice.h). */
+static inline int pat_size_class(int64_t bytes, int classes) {
+  int k = 0;
+  while (k + 1 < classes && (bytes >> (k + 1)) > 0) k++;
+  return k;
+}
+
 /* The median of alg's kept samples in the regime (s); 0 if it has none. */
 int pat_arms_cost(const pat_arms *a, int regime, int alg, double *cost);
 

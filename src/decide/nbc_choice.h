@@ -49,12 +49,7 @@ enum { PAT_NBC_AWARE = 0, PAT_NBC_PLAIN = 1, PAT_NBC_CANDIDATES = 2 };
  * blocks together): RELAY's contention is a matter of size (above), and a program that moves
  * several sizes on one communicator (a benchmark's sweep) must not compare one size's samples with
  * another's. */
-#define PAT_NBC_CLASSES 48
-static inline int pat_nbc_choice_class(long long bytes) {
-  int c = 0;
-  while (c < PAT_NBC_CLASSES - 1 && (bytes >> (c + 1)) > 0) c++;
-  return c;
-}
+#define PAT_NBC_CLASSES 48 /* pat_size_class(bytes, PAT_NBC_CLASSES) */
 
 typedef struct pat_nbc_choice {
   double cost[PAT_NBC_CANDIDATES][PAT_ARM_SAMPLES]; /* the last samples (s), a ring */
