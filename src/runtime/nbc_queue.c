@@ -599,11 +599,12 @@ static void start_op(nbc_op *op) {
   if (op->measured) { /* every earlier call of ctx is done here: its samples are in (progress_context) */
     long long total = 0;
     for (int r = 0; r < op->P; r++) total += op->bytes[r];
-    op->cls = pat_nbc_choice_class(total);
+    op->cls = pat_size_class(total, PAT_NBC_CLASSES);
     op->cand = pat_nbc_choice_take(&ctx->choice[op->cls]);
     op->alg = op->cand == PAT_NBC_AWARE ? PAT_ALG_RELAY : PAT_ALG_DIRECT;
     op->ahead = op->ahead && pat_run_plans_ahead(op->alg);
   }
+  pat_run_where w = where(ctx, op->seq, op->ahead, op->alg); /* the run's (a run started ahead had it too) */
   if (op->ahead && ctx->pre && ctx->pre->seq == op->seq) {
     op->run = ctx->pre;
     ctx->pre = NULL;
@@ -616,11 +617,9 @@ static void start_op(nbc_op *op) {
       op->rc = MPI_ERR_NO_MEM;
       return;
     }
-    pat_run_where w = where(ctx, op->seq, op->ahead, op->alg);
     pat_run_start(op->run, &w, op->bytes, &op->u);
   }
   if (op->measured) {
-    pat_run_where w = where(ctx, op->seq, op->ahead, op->alg);
     int rc = pat_nbc_stamps_post(&op->stamps, &w, op->t_post, ctx->took_ns);
     if (rc != MPI_SUCCESS && op->rc == MPI_SUCCESS) op->rc = rc;
   }
