@@ -6,7 +6,7 @@
 #   bfs:   graph500 BFS (scale 20) native against the drop-in, P = 8 hosts, interleaved pairs whose
 #          order alternates (as bench/bfs/run.sh);
 #   pers:  P = 8, N = 4M, maxDelay 50 ms: MPI's own non-blocking all-gather per start, libpat's
-#          persistent rounds chosen from the starts (relay) and blocking DIRECT, each alone in its launch;
+#          persistent RELAY (runs started ahead of each start) and blocking DIRECT, each alone in its launch;
 #   p16:   16 hosts x 1 rank, N = 1M, maxDelay 0 and 100 ms: native, ring, relay, auto alone each;
 #   probe: 4 hosts x 4 ranks (shared memory inside a host): one short launch (HRELAY, 3 calls);
 #   nodes: when the probe gave its row, that shape again: native, ring, hring, hrelay, auto alone each

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Persistent all-gathers on the emulated cluster (P = 8, 500 Mbit/s): per cell (N x maxDelay, no
 # compute after the start) one launch each of MPI's own non-blocking all-gather per start (native,
-# the baseline) and libpat's rounds chosen from the starts (PAT_ALG=relay) from this build and, with
-# OLD_MB=another pat-minibench, from that one, and with AUTO=1 auto (PAT_ALG=auto: MPI's own in the
-# rounds where the starts do not spread; with OLD_MB too, that build's auto as old-auto); the
+# the baseline) and libpat's persistent RELAY (PAT_ALG=relay) from this build and, with
+# OLD_MB=another pat-minibench, from that one, and with AUTO=1 auto (PAT_ALG=auto; with OLD_MB too,
+# that build's auto as old-auto); the
 # launches of a cell rotated from round to round.
 # Rows to OUT/persistent.csv (label round/N/delay/variant), then OUT/persistent.md: the median e-bar
 # per cell and variant, e/e_lb (the persistent bound), and each variant over native paired by round

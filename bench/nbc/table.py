@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 55's table from bench/nbc/run.sh's nbc.csv (labels N/delay/overlap%/mode): per cell, the mean
 e-bar (ms) of MPI's own non-blocking all-gather (native), libpat's schedules, and in the persistent
-launches libpat's rounds chosen from the starts (relay, auto as run) against MPI's own per start; e-bar over the
+launches libpat's persistent starts (relay, auto as run) against MPI's own per start; e-bar over the
 receive-port bound e_lb of the same arrivals (taken from the cell's overlap launch, whose elb column is
 that bound: it already lets a block reach its receiver before that one starts), and over the looser
 persistent bound the minibench reports in persistent mode. One launch per cell: no intervals.

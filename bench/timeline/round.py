@@ -7,7 +7,7 @@ src/runtime/round_trace.h), or check them (tests/mpi/timeline_check.sh).
     round.py PREFIX --call ID            a line per round of a persistent call
     round.py PREFIX --call ID --round N
     round.py PREFIX --nbc ID [--msgs]
-    round.py PREFIX --check rounds=6,ring=2,mpi-own=2,nbc=14 [--late]
+    round.py PREFIX --check relay=6,ring=2,mpi-own=2,nbc=14 [--late]
 
 A round, per rank, in ms from the earliest start: start (the rank's
 arrival; spread: the latest start - the earliest), done (the background
@@ -163,7 +163,7 @@ def check(ranks, spec, late):
         for (cid, n), t in d["rounds"].items():
             by_call.setdefault(cid, []).append(n)
             if t["what"] != "in-start" or cid not in call_what:
-                # rounds chosen from the starts (runtime/persist.c) mix RELAY with DIRECT or MPI's own
+                # auto's starts (runtime/persist.c) may mix RELAY with DIRECT or MPI's own
                 mixed = call_what.get(cid) == "rounds" or (
                     cid in call_what and {call_what[cid], t["what"]} <= CHOSEN and call_what[cid] != t["what"])
                 if call_what.get(cid, "in-start") not in ("in-start", t["what"]) and not mixed:
@@ -179,7 +179,7 @@ def check(ranks, spec, late):
                 errors.append(f"rank {r} round {cid}/{n}: no waited time (the test calls PAT_Waited)")
         for cid, ns in by_call.items():
             what = call_what[cid]
-            if late and what == "rounds" and P > 2:  # after a round with a late rank, RELAY started ahead
+            if late and what in ("rounds", "relay") and P > 2:  # after a round with a late rank, RELAY started ahead
                 errors += [f"rank {r} call {cid} round {n}: {d['rounds'][(cid, n)]['what']}, not relay"
                            for n in ns if n > 0 and d["rounds"][(cid, n)]["what"] != "relay"]
             if sorted(ns) != list(range(len(ns))):

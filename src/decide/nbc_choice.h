@@ -1,7 +1,7 @@
 /*
- * auto's choice for the non-blocking all-gathers that run libpat's
- * schedules (blocks of PAT_NBC_AUTO_MIN_BLOCK bytes or more on a
- * communicator of one rank a node, runtime/nbc.c), by measurement: RELAY,
+ * auto's choice for the non-blocking all-gathers and persistent starts that
+ * run libpat's schedules (blocks of PAT_NBC_AUTO_MIN_BLOCK bytes or more on
+ * a communicator of one rank a node, runtime/nbc.c), by measurement: RELAY,
  * started ahead of its call, against DIRECT (whole blocks from every rank at
  * its post, as MPI's own non-blocking all-gather moves them).  Pure: the
  * runtime (runtime/nbc_queue.c) times each call from the last rank's post

@@ -223,11 +223,6 @@ int pat_comm_node_count(MPI_Comm comm) {
   return H;
 }
 
-int pat_comm_one_rank_per_node(MPI_Comm comm) {
-  int P = 0;
-  return MPI_Comm_size(comm, &P) == MPI_SUCCESS && pat_comm_node_count(comm) == P; /* as many nodes as ranks */
-}
-
 pat_comm_state *pat_comm_find(MPI_Comm comm) {
   void *value;
   int found = 0;

@@ -94,10 +94,6 @@ int pat_comms_world_same_node(int a, int b);
 int pat_comms_world_nodes(void);
 /* The world's placement (model/placement.h), 0 before pat_comms_init. */
 uint64_t pat_comms_world_placement(void);
-/* Is every rank of comm on a node of its own (PAT_NODE_SIZE's nodes)?  The
- * same answer on every rank (the world map, no communication); 0 if it
- * cannot tell.  After pat_comms_init. */
-int pat_comm_one_rank_per_node(MPI_Comm comm);
 /* The number of nodes comm's ranks are on (the world map, no
  * communication; the same on every rank), 0 if it cannot tell. */
 int pat_comm_node_count(MPI_Comm comm);

@@ -80,7 +80,7 @@ struct pat_nbc_context {
   /* the last posted call's algorithm and blocks (sig, P entries; sig_alg -1: none yet), under nbc_lock */
   int sig_alg;
   int64_t *sig;
-  int hint_alg;       /* a persistent call's next round (pat_nbc_hint): what to start ahead, -1: the last call's */
+  int hint_alg;       /* what a measured call's next one will run (measured_done): what to start ahead, -1: the last call's */
   pat_run *pre;       /* a run started ahead of call number `posted`, or NULL */
   pat_run *cancelled; /* runs given up, until MPI lets their requests go */
   /* auto's measured calls (the background thread's, or the posting thread's under nbc_lock): the
@@ -94,14 +94,11 @@ struct pat_nbc_context {
 /* A request whose completion is signalled (pat_nbc_watch). */
 typedef struct watch {
   struct watch *next;
-  MPI_Request *requests;
-  int n;
+  MPI_Request request;
   MPI_Comm signal_comm;
   int tag;
   pat_round_trace *trace; /* PAT_TIMELINE: the persistent start's, or NULL */
   const char *what;
-  void (*done)(void *arg); /* called once they completed, with no lock held */
-  void *arg;
 } watch;
 
 static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -349,7 +346,7 @@ static void take_number(nbc_comm *ctx, nbc_op *op) {
   op->ahead = pat_run_plans_ahead(op->alg) && ctx->sig_alg == op->alg && !memcmp(ctx->sig, op->bytes, sig_bytes);
   ctx->sig_alg = op->alg;
   memcpy(ctx->sig, op->bytes, sig_bytes);
-  if (!op->measured && !ctx->own) ctx->hint_alg = -1; /* a measured call's choice is for measured calls */
+  if (!op->measured) ctx->hint_alg = -1; /* a measured call's choice is for measured calls */
 }
 
 static void start_op(nbc_op *op);
@@ -415,18 +412,13 @@ int pat_nbc_post_mpi_own(const pat_call_args *c, MPI_Request *request) {
                                       c->comm, request);
 }
 
-int pat_nbc_watch(const MPI_Request *requests, int n, MPI_Comm signal_comm, int tag, pat_round_trace *trace,
-                  const char *what, void (*done)(void *arg), void *arg) {
+int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_trace *trace, const char *what) {
   watch *w = malloc(sizeof *w);
-  MPI_Request *kept = w ? malloc((size_t)n * sizeof *kept) : NULL;
-  if (!kept) {
-    free(w);
+  if (!w) {
     free(trace);
     return MPI_ERR_NO_MEM;
   }
-  memcpy(kept, requests, (size_t)n * sizeof *kept);
-  *w = (watch){.requests = kept, .n = n, .signal_comm = signal_comm, .tag = tag, .trace = trace, .what = what,
-               .done = done, .arg = arg};
+  *w = (watch){.request = request, .signal_comm = signal_comm, .tag = tag, .trace = trace, .what = what};
   pthread_mutex_lock(&nbc_lock);
   w->next = watches;
   watches = w;
@@ -442,25 +434,6 @@ static nbc_comm *context_found(MPI_Comm comm) {
   return cs ? atomic_load(&cs->nbc) : NULL;
 }
 
-void pat_nbc_expect(MPI_Comm own, int alg, const int64_t *bytes) {
-  pthread_mutex_lock(&nbc_lock);
-  nbc_comm *ctx = context_found(own);
-  if (ctx) {
-    ctx->sig_alg = alg;
-    ctx->hint_alg = -1;
-    memcpy(ctx->sig, bytes, (size_t)ctx->cs->base.P * sizeof *ctx->sig);
-  }
-  pthread_mutex_unlock(&nbc_lock);
-}
-
-void pat_nbc_hint(MPI_Comm own, int alg) {
-  pthread_mutex_lock(&nbc_lock);
-  nbc_comm *ctx = context_found(own);
-  if (ctx) ctx->hint_alg = alg;
-  pthread_mutex_unlock(&nbc_lock);
-  pat_wakeup_ring();
-}
-
 int pat_nbc_held(MPI_Comm own) {
   pthread_mutex_lock(&nbc_lock);
   nbc_comm *ctx = context_found(own);
@@ -472,14 +445,13 @@ int pat_nbc_held(MPI_Comm own) {
 /* ---- the background thread ---- */
 
 /* Signal the watched requests that completed; 1 while some are left.
- * They go to *traced, their traces to be written and their done called
- * with no lock held. */
+ * They go to *traced, their traces to be written with no lock held. */
 static int progress_watches(watch **traced) {
   for (watch **link = &watches; *link;) {
     watch *w = *link;
     int flag = 0;
     /* a failed call completes too: its error is not carried by the signal (docs/usage.md) */
-    if (MPI_Testall(w->n, w->requests, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS) flag = 1;
+    if (MPI_Test(&w->request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 1;
     if (!flag) {
       link = &w->next;
       continue;
@@ -527,9 +499,7 @@ static int pass_watches(void) {
     watch *w = traced;
     traced = w->next;
     if (w->trace && pat_timeline_on()) pat_round_trace_write(w->trace, w->what);
-    if (w->done) w->done(w->arg);
     free(w->trace);
-    free(w->requests);
     free(w);
   }
   return busy;
@@ -680,7 +650,7 @@ static void release_run(nbc_op *op) {
 }
 
 /* Start a run ahead of the next call where the last one's algorithm (or
- * the one a persistent call's next round will run: pat_nbc_hint) runs
+ * the one a measured call's next one will run: measured_done) runs
  * ahead, nothing is in flight (so the next call's tags are free: call s
  * - NBC_GENS is done) and the application's communicator lives. */
 static void maybe_start_ahead(nbc_comm *ctx) {
@@ -846,8 +816,7 @@ void pat_nbc_stop(void) {
     watch *w = watches;
     watches = w->next;
     free(w->trace);
-    free(w->requests);
-    free(w); /* its done is not called: what it holds is left to MPI_Finalize with the requests */
+    free(w); /* its request is left to MPI_Finalize */
   }
   __atomic_store_n(&watching, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&nbc_lock);

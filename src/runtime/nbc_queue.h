@@ -62,26 +62,16 @@ int pat_nbc_post(const pat_nbc_call *c, MPI_Request *request);
  * own MPI_Iallgather(v); MPI's error code. */
 int pat_nbc_post_mpi_own(const pat_call_args *c, MPI_Request *request);
 
-/* When requests[0..n) (a non-blocking all-gather's, libpat's or MPI's
- * own, and what else its round waits for) complete, the background thread
- * sends an empty message with tag to this process in signal_comm: what
- * completes a persistent call's request (persist.c), then calls done(arg)
- * where done is not NULL, with no lock held.  trace (malloc'd, taken over;
- * NULL: none): the start's timeline, written as schedule `what` with its
- * done and signal times once it completed.  Returns an MPI error code. */
-int pat_nbc_watch(const MPI_Request *requests, int n, MPI_Comm signal_comm, int tag, pat_round_trace *trace,
-                  const char *what, void (*done)(void *arg), void *arg);
+/* When request (a persistent start's non-blocking call, libpat's or MPI's
+ * own) completes, the background thread sends an empty message with tag to
+ * this process in signal_comm: what completes a persistent call's request
+ * (persist.c).  trace (malloc'd, taken over; NULL: none): the start's
+ * timeline, written as schedule `what` with its done and signal times once
+ * it completed.  Returns an MPI error code. */
+int pat_nbc_watch(MPI_Request request, MPI_Comm signal_comm, int tag, pat_round_trace *trace, const char *what);
 
-/* A persistent call's rounds on its own communicator (pat_nbc_own_comm),
- * whose every round moves blocks of bytes[P]: the round about to be posted
- * runs alg (-1: MPI's own; called before its post, so that whether it can
- * have a run started ahead is the same on every rank: pat_nbc_expect); the
- * next round will run alg, a run of it may start ahead once this one is
- * done (pat_nbc_hint: only when that run starts, which does not change what
- * any rank sends); the other ranks' blocks the run started ahead holds
- * (pat_nbc_held). */
-void pat_nbc_expect(MPI_Comm own, int alg, const int64_t *bytes);
-void pat_nbc_hint(MPI_Comm own, int alg);
+/* The other ranks' blocks that the run started ahead on `own` (a
+ * persistent call's communicator, pat_nbc_own_comm) holds (tests). */
 int pat_nbc_held(MPI_Comm own);
 
 /* The algorithm PAT_Iallgather(v) runs on comm, of P > 1 processes, for

@@ -17,31 +17,20 @@
  * afterwards, as a persistent request does.  The handles are known by their
  * values (a registry under persist_lock, a leaf).
  *
- * Rounds chosen from the starts (pat_persist_rounds_apply): under an
- * arrival-aware setting with the background thread, and under auto on a
- * communicator with one rank a node, each start also sends the others its
- * start time (8 bytes on the signals' communicator, with a tag the call's
- * ranks agreed at its set-up), and the round's request completes once the
- * other ranks' times came too; from the last round's times every rank
- * derives the same algorithm for the next round:
- *  - where those starts spread over (P - 1)·tau or more (tau: the largest
- *    block's time between two ranks, from the model's parameters), RELAY,
- *    whose run starts ahead of the start (run.h): a run of it is started as
- *    soon as the round before completed here (pat_nbc_hint), so the other
- *    ranks' blocks come into libpat's stage while this rank computes, and
- *    every rank relays its block through the others: the last rank holds
- *    every other block at its start and ends once its pieces left it,
- *      T_last ~ a_last + alpha + m_last·beta (the bound: model.h,
- *      pat_lower_bound_persistent);
- *  - otherwise DIRECT (whole blocks, sent at the start, as MPI's own
- *    all-gather moves them), or MPI's own non-blocking all-gather under
- *    auto: pieces sent at every start paid only where the starts spread
- *    over more than a few block times (BENCHMARKS.md, Persistent
- *    all-gathers).
- * The first round, and every round at P <= 2, is the second kind.  The
- * application's recvbuf is written only after its start (RELAY's run
- * started ahead receives into its stage).  Every other persistent call
- * posts each start as PAT_Iallgather(v) would.
+ * Every start is posted as PAT_Iallgather(v) would post it on the kept
+ * arguments, so one decision serves both forms (nbc.c): a fixed setting's
+ * schedule, where RELAY's (and HRELAY's) run of the next start starts ahead
+ * as soon as the start before completed here (run.h): the other ranks'
+ * blocks come into libpat's stage while this rank computes, and the last
+ * rank, holding every other block at its start, relays its own through the
+ * others,
+ *   T_last ~ a_last + alpha + m_last·beta (the bound: model.h,
+ *   pat_lower_bound_persistent);
+ * under auto RELAY measured against DIRECT from the starts' stamps where
+ * every rank has a node of its own (decide/nbc_choice.h), HRELAY where ranks
+ * share nodes, MPI's own below PAT_NBC_AUTO_MIN_BLOCK.  The application's
+ * recvbuf is written only after its start (a run started ahead receives
+ * into its stage).
  *
  * A persistent all-reduce takes what PAT_Iallreduce would run at its
  * set-up (allreduce.h: under auto, a size class's choice that the blocking
@@ -73,15 +62,12 @@
 #include "algorithms/algorithms.h"
 #include "algorithms/allreduce.h"
 #include "pat.h"
-#include "decide/explore.h"
-#include "model/model.h"
 #include "pat/clock.h"
 #include "runtime/allreduce.h"
 #include "runtime/call.h"
 #include "runtime/channels.h"
 #include "runtime/comm.h"
 #include "runtime/errors.h"
-#include "runtime/netparams.h"
 #include "runtime/nbc_queue.h"
 #include "runtime/persist.h"
 #include "runtime/process.h"
@@ -92,23 +78,6 @@
 
 typedef struct persistent persistent;
 
-/* A persistent all-gather's rounds chosen from its starts (above), shared
- * by the call and its round in flight (refs, alive: under persist_lock): a
- * call freed while active still completes its round. */
-typedef struct rounds {
-  int refs, alive;
-  MPI_Comm comm;   /* the call's copy */
-  int P, me;
-  int *world;      /* every rank's in signal_comm */
-  int use_own;     /* auto: a round out of spread is MPI's own */
-  double tau_s;    /* the largest block's time between two ranks */
-  int64_t *bytes;  /* every block's */
-  int moves;       /* a block has bytes (else every round completes at its post, on every rank) */
-  int64_t *starts; /* every rank's start of the last round: complete once its request completed */
-  int64_t mine;    /* this round's start (the stamps' send buffer) */
-  MPI_Request *reqs; /* a round's: its data's, the others' starts, this one's to them */
-} rounds;
-
 struct persistent {
   pat_call_args u;        /* the datatypes kept as duplicates; counts and displs copied into arrays; an
                             all-reduce's (u.reduce) datatype in recvtype, count in recvcount */
@@ -118,7 +87,6 @@ struct persistent {
   MPI_Request handle;   /* the application's: the empty receive */
   int tag;
   char signal;          /* the empty receive's buffer */
-  rounds *rounds;         /* rounds chosen from the starts, NULL: each start posts PAT_Iallgather(v) */
   long long trace_id, starts; /* PAT_TIMELINE: its number, its starts so far */
   struct persistent *next; /* in the registry */
 };
@@ -129,84 +97,6 @@ static MPI_Comm signal_comm = MPI_COMM_NULL; /* the signals' (pat_persist_start)
 static int signal_rank;                     /* this process's in signal_comm */
 static int next_tag;
 static long long traced_calls; /* under persist_lock */
-static long long rounds_done, spread_starts, own_starts; /* atomic */
-
-long long pat_persist_rounds(void) { return __atomic_load_n(&rounds_done, __ATOMIC_RELAXED); }
-long long pat_persist_spread_starts(void) { return __atomic_load_n(&spread_starts, __ATOMIC_RELAXED); }
-long long pat_persist_own_starts(void) { return __atomic_load_n(&own_starts, __ATOMIC_RELAXED); }
-
-int pat_persist_rounds_apply(int P) {
-  if (P < 2 || !pat_proc.background) return 0;
-  int setting = pat_proc.alg;
-  return setting == PAT_ALG_AUTO ||
-         (setting >= 0 && setting < PAT_ALG_COUNT && (pat_algorithms[setting].flags & PAT_ALGF_ARRIVAL));
-}
-
-static void rounds_drop(rounds *st) { /* under persist_lock */
-  if (--st->refs > 0) return;
-  free(st->world);
-  free(st->bytes);
-  free(st->starts);
-  free(st->reqs);
-  free(st);
-}
-
-/* Do the last round's starts spread over (P - 1)·tau or more?  The same on every rank. */
-static int spread_of(const rounds *st) {
-  return st->P > 2 && st->tau_s > 0 &&
-         pat_regime(st->P, st->starts, (st->P - 1) * st->tau_s) == PAT_REGIME_IMBALANCED;
-}
-
-/* A round completed here (the background thread, no lock held): a run of
- * the next round's RELAY may start ahead of it. */
-static void round_done(void *arg) {
-  rounds *st = arg;
-  __atomic_add_fetch(&rounds_done, 1, __ATOMIC_RELAXED);
-  pthread_mutex_lock(&persist_lock);
-  if (st->alive) pat_nbc_hint(st->comm, spread_of(st) ? PAT_ALG_RELAY : -1); /* persist_lock, then nbc_lock */
-  rounds_drop(st);
-  pthread_mutex_unlock(&persist_lock);
-}
-
-/* Set p's rounds up on its copy (a collective over it: the stamps' tag is agreed). */
-static int rounds_make(persistent *p, int P) {
-  rounds *st = calloc(1, sizeof *st);
-  if (!st) return MPI_ERR_NO_MEM;
-  st->refs = st->alive = 1;
-  st->comm = p->comm;
-  st->P = P;
-  st->use_own = pat_proc.alg == PAT_ALG_AUTO;
-  MPI_Comm_rank(p->comm, &st->me);
-  st->world = malloc((size_t)P * sizeof *st->world);
-  st->bytes = malloc((size_t)P * sizeof *st->bytes);
-  st->starts = calloc((size_t)P, sizeof *st->starts);
-  st->reqs = malloc(2 * (size_t)P * sizeof *st->reqs);
-  int ok = st->world && st->bytes && st->starts && st->reqs, rc = MPI_SUCCESS;
-  if (ok) rc = pat_comm_world_ranks(p->comm, P, st->world);
-  if (ok && rc == MPI_SUCCESS) rc = pat_run_block_bytes(&p->u, P, st->bytes);
-  int64_t largest = 0;
-  for (int r = 0; ok && rc == MPI_SUCCESS && r < P; r++) largest = st->bytes[r] > largest ? st->bytes[r] : largest;
-  st->moves = largest > 0;
-  st->tau_s = pat_model_cost(pat_netparams()->dflt.inter, (double)largest, 1.0);
-  /* a tag of this call's on every rank: the largest of their next ones (every rank fails alike) */
-  pthread_mutex_lock(&persist_lock);
-  int mine[2] = {next_tag, !ok || rc != MPI_SUCCESS}, all[2];
-  pthread_mutex_unlock(&persist_lock);
-  int arc = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, p->comm);
-  if (arc == MPI_SUCCESS && all[1] == 0) {
-    pthread_mutex_lock(&persist_lock);
-    p->tag = all[0];
-    if (next_tag <= p->tag) next_tag = p->tag == 32767 ? 0 : p->tag + 1;
-    pthread_mutex_unlock(&persist_lock);
-    p->rounds = st;
-    return MPI_SUCCESS;
-  }
-  pthread_mutex_lock(&persist_lock);
-  rounds_drop(st);
-  pthread_mutex_unlock(&persist_lock);
-  return arc != MPI_SUCCESS ? arc : rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
-}
-
 
 /* The persistent call whose handle is request, unlinked from the registry if unlink. */
 static persistent *find(MPI_Request request, int unlink) {
@@ -220,12 +110,6 @@ static persistent *find(MPI_Request request, int unlink) {
 }
 
 static void release(persistent *p) {
-  if (p->rounds) { /* a round in flight keeps them until it completed */
-    pthread_mutex_lock(&persist_lock);
-    p->rounds->alive = 0;
-    rounds_drop(p->rounds);
-    pthread_mutex_unlock(&persist_lock);
-  }
   if (p->handle != MPI_REQUEST_NULL) PMPI_Request_free(&p->handle); /* an active one goes once its signal came */
   pat_nbc_drop_type(&p->u.sendtype);
   pat_nbc_drop_type(&p->u.recvtype);
@@ -278,24 +162,6 @@ static int make(const pat_call_args *args, MPI_Request *request) {
   next_tag = next_tag == 32767 ? 0 : next_tag + 1; /* a tag per live persistent call (MPI guarantees 32767) */
   pthread_mutex_unlock(&persist_lock);
   p->handle = MPI_REQUEST_NULL;
-  /* the same choice on every rank: the setting, the world's node map, the communicator */
-  int by_rounds = rc == MPI_SUCCESS && !args->reduce && pat_persist_rounds_apply(P) && pat_nbc_routable(comm, P) &&
-                  (pat_proc.alg != PAT_ALG_AUTO || pat_comm_one_rank_per_node(comm));
-  if (by_rounds) { /* its arguments cannot change: checked once */
-    long long bytes;
-    MPI_Count rsize;
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    rc = counts ? pat_check_allgatherv(name, args->sendbuf, args->sendcount, args->sendtype, args->recvbuf, counts,
-                                       displs, args->recvtype, P, me, &rsize, &bytes)
-                : pat_check_allgather(name, args->sendbuf, args->sendcount, args->sendtype, args->recvbuf,
-                                      args->recvcount, args->recvtype, &bytes);
-    if (rc != MPI_SUCCESS) {
-      release(p);
-      return rc;
-    }
-    rc = rounds_make(p, P); /* agrees the tag */
-  }
   if (rc == MPI_SUCCESS) rc = MPI_Recv_init(&p->signal, 0, MPI_BYTE, signal_rank, p->tag, signal_comm, &p->handle);
   /* PAT_Iallgather(v)'s and PAT_Iallreduce's context on the copy sends on it directly: no channel taken */
   if (rc == MPI_SUCCESS) rc = pat_nbc_own_comm(p->comm);
@@ -371,46 +237,6 @@ static void signal_here(const persistent *p) {
   MPI_Send(&nothing, 0, MPI_BYTE, signal_rank, p->tag, signal_comm);
 }
 
-/* A round chosen from the last one's starts (above): its data (RELAY or
- * DIRECT on the queue, or MPI's own), this rank's start to the others and
- * theirs, all watched; with the background thread only (rounds apply). */
-static int start_round(persistent *p, pat_round_trace *trace) {
-  rounds *st = p->rounds;
-  int spread = p->starts > 0 && spread_of(st);
-  int alg = spread ? PAT_ALG_RELAY : st->use_own ? -1 : PAT_ALG_DIRECT;
-  p->starts++;
-  if (spread) __atomic_add_fetch(&spread_starts, 1, __ATOMIC_RELAXED);
-  if (alg < 0) __atomic_add_fetch(&own_starts, 1, __ATOMIC_RELAXED);
-  st->mine = pat_clock_global_ns();
-  st->starts[st->me] = st->mine;
-  pat_nbc_expect(st->comm, alg, st->bytes); /* before the post: whether it runs ahead, alike on every rank */
-  MPI_Request *r = st->reqs;
-  int n = 1, rc;
-  pat_nbc_call q = {.u = p->u, .P = st->P, .alg = alg, .moves_data = st->moves};
-  q.u.comm = st->comm;
-  rc = alg < 0 ? pat_nbc_post_mpi_own(&q.u, &r[0]) : pat_nbc_post(&q, &r[0]);
-  for (int j = 0; j < st->P && rc == MPI_SUCCESS; j++)
-    if (j != st->me) rc = MPI_Irecv(&st->starts[j], 1, MPI_INT64_T, st->world[j], p->tag, signal_comm, &r[n++]);
-  for (int j = 0; j < st->P && rc == MPI_SUCCESS; j++)
-    if (j != st->me) rc = MPI_Isend(&st->mine, 1, MPI_INT64_T, st->world[j], p->tag, signal_comm, &r[n++]);
-  if (rc != MPI_SUCCESS) { /* what was posted is left to MPI; the request completes with the error */
-    free(trace);
-    signal_here(p);
-    return pat_fail(rc, "PAT_Start: cannot start the round");
-  }
-  pthread_mutex_lock(&persist_lock);
-  st->refs++; /* the round's */
-  pthread_mutex_unlock(&persist_lock);
-  rc = pat_nbc_watch(r, n, signal_comm, p->tag, trace, alg < 0 ? "mpi-own" : pat_algorithms[alg].name, round_done, st);
-  if (rc != MPI_SUCCESS) { /* no watch: no round_done */
-    pthread_mutex_lock(&persist_lock);
-    rounds_drop(st);
-    pthread_mutex_unlock(&persist_lock);
-    signal_here(p);
-  }
-  return rc;
-}
-
 /* Post the call; without the background thread nobody would send the
  * signal, so the call runs to its end here (blocking: docs/usage.md). */
 static int start_one(persistent *p) {
@@ -429,7 +255,6 @@ static int start_one(persistent *p) {
     MPI_Type_size(p->u.recvtype, &type_size);
     trace->bytes = (long long)type_size * (p->u.counts ? p->u.counts[trace->rank] : p->u.recvcount);
   }
-  if (p->rounds) return start_round(p, trace);
   p->starts++;
   const pat_call_args *u = &p->u;
   pat_nbc_starting(1);
@@ -447,7 +272,7 @@ static int start_one(persistent *p) {
   int done = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Test(&inner, &done, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && !done && pat_proc.background) {
-    rc = pat_nbc_watch(&inner, 1, signal_comm, p->tag, trace, ran(p), NULL, NULL);
+    rc = pat_nbc_watch(inner, signal_comm, p->tag, trace, ran(p));
     trace = NULL;
   }
   else if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&inner, MPI_STATUS_IGNORE);
@@ -542,7 +367,7 @@ int pat_persist_is_libpat(MPI_Request request) { return find(request, 0) != NULL
 
 int pat_persist_prefetched(MPI_Request request) {
   persistent *p = find(request, 0);
-  return p && p->rounds ? pat_nbc_held(p->comm) : -1;
+  return p ? pat_nbc_held(p->comm) : -1;
 }
 
 void pat_persist_stop(void) {

@@ -319,8 +319,8 @@ const pat_setting pat_setting_table[] = {
      "background or foreground) into PREFIX.RANK (world rank), one line per op; `bench/timeline/timeline.py` "
      "prints it beside the model's replay.  Non-blocking calls of libpat's classic schedules: a line per call "
      "(post, the background thread's start and end, the application's wait or test) and their op lines.  "
-     "Persistent calls, a line per start and rank: what it ran (rounds chosen from the starts: relay, direct "
-     "or mpi-own), its start, completion and, if the program calls PAT_Waited after its wait (pat-minibench "
+     "Persistent calls, a line per start and rank: what it ran (relay, direct, another schedule or mpi-own), "
+     "its start, completion and, if the program calls PAT_Waited after its wait (pat-minibench "
      "does), the application's; a round run on the queue is a non-blocking call's lines too, its ops from "
      "the run started ahead of it where there was one.  `bench/timeline/round.py` prints a round.",
      parse_timeline, NULL},

@@ -1,40 +1,34 @@
 /*
- * Persistent all-gathers whose rounds are chosen from their starts
- * (persist.c: RELAY started ahead where the last round's starts spread,
- * whole blocks otherwise), under an arrival-aware setting with the
- * background thread: on each of
- * the matrix's communicators (world, reversed, halves) three persistent
- * calls set up on one communicator and started together in the same order
- * (PAT_Startall): an all-gather of 32 Ki ints (128 KiB blocks: in spread
- * mode at P = 3, two pieces per relay), an in-place all-gatherv with
- * zero blocks, reverse order and gaps, and an in-place all-gather of one
- * int (too small to be split into pieces).  Over ROUNDS rounds a different
- * rank is late each round, by LATE_MS or more (the others are delayed by
- * unequal small amounts), so every rank is sometimes last, and every round
- * after the first runs in spread mode (P >= 3: the starts spread over far
- * more than P - 1 block times of these small blocks); the first is in
- * direct mode (no earlier starts).
+ * Persistent all-gathers whose starts take the non-blocking calls' one
+ * decision (persist.c): under an arrival-aware setting (relay) every start
+ * runs RELAY, whose run of the next start starts ahead once the start
+ * before completed here; under auto (run with PAT_NODE_SIZE=1: a node per
+ * rank) RELAY measured against DIRECT, MPI's own below its block size.  On
+ * each of the matrix's communicators (world, reversed, halves) three
+ * persistent calls set up on one communicator and started together in the
+ * same order (PAT_Startall): an all-gather of 32 Ki ints (128 KiB blocks:
+ * two pieces per relay at P = 3), an in-place all-gatherv with zero
+ * blocks, reverse order and gaps, and an in-place all-gather of one int
+ * (too small to be split into pieces).  Over ROUNDS rounds a different rank
+ * is late each round, by LATE_MS or more (the others are delayed by unequal
+ * small amounts), so every rank is sometimes last.
  *
  * Checked each round, with values that depend on owner, round and index:
  *  - every block, the own one included, and the gaps untouched;
  *  - the application's recvbuf is never written before its start: after
  *    each round every rank fills the all-gather's recvbuf with a sentinel
  *    (the application reusing its buffer), and finds it intact just before
- *    its next start.  In spread mode the late rank waits until the others'
+ *    its next start.  Under relay the late rank waits until the others'
  *    blocks of the round were received into libpat's staging buffer first,
  *    so a schedule that put them straight into recvbuf fails here (the
  *    others start with some pieces staged, the rest coming after);
- *  - in spread mode the late rank, holding every other block at its start,
+ *  - under relay the late rank, holding every other block at its start,
  *    relays its block: its round ran RELAY (pat_nbc_completed_by);
- *  - the mode: spread in every round but the first (P >= 3), direct in every
- *    round at P <= 2, and the same number of spread starts on every rank of
- *    the communicator (pat_persist_spread_starts); under auto (run with
- *    PAT_NODE_SIZE=1: a node per rank, where auto chooses rounds so) every
- *    round not in spread mode is MPI's own all-gather (mpi-own), counted
- *    alike (pat_persist_own_starts), and none under an arrival-aware
- *    algorithm.
+ *  - under auto the large all-gather's starts ran RELAY or DIRECT, as many
+ *    RELAY on every rank of the communicator, and the two small calls MPI's
+ *    own (no other start completed on libpat's queue).
  * The last round frees the requests while active (MPI allows it): they
- * still complete, counted by pat_persist_rounds.
+ * still complete, counted by their signals (pat_nbc_signalled).
  */
 #define _DEFAULT_SOURCE /* usleep */
 #include <stdio.h>
@@ -46,16 +40,16 @@
 #include "pat.h"
 #include "algorithms/algorithms.h" /* PAT_ALG_RELAY */
 #include "runtime/nbc_queue.h"     /* pat_nbc_completed_by */
-#include "runtime/persist.h"       /* pat_persist_prefetched, the rounds' counters */
+#include "runtime/persist.h"       /* pat_persist_prefetched */
 
 #define ROUNDS 12
-#define N 32768 /* 128 KiB blocks: several pieces per relay in spread mode at P = 3 */
+#define N 32768 /* 128 KiB blocks: several pieces per relay at P = 3 */
 #define SENTINEL (-7)
 #define LATE_MS 30
 
 static long failures, cases;
 static int world_rank;
-static int under_auto; /* PAT_UseAlg("auto"): mpi-own in place of direct mode */
+static int under_auto; /* PAT_UseAlg("auto"): the large call measured, the small ones MPI's own */
 
 #define FAIL_IF(cond, ...)                                                   \
   do {                                                                       \
@@ -106,19 +100,19 @@ static void check_comm(const char *cname, MPI_Comm comm) {
   if (rc == MPI_SUCCESS)
     rc = PAT_Allgather_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, tiny, 1, MPI_INT, comm, MPI_INFO_NULL, &req[2]);
   FAIL_IF(rc != MPI_SUCCESS, "comm=%s: set-up rc %d", cname, rc);
-  long long rounds_before = pat_persist_rounds(), spread_before = pat_persist_spread_starts();
-  long long own_before = pat_persist_own_starts();
+  long long signals_before = pat_nbc_signalled(), queued_before = pat_nbc_completed_calls();
+  long long relay_before = pat_nbc_completed_by(PAT_ALG_RELAY), direct_before = pat_nbc_completed_by(PAT_ALG_DIRECT);
   for (int round = 0; round < ROUNDS && rc == MPI_SUCCESS; round++) {
     int late = round % P, last_round = round == ROUNDS - 1;
     for (int k = 0; k < N; k++) send[k] = value(rank, round, k);
     for (int k = 0; k < vc[rank]; k++) gv[vd[rank] + k] = value(rank, round, k);
     tiny[rank] = value(rank, round, 0);
     long long relays = pat_nbc_completed_by(PAT_ALG_RELAY);
-    int spread = P > 2 && round > 0;
+    int ahead = !under_auto && P > 1 && round > 0; /* RELAY's run of this start started ahead */
     if (rank == late && P > 1) {
       usleep(1000 * LATE_MS);
       /* every other block of the three calls in libpat's stage before the start */
-      if (spread)
+      if (ahead)
         FAIL_IF(!wait_held(req, P), "comm=%s round %d: the others' blocks were not received in 10 s", cname, round);
     } else {
       usleep(1000 * (unsigned)((rank * 3 + round) % 5)); /* compute, unequal */
@@ -129,15 +123,15 @@ static void check_comm(const char *cname, MPI_Comm comm) {
     rc = PAT_Startall(3, req);
     if (rc == MPI_SUCCESS && last_round) { /* freed active: the calls still complete */
       for (int i = 0; i < 3 && rc == MPI_SUCCESS; i++) rc = PAT_Request_free(&req[i]);
-      long long want = rounds_before + 3LL * ROUNDS;
-      for (int ms = 0; P > 1 && ms < 30000 && pat_persist_rounds() < want; ms++) usleep(1000);
-      FAIL_IF(P > 1 && pat_persist_rounds() < want, "comm=%s: the calls freed while active did not complete",
+      long long want = signals_before + 3LL * ROUNDS;
+      for (int ms = 0; P > 1 && ms < 30000 && pat_nbc_signalled() < want; ms++) usleep(1000);
+      FAIL_IF(P > 1 && pat_nbc_signalled() < want, "comm=%s: the calls freed while active did not complete",
               cname);
     } else if (rc == MPI_SUCCESS) {
       rc = MPI_Waitall(3, req, MPI_STATUSES_IGNORE);
     }
     FAIL_IF(rc != MPI_SUCCESS, "comm=%s round %d: rc %d", cname, round, rc);
-    if (rank == late && spread)
+    if (rank == late && ahead)
       FAIL_IF(pat_nbc_completed_by(PAT_ALG_RELAY) == relays, "comm=%s round %d: the last rank did not relay its block", cname,
               round);
     int bad = 0;
@@ -157,18 +151,17 @@ static void check_comm(const char *cname, MPI_Comm comm) {
     FAIL_IF(bad, "comm=%s round %d: one-int all-gather: %d wrong", cname, round, bad);
     for (int i = 0; i < P * N; i++) ga[i] = SENTINEL; /* the application uses its buffer between rounds */
   }
-  long long spread_starts = pat_persist_spread_starts() - spread_before, lo, hi;
-  long long want = P > 2 ? 3LL * (ROUNDS - 1) : 0;
-  FAIL_IF(spread_starts != want, "comm=%s: %lld starts in spread mode, want %lld", cname, spread_starts, want);
-  MPI_Allreduce(&spread_starts, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
-  MPI_Allreduce(&spread_starts, &hi, 1, MPI_LONG_LONG, MPI_MAX, comm);
-  FAIL_IF(lo != hi, "comm=%s: ranks disagree on the mode: %lld to %lld spread starts", cname, lo, hi);
-  long long own_starts = pat_persist_own_starts() - own_before;
-  want = under_auto && P > 1 ? 3LL * ROUNDS - want : 0; /* one process: no schedule */
-  FAIL_IF(own_starts != want, "comm=%s: %lld starts of MPI's own, want %lld", cname, own_starts, want);
-  MPI_Allreduce(&own_starts, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
-  MPI_Allreduce(&own_starts, &hi, 1, MPI_LONG_LONG, MPI_MAX, comm);
-  FAIL_IF(lo != hi, "comm=%s: ranks disagree on the mode: %lld to %lld starts of MPI's own", cname, lo, hi);
+  if (under_auto && P > 1) {
+    long long relay = pat_nbc_completed_by(PAT_ALG_RELAY) - relay_before, lo, hi;
+    long long direct = pat_nbc_completed_by(PAT_ALG_DIRECT) - direct_before;
+    long long queued = pat_nbc_completed_calls() - queued_before;
+    FAIL_IF(relay + direct != ROUNDS || queued != ROUNDS,
+            "comm=%s: %lld starts of RELAY, %lld of DIRECT, %lld on libpat's queue; want %d of them, the small calls "
+            "MPI's own", cname, relay, direct, queued, ROUNDS);
+    MPI_Allreduce(&relay, &lo, 1, MPI_LONG_LONG, MPI_MIN, comm);
+    MPI_Allreduce(&relay, &hi, 1, MPI_LONG_LONG, MPI_MAX, comm);
+    FAIL_IF(lo != hi, "comm=%s: ranks disagree on the choice: %lld to %lld starts of RELAY", cname, lo, hi);
+  }
   for (int i = 0; i < 3; i++)
     if (req[i] != MPI_REQUEST_NULL) PAT_Request_free(&req[i]);
   free(send);
@@ -183,11 +176,6 @@ int main(int argc, char **argv) {
   const char *alg = test_init(&argc, &argv, &world_rank, &P, "relay");
   if (PAT_Init() != MPI_SUCCESS || PAT_UseAlg(alg) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
   under_auto = strcmp(alg, "auto") == 0;
-  cases++;
-  if (P > 1 && !pat_persist_rounds_apply(P)) { /* the test runs with PAT_ALG set: a background thread */
-    failures++;
-    fprintf(stderr, "FAIL world rank %d: rounds chosen from the starts do not apply under %s\n", world_rank, alg);
-  }
   test_comm comms[TEST_NCOMMS];
   test_comms_create(comms);
   for (int c = 0; c < TEST_NCOMMS; c++) check_comm(comms[c].name, comms[c].comm);

@@ -3,12 +3,11 @@
  * program makes the calls, bench/timeline/round.py --check reads the files
  * (tests/mpi/timeline_check.sh runs both).
  *
- * Under PAT_ALG=relay a persistent all-gather runs CHOSEN_ROUNDS rounds
- * chosen from its starts (persist.c): in each, rank round % P starts last
- * (LATE_MS after the others), so from the second round on the starts of the
- * round before spread and the round runs RELAY started ahead: that rank
- * waits until every other block of the round is held before it starts
- * (P >= 3); the first round runs DIRECT.
+ * Under PAT_ALG=relay a persistent all-gather runs RELAY_ROUNDS rounds of
+ * RELAY (persist.c): in each, rank round % P starts last (LATE_MS after the
+ * others), and from the second round on the round's run started ahead: that
+ * rank waits until every other block of the round is held before it starts
+ * (P >= 3).
  * Then NBC_CALLS PAT_Iallgather calls under ring and as many under relay
  * (whose later runs start ahead of their calls), and a persistent call
  * started PER_START_ROUNDS times (each start a PAT_Iallgather of ring's
@@ -26,7 +25,7 @@
 #include "runtime/nbc_queue.h" /* pat_nbc_ahead_adopted */
 #include "runtime/persist.h"   /* pat_persist_prefetched */
 
-#define CHOSEN_ROUNDS 6
+#define RELAY_ROUNDS 6
 #define LATE_MS 20
 #define NBC_CALLS 3
 #define PER_START_ROUNDS 2
@@ -69,7 +68,7 @@ int main(int argc, char **argv) {
   test_init(&argc, &argv, &rank, &P, "");
   if (PAT_Init() != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
   int *send = malloc(N * sizeof *send), *recv = malloc((size_t)P * N * sizeof *recv);
-  int rc = persistent_rounds("relay", CHOSEN_ROUNDS, 1, send, recv, rank, P);
+  int rc = persistent_rounds("relay", RELAY_ROUNDS, 1, send, recv, rank, P);
   PAT_UseAlg("ring");
   for (int call = 0; call < NBC_CALLS && rc == MPI_SUCCESS; call++) {
     MPI_Request req;
