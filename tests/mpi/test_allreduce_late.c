@@ -3,11 +3,13 @@
  * hrelay on nodes of two ranks, linked with libpat): a blocking call is
  * built for the order of arrival at the communicator's previous one, which
  * every rank learns alike from the arrival stamps gathered beside each
- * call.  Rank d waits 150 ms before each call (d changes every two calls);
+ * call.  Rank d waits LATE_NS before each call (d changes every two calls);
  * after each call every rank holds the same last arrival, d, and the sums
  * of ints are exact whoever was predicted (the first call's default, P - 1,
- * and a wrong one after d changes).  Last, rank r waits (P - 1 - r) x 60 ms:
- * every rank then holds the order P - 1, ..., 0.
+ * and a wrong one after d changes).  Last, rank r waits (P - 1 - r) x
+ * STAGGER_NS: every rank then holds the order P - 1, ..., 0.  The margins
+ * are wide for a loaded machine (CI runs two tests at once on 2 cores, and a
+ * rank descheduled for longer than the margin arrives out of its order).
  *
  * Under PAT_REPRODUCIBLE=1 (the .reproducible variant) nothing is learned
  * and floats add up to the same bits in every call whoever is late: each
@@ -25,6 +27,9 @@
 #include "pat.h"
 #include "runtime/debug.h"
 
+#define LATE_NS 300000000L    /* rank d's delay: the last arrival by this much */
+#define STAGGER_NS 100000000L /* the staggered call's step between ranks */
+
 static long failures, cases;
 static int rank, P;
 
@@ -35,6 +40,7 @@ static float fvalue(int r, int i) { return ldexpf((float)(((r * 31 + i * 17) % 9
 int main(int argc, char **argv) {
   test_init(&argc, &argv, &rank, &P, "");
   PAT_Init();
+  MPI_Barrier(MPI_COMM_WORLD); /* the launch's skew is not an arrival */
   const int n = 30000;
   int *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
   float *fin = malloc(n * sizeof *fin), *fout = malloc(n * sizeof *fout), *first = malloc(n * sizeof *first);
@@ -43,7 +49,7 @@ int main(int argc, char **argv) {
   const int reproducible = env && strcmp(env, "1") == 0;
   for (int call = 0; call < 4; call++) {
     int d = call < 2 ? 0 : P - 1 - (P > 2);
-    if (rank == d) nanosleep(&(struct timespec){0, 150000000}, NULL);
+    if (rank == d) nanosleep(&(struct timespec){0, LATE_NS}, NULL);
     int rc = PAT_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD), bad = -1;
     for (int i = 0; i < n && bad < 0; i++) {
       long want = 0;
@@ -60,8 +66,9 @@ int main(int argc, char **argv) {
     if (reproducible)
       CHECK(late == -1, "call %d: under PAT_REPRODUCIBLE the last arrival %d was learned", call, late);
     else
-      CHECK(P == 1 || late == d, "call %d: rank %d waited 150 ms, the last arrival learned is %d", call, d, late);
-    if (rank == d) nanosleep(&(struct timespec){0, 150000000}, NULL);
+      CHECK(P == 1 || late == d, "call %d: rank %d waited %ld ms, the last arrival learned is %d", call, d,
+          LATE_NS / 1000000, late);
+    if (rank == d) nanosleep(&(struct timespec){0, LATE_NS}, NULL);
     rc = PAT_Allreduce(fin, fout, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     int bits = -1, far = -1;
     if (call == 0) memcpy(first, fout, n * sizeof *fout);
@@ -79,8 +86,9 @@ int main(int argc, char **argv) {
       CHECK(rc == MPI_SUCCESS && far < 0, "call %d (late rank %d): rc %d, float %d far from the first call's", call, d,
             rc, far);
   }
-  /* arrivals staggered, rank r (P - 1 - r) x 60 ms late: the whole order learned, the same on every rank */
-  nanosleep(&(struct timespec){0, 60000000L * (P - 1 - rank)}, NULL);
+  /* arrivals staggered, rank r (P - 1 - r) x STAGGER_NS late: the whole order learned, the same on every rank */
+  const long long stagger = (long long)STAGGER_NS * (P - 1 - rank);
+  nanosleep(&(struct timespec){(time_t)(stagger / 1000000000LL), (long)(stagger % 1000000000LL)}, NULL);
   int staggered = PAT_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD), order[16], known;
   known = pat_debug_allreduce_order(MPI_COMM_WORLD, order);
   int reversed = known && P <= 16;
