@@ -55,12 +55,14 @@ typedef struct pat_xrec {
                               (src/decide/engine.h); -1: none */
 } pat_xrec;
 
-/* prev_flags: the previous call ran the static choice without an exchange;
- * ran in the exchange mode (or something other than the static choice);
- * exchanged, so prev_predicted_ns holds what the exchange was told. */
+/* prev_flags: the previous call ran the static choice, as a sample of its
+ * cost; ran in the exchange mode (or something other than the static
+ * choice); exchanged, so prev_predicted_ns holds what the exchange was told;
+ * exchanged (exchange_ns is that exchange's cost). */
 #define PAT_PREV_STATIC 1
 #define PAT_PREV_ALT 2
 #define PAT_PREV_PREDICTED 4
+#define PAT_PREV_EXCHANGED 8
 
 enum pat_exchange_state { PAT_X_IDLE = 0, PAT_X_STARTED, PAT_X_DONE };
 

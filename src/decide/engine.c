@@ -128,6 +128,17 @@ static void note_exchange(pat_engine *e) {
   e->exchange_samples++;
 }
 
+/* The previous call's exchange as its records say (s, the mean over the
+ * ranks), 0 where it exchanged nothing. */
+static double exchange_of(const pat_engine *e) {
+  double sum = 0;
+  for (int i = 0; i < e->cfg.P; i++) {
+    if (e->records[i].exchange_ns < 0) return 0;
+    sum += 1e-9 * (double)e->records[i].exchange_ns;
+  }
+  return sum / e->cfg.P;
+}
+
 /* The no-probe rule (engine.h): a static choice that costs less than two
  * exchanges (s) leaves arrival-awareness nothing to pay for them with. */
 static int below_two_exchanges(const pat_engine *e, double static_cost) {
@@ -235,7 +246,7 @@ void pat_engine_end_call(pat_engine *e, const pat_engine_end *end) {
     const int history_plan = e->cur.history && end->alg >= 0 && end->alg < PAT_ALG_COUNT &&
                              (pat_algorithms[end->alg].flags & PAT_ALGF_PLAN_AHEAD);
     if (e->cur.exchanged)
-      l->flags = (e->cur.kept || history_plan ? 0 : PAT_LAST_PREDICTED) |
+      l->flags = (e->cur.kept || history_plan ? 0 : PAT_LAST_PREDICTED) | PAT_LAST_EXCHANGED |
                  (e->cur.alt ? PAT_LAST_ALT : e->cur.statik ? PAT_LAST_STATIC : 0);
     else if (end->alg == sp->static_alg)
       l->flags = PAT_LAST_STATIC;
@@ -260,9 +271,12 @@ static void schedule_probe(pat_engine_site *sp, long long calls) {
   /* unpredictable arrivals: no probe (an exchange) before they may be trusted again */
   if (sp->guard.distrusted && sp->next_probe < sp->guard.distrust_until) sp->next_probe = sp->guard.distrust_until;
   if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
-  /* a refresh measures S anew, and a trial judged against the model's S measures it first: the probe
-   * two calls on brings the static call before it */
-  if (pat_guard_wants_static_sample(&sp->guard)) sp->next_probe = calls + 2;
+  /* a refresh measures S anew, and a trial judged against the model's S measures it first: this
+   * call runs the static choice, a sample of S less its exchange (pat_engine_commit), and the probe
+   * one call on learns its cost from the records.  Measured on a second, unexchanged static call,
+   * S cost a trial that S as measured keeps one more static call: HRING at 2x HRELAY on 3 + 3 + 2
+   * ranks with a model of another network rate, 1.076x HRELAY over 20 calls */
+  if (pat_guard_wants_static_sample(&sp->guard)) sp->next_probe = calls + 1;
   /* the model check: a static call to measure S, then the probe that runs NATIVE */
   if (sp->checking) sp->next_probe = calls + (sp->guard.s_n > 0 ? 1 : 2);
 }
@@ -518,6 +532,8 @@ static void learn(pat_engine *e, int site, long long now) {
   measured /= e->cfg.P;
   /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(e->cfg.P, arrivals);
+  /* an exchanged static call measures S without its exchange, which the static choice does not pay */
+  if ((flags & PAT_LAST_STATIC) && (flags & PAT_LAST_EXCHANGED) && !e->cfg.exchange_always) wait += exchange_of(e);
   const double tau = block_tau(e, sp->bytes);
   const int regime = site_regime(e, sp, arrivals);
   sp->guard.regime = regime; /* a trial lost now backs off in this regime */
@@ -588,8 +604,11 @@ void pat_engine_commit(pat_engine *e, int site, long long site_calls, const pat_
   e->cur.exchanged = 1;
   e->cur.alt = sp->mode == PAT_MODE_EXCHANGE || choice->alg != choice->static_alg;
   /* under PAT_EXCHANGE=always every call pays the exchange: the static
-   * choice's calls are its measurements (a probe's extra exchange is not) */
-  e->cur.statik = !e->cur.alt && e->cfg.exchange_always;
+   * choice's calls are its measurements (a probe's extra exchange is not);
+   * where the guard waits for a sample of S (a refresh, or a model's S to
+   * measure), the call that runs the static choice is one, less its
+   * exchange (learn) */
+  e->cur.statik = !e->cur.alt && (e->cfg.exchange_always || pat_guard_wants_static_sample(&sp->guard));
   e->cur.predicted_ns = predicted_ns;
   e->cur.kept = choice->kept;
   e->cur.history = choice->history;

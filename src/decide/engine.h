@@ -159,6 +159,7 @@ enum pat_engine_records { PAT_RECORDS_MIXED = 0, PAT_RECORDS_ACTUAL = 1, PAT_REC
 #define PAT_LAST_STATIC 1
 #define PAT_LAST_ALT 2
 #define PAT_LAST_PREDICTED 4
+#define PAT_LAST_EXCHANGED 8
 
 /* A rank's last call at a site: what its next record for the site carries,
  * and what the engine reads back from every rank's record. */

@@ -77,7 +77,7 @@ void pat_guard_enter(pat_guard *g, long long call) {
 
 /* A trial that did not win against the model file's S, never measured at
  * this site: not a loss.  The site runs the static choice until its next
- * probe, two calls on (engine.c), whose records measure S, and the next
+ * probe, one call on (engine.c), whose records measure S, and the next
  * trial is judged against that: a model that ranked the static choice too cheap (a quick
  * calibration, back to back, where the site's calls follow compute) must not hold the site on
  * it for a backoff (BENCHMARKS.md, auto on nodes). */

@@ -39,7 +39,7 @@ static pat_phase *my_phase(void) {
 }
 
 _Static_assert(PAT_LAST_STATIC == PAT_PREV_STATIC && PAT_LAST_ALT == PAT_PREV_ALT &&
-                   PAT_LAST_PREDICTED == PAT_PREV_PREDICTED,
+                   PAT_LAST_PREDICTED == PAT_PREV_PREDICTED && PAT_LAST_EXCHANGED == PAT_PREV_EXCHANGED,
                "a record's prev_flags carry the engine's PAT_LAST_* as they are");
 
 /* This rank's record for a call of `bytes` per block carries its last call
