@@ -250,8 +250,8 @@ def main():
               "--overlap 1, --counts %s: every row ran its 3 iterations, correct (%s)" % (
                   dist, [(r["alg"], r["status"], r["errors"]) for r in rows]))
 
-    # 3f. --persistent: set up once, PAT_Start, MPI_Wait; MPI's own (native) and libpat's rounds chosen
-    # from the starts (relay, auto), correct; with --overlap too
+    # 3f. --persistent: set up once, PAT_Start, MPI_Wait; MPI's own (native) and libpat's starts (relay,
+    # auto: what PAT_Iallgather(v) runs), correct; with --overlap too
     for dist, extra in (("equal", []), ("ramp", ["--overlap", "1"])):
         code, header, rows, out = run(args, ["-N", "3000", "--iters", "3", "--warmup", "1", "--base-ms", "1",
                                              "--max-delay", "2", "--persistent", "--counts", dist] + extra +
