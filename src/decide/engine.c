@@ -273,9 +273,9 @@ static void schedule_probe(pat_engine_site *sp, long long calls) {
   if (!pat_guard_knows_static(&sp->guard)) sp->next_probe = calls + 2;
   /* a refresh measures S anew, and a trial judged against the model's S measures it first: this
    * call runs the static choice, a sample of S less its exchange (pat_engine_commit), and the probe
-   * one call on learns its cost from the records.  Measured on a second, unexchanged static call,
-   * S cost a trial that S as measured keeps one more static call: HRING at 2x HRELAY on 3 + 3 + 2
-   * ranks with a model of another network rate, 1.076x HRELAY over 20 calls */
+   * one call on learns its cost from the records.  Sampled only on unexchanged calls, S took a
+   * second static call before the probe: on 3 + 3 + 2 ranks with a model of another network rate
+   * a call of HRING at 2x HRELAY, which left auto at 1.06-1.08x HRELAY over 20 calls */
   if (pat_guard_wants_static_sample(&sp->guard)) sp->next_probe = calls + 1;
   /* the model check: a static call to measure S, then the probe that runs NATIVE */
   if (sp->checking) sp->next_probe = calls + (sp->guard.s_n > 0 ? 1 : 2);
