@@ -117,26 +117,24 @@ double pat_engine_exchange_cost(const pat_engine *e) {
   return measured > modelled ? measured : modelled;
 }
 
-/* An agreed sample of the exchange's cost, where every rank's record carries one: their mean. */
-static void note_exchange(pat_engine *e) {
-  double sum = 0;
-  for (int i = 0; i < e->cfg.P; i++) {
-    if (e->records[i].exchange_ns < 0) return;
-    sum += 1e-9 * (double)e->records[i].exchange_ns;
-  }
-  e->exchange_sample[e->exchange_samples % PAT_EXCHANGE_SAMPLES] = sum / e->cfg.P;
-  e->exchange_samples++;
-}
-
-/* The previous call's exchange as its records say (s, the mean over the
- * ranks), 0 where it exchanged nothing. */
-static double exchange_of(const pat_engine *e) {
+/* The exchange's cost as the records carry it (s): the mean over the
+ * ranks, where every rank's record carries one (0 returned where not). */
+static int records_exchange(const pat_engine *e, double *mean) {
   double sum = 0;
   for (int i = 0; i < e->cfg.P; i++) {
     if (e->records[i].exchange_ns < 0) return 0;
     sum += 1e-9 * (double)e->records[i].exchange_ns;
   }
-  return sum / e->cfg.P;
+  *mean = sum / e->cfg.P;
+  return 1;
+}
+
+/* An agreed sample of the exchange's cost, where every rank's record carries one. */
+static void note_exchange(pat_engine *e) {
+  double x;
+  if (!records_exchange(e, &x)) return;
+  e->exchange_sample[e->exchange_samples % PAT_EXCHANGE_SAMPLES] = x;
+  e->exchange_samples++;
 }
 
 /* The no-probe rule (engine.h): a static choice that costs less than two
@@ -533,7 +531,10 @@ static void learn(pat_engine *e, int site, long long now) {
   /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(e->cfg.P, arrivals);
   /* an exchanged static call measures S without its exchange, which the static choice does not pay */
-  if ((flags & PAT_LAST_STATIC) && (flags & PAT_LAST_EXCHANGED) && !e->cfg.exchange_always) wait += exchange_of(e);
+  double exchanged;
+  if ((flags & PAT_LAST_STATIC) && (flags & PAT_LAST_EXCHANGED) && !e->cfg.exchange_always &&
+      records_exchange(e, &exchanged))
+    wait += exchanged;
   const double tau = block_tau(e, sp->bytes);
   const int regime = site_regime(e, sp, arrivals);
   sp->guard.regime = regime; /* a trial lost now backs off in this regime */
