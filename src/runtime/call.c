@@ -457,7 +457,7 @@ int pat_gather_run(pat_comm_state *cs, pat_call_args *c) {
   if (engine) {
     pat_engine_end_call(engine, &end);
     cs->next_exchanges = cs->base.P > 1 && pat_engine_next_exchanges(engine);
-    pat_decisions_write(cs, site, end.call, &st, alg, exchanged, exit_ns - c->arrival);
+    pat_decisions_write(cs, site, end.call, &st, alg, exchanged, c->arrival, exit_ns);
   } else {
     cs->next_exchanges = pat_comm_fixed_exchanges(cs, setting);
   }

@@ -325,11 +325,12 @@ const pat_setting pat_setting_table[] = {
      "the run started ahead of it where there was one.  `bench/timeline/round.py` prints a round.",
      parse_timeline, NULL},
     {"PAT_DECISIONS", "a file path prefix", "unset", PAT_SCOPE_RANK,
-     "debugging auto: after every call of auto, rank 0 of the communicator appends to PREFIX.RANK (world rank) "
-     "what the call ran and took, why (an exchanged call's: chosen, kept from history or explored, and the "
-     "regime its choice saw), and its call site's state: mode, guardrail, the static choice's cost, the "
-     "measured cost of every algorithm per regime (`src/runtime/decisions.h`; `bench/auto/decision_runs.py` "
-     "condenses it).",
+     "debugging auto: after every call of auto, every rank appends to PREFIX.RANK (world rank) what the call "
+     "ran and took, why (an exchanged call's: chosen, kept from history or explored, and the regime its choice "
+     "saw), its call site's state: mode, guardrail, the static choice's cost, the measured cost of every "
+     "algorithm per regime, and its arrival and exit on the common clock (`src/runtime/decisions.h`; "
+     "`bench/auto/decision_runs.py` condenses one rank's, `bench/bfs/critical_path.py` a call's last rank "
+     "out from every rank's).",
      parse_decisions, NULL},
     {"PAT_TEST_CLOCK_SKEW", "ns,ns,... (one per world rank)", "unset", PAT_SCOPE_RANK,
      "tests only: adds a skew to each world rank's clock to prove the offset correction.", parse_clock_skew, NULL},
