@@ -385,7 +385,20 @@ static void prediction_error(const pat_engine *e, double *err, double *spread) {
  * a row, at costs (exchange included) PAT_STATIC_MARGIN below the static
  * choice's, becomes the static choice (engine.h, Promotion).  alt: the call
  * was the exchange mode's; cost: its measured cost above the wait (s). */
-static void promote(pat_engine_site *sp, long long now, int alg, int alt, double cost) {
+static void back_to_static(pat_engine_site *sp, long long now);
+
+/* The static choice changed: its critical paths are measured afresh. */
+static void new_static(pat_engine_site *sp, int alg) {
+  sp->static_alg = alg;
+  sp->static_last_out = 0;
+  sp->static_last_out_n = 0;
+}
+
+static void promote(pat_engine_site *sp, long long now, int alg, int alt, double cost, double last_out) {
+  if (!alt && alg == sp->static_alg) { /* a sample of S: its critical path too */
+    sp->static_last_out += last_out;
+    sp->static_last_out_n++;
+  }
   if (!alt || (pat_algorithms[alg].flags & PAT_ALGF_ARRIVAL) || alg == sp->static_alg) {
     sp->streak_n = 0;
     return;
@@ -394,13 +407,26 @@ static void promote(pat_engine_site *sp, long long now, int alg, int alt, double
     sp->streak_alg = alg;
     sp->streak_n = 0;
     sp->streak_sum = 0;
+    sp->streak_last_out = 0;
   }
   sp->streak_sum += cost;
+  sp->streak_last_out += last_out;
   if (++sp->streak_n < PAT_PROMOTE_CALLS || !pat_guard_knows_static(&sp->guard)) return;
   double mean = sp->streak_sum / sp->streak_n;
+  /* means, not medians: a last rank held up now and then (DIRECT's transfers from every rank at once
+   * into each, on TCP) holds the program up every time it happens.  The static choice's critical path
+   * not measured yet, its cost S stands in: no more than it, which the mean exit is never over */
+  const double static_out =
+      sp->static_last_out_n > 0 ? sp->static_last_out / sp->static_last_out_n : sp->guard.s_cost;
+  const int later_out = sp->streak_last_out / sp->streak_n > static_out;
   sp->streak_n = 0;
   if (!(mean < (1.0 - PAT_STATIC_MARGIN) * sp->guard.s_cost)) return;
-  sp->static_alg = alg;
+  if (later_out) { /* faster only by the mean exit: not worth an exchange a call either */
+    pat_guard_leave(&sp->guard, now);
+    back_to_static(sp, now);
+    return;
+  }
+  new_static(sp, alg);
   sp->promotions++;
   sp->mode = PAT_MODE_STATIC;
   sp->quiet = 0;
@@ -464,7 +490,7 @@ static void drop_model(pat_engine_site *sp, long long now, double native_cost) {
   sp->checking = 0;
   for (int r = 0; r < PAT_REGIMES; r++) sp->arms.model_pick[r] = -1;
   if (native_cost < 0 || sp->static_alg == PAT_ALG_NATIVE) return;
-  sp->static_alg = PAT_ALG_NATIVE;
+  new_static(sp, PAT_ALG_NATIVE);
   sp->streak_n = 0;
   pat_guard_new_static(&sp->guard, native_cost);
   back_to_static(sp, now);
@@ -523,11 +549,16 @@ static void learn(pat_engine *e, int site, long long now) {
   pat_engine_settle(e); /* its arrivals are about to be replaced */
   int64_t *arrivals = e->unsettled.arrival;
   double measured = 0;
+  int64_t last_in = e->records[0].arrival_ns, last_exit = last_in;
   for (int i = 0; i < e->cfg.P; i++) {
     arrivals[i] = e->records[i].arrival_ns;
     measured += 1e-9 * (double)e->records[i].elapsed_ns;
+    if (arrivals[i] > last_in) last_in = arrivals[i];
+    if (arrivals[i] + e->records[i].elapsed_ns > last_exit) last_exit = arrivals[i] + e->records[i].elapsed_ns;
   }
   measured /= e->cfg.P;
+  /* the critical path (promote): from the last arrival to the last exit */
+  double last_out = 1e-9 * (double)(last_exit - last_in);
   /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(e->cfg.P, arrivals);
   /* an exchanged static call measures S without its exchange, which the static choice does not pay */
@@ -535,6 +566,9 @@ static void learn(pat_engine *e, int site, long long now) {
   if ((flags & PAT_LAST_STATIC) && (flags & PAT_LAST_EXCHANGED) && !e->cfg.exchange_always &&
       records_exchange(e, &exchanged))
     wait += exchanged;
+  /* the critical path as the static choice would run it: without the exchange (an S sample's, and an
+   * exchange mode's call that promotion would make static) */
+  if ((flags & (PAT_LAST_ALT | PAT_LAST_EXCHANGED)) && records_exchange(e, &exchanged)) last_out -= exchanged;
   const double tau = block_tau(e, sp->bytes);
   const int regime = site_regime(e, sp, arrivals);
   sp->guard.regime = regime; /* a trial lost now backs off in this regime */
@@ -563,7 +597,7 @@ static void learn(pat_engine *e, int site, long long now) {
   if (sp->guard.s_n > 0) sp->never = below_two_exchanges(e, sp->guard.s_cost);
   /* a trial just kept: its first exploration waits the interval, as the later ones do (explore.h) */
   if (was_exploring && sp->guard.state == PAT_GUARD_KEPT) sp->arms.last_explore = now;
-  if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait);
+  if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait, last_out);
   /* the exchange mode's costs, per regime of the arrivals they were measured under */
   if (flags & PAT_LAST_ALT) {
     pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured), now);
