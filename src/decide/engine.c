@@ -381,10 +381,6 @@ static void prediction_error(const pat_engine *e, double *err, double *spread) {
   *spread *= 1e-9 / P;
 }
 
-/* A classic algorithm that the exchange mode ran PAT_PROMOTE_CALLS calls in
- * a row, at costs (exchange included) PAT_STATIC_MARGIN below the static
- * choice's, becomes the static choice (engine.h, Promotion).  alt: the call
- * was the exchange mode's; cost: its measured cost above the wait (s). */
 static void back_to_static(pat_engine_site *sp, long long now);
 
 /* The static choice changed: its critical paths are measured afresh. */
@@ -394,6 +390,11 @@ static void new_static(pat_engine_site *sp, int alg) {
   sp->static_last_out_n = 0;
 }
 
+/* A classic algorithm that the exchange mode ran PAT_PROMOTE_CALLS calls in
+ * a row, at costs (exchange included) PAT_STATIC_MARGIN below the static
+ * choice's, becomes the static choice (engine.h, Promotion).  alt: the call
+ * was the exchange mode's; cost: its measured cost above the wait (s);
+ * last_out: its critical path without the exchange (s, learn). */
 static void promote(pat_engine_site *sp, long long now, int alg, int alt, double cost, double last_out) {
   if (!alt && alg == sp->static_alg) { /* a sample of S: its critical path too */
     sp->static_last_out += last_out;
@@ -561,14 +562,14 @@ static void learn(pat_engine *e, int site, long long now) {
   double last_out = 1e-9 * (double)(last_exit - last_in);
   /* costs are above the wait for the last arrival (select.h), which no algorithm avoids */
   double wait = pat_select_wait(e->cfg.P, arrivals);
-  /* an exchanged static call measures S without its exchange, which the static choice does not pay */
   double exchanged;
-  if ((flags & PAT_LAST_STATIC) && (flags & PAT_LAST_EXCHANGED) && !e->cfg.exchange_always &&
-      records_exchange(e, &exchanged))
-    wait += exchanged;
-  /* the critical path as the static choice would run it: without the exchange (an S sample's, and an
-   * exchange mode's call that promotion would make static) */
-  if ((flags & (PAT_LAST_ALT | PAT_LAST_EXCHANGED)) && records_exchange(e, &exchanged)) last_out -= exchanged;
+  if ((flags & (PAT_LAST_ALT | PAT_LAST_EXCHANGED)) && records_exchange(e, &exchanged)) {
+    /* an exchanged static call measures S without its exchange, which the static choice does not pay */
+    if ((flags & PAT_LAST_STATIC) && (flags & PAT_LAST_EXCHANGED) && !e->cfg.exchange_always) wait += exchanged;
+    /* the critical path as the static choice would run it: without the exchange (an S sample's, and an
+     * exchange mode's call that promotion would make static) */
+    last_out -= exchanged;
+  }
   const double tau = block_tau(e, sp->bytes);
   const int regime = site_regime(e, sp, arrivals);
   sp->guard.regime = regime; /* a trial lost now backs off in this regime */
@@ -597,7 +598,8 @@ static void learn(pat_engine *e, int site, long long now) {
   if (sp->guard.s_n > 0) sp->never = below_two_exchanges(e, sp->guard.s_cost);
   /* a trial just kept: its first exploration waits the interval, as the later ones do (explore.h) */
   if (was_exploring && sp->guard.state == PAT_GUARD_KEPT) sp->arms.last_explore = now;
-  if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT)) promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait, last_out);
+  if (flags & (PAT_LAST_STATIC | PAT_LAST_ALT))
+    promote(sp, now, alg, (flags & PAT_LAST_ALT) != 0, measured - wait, last_out);
   /* the exchange mode's costs, per regime of the arrivals they were measured under */
   if (flags & PAT_LAST_ALT) {
     pat_arms_add(&sp->arms, regime, alg, measured - wait, over_bound(e, arrivals, tau, measured), now);

@@ -73,9 +73,10 @@
  * collective waits there for the last one out.  Where only that fails the
  * site returns to its static choice (the trial lost): staying in the
  * exchange mode paid an exchange a call for a gain in the mean exit alone
- * (osu_allgather 1.03 -> 1.16x MPI's own on the emulated cluster).  Without a model file the static choice is
- * NATIVE, and only the exchange mode could run another algorithm, paying an
- * exchange on each call where a classic one beats Open MPI's own.  The
+ * (osu_allgather 1.03 -> 1.16x MPI's own on the emulated cluster).  Without
+ * a model file the static choice is NATIVE, and only the exchange mode could
+ * run another algorithm, paying an exchange on each call where a classic one
+ * beats Open MPI's own.  The
  * costs are the guard's (agreed), so every rank promotes alike.
  *
  * Measurements win (explore.h): per regime (balanced or imbalanced

@@ -81,7 +81,6 @@
 #define RECORD_BYTES 72 /* an exchange record's size (the runtime's pat_xrec on x86-64) */
 
 static unsigned long long rng = 88172645463325252ull;
-#define PAT_LATE_OUT_LIBPAT (-2)
 static double urand(void) { /* xorshift: the same sequence on every run */
   rng ^= rng << 13;
   rng ^= rng >> 7;
@@ -125,6 +124,8 @@ typedef struct record {
   int64_t arrival_ns;
   pat_last_call prev;
 } record;
+
+#define PAT_LATE_OUT_LIBPAT (-2) /* sim.late_out_alg: every algorithm's but NATIVE's */
 
 typedef struct sim {
   int P;
@@ -627,8 +628,9 @@ static int test_promote_last_out(void) {
       CHECK(sp->static_alg == PAT_ALG_NATIVE && sp->promotions == 0,
             "%s promoted though the last rank leaves 1.5x its cost late", pat_algorithms[sp->static_alg].name);
     else
-      CHECK(sp->static_alg != PAT_ALG_NATIVE && sp->promotions > 0, "last rank out on time: static choice %s, %d promotions",
-            pat_algorithms[sp->static_alg].name, sp->promotions);
+      CHECK(sp->static_alg != PAT_ALG_NATIVE && sp->promotions > 0,
+            "last rank out on time: static choice %s, %d promotions", pat_algorithms[sp->static_alg].name,
+            sp->promotions);
     sim_end(&s);
   }
   model = saved;
@@ -1668,10 +1670,11 @@ int main(void) {
   if (test_purpose() || check_log("purpose", 0xad9be138ae87976aull)) return 1;
   if (test_unpredictable() || check_log("unpredictable", 0x6c849c27ebb91d19ull)) return 1;
   if (test_settle() || check_log("settle", 0xf2eb471e1185068aull)) return 1;
-  if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_promote_last_out() || test_one_node() ||
-      test_unequal_relay_site() || test_planted() || test_planted_nodes() || test_cold_model_pick() ||
-      test_history_not_judged() || test_explore_regime_unpredictable() || test_leader_hysteresis() ||
-      test_recheck_slow_phase() || test_slow_phase_every_algorithm() || test_decided_candidate())
+  if (test_first_call_gain() || test_static_b2b() || test_native_measured() || test_promote_last_out() ||
+      test_one_node() || test_unequal_relay_site() || test_planted() || test_planted_nodes() ||
+      test_cold_model_pick() || test_history_not_judged() || test_explore_regime_unpredictable() ||
+      test_leader_hysteresis() || test_recheck_slow_phase() || test_slow_phase_every_algorithm() ||
+      test_decided_candidate())
     return 1;
   if (test_measured() || check_log("measured", 0x1aea8ef9efa6dfd5ull)) return 1;
   job_plan_ahead = 1; /* as in a run: on by default */
